@@ -1,0 +1,201 @@
+// Calls validating admission webhooks over HTTPS exactly as kube-apiserver does:
+// AdmissionReview v1 in and out, the caBundle as the only trusted CA, the webhook's
+// timeout, failurePolicy on errors, and the real error shapes and wording.
+import { randomUUID } from 'node:crypto';
+import https from 'node:https';
+import tls from 'node:tls';
+import { type StatusBody, StatusError, errors } from '../http/errors.js';
+import type { KubeObject } from '../resources/types.js';
+import { type AdmissionAttributes, type RuleWithOperations, ruleMatches, selectorsMatch } from './match.js';
+
+export interface Webhook {
+  name: string;
+  clientConfig: { url?: string; caBundle?: string; service?: { namespace: string; name: string; path?: string; port?: number } };
+  rules?: RuleWithOperations[];
+  failurePolicy?: 'Ignore' | 'Fail';
+  sideEffects?: string;
+  timeoutSeconds?: number;
+  namespaceSelector?: any;
+  objectSelector?: any;
+}
+
+export interface WebhookDeps {
+  configurations(): KubeObject[];
+  namespaceLabels(name: string): Record<string, string> | undefined;
+  /** "name.namespace.svc" -> "host:port" for service references */
+  serviceHosts: Record<string, string>;
+}
+
+/** Warnings from webhooks, passed to the client as Warning headers. */
+export type Warnings = string[];
+
+class CallFailure extends Error {}
+
+export class WebhookAdmission {
+  constructor(private readonly deps: WebhookDeps) {}
+
+  matching(a: AdmissionAttributes): Webhook[] {
+    const out: Webhook[] = [];
+    for (const cfg of this.deps.configurations()) {
+      for (const w of ((cfg as any).webhooks ?? []) as Webhook[]) {
+        if (!(w.rules ?? []).some((r) => ruleMatches(r, a))) continue;
+        const nsLabels = a.namespace ? this.deps.namespaceLabels(a.namespace) : undefined;
+        if (selectorsMatch(w, a, nsLabels)) out.push(w);
+      }
+    }
+    return out;
+  }
+
+  /** Resolves with warnings when every matching webhook allows; throws a StatusError otherwise. */
+  async validate(a: AdmissionAttributes): Promise<Warnings> {
+    const hooks = this.matching(a);
+    if (hooks.length === 0) return [];
+    const results = await Promise.all(hooks.map((w) => this.callOne(w, a).then((r) => r, (e: unknown) => e)));
+    const warnings: string[] = [];
+    for (const r of results) {
+      if (r instanceof Error) throw r;
+      warnings.push(...(r as string[]));
+    }
+    return warnings;
+  }
+
+  private async callOne(w: Webhook, a: AdmissionAttributes): Promise<string[]> {
+    if (a.dryRun && !['None', 'NoneOnDryRun'].includes(w.sideEffects ?? '')) {
+      throw new StatusError(400, 'BadRequest', `admission webhook "${w.name}" does not support dry run`);
+    }
+    const review = buildReview(a);
+    let response: any;
+    try {
+      response = await this.post(w, review);
+    } catch (e) {
+      if (!(e instanceof CallFailure)) throw e;
+      if (w.failurePolicy === 'Ignore') return [];
+      throw errors.internal(`failed calling webhook "${w.name}": ${e.message}`);
+    }
+    if (response.allowed) return Array.isArray(response.warnings) ? response.warnings : [];
+    throw denial(w.name, response.status);
+  }
+
+  private target(w: Webhook, timeout: number) {
+    const cc = w.clientConfig;
+    let url: URL;
+    let connectTo: string | undefined;
+    if (cc.url) url = new URL(cc.url);
+    else {
+      const s = cc.service!;
+      const host = `${s.name}.${s.namespace}.svc`;
+      url = new URL(`https://${host}:${s.port ?? 443}${s.path ?? ''}`);
+      connectTo = this.deps.serviceHosts[host];
+    }
+    url.searchParams.set('timeout', `${timeout}s`);
+    return { url, connectTo };
+  }
+
+  private post(w: Webhook, review: object): Promise<any> {
+    const timeout = w.timeoutSeconds ?? 10;
+    const { url, connectTo } = this.target(w, timeout);
+    const shown = `Post "${url.toString()}"`;
+    const [host, port] = connectTo ? connectTo.split(':') : [url.hostname, url.port || '443'];
+    const ca = w.clientConfig.caBundle ? Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+    const body = JSON.stringify(review);
+    return new Promise((resolve, reject) => {
+      const fail = (msg: string) => reject(new CallFailure(msg));
+      const req = https.request(
+        {
+          host: host.replace(/^\[|\]$/g, ''),
+          port: Number(port),
+          servername: /^[\d.]+$/.test(url.hostname) ? undefined : url.hostname,
+          path: url.pathname + url.search,
+          method: 'POST',
+          ca,
+          headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+          // the certificate must name the URL's host, not the address we connect to
+          checkServerIdentity: (_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(url.hostname.replace(/^\[|\]$/g, ''), cert),
+          agent: false,
+        } as https.RequestOptions,
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('error', (e) => fail(`failed to call webhook: ${shown}: ${e.message}`));
+          res.on('end', () => {
+            clearTimeout(timer);
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== 200) {
+              return fail(`failed to call webhook: an error on the server ("${text.slice(0, 200)}") has prevented the request from succeeding (code ${res.statusCode})`);
+            }
+            try {
+              resolve(parseReviewResponse(text, (review as any).request.uid));
+            } catch (e) {
+              fail(`received invalid webhook response: ${(e as Error).message}`);
+            }
+          });
+        },
+      );
+      const timer = setTimeout(() => {
+        req.destroy();
+        fail(`failed to call webhook: ${shown}: context deadline exceeded`);
+      }, timeout * 1000);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        fail(`failed to call webhook: ${shown}: ${describeNetError(e, host, port)}`);
+      });
+      req.end(body);
+    });
+  }
+}
+
+function describeNetError(e: NodeJS.ErrnoException, host: string, port: string): string {
+  if (e.code === 'ECONNREFUSED') return `dial tcp ${host}:${port}: connect: connection refused`;
+  if (e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || e.code === 'SELF_SIGNED_CERT_IN_CHAIN' || e.code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
+    return 'x509: certificate signed by unknown authority';
+  }
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `x509: certificate is valid for other names, not ${host}`;
+  return e.message;
+}
+
+function parseReviewResponse(text: string, uid: string): any {
+  const review = JSON.parse(text);
+  if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview') {
+    throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${review?.apiVersion}, Kind=${review?.kind}`);
+  }
+  const r = review.response;
+  if (!r) throw new Error('webhook response was absent');
+  if (r.uid !== uid) throw new Error(`expected response.uid="${uid}", got "${r.uid ?? ''}"`);
+  if (typeof r.allowed !== 'boolean') throw new Error('webhook response did not say whether the request is allowed');
+  return r;
+}
+
+function denial(name: string, result: Partial<StatusBody> | undefined): StatusError {
+  const deniedBy = `admission webhook "${name}" denied the request`;
+  const code = result?.code && result.code >= 400 ? result.code : 400;
+  const message = result?.message ? `${deniedBy}: ${result.message}` : result?.reason ? `${deniedBy}: ${result.reason}` : `${deniedBy} without explanation`;
+  return new StatusError(code, result?.reason ?? '', message, result?.details);
+}
+
+function optionsKind(op: AdmissionAttributes['operation']) {
+  return op === 'DELETE' ? 'DeleteOptions' : op === 'UPDATE' ? 'UpdateOptions' : 'CreateOptions';
+}
+
+export function buildReview(a: AdmissionAttributes) {
+  const resource = { group: a.resource.group, version: a.resource.version, resource: a.resource.plural };
+  const request: Record<string, unknown> = {
+    uid: randomUUID(),
+    kind: a.kind,
+    resource,
+    requestKind: a.kind,
+    requestResource: resource,
+    name: a.name ?? '',
+    operation: a.operation,
+    userInfo: a.user,
+    object: a.object ?? null,
+    oldObject: a.oldObject ?? null,
+    dryRun: a.dryRun,
+    options: { ...(a.options ?? {}), kind: optionsKind(a.operation), apiVersion: 'meta.k8s.io/v1' },
+  };
+  if (a.subresource) {
+    request.subResource = a.subresource;
+    request.requestSubResource = a.subresource;
+  }
+  if (a.namespace) request.namespace = a.namespace;
+  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
+}

@@ -1,0 +1,21 @@
+// What every write carries: who asks, and whether it is a dry run.
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+}
+
+export interface WriteOptions {
+  user: UserInfo;
+  dryRun: boolean;
+  fieldManager?: string;
+  /** internal: the delete behind an eviction skips DELETE admission, as in kube-apiserver */
+  skipAdmission?: boolean;
+}
+
+export interface WriteResult<T> {
+  obj: T;
+  warnings: string[];
+  /** HTTP status the REST layer should answer with */
+  code: number;
+}

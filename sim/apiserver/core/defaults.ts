@@ -1,0 +1,107 @@
+// Defaults the real API server fills in on create (defaulting + the admission plugins
+// that are on by default, e.g. DefaultTolerationSeconds), for the fields that
+// controllers and kubectl rely on.
+import type { KubeObject } from '../resources/types.js';
+import { isObject } from './objects.js';
+
+type Obj = Record<string, any>;
+
+function defaultContainer(c: Obj) {
+  c.imagePullPolicy ??= typeof c.image === 'string' && (c.image.endsWith(':latest') || !c.image.includes(':')) ? 'Always' : 'IfNotPresent';
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  c.resources ??= {};
+  for (const p of c.ports ?? []) p.protocol ??= 'TCP';
+}
+
+/** Pod spec defaults, shared by pods and workload templates. */
+export function defaultPodSpec(spec: Obj) {
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  spec.securityContext ??= {};
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) if (isObject(c)) defaultContainer(c);
+}
+
+function qosClass(spec: Obj): string {
+  const cs: Obj[] = spec.containers ?? [];
+  const any = cs.some((c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length);
+  if (!any) return 'BestEffort';
+  const guaranteed = cs.every((c) => {
+    const l = c.resources?.limits ?? {};
+    const r = c.resources?.requests ?? l;
+    return l.cpu && l.memory && r.cpu === l.cpu && r.memory === l.memory;
+  });
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+// DefaultTolerationSeconds: every pod tolerates not-ready/unreachable for 300 s unless it says otherwise.
+function defaultTolerations(spec: Obj, seconds: number) {
+  const tolerations: Obj[] = (spec.tolerations ??= []);
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    const has = tolerations.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
+    if (!has) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds });
+  }
+}
+
+function defaultPod(o: Obj, opts: DefaultOptions) {
+  const spec: Obj = (o.spec ??= {});
+  defaultPodSpec(spec);
+  spec.serviceAccountName ??= 'default';
+  spec.enableServiceLinks ??= true;
+  spec.priority ??= 0;
+  defaultTolerations(spec, opts.defaultTolerationSeconds);
+  // PrepareForCreate: clients cannot create a pod with a status of their choosing
+  o.status = { phase: 'Pending', qosClass: qosClass(spec) };
+}
+
+function defaultWorkload(o: Obj, kind: string) {
+  const spec: Obj = (o.spec ??= {});
+  spec.replicas ??= 1;
+  spec.revisionHistoryLimit ??= 10;
+  if (isObject(spec.template?.spec)) defaultPodSpec(spec.template.spec);
+  if (kind === 'Deployment') {
+    spec.progressDeadlineSeconds ??= 600;
+    spec.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
+  }
+  if (kind === 'StatefulSet') {
+    spec.podManagementPolicy ??= 'OrderedReady';
+    spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+  }
+  o.status = {};
+}
+
+export interface DefaultOptions {
+  defaultTolerationSeconds: number;
+}
+
+export function applyCreateDefaults(kind: string, group: string, o: KubeObject, opts: DefaultOptions) {
+  const obj = o as Obj;
+  if (group === '' && kind === 'Pod') defaultPod(obj, opts);
+  else if (group === 'apps') defaultWorkload(obj, kind);
+  else if (group === '' && kind === 'Namespace') {
+    obj.spec = { finalizers: ['kubernetes'], ...(obj.spec ?? {}) };
+    obj.status = { phase: 'Active' };
+  } else if (group === '' && kind === 'Service') {
+    obj.spec ??= {};
+    obj.spec.type ??= 'ClusterIP';
+    obj.spec.sessionAffinity ??= 'None';
+    for (const p of obj.spec.ports ?? []) {
+      p.protocol ??= 'TCP';
+      p.targetPort ??= p.port;
+    }
+  } else if (group === '' && kind === 'Secret') obj.type ??= 'Opaque';
+  else if (group === '' && kind === 'PersistentVolumeClaim') obj.status = { phase: 'Pending' };
+  else if (group === '' && kind === 'PersistentVolume') {
+    obj.spec ??= {};
+    obj.spec.persistentVolumeReclaimPolicy ??= 'Retain';
+    obj.spec.volumeMode ??= 'Filesystem';
+    obj.status = { phase: 'Pending' };
+  } else if (group === 'policy' && kind === 'PodDisruptionBudget') obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+}
+
+/** Kinds whose metadata.generation counts spec changes. */
+export function tracksGeneration(kind: string, group: string, custom: boolean): boolean {
+  return custom || group === 'apps' || group === 'policy' || (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition');
+}

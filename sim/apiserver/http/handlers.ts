@@ -1,0 +1,195 @@
+// Verb dispatch for resource paths: get/list/watch, create, update, patch, delete and
+// deletecollection, plus the status, binding, eviction and scale subresources.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiCore } from '../core/api.js';
+import type { UserInfo, WriteOptions } from '../core/context.js';
+import { deleteCollection, deleteOne } from '../core/remove.js';
+import { bindPod, evictPod, toScale, updateScale } from '../core/subresources.js';
+import { applyPatch, patchTypeFromContentType } from '../patch/index.js';
+import type { KubeObject } from '../resources/types.js';
+import { apiVersionOf } from '../resources/types.js';
+import { parseIncludeObject, toTable, wantsTable } from '../table/index.js';
+import { errors } from './errors.js';
+import { deleteOptions, parseBody, parseDryRun, queryInt, readBody, sendJson } from './request.js';
+import type { ResourceRoute } from './routes.js';
+import { type WatchTiming, serveWatch } from './watch.js';
+
+export interface HandlerContext {
+  core: ApiCore;
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+  user: UserInfo;
+  route: ResourceRoute;
+  timing: WatchTiming;
+}
+
+function tableOpts(ctx: HandlerContext) {
+  return wantsTable(ctx.req.headers.accept) ? { includeObject: parseIncludeObject(ctx.query.get('includeObject') ?? undefined) } : undefined;
+}
+
+function sendObject(ctx: HandlerContext, code: number, obj: KubeObject | object, warnings: string[] = []) {
+  const table = tableOpts(ctx);
+  const o = obj as KubeObject;
+  if (table && o.kind === ctx.route.resource.kind && o.metadata) {
+    return sendJson(ctx.res, code, toTable(ctx.route.resource, [o], { includeObject: table.includeObject, resourceVersion: o.metadata.resourceVersion ?? '' }), warnings);
+  }
+  sendJson(ctx.res, code, obj, warnings);
+}
+
+function listQuery(q: URLSearchParams) {
+  return {
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+    limit: queryInt(q, 'limit'),
+    continueToken: q.get('continue') ?? undefined,
+  };
+}
+
+function isWatch(ctx: HandlerContext) {
+  const w = ctx.query.get('watch');
+  return ctx.route.watchPrefix || w === 'true' || w === '1';
+}
+
+function handleGet(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  const r = route.resource;
+  if (route.name !== undefined) {
+    const s = core.getStored(r, route.namespace, route.name);
+    if (route.subresource === 'scale') return sendJson(ctx.res, 200, toScale(r, s.obj));
+    const p = core.present(r, s);
+    return tableOpts(ctx) ? sendObject(ctx, 200, p.obj) : sendJson(ctx.res, 200, p.json);
+  }
+  if (isWatch(ctx)) {
+    const sel = core.parseSelection(r, listQuery(ctx.query));
+    serveWatch(core, r, route.namespace, sel, {
+      resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+      allowWatchBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
+      timeoutSeconds: queryInt(ctx.query, 'timeoutSeconds'),
+      table: tableOpts(ctx),
+    }, ctx.timing, ctx.res);
+    return;
+  }
+  return sendList(ctx);
+}
+
+function sendList(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  const r = route.resource;
+  const out = core.list(r, route.namespace, listQuery(ctx.query));
+  const table = tableOpts(ctx);
+  if (table) {
+    const objs = out.items.map((s) => core.present(r, s).obj);
+    return sendJson(ctx.res, 200, toTable(r, objs, { includeObject: table.includeObject, resourceVersion: String(out.rv), continueToken: out.continueToken }));
+  }
+  const meta: Record<string, unknown> = { resourceVersion: String(out.rv) };
+  if (out.continueToken) meta.continue = out.continueToken;
+  if (out.remaining !== undefined) meta.remainingItemCount = out.remaining;
+  // stream the stored JSON: a 150 000-pod list is never built as one string
+  const res = ctx.res;
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  res.write(`{"kind":"${r.listKind}","apiVersion":"${apiVersionOf(r)}","metadata":${JSON.stringify(meta)},"items":[`);
+  const batch: string[] = [];
+  out.items.forEach((s, i) => {
+    batch.push(core.present(r, s).json);
+    if (batch.length === 500 || i === out.items.length - 1) {
+      res.write((i >= 500 && batch.length ? ',' : '') + batch.join(','));
+      batch.length = 0;
+    }
+  });
+  res.end(']}');
+}
+
+async function bodyOf(ctx: HandlerContext): Promise<unknown> {
+  const buf = await readBody(ctx.req);
+  if (buf.length === 0) return undefined;
+  return parseBody(buf, ctx.req.headers['content-type']);
+}
+
+function writeOpts(ctx: HandlerContext): WriteOptions {
+  return { user: ctx.user, dryRun: parseDryRun(ctx.query), fieldManager: ctx.query.get('fieldManager') ?? undefined };
+}
+
+async function handlePost(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  const o = writeOpts(ctx);
+  const body = (await bodyOf(ctx)) as any;
+  if (body === undefined || typeof body !== 'object' || body === null) throw errors.badRequest('the body of the request must be a JSON object');
+  if (route.name === undefined) {
+    const res = await core.create(route.resource, route.namespace, body, o);
+    return sendObject(ctx, res.code, res.obj, res.warnings);
+  }
+  if (route.subresource === 'binding') {
+    const res = await bindPod(core, route.resource, route.namespace!, route.name, body, o);
+    return sendJson(ctx.res, res.code, res.obj, res.warnings);
+  }
+  if (route.subresource === 'eviction') {
+    const res = await evictPod(core, route.resource, route.namespace!, route.name, body, o);
+    return sendJson(ctx.res, res.code, res.obj, res.warnings);
+  }
+  throw errors.methodNotAllowed();
+}
+
+async function handlePut(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  if (route.name === undefined) throw errors.methodNotAllowed();
+  const body = (await bodyOf(ctx)) as any;
+  if (typeof body !== 'object' || body === null) throw errors.badRequest('the body of the request must be a JSON object');
+  const o = writeOpts(ctx);
+  if (route.subresource === 'scale') {
+    const res = await updateScale(core, route.resource, route.namespace!, route.name, () => body, o);
+    return sendJson(ctx.res, 200, res.obj, res.warnings);
+  }
+  const sub = route.subresource === 'finalize' ? '' : route.subresource;
+  const res = await core.update(route.resource, route.namespace, route.name, body, o, sub);
+  return sendObject(ctx, res.code, res.obj, res.warnings);
+}
+
+async function handlePatch(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  if (route.name === undefined) throw errors.methodNotAllowed();
+  const type = patchTypeFromContentType(ctx.req.headers['content-type']);
+  if (type === undefined || type === 'apply') {
+    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+  }
+  const patch = parseBody(await readBody(ctx.req), 'application/json');
+  const o = writeOpts(ctx);
+  if (route.subresource === 'scale') {
+    const r = route.resource;
+    const res = await updateScale(core, r, route.namespace!, route.name, (scale) => applyPatch(scale, patch, type === 'strategic' ? 'merge' : type, { group: 'autoscaling', kind: 'Scale' }) as any, o);
+    return sendJson(ctx.res, 200, res.obj, res.warnings);
+  }
+  const res = await core.patch(route.resource, route.namespace, route.name, type, patch, o, route.subresource);
+  return sendObject(ctx, res.code, res.obj, res.warnings);
+}
+
+async function handleDelete(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  const o = writeOpts(ctx);
+  const body = await bodyOf(ctx);
+  const opts = deleteOptions(body, ctx.query, o.dryRun);
+  if (route.subresource) throw errors.methodNotAllowed();
+  if (route.name !== undefined) {
+    const res = await deleteOne(core, route.resource, route.namespace, route.name, opts, o);
+    return sendJson(ctx.res, res.code, res.obj, res.warnings);
+  }
+  const res = await deleteCollection(core, route.resource, route.namespace, listQuery(ctx.query), opts, o);
+  return sendJson(ctx.res, 200, { kind: route.resource.listKind, apiVersion: apiVersionOf(route.resource), metadata: {}, items: res.items }, res.warnings);
+}
+
+export async function handleResource(ctx: HandlerContext) {
+  switch (ctx.req.method) {
+    case 'GET':
+      return handleGet(ctx);
+    case 'POST':
+      return handlePost(ctx);
+    case 'PUT':
+      return handlePut(ctx);
+    case 'PATCH':
+      return handlePatch(ctx);
+    case 'DELETE':
+      return handleDelete(ctx);
+    default:
+      throw errors.methodNotAllowed();
+  }
+}

@@ -1,0 +1,68 @@
+// The HTTPS front door: authentication, discovery, health and resource routes.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiCore } from '../core/api.js';
+import { apiGroup, apiGroupList, apiVersions, resourceList, serverVersion } from './discovery.js';
+import { StatusError, errors } from './errors.js';
+import { handleResource } from './handlers.js';
+import { type Identity, authenticate, sendError, sendJson } from './request.js';
+import { parseResourcePath } from './routes.js';
+import type { WatchTiming } from './watch.js';
+
+export interface FrontDoor {
+  core: ApiCore;
+  identities: Identity[];
+  timing: WatchTiming;
+  serverAddress: () => string;
+}
+
+const swagger = { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion.gitVersion }, paths: {}, definitions: {} };
+
+function discovery(d: FrontDoor, segments: string[]): unknown {
+  const reg = d.core.registry;
+  if (segments.length === 1 && segments[0] === 'api') return apiVersions(d.serverAddress());
+  if (segments.length === 1 && segments[0] === 'apis') return apiGroupList(reg);
+  if (segments.length === 2 && segments[0] === 'api') return resourceList(reg, '', segments[1]);
+  if (segments.length === 2 && segments[0] === 'apis') return apiGroup(reg, segments[1]);
+  if (segments.length === 3 && segments[0] === 'apis') return resourceList(reg, segments[1], segments[2]);
+  return null;
+}
+
+export function requestHandler(d: FrontDoor) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const url = new URL(req.url ?? '/', 'https://localhost');
+      const path = url.pathname.replace(/\/+$/, '') || '/';
+      const user = authenticate(req, path, d.identities);
+      if (path === '/version') return sendJson(res, 200, serverVersion);
+      if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end('ok');
+      }
+      if (path === '/openapi/v2') return sendOpenApi(req, res);
+      const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+      const doc = discovery(d, segments);
+      if (doc !== null) {
+        if (req.method !== 'GET') throw errors.methodNotAllowed();
+        if (doc === undefined) throw errors.pathNotFound();
+        return sendJson(res, 200, doc);
+      }
+      const route = parseResourcePath(d.core.registry, segments);
+      if (!route) throw errors.pathNotFound();
+      await handleResource({ core: d.core, req, res, query: url.searchParams, user, route, timing: d.timing });
+    } catch (e) {
+      if (!(e instanceof StatusError) && !res.headersSent && process.env.PALISADE_DEBUG) console.error(e);
+      sendError(res, e);
+    }
+  };
+}
+
+// kubectl 1.20 asks for the protobuf OpenAPI document for client-side validation and
+// skips kinds it does not find there; an empty document is a valid answer.
+function sendOpenApi(req: IncomingMessage, res: ServerResponse) {
+  const accept = req.headers.accept ?? '';
+  if (accept.includes('protobuf')) {
+    res.writeHead(200, { 'content-type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf' });
+    return res.end();
+  }
+  sendJson(res, 200, swagger);
+}

@@ -1,0 +1,102 @@
+// Watch streams: replay from a resourceVersion (or a snapshot of current state), then
+// live events in commit order, selector transitions as ADDED/DELETED, bookmarks,
+// timeoutSeconds, and the real "too old resource version" ERROR event (410 Expired).
+import type { ServerResponse } from 'node:http';
+import type { ApiCore, Selection } from '../core/api.js';
+import type { KubeObject, ResourceInfo } from '../resources/types.js';
+import type { Stored, StoreEvent } from '../store/store.js';
+import { type IncludeObject, toTable } from '../table/index.js';
+import { errors } from './errors.js';
+
+export interface WatchQuery {
+  resourceVersion?: string;
+  allowWatchBookmarks: boolean;
+  timeoutSeconds?: number;
+  table?: { includeObject: IncludeObject };
+}
+
+export interface WatchTiming {
+  bookmarkIntervalMs: number;
+  maxWatchSeconds: number;
+  /** close a watcher whose unread output exceeds this many bytes */
+  maxBufferedBytes: number;
+}
+
+type Sink = ServerResponse;
+
+export function serveWatch(core: ApiCore, r: ResourceInfo, ns: string | undefined, sel: Selection, q: WatchQuery, timing: WatchTiming, res: Sink) {
+  const c = core.store.collection(core.key(r));
+  const inScope = (o: KubeObject) => !ns || !r.namespaced || o.metadata.namespace === ns;
+  const visible = (o: KubeObject | undefined) => !!o && inScope(o) && core.matches(r, sel, o);
+
+  const render = (type: string, s: Stored): string => {
+    const p = core.present(r, s);
+    if (q.table) {
+      const table = toTable(r, [p.obj], { includeObject: q.table.includeObject, resourceVersion: String(s.rv) });
+      return `{"type":"${type}","object":${JSON.stringify(table)}}\n`;
+    }
+    return `{"type":"${type}","object":${p.json}}\n`;
+  };
+
+  res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'cache-control': 'no-cache, private' });
+  let closed = false;
+  const send = (line: string) => {
+    if (closed) return;
+    res.write(line);
+    if (res.writableLength > timing.maxBufferedBytes) close();
+  };
+
+  const deliver = (e: StoreEvent) => {
+    const now = visible(e.current.obj);
+    const before = e.type !== 'ADDED' && visible(e.previous?.obj);
+    if (e.type === 'DELETED') {
+      if (before) send(render('DELETED', e.current));
+    } else if (now && before) send(render('MODIFIED', e.current));
+    else if (now) send(render('ADDED', e.current));
+    else if (before) send(render('DELETED', e.current));
+  };
+
+  const rv = q.resourceVersion;
+  if (!rv || rv === '0') {
+    for (const k of c.keys()) {
+      const s = c.items.get(k)!;
+      if (visible(s.obj)) send(render('ADDED', s));
+    }
+  } else {
+    const from = Number(rv);
+    const replay = Number.isInteger(from) && from >= 0 ? c.since(from) : undefined;
+    if (!Number.isInteger(from) || from < 0) {
+      send(`{"type":"ERROR","object":${JSON.stringify(errors.badRequest(`invalid resource version: ${rv}`).toStatus())}}\n`);
+      res.end();
+      return;
+    }
+    if (!replay) {
+      const status = errors.expired(`too old resource version: ${from} (${c.oldestRetained()})`).toStatus();
+      send(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+      res.end();
+      return;
+    }
+    for (const e of replay) deliver(e);
+  }
+  c.watchers.add(deliver);
+
+  const bookmark = q.allowWatchBookmarks
+    ? setInterval(() => {
+        const obj = { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(core.store.currentRv()) } };
+        send(`{"type":"BOOKMARK","object":${JSON.stringify(obj)}}\n`);
+      }, timing.bookmarkIntervalMs)
+    : undefined;
+  const limit = Math.min(q.timeoutSeconds ?? timing.maxWatchSeconds, timing.maxWatchSeconds);
+  const timeout = setTimeout(() => close(), limit * 1000);
+
+  function close() {
+    if (closed) return;
+    closed = true;
+    c.watchers.delete(deliver);
+    if (bookmark) clearInterval(bookmark);
+    clearTimeout(timeout);
+    res.end();
+  }
+  res.on('close', close);
+  return close;
+}

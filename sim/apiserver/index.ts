@@ -1,0 +1,98 @@
+// The embedded Kubernetes API server: HTTPS on 127.0.0.1 with a generated CA, a
+// bearer token, a kubeconfig, and the storage, admission and cleanup loops behind it.
+import { randomBytes } from 'node:crypto';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { CleanupLoops } from './controllers/cleanup.js';
+import { GarbageCollector } from './controllers/garbageCollector.js';
+import { ApiCore } from './core/api.js';
+import { requestHandler } from './http/server.js';
+import type { WatchTiming } from './http/watch.js';
+import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
+
+export interface ApiServerOptions {
+  port?: number;
+  host?: string;
+  /** write the kubeconfig here (omit to skip writing) */
+  kubeconfigPath?: string;
+  /** events kept per collection for watch resumption */
+  watchWindow?: number;
+  bookmarkIntervalMs?: number;
+  maxWatchSeconds?: number;
+  defaultTolerationSeconds?: number;
+  /** "name.namespace.svc" -> "127.0.0.1:port", for webhooks that reference a Service */
+  serviceHosts?: Record<string, string>;
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  token: string;
+  caPem: string;
+  kubeconfig: string;
+  kubeconfigPath?: string;
+  core: ApiCore;
+  stop(): Promise<void>;
+}
+
+const defaultNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const admin = { username: 'palisade-admin', groups: ['system:masters', 'system:authenticated'] };
+
+async function seed(core: ApiCore) {
+  const ns = core.registry.lookup('', 'v1', 'namespaces')!;
+  for (const name of defaultNamespaces) await core.create(ns, undefined, { metadata: { name } }, { user: admin, dryRun: false });
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const ca = await createCertificateAuthority('palisade-embedded-ca');
+  const serving = await ca.issueServing('kube-apiserver', ['127.0.0.1', 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', '::1']);
+  const token = randomBytes(24).toString('hex');
+  const core = new ApiCore({
+    watchWindow: opts.watchWindow ?? 20_000,
+    defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
+    serviceHosts: opts.serviceHosts ?? {},
+  });
+  await seed(core);
+  const gc = new GarbageCollector(core);
+  const cleanup = new CleanupLoops(core);
+  const timing: WatchTiming = {
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    maxWatchSeconds: opts.maxWatchSeconds ?? 1800,
+    maxBufferedBytes: 256 * 1024 * 1024,
+  };
+  let address = '';
+  const server = https.createServer({ cert: serving.certPem, key: serving.keyPem }, requestHandler({
+    core,
+    identities: [{ token, user: admin, canImpersonate: true }],
+    timing,
+    serverAddress: () => address,
+  }));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  const url = `https://${host}:${port}`;
+  const kubeconfig = kubeconfigYaml(url, ca.certPem, token);
+  if (opts.kubeconfigPath) await writeKubeconfig(opts.kubeconfigPath, kubeconfig);
+  return {
+    url,
+    port,
+    token,
+    caPem: ca.certPem,
+    kubeconfig,
+    kubeconfigPath: opts.kubeconfigPath,
+    core,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        gc.stop();
+        cleanup.stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: fast pure-logic unit tests, and integration tests that start the
+// embedded cluster (and later the Palisade server) on 127.0.0.1.
+export default defineConfig({
+  test: {
+    reporters: ['default', './scripts/summary-reporter.ts'],
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'server/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', 'node_modules/**'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['**/*.int.test.ts'],
+          exclude: ['node_modules/**'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
