@@ -112,6 +112,7 @@ function writeOpts(ctx: HandlerContext): WriteOptions {
 
 async function handlePost(ctx: HandlerContext) {
   const { core, route } = ctx;
+  if (route.name !== undefined && !['binding', 'eviction'].includes(route.subresource)) throw errors.methodNotAllowed();
   const o = writeOpts(ctx);
   const body = (await bodyOf(ctx)) as any;
   if (body === undefined || typeof body !== 'object' || body === null) throw errors.badRequest('the body of the request must be a JSON object');

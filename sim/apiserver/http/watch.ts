@@ -39,6 +39,8 @@ export function serveWatch(core: ApiCore, r: ResourceInfo, ns: string | undefine
   };
 
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'cache-control': 'no-cache, private' });
+  // clients wait for the headers before they consider the watch established
+  res.flushHeaders();
   let closed = false;
   const send = (line: string) => {
     if (closed) return;

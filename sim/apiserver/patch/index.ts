@@ -1,7 +1,7 @@
 // Patch engine for the embedded API server: JSON patch, JSON merge patch and Kubernetes
 // strategic merge patch, applied to plain JSON objects. Server-side apply is not here;
 // patchTypeFromContentType only recognises its media type so the caller can route it.
-import { type PatchType } from './content-type.js';
+import type { PatchType } from './content-type.js';
 import { PatchError } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
 import { applyMergePatch } from './merge-patch.js';

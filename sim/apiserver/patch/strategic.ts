@@ -38,7 +38,10 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: TypeSchema | 
 }
 
 function mergeField(original: JsonObject, key: string, value: Json, schema: TypeSchema | undefined): void {
-  if (key.startsWith(DELETE_PREFIX)) return deleteFromPrimitiveList(original, key, value);
+  if (key.startsWith(DELETE_PREFIX)) {
+    deleteFromPrimitiveList(original, key, value);
+    return;
+  }
   if (value === null) {
     delete original[key];
     return;

@@ -26,7 +26,7 @@ const cluster = obj('pg-main', {
     ratio: 0.75,
     conditions: [{ type: 'Ready', status: 'True' }],
     members: [{ name: 'pg-main-1' }, { name: 'pg-main-2' }],
-    lastBackup: ago(7200),
+    lastBackup: ago(5 * 3600),
   },
 });
 
@@ -65,7 +65,7 @@ describe('custom resource printer', () => {
       'True',
       'pg-main-1',
       '[{"name":"pg-main-1"},{"name":"pg-main-2"}]',
-      '2h',
+      '5h',
       '60m',
     ]);
   });

@@ -20,7 +20,7 @@ export function resource(kind: string, group = '', extra: Partial<ResourceInfo> 
   const plural = `${kind.toLowerCase()}s`;
   return {
     group,
-    version: group ? 'v1' : 'v1',
+    version: 'v1',
     kind,
     listKind: `${kind}List`,
     plural,
