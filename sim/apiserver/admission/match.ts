@@ -58,10 +58,10 @@ export function selectorsMatch(
   namespaceLabels: Record<string, string> | undefined,
 ): boolean {
   const objSel = webhook.objectSelector ?? {};
-  const objOk =
-    labelSelectorMatches(objSel, labelsOf(a.object), { nilMatches: true }) ||
-    labelSelectorMatches(objSel, labelsOf(a.oldObject), { nilMatches: true });
-  if (!objOk) return false;
+  // an absent object (oldObject on CREATE, object on DELETE) never matches a non-empty selector
+  const matchObj = (o: KubeObject | null | undefined) => !!o && labelSelectorMatches(objSel, labelsOf(o), { nilMatches: true });
+  const emptySel = Object.keys(objSel.matchLabels ?? {}).length === 0 && !(objSel.matchExpressions ?? []).length;
+  if (!emptySel && !matchObj(a.object) && !matchObj(a.oldObject)) return false;
   const nsSel = webhook.namespaceSelector ?? {};
   const isNamespace = a.resource.group === '' && a.resource.plural === 'namespaces';
   if (isNamespace) return labelSelectorMatches(nsSel, labelsOf(a.object ?? a.oldObject), { nilMatches: true });

@@ -39,7 +39,7 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
         singularName: r.singular,
         namespaced: r.namespaced,
         kind: r.kind,
-        verbs,
+        verbs: r.verbs ?? verbs,
         ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
         ...(r.categories.length ? { categories: r.categories } : {}),
       },

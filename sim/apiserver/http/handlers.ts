@@ -178,7 +178,19 @@ async function handleDelete(ctx: HandlerContext) {
   return sendJson(ctx.res, 200, { kind: route.resource.listKind, apiVersion: apiVersionOf(route.resource), metadata: {}, items: res.items }, res.warnings);
 }
 
+/** POST bindings: the older form of pods/<name>/binding, which client libraries still use. */
+async function handleBindings(ctx: HandlerContext) {
+  if (ctx.req.method !== 'POST' || ctx.route.name !== undefined) throw errors.methodNotAllowed();
+  const body = (await bodyOf(ctx)) as any;
+  const name = body?.metadata?.name;
+  if (typeof name !== 'string' || !name) throw errors.invalid('Binding', '', '', [{ reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.name' }]);
+  const pods = ctx.core.registry.lookup('', 'v1', 'pods')!;
+  const res = await bindPod(ctx.core, pods, ctx.route.namespace!, name, body, writeOpts(ctx));
+  return sendJson(ctx.res, res.code, res.obj, res.warnings);
+}
+
 export async function handleResource(ctx: HandlerContext) {
+  if (ctx.route.resource.verbs && ctx.route.resource.plural === 'bindings') return handleBindings(ctx);
   switch (ctx.req.method) {
     case 'GET':
       return handleGet(ctx);

@@ -23,10 +23,22 @@ describe('supportsStrategic', () => {
   it.each<{ name: string; target: PatchTarget; want: boolean }>([
     { name: 'core Pod', target: { group: '', kind: 'Pod' }, want: true },
     { name: 'apps Deployment', target: { group: 'apps', kind: 'Deployment' }, want: true },
-    { name: 'policy PodDisruptionBudget', target: { group: 'policy', kind: 'PodDisruptionBudget' }, want: true },
-    { name: 'built-in kind outside the table', target: { group: 'rbac.authorization.k8s.io', kind: 'Role' }, want: true },
+    {
+      name: 'policy PodDisruptionBudget',
+      target: { group: 'policy', kind: 'PodDisruptionBudget' },
+      want: true,
+    },
+    {
+      name: 'built-in kind outside the table',
+      target: { group: 'rbac.authorization.k8s.io', kind: 'Role' },
+      want: true,
+    },
     { name: 'custom resource group', target: { group: 'palisade.io', kind: 'Fence' }, want: false },
-    { name: 'CRD in a k8s.io subgroup', target: { group: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot' }, want: false },
+    {
+      name: 'CRD in a k8s.io subgroup',
+      target: { group: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot' },
+      want: false,
+    },
     { name: 'aggregated API', target: { group: 'metrics.k8s.io', kind: 'PodMetrics' }, want: false },
     { name: 'resource flagged custom', target: { group: 'apps', kind: 'Widget', custom: true }, want: false },
   ])('$name', ({ target, want }) => {

@@ -81,13 +81,17 @@ describe('strategic merge patch: metadata (every kind)', () => {
       }),
       patch: { metadata: { ownerReferences: [{ uid: 'dep-1', blockOwnerDeletion: true }] } },
       path: 'metadata.ownerReferences',
-      want: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep-1', blockOwnerDeletion: true }],
+      want: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep-1', blockOwnerDeletion: true },
+      ],
     },
     {
       name: 'ownerReferences: a new uid is added, not replacing',
       target: POD,
       original: pod,
-      patch: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-a', uid: 'node-1' }] } },
+      patch: {
+        metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-a', uid: 'node-1' }] },
+      },
       path: 'metadata.ownerReferences.1.uid',
       want: 'rs-uid-1',
     },
@@ -102,7 +106,10 @@ describe('strategic merge patch: Pod', () => {
       original: pod,
       patch: { spec: { containers: [{ name: 'sidecar', image: 'envoyproxy/envoy:v1.30' }] } },
       path: 'spec.containers',
-      want: [expect.objectContaining({ name: 'app', image: 'nginx:1.25' }), { name: 'sidecar', image: 'envoyproxy/envoy:v1.30' }],
+      want: [
+        expect.objectContaining({ name: 'app', image: 'nginx:1.25' }),
+        { name: 'sidecar', image: 'envoyproxy/envoy:v1.30' },
+      ],
     },
     {
       name: 'a container the pod lacks is added in front, as the server does',
@@ -110,7 +117,11 @@ describe('strategic merge patch: Pod', () => {
       original: pod,
       patch: { spec: { containers: [{ name: 'debug', image: 'busybox' }] } },
       path: 'spec.containers',
-      want: [{ name: 'debug', image: 'busybox' }, expect.objectContaining({ name: 'app' }), expect.objectContaining({ name: 'sidecar' })],
+      want: [
+        { name: 'debug', image: 'busybox' },
+        expect.objectContaining({ name: 'app' }),
+        expect.objectContaining({ name: 'sidecar' }),
+      ],
     },
     {
       name: 'env merges by name inside the container',
@@ -139,7 +150,16 @@ describe('strategic merge patch: Pod', () => {
       name: 'env: null inside an item removes that field only',
       target: POD,
       original: pod,
-      patch: { spec: { containers: [{ name: 'app', env: [{ name: 'MODE', value: null, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }] } },
+      patch: {
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              env: [{ name: 'MODE', value: null, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+            },
+          ],
+        },
+      },
       path: 'spec.containers.0.env.0',
       want: { name: 'MODE', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     },
@@ -158,7 +178,9 @@ describe('strategic merge patch: Pod', () => {
       name: 'volumeMounts merge by mountPath',
       target: POD,
       original: pod,
-      patch: { spec: { containers: [{ name: 'app', volumeMounts: [{ mountPath: '/etc/app', readOnly: false }] }] } },
+      patch: {
+        spec: { containers: [{ name: 'app', volumeMounts: [{ mountPath: '/etc/app', readOnly: false }] }] },
+      },
       path: 'spec.containers.0.volumeMounts',
       want: [
         { name: 'data', mountPath: '/data' },
@@ -184,10 +206,21 @@ describe('strategic merge patch: Pod', () => {
     {
       name: 'ephemeralContainers merge by name (kubectl debug)',
       target: POD,
-      original: () => ({ ...pod(), spec: { ...(pod().spec as JsonObject), ephemeralContainers: [{ name: 'debugger-1', image: 'busybox' }] } }),
-      patch: { spec: { ephemeralContainers: [{ name: 'debugger-2', image: 'busybox', targetContainerName: 'app' }] } },
+      original: () => ({
+        ...pod(),
+        spec: {
+          ...(pod().spec as JsonObject),
+          ephemeralContainers: [{ name: 'debugger-1', image: 'busybox' }],
+        },
+      }),
+      patch: {
+        spec: { ephemeralContainers: [{ name: 'debugger-2', image: 'busybox', targetContainerName: 'app' }] },
+      },
       path: 'spec.ephemeralContainers',
-      want: [{ name: 'debugger-2', image: 'busybox', targetContainerName: 'app' }, { name: 'debugger-1', image: 'busybox' }],
+      want: [
+        { name: 'debugger-2', image: 'busybox', targetContainerName: 'app' },
+        { name: 'debugger-1', image: 'busybox' },
+      ],
     },
     {
       name: 'volumes merge by name',
@@ -220,7 +253,9 @@ describe('strategic merge patch: Pod', () => {
       name: 'topologySpreadConstraints merge by topologyKey',
       target: POD,
       original: pod,
-      patch: { spec: { topologySpreadConstraints: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 2 }] } },
+      patch: {
+        spec: { topologySpreadConstraints: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 2 }] },
+      },
       path: 'spec.topologySpreadConstraints',
       want: [{ maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' }],
     },
@@ -228,7 +263,9 @@ describe('strategic merge patch: Pod', () => {
       name: 'tolerations have no strategy: replaced whole',
       target: POD,
       original: pod,
-      patch: { spec: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] } },
+      patch: {
+        spec: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] },
+      },
       path: 'spec.tolerations',
       want: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
     },
@@ -312,7 +349,12 @@ describe('strategic merge patch: Node and Service', () => {
       path: 'status.conditions',
       want: [
         { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory' },
-        { type: 'Ready', status: 'False', reason: 'KubeletNotReady', lastHeartbeatTime: '2024-05-01T10:00:00Z' },
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'KubeletNotReady',
+          lastHeartbeatTime: '2024-05-01T10:00:00Z',
+        },
       ],
     },
     {
@@ -349,7 +391,10 @@ describe('strategic merge patch: Node and Service', () => {
     {
       name: 'service status conditions merge by type',
       target: SERVICE,
-      original: () => ({ ...service(), status: { conditions: [{ type: 'LoadBalancerPortsError', status: 'True' }] } }),
+      original: () => ({
+        ...service(),
+        status: { conditions: [{ type: 'LoadBalancerPortsError', status: 'True' }] },
+      }),
       patch: { status: { conditions: [{ type: 'LoadBalancerPortsError', status: 'False' }] } },
       path: 'status.conditions',
       want: [{ type: 'LoadBalancerPortsError', status: 'False' }],
@@ -362,7 +407,14 @@ const statefulSet = (): JsonObject => ({
   kind: 'StatefulSet',
   metadata: { name: 'db' },
   spec: {
-    template: { spec: { containers: [{ name: 'postgres', image: 'postgres:15' }, { name: 'exporter', image: 'pg-exporter:0.15' }] } },
+    template: {
+      spec: {
+        containers: [
+          { name: 'postgres', image: 'postgres:15' },
+          { name: 'exporter', image: 'pg-exporter:0.15' },
+        ],
+      },
+    },
     volumeClaimTemplates: [
       { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } },
       { metadata: { name: 'wal' }, spec: { accessModes: ['ReadWriteOnce'] } },
@@ -376,7 +428,15 @@ const cronJob = (): JsonObject => ({
   metadata: { name: 'backup' },
   spec: {
     schedule: '0 3 * * *',
-    jobTemplate: { spec: { template: { spec: { containers: [{ name: 'backup', image: 'backup:1', env: [{ name: 'TARGET', value: 's3' }] }] } } } },
+    jobTemplate: {
+      spec: {
+        template: {
+          spec: {
+            containers: [{ name: 'backup', image: 'backup:1', env: [{ name: 'TARGET', value: 's3' }] }],
+          },
+        },
+      },
+    },
   },
 });
 
@@ -405,15 +465,26 @@ describe('strategic merge patch: workloads and policy', () => {
       name: 'kubectl rollout restart annotates the pod template',
       target: DEPLOYMENT,
       original: deployment,
-      patch: { spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2024-05-01T10:00:00Z' } } } } },
+      patch: {
+        spec: {
+          template: {
+            metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2024-05-01T10:00:00Z' } },
+          },
+        },
+      },
       path: 'spec.template.metadata',
-      want: { labels: { app: 'web', tier: 'frontend' }, annotations: { 'kubectl.kubernetes.io/restartedAt': '2024-05-01T10:00:00Z' } },
+      want: {
+        labels: { app: 'web', tier: 'frontend' },
+        annotations: { 'kubectl.kubernetes.io/restartedAt': '2024-05-01T10:00:00Z' },
+      },
     },
     {
       name: 'deployment status conditions merge by type',
       target: DEPLOYMENT,
       original: deployment,
-      patch: { status: { conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated' }] } },
+      patch: {
+        status: { conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated' }] },
+      },
       path: 'status.conditions.1.reason',
       want: 'ReplicaSetUpdated',
     },
@@ -431,29 +502,60 @@ describe('strategic merge patch: workloads and policy', () => {
       original: statefulSet,
       patch: { spec: { template: { spec: { containers: [{ name: 'postgres', image: 'postgres:16' }] } } } },
       path: 'spec.template.spec.containers',
-      want: [{ name: 'postgres', image: 'postgres:16' }, { name: 'exporter', image: 'pg-exporter:0.15' }],
+      want: [
+        { name: 'postgres', image: 'postgres:16' },
+        { name: 'exporter', image: 'pg-exporter:0.15' },
+      ],
     },
     {
       name: 'statefulset volumeClaimTemplates are atomic: replaced whole',
       target: { group: 'apps', kind: 'StatefulSet' },
       original: statefulSet,
-      patch: { spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOncePod'] } }] } },
+      patch: {
+        spec: {
+          volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOncePod'] } }],
+        },
+      },
       path: 'spec.volumeClaimTemplates',
       want: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOncePod'] } }],
     },
     {
       name: 'replicaset template containers merge by name',
       target: { group: 'apps', kind: 'ReplicaSet' },
-      original: () => ({ spec: { template: { spec: { containers: [{ name: 'app', image: 'a:1' }, { name: 'b', image: 'b:1' }] } } } }),
+      original: () => ({
+        spec: {
+          template: {
+            spec: {
+              containers: [
+                { name: 'app', image: 'a:1' },
+                { name: 'b', image: 'b:1' },
+              ],
+            },
+          },
+        },
+      }),
       patch: { spec: { template: { spec: { containers: [{ name: 'app', image: 'a:2' }] } } } },
       path: 'spec.template.spec.containers',
-      want: [{ name: 'app', image: 'a:2' }, { name: 'b', image: 'b:1' }],
+      want: [
+        { name: 'app', image: 'a:2' },
+        { name: 'b', image: 'b:1' },
+      ],
     },
     {
       name: 'cronjob reaches jobTemplate.spec.template containers and env',
       target: { group: 'batch', kind: 'CronJob' },
       original: cronJob,
-      patch: { spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'backup', env: [{ name: 'TARGET', value: 'gcs' }] }] } } } } } },
+      patch: {
+        spec: {
+          jobTemplate: {
+            spec: {
+              template: {
+                spec: { containers: [{ name: 'backup', env: [{ name: 'TARGET', value: 'gcs' }] }] },
+              },
+            },
+          },
+        },
+      },
       path: 'spec.jobTemplate.spec.template.spec.containers',
       want: [{ name: 'backup', image: 'backup:1', env: [{ name: 'TARGET', value: 'gcs' }] }],
     },
@@ -469,7 +571,9 @@ describe('strategic merge patch: workloads and policy', () => {
       name: 'PodDisruptionBudget status conditions merge by type',
       target: { group: 'policy', kind: 'PodDisruptionBudget' },
       original: pdb,
-      patch: { status: { conditions: [{ type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods' }] } },
+      patch: {
+        status: { conditions: [{ type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods' }] },
+      },
       path: 'status.conditions',
       want: [{ type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods' }],
     },
@@ -481,10 +585,18 @@ describe('strategic merge patch: storage, config and the other built-in kinds', 
     {
       name: 'PersistentVolume accessModes have no strategy: replaced whole',
       target: { group: '', kind: 'PersistentVolume' },
-      original: () => ({ spec: { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], claimRef: { name: 'data', namespace: 'shop' } } }),
+      original: () => ({
+        spec: {
+          accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
+          claimRef: { name: 'data', namespace: 'shop' },
+        },
+      }),
       patch: { spec: { accessModes: ['ReadWriteOncePod'], claimRef: { uid: 'pvc-1' } } },
       path: 'spec',
-      want: { accessModes: ['ReadWriteOncePod'], claimRef: { name: 'data', namespace: 'shop', uid: 'pvc-1' } },
+      want: {
+        accessModes: ['ReadWriteOncePod'],
+        claimRef: { name: 'data', namespace: 'shop', uid: 'pvc-1' },
+      },
     },
     {
       name: 'PersistentVolumeClaim status conditions merge by type',
@@ -492,12 +604,17 @@ describe('strategic merge patch: storage, config and the other built-in kinds', 
       original: () => ({ status: { phase: 'Bound', conditions: [{ type: 'Resizing', status: 'True' }] } }),
       patch: { status: { conditions: [{ type: 'FileSystemResizePending', status: 'True' }] } },
       path: 'status.conditions',
-      want: [{ type: 'FileSystemResizePending', status: 'True' }, { type: 'Resizing', status: 'True' }],
+      want: [
+        { type: 'FileSystemResizePending', status: 'True' },
+        { type: 'Resizing', status: 'True' },
+      ],
     },
     {
       name: 'Namespace status conditions merge by type',
       target: { group: '', kind: 'Namespace' },
-      original: () => ({ status: { phase: 'Terminating', conditions: [{ type: 'NamespaceContentRemaining', status: 'True' }] } }),
+      original: () => ({
+        status: { phase: 'Terminating', conditions: [{ type: 'NamespaceContentRemaining', status: 'True' }] },
+      }),
       patch: { status: { conditions: [{ type: 'NamespaceContentRemaining', status: 'False' }] } },
       path: 'status.conditions',
       want: [{ type: 'NamespaceContentRemaining', status: 'False' }],
@@ -529,15 +646,29 @@ describe('strategic merge patch: storage, config and the other built-in kinds', 
     {
       name: 'Event series merges as a map',
       target: { group: '', kind: 'Event' },
-      original: () => ({ reason: 'BackOff', count: 3, series: { count: 2, lastObservedTime: '2024-05-01T10:00:00.000000Z' } }),
+      original: () => ({
+        reason: 'BackOff',
+        count: 3,
+        series: { count: 2, lastObservedTime: '2024-05-01T10:00:00.000000Z' },
+      }),
       patch: { count: 4, series: { count: 3 } },
       path: '',
-      want: { reason: 'BackOff', count: 4, series: { count: 3, lastObservedTime: '2024-05-01T10:00:00.000000Z' } },
+      want: {
+        reason: 'BackOff',
+        count: 4,
+        series: { count: 3, lastObservedTime: '2024-05-01T10:00:00.000000Z' },
+      },
     },
     {
       name: 'Lease spec fields are updated in place',
       target: { group: 'coordination.k8s.io', kind: 'Lease' },
-      original: () => ({ spec: { holderIdentity: 'node-a', leaseDurationSeconds: 40, renewTime: '2024-05-01T10:00:00.000000Z' } }),
+      original: () => ({
+        spec: {
+          holderIdentity: 'node-a',
+          leaseDurationSeconds: 40,
+          renewTime: '2024-05-01T10:00:00.000000Z',
+        },
+      }),
       patch: { spec: { renewTime: '2024-05-01T10:00:10.000000Z' } },
       path: 'spec',
       want: { holderIdentity: 'node-a', leaseDurationSeconds: 40, renewTime: '2024-05-01T10:00:10.000000Z' },
@@ -545,7 +676,10 @@ describe('strategic merge patch: storage, config and the other built-in kinds', 
     {
       name: 'EndpointSlice endpoints are atomic: replaced whole',
       target: { group: 'discovery.k8s.io', kind: 'EndpointSlice' },
-      original: () => ({ addressType: 'IPv4', endpoints: [{ addresses: ['10.244.1.7'] }, { addresses: ['10.244.2.9'] }] }),
+      original: () => ({
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.244.1.7'] }, { addresses: ['10.244.2.9'] }],
+      }),
       patch: { endpoints: [{ addresses: ['10.244.1.7'], conditions: { ready: true } }] },
       path: 'endpoints',
       want: [{ addresses: ['10.244.1.7'], conditions: { ready: true } }],
@@ -553,7 +687,10 @@ describe('strategic merge patch: storage, config and the other built-in kinds', 
     {
       name: 'VolumeAttachment status merges as a map',
       target: { group: 'storage.k8s.io', kind: 'VolumeAttachment' },
-      original: () => ({ spec: { attacher: 'ebs.csi.aws.com', nodeName: 'node-a' }, status: { attached: false } }),
+      original: () => ({
+        spec: { attacher: 'ebs.csi.aws.com', nodeName: 'node-a' },
+        status: { attached: false },
+      }),
       patch: { status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdba' } } },
       path: 'status',
       want: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdba' } },
@@ -561,10 +698,19 @@ describe('strategic merge patch: storage, config and the other built-in kinds', 
     {
       name: 'a built-in kind outside the table: lists replaced, metadata still merges',
       target: { group: 'rbac.authorization.k8s.io', kind: 'Role' },
-      original: () => ({ metadata: { finalizers: ['a'] }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }),
-      patch: { metadata: { finalizers: ['b'] }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] },
+      original: () => ({
+        metadata: { finalizers: ['a'] },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+      }),
+      patch: {
+        metadata: { finalizers: ['b'] },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+      },
       path: '',
-      want: { metadata: { finalizers: ['b', 'a'] }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] },
+      want: {
+        metadata: { finalizers: ['b', 'a'] },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+      },
     },
   ]);
 });
@@ -623,7 +769,10 @@ describe('strategic merge patch: values without a merge', () => {
       metadata: { labels: { app: null }, finalizers: ['x'] },
       spec: {
         '$setElementOrder/containers': [{ name: 'app' }, { name: 'new' }, { name: 'sidecar' }],
-        containers: [{ name: 'app', env: [{ name: 'NEW', value: '1' }] }, { name: 'new', image: 'x' }],
+        containers: [
+          { name: 'app', env: [{ name: 'NEW', value: '1' }] },
+          { name: 'new', image: 'x' },
+        ],
         volumes: [{ name: 'cache', emptyDir: {} }],
       },
     });

@@ -22,7 +22,13 @@ export function pod(): JsonObject {
       labels: { app: 'web', tier: 'frontend' },
       annotations: { 'prometheus.io/scrape': 'true' },
       ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-6d4cf56db6', uid: 'rs-uid-1', controller: true },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web-6d4cf56db6',
+          uid: 'rs-uid-1',
+          controller: true,
+        },
       ],
       finalizers: ['palisade.io/protect'],
     },
@@ -55,7 +61,12 @@ export function pod(): JsonObject {
       imagePullSecrets: [{ name: 'regcred' }],
       hostAliases: [{ ip: '10.0.0.1', hostnames: ['db.local'] }],
       tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        {
+          key: 'node.kubernetes.io/not-ready',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
       ],
       topologySpreadConstraints: [
         { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' },

@@ -8,6 +8,7 @@ const defs: Def[] = [
   ['', 'v1', 'Namespace', 'namespaces', false, { shortNames: ['ns'], subresources: ['status'] }],
   ['', 'v1', 'Node', 'nodes', false, { shortNames: ['no'], subresources: ['status'] }],
   ['', 'v1', 'Pod', 'pods', true, { shortNames: ['po'], categories: ['all'], subresources: ['status', 'binding', 'eviction'] }],
+  ['', 'v1', 'Binding', 'bindings', true, { verbs: ['create'] }],
   ['', 'v1', 'PersistentVolume', 'persistentvolumes', false, { shortNames: ['pv'], subresources: ['status'] }],
   ['', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true, { shortNames: ['pvc'], subresources: ['status'] }],
   ['', 'v1', 'Event', 'events', true, { shortNames: ['ev'] }],

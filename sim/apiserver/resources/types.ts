@@ -24,6 +24,8 @@ export interface ResourceInfo {
   subresources: string[];
   /** CRD printer columns (built-in kinds have hand-written printers) */
   printerColumns?: PrinterColumn[];
+  /** verbs when not the full set (e.g. bindings: create only) */
+  verbs?: string[];
   /** true for kinds defined by a CustomResourceDefinition */
   custom?: boolean;
 }
