@@ -6,7 +6,9 @@ import { profiles, type ProfileName } from './profiles.js';
 import { startApiServer } from './apiserver/index.js';
 
 function usage(msg: string): never {
-  console.error(`error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${Object.keys(profiles).join('|')}]`);
+  console.error(
+    `error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${Object.keys(profiles).join('|')}]`,
+  );
   process.exit(2);
 }
 
@@ -14,7 +16,12 @@ async function main() {
   let values: { port?: string; kubeconfig?: string; profile?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
-      options: { port: { type: 'string' }, kubeconfig: { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        port: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        profile: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
     }));
   } catch (e) {
@@ -22,7 +29,8 @@ async function main() {
   }
   if (values.help) usage('help requested');
   const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`--port must be an integer between 0 and 65535, got "${values.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    usage(`--port must be an integer between 0 and 65535, got "${values.port}"`);
   const profileName = (values.profile ?? 'default') as ProfileName;
   const profile = profiles[profileName];
   if (!profile) usage(`unknown profile "${values.profile}"`);

@@ -41,7 +41,10 @@ function sanEntries(hosts: string[]): x509.JsonGeneralName[] {
   return hosts.map((h) => ({ type: isIp(h) ? 'ip' : 'dns', value: h }) as x509.JsonGeneralName);
 }
 
-export async function createCertificateAuthority(commonName: string, validDays = 365): Promise<CertificateAuthority> {
+export async function createCertificateAuthority(
+  commonName: string,
+  validDays = 365,
+): Promise<CertificateAuthority> {
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
   const caCert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -71,7 +74,10 @@ export async function createCertificateAuthority(commonName: string, validDays =
       signingKey: keys.privateKey,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
         new x509.SubjectAlternativeNameExtension(sanEntries(hosts)),
         await x509.AuthorityKeyIdentifierExtension.create(caCert),

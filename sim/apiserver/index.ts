@@ -41,13 +41,21 @@ const admin = { username: 'palisade-admin', groups: ['system:masters', 'system:a
 
 async function seed(core: ApiCore) {
   const ns = core.registry.lookup('', 'v1', 'namespaces')!;
-  for (const name of defaultNamespaces) await core.create(ns, undefined, { metadata: { name } }, { user: admin, dryRun: false });
+  for (const name of defaultNamespaces)
+    await core.create(ns, undefined, { metadata: { name } }, { user: admin, dryRun: false });
 }
 
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const host = opts.host ?? '127.0.0.1';
   const ca = await createCertificateAuthority('palisade-embedded-ca');
-  const serving = await ca.issueServing('kube-apiserver', ['127.0.0.1', 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', '::1']);
+  const serving = await ca.issueServing('kube-apiserver', [
+    '127.0.0.1',
+    'localhost',
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    '::1',
+  ]);
   const token = randomBytes(24).toString('hex');
   const core = new ApiCore({
     watchWindow: opts.watchWindow ?? 20_000,
@@ -63,12 +71,15 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     maxBufferedBytes: 256 * 1024 * 1024,
   };
   let address = '';
-  const server = https.createServer({ cert: serving.certPem, key: serving.keyPem }, requestHandler({
-    core,
-    identities: [{ token, user: admin, canImpersonate: true }],
-    timing,
-    serverAddress: () => address,
-  }));
+  const server = https.createServer(
+    { cert: serving.certPem, key: serving.keyPem },
+    requestHandler({
+      core,
+      identities: [{ token, user: admin, canImpersonate: true }],
+      timing,
+      serverAddress: () => address,
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -6,11 +6,21 @@ import YAML from 'yaml';
 
 export const CONTEXT_NAME = 'palisade-embedded';
 
-export function kubeconfigYaml(server: string, caPem: string, token: string, user = 'palisade-admin'): string {
+export function kubeconfigYaml(
+  server: string,
+  caPem: string,
+  token: string,
+  user = 'palisade-admin',
+): string {
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: CONTEXT_NAME, cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    clusters: [
+      {
+        name: CONTEXT_NAME,
+        cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') },
+      },
+    ],
     users: [{ name: user, user: { token } }],
     contexts: [{ name: CONTEXT_NAME, context: { cluster: CONTEXT_NAME, user, namespace: 'default' } }],
     'current-context': CONTEXT_NAME,

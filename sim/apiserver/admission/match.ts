@@ -59,12 +59,15 @@ export function selectorsMatch(
 ): boolean {
   const objSel = webhook.objectSelector ?? {};
   // an absent object (oldObject on CREATE, object on DELETE) never matches a non-empty selector
-  const matchObj = (o: KubeObject | null | undefined) => !!o && labelSelectorMatches(objSel, labelsOf(o), { nilMatches: true });
-  const emptySel = Object.keys(objSel.matchLabels ?? {}).length === 0 && !(objSel.matchExpressions ?? []).length;
+  const matchObj = (o: KubeObject | null | undefined) =>
+    !!o && labelSelectorMatches(objSel, labelsOf(o), { nilMatches: true });
+  const emptySel =
+    Object.keys(objSel.matchLabels ?? {}).length === 0 && !(objSel.matchExpressions ?? []).length;
   if (!emptySel && !matchObj(a.object) && !matchObj(a.oldObject)) return false;
   const nsSel = webhook.namespaceSelector ?? {};
   const isNamespace = a.resource.group === '' && a.resource.plural === 'namespaces';
-  if (isNamespace) return labelSelectorMatches(nsSel, labelsOf(a.object ?? a.oldObject), { nilMatches: true });
+  if (isNamespace)
+    return labelSelectorMatches(nsSel, labelsOf(a.object ?? a.oldObject), { nilMatches: true });
   if (!a.resource.namespaced) return true;
   return labelSelectorMatches(nsSel, namespaceLabels ?? {}, { nilMatches: true });
 }

@@ -10,7 +10,11 @@ import { type AdmissionAttributes, type RuleWithOperations, ruleMatches, selecto
 
 export interface Webhook {
   name: string;
-  clientConfig: { url?: string; caBundle?: string; service?: { namespace: string; name: string; path?: string; port?: number } };
+  clientConfig: {
+    url?: string;
+    caBundle?: string;
+    service?: { namespace: string; name: string; path?: string; port?: number };
+  };
   rules?: RuleWithOperations[];
   failurePolicy?: 'Ignore' | 'Fail';
   sideEffects?: string;
@@ -50,7 +54,14 @@ export class WebhookAdmission {
   async validate(a: AdmissionAttributes): Promise<Warnings> {
     const hooks = this.matching(a);
     if (hooks.length === 0) return [];
-    const results = await Promise.all(hooks.map((w) => this.callOne(w, a).then((r) => r, (e: unknown) => e)));
+    const results = await Promise.all(
+      hooks.map((w) =>
+        this.callOne(w, a).then(
+          (r) => r,
+          (e: unknown) => e,
+        ),
+      ),
+    );
     const warnings: string[] = [];
     for (const r of results) {
       if (r instanceof Error) throw r;
@@ -96,7 +107,9 @@ export class WebhookAdmission {
     const { url, connectTo } = this.target(w, timeout);
     const shown = `Post "${url.toString()}"`;
     const [host, port] = connectTo ? connectTo.split(':') : [url.hostname, url.port || '443'];
-    const ca = w.clientConfig.caBundle ? Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+    const ca = w.clientConfig.caBundle
+      ? Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8')
+      : undefined;
     const body = JSON.stringify(review);
     return new Promise((resolve, reject) => {
       const fail = (msg: string) => reject(new CallFailure(msg));
@@ -108,9 +121,14 @@ export class WebhookAdmission {
           path: url.pathname + url.search,
           method: 'POST',
           ca,
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
           // the certificate must name the URL's host, not the address we connect to
-          checkServerIdentity: (_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(url.hostname.replace(/^\[|\]$/g, ''), cert),
+          checkServerIdentity: (_h: string, cert: tls.PeerCertificate) =>
+            tls.checkServerIdentity(url.hostname.replace(/^\[|\]$/g, ''), cert),
           agent: false,
         } as https.RequestOptions,
         (res) => {
@@ -121,7 +139,9 @@ export class WebhookAdmission {
             clearTimeout(timer);
             const text = Buffer.concat(chunks).toString('utf8');
             if (res.statusCode !== 200) {
-              return fail(`failed to call webhook: an error on the server ("${text.slice(0, 200)}") has prevented the request from succeeding (code ${res.statusCode})`);
+              return fail(
+                `failed to call webhook: an error on the server ("${text.slice(0, 200)}") has prevented the request from succeeding (code ${res.statusCode})`,
+              );
             }
             try {
               resolve(parseReviewResponse(text, (review as any).request.uid));
@@ -146,29 +166,41 @@ export class WebhookAdmission {
 
 function describeNetError(e: NodeJS.ErrnoException, host: string, port: string): string {
   if (e.code === 'ECONNREFUSED') return `dial tcp ${host}:${port}: connect: connection refused`;
-  if (e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || e.code === 'SELF_SIGNED_CERT_IN_CHAIN' || e.code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
+  if (
+    e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' ||
+    e.code === 'SELF_SIGNED_CERT_IN_CHAIN' ||
+    e.code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
+  ) {
     return 'x509: certificate signed by unknown authority';
   }
-  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `x509: certificate is valid for other names, not ${host}`;
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `x509: certificate is valid for other names, not ${host}`;
   return e.message;
 }
 
 function parseReviewResponse(text: string, uid: string): any {
   const review = JSON.parse(text);
   if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview') {
-    throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${review?.apiVersion}, Kind=${review?.kind}`);
+    throw new Error(
+      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${review?.apiVersion}, Kind=${review?.kind}`,
+    );
   }
   const r = review.response;
   if (!r) throw new Error('webhook response was absent');
   if (r.uid !== uid) throw new Error(`expected response.uid="${uid}", got "${r.uid ?? ''}"`);
-  if (typeof r.allowed !== 'boolean') throw new Error('webhook response did not say whether the request is allowed');
+  if (typeof r.allowed !== 'boolean')
+    throw new Error('webhook response did not say whether the request is allowed');
   return r;
 }
 
 function denial(name: string, result: Partial<StatusBody> | undefined): StatusError {
   const deniedBy = `admission webhook "${name}" denied the request`;
   const code = result?.code && result.code >= 400 ? result.code : 400;
-  const message = result?.message ? `${deniedBy}: ${result.message}` : result?.reason ? `${deniedBy}: ${result.reason}` : `${deniedBy} without explanation`;
+  const message = result?.message
+    ? `${deniedBy}: ${result.message}`
+    : result?.reason
+      ? `${deniedBy}: ${result.reason}`
+      : `${deniedBy} without explanation`;
   return new StatusError(code, result?.reason ?? '', message, result?.details);
 }
 

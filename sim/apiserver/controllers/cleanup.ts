@@ -9,10 +9,18 @@ import { Reconciler } from './reconciler.js';
 
 const user = (sa: string): WriteOptions => ({
   dryRun: false,
-  user: { username: `system:serviceaccount:kube-system:${sa}`, groups: ['system:serviceaccounts', 'system:authenticated'] },
+  user: {
+    username: `system:serviceaccount:kube-system:${sa}`,
+    groups: ['system:serviceaccounts', 'system:authenticated'],
+  },
 });
 
-async function deleteAll(core: ApiCore, r: ResourceInfo, ns: string | undefined, o: WriteOptions): Promise<number> {
+async function deleteAll(
+  core: ApiCore,
+  r: ResourceInfo,
+  ns: string | undefined,
+  o: WriteOptions,
+): Promise<number> {
   const { items } = core.list(r, ns, {});
   for (const s of items) {
     if (s.obj.metadata.deletionTimestamp) continue;
@@ -33,9 +41,16 @@ export class CleanupLoops {
   constructor(private readonly core: ApiCore) {
     this.unsubscribe = core.store.onEvent((key, e) => {
       const m = e.current.obj.metadata;
-      if (key === '/namespaces' && m.deletionTimestamp && e.type !== 'DELETED') this.namespaces.enqueue(m.name!);
-      else if (key === 'apiextensions.k8s.io/customresourcedefinitions' && m.deletionTimestamp && e.type !== 'DELETED') this.crds.enqueue(m.name!);
-      else if (e.type === 'DELETED' && m.namespace && this.terminating(m.namespace)) this.namespaces.enqueue(m.namespace);
+      if (key === '/namespaces' && m.deletionTimestamp && e.type !== 'DELETED')
+        this.namespaces.enqueue(m.name!);
+      else if (
+        key === 'apiextensions.k8s.io/customresourcedefinitions' &&
+        m.deletionTimestamp &&
+        e.type !== 'DELETED'
+      )
+        this.crds.enqueue(m.name!);
+      else if (e.type === 'DELETED' && m.namespace && this.terminating(m.namespace))
+        this.namespaces.enqueue(m.namespace);
       else if (e.type === 'DELETED') this.requeueCrdFor(key);
     });
   }
@@ -54,7 +69,11 @@ export class CleanupLoops {
     const r = this.core.registry.byStorageKey(storageKey);
     if (r?.custom) {
       const name = `${r.plural}.${r.group}`;
-      if (this.core.store.get('apiextensions.k8s.io/customresourcedefinitions', undefined, name)?.obj.metadata.deletionTimestamp) this.crds.enqueue(name);
+      if (
+        this.core.store.get('apiextensions.k8s.io/customresourcedefinitions', undefined, name)?.obj.metadata
+          .deletionTimestamp
+      )
+        this.crds.enqueue(name);
     }
   }
 
@@ -73,17 +92,30 @@ export class CleanupLoops {
   }
 
   private async syncCrd(name: string) {
-    const crd = this.core.store.get('apiextensions.k8s.io/customresourcedefinitions', undefined, name)?.obj as any;
+    const crd = this.core.store.get('apiextensions.k8s.io/customresourcedefinitions', undefined, name)
+      ?.obj as any;
     if (!crd?.metadata.deletionTimestamp) return;
-    const r = this.core.registry.lookup(crd.spec.group, this.core.crdStorageVersion(crd), crd.spec.names.plural);
+    const r = this.core.registry.lookup(
+      crd.spec.group,
+      this.core.crdStorageVersion(crd),
+      crd.spec.names.plural,
+    );
     const remaining = r ? await deleteAll(this.core, r, undefined, user('apiextensions-controller')) : 0;
     if (remaining > 0) return;
     const crds = this.core.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
-    await this.core.writeLoop(crds, undefined, name, user('apiextensions-controller'), '', (cur) => {
-      const rest = (cur.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP);
-      if (rest.length) cur.metadata.finalizers = rest;
-      else delete cur.metadata.finalizers;
-      return cur;
-    }, undefined);
+    await this.core.writeLoop(
+      crds,
+      undefined,
+      name,
+      user('apiextensions-controller'),
+      '',
+      (cur) => {
+        const rest = (cur.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP);
+        if (rest.length) cur.metadata.finalizers = rest;
+        else delete cur.metadata.finalizers;
+        return cur;
+      },
+      undefined,
+    );
   }
 }

@@ -18,7 +18,10 @@ interface Ref {
 
 const user: WriteOptions = {
   dryRun: false,
-  user: { username: 'system:serviceaccount:kube-system:generic-garbage-collector', groups: ['system:serviceaccounts', 'system:authenticated'] },
+  user: {
+    username: 'system:serviceaccount:kube-system:generic-garbage-collector',
+    groups: ['system:serviceaccounts', 'system:authenticated'],
+  },
 };
 
 export class GarbageCollector {
@@ -55,7 +58,8 @@ export class GarbageCollector {
       set.add(uid);
     }
     const fin = obj.metadata.finalizers ?? [];
-    if (obj.metadata.deletionTimestamp && (fin.includes(FOREGROUND) || fin.includes(ORPHAN))) this.queue.enqueue(`owner:${uid}`);
+    if (obj.metadata.deletionTimestamp && (fin.includes(FOREGROUND) || fin.includes(ORPHAN)))
+      this.queue.enqueue(`owner:${uid}`);
   }
 
   private lookup(uid: string): { ref: Ref; obj: KubeObject } | undefined {
@@ -69,7 +73,7 @@ export class GarbageCollector {
     const [kind, uid] = key.split(':', 2);
     if (kind === 'gone') return this.collectOrphans(uid);
     const owner = this.lookup(uid);
-    if (!owner || !owner.obj.metadata.deletionTimestamp) return;
+    if (!owner?.obj.metadata.deletionTimestamp) return;
     const fin = owner.obj.metadata.finalizers ?? [];
     if (fin.includes(ORPHAN)) return this.orphan(uid, owner);
     if (fin.includes(FOREGROUND)) return this.foreground(uid, owner);
@@ -80,7 +84,9 @@ export class GarbageCollector {
     for (const depUid of [...(this.dependents.get(ownerUid) ?? [])]) {
       const dep = this.lookup(depUid);
       if (!dep) continue;
-      const others = (dep.obj.metadata.ownerReferences ?? []).filter((o) => o.uid !== ownerUid && this.lookup(o.uid));
+      const others = (dep.obj.metadata.ownerReferences ?? []).filter(
+        (o) => o.uid !== ownerUid && this.lookup(o.uid),
+      );
       if (others.length) await this.dropOwnerRef(dep, ownerUid);
       else if (!dep.obj.metadata.deletionTimestamp) await this.deleteDependent(dep, 'Background');
     }
@@ -114,24 +120,47 @@ export class GarbageCollector {
   }
 
   private async deleteDependent(dep: { ref: Ref; obj: KubeObject }, policy: 'Background' | 'Foreground') {
-    await deleteOne(this.core, this.resource(dep.ref), dep.ref.namespace, dep.ref.name, { propagationPolicy: policy, preconditions: { uid: dep.obj.metadata.uid } }, user);
+    await deleteOne(
+      this.core,
+      this.resource(dep.ref),
+      dep.ref.namespace,
+      dep.ref.name,
+      { propagationPolicy: policy, preconditions: { uid: dep.obj.metadata.uid } },
+      user,
+    );
   }
 
   private async dropOwnerRef(dep: { ref: Ref; obj: KubeObject }, ownerUid: string) {
-    await this.core.writeLoop(this.resource(dep.ref), dep.ref.namespace, dep.ref.name, user, '', (cur) => {
-      const refs = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== ownerUid);
-      if (refs.length) cur.metadata.ownerReferences = refs;
-      else delete cur.metadata.ownerReferences;
-      return cur;
-    }, undefined);
+    await this.core.writeLoop(
+      this.resource(dep.ref),
+      dep.ref.namespace,
+      dep.ref.name,
+      user,
+      '',
+      (cur) => {
+        const refs = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== ownerUid);
+        if (refs.length) cur.metadata.ownerReferences = refs;
+        else delete cur.metadata.ownerReferences;
+        return cur;
+      },
+      undefined,
+    );
   }
 
   private async removeFinalizer(owner: { ref: Ref; obj: KubeObject }, finalizer: string) {
-    await this.core.writeLoop(this.resource(owner.ref), owner.ref.namespace, owner.ref.name, user, '', (cur) => {
-      const rest = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-      if (rest.length) cur.metadata.finalizers = rest;
-      else delete cur.metadata.finalizers;
-      return cur;
-    }, undefined);
+    await this.core.writeLoop(
+      this.resource(owner.ref),
+      owner.ref.namespace,
+      owner.ref.name,
+      user,
+      '',
+      (cur) => {
+        const rest = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+        if (rest.length) cur.metadata.finalizers = rest;
+        else delete cur.metadata.finalizers;
+        return cur;
+      },
+      undefined,
+    );
   }
 }

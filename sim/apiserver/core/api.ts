@@ -3,8 +3,18 @@
 // layer only parses requests and renders results; everything a client can observe
 // about an object's life is decided here.
 import { randomUUID } from 'node:crypto';
-import { type FieldRequirement, checkSupportedFields, matchesFields, parseFieldSelector } from '../../../lib/kube/fieldSelector.js';
-import { type LabelRequirement, matchesRequirements, parseLabelSelector, SelectorError } from '../../../lib/kube/labelSelector.js';
+import {
+  type FieldRequirement,
+  checkSupportedFields,
+  matchesFields,
+  parseFieldSelector,
+} from '../../../lib/kube/fieldSelector.js';
+import {
+  type LabelRequirement,
+  matchesRequirements,
+  parseLabelSelector,
+  SelectorError,
+} from '../../../lib/kube/labelSelector.js';
 import type { AdmissionAttributes } from '../admission/match.js';
 import { WebhookAdmission } from '../admission/webhooks.js';
 import { crdResources, establishedStatus, storageVersion, validateCrd } from '../crd/definitions.js';
@@ -46,12 +56,20 @@ export class ApiCore {
   readonly store: Store;
   readonly registry = new ResourceRegistry();
   readonly admission: WebhookAdmission;
-  private readonly validators = new Map<string, { validate: ReturnType<typeof compileSchema>; schema: any }>();
+  private readonly validators = new Map<
+    string,
+    { validate: ReturnType<typeof compileSchema>; schema: any }
+  >();
 
   constructor(readonly opts: CoreOptions) {
     this.store = new Store({ watchWindow: opts.watchWindow });
     this.admission = new WebhookAdmission({
-      configurations: () => [...this.store.collection('admissionregistration.k8s.io/validatingwebhookconfigurations').items.values()].map((s) => s.obj),
+      configurations: () =>
+        [
+          ...this.store
+            .collection('admissionregistration.k8s.io/validatingwebhookconfigurations')
+            .items.values(),
+        ].map((s) => s.obj),
       namespaceLabels: (ns) => this.store.get('/namespaces', undefined, ns)?.obj.metadata.labels ?? {},
       serviceHosts: opts.serviceHosts,
     });
@@ -93,7 +111,11 @@ export class ApiCore {
     return true;
   }
 
-  list(r: ResourceInfo, ns: string | undefined, q: ListQuery): { items: Stored[]; rv: number; continueToken?: string; remaining?: number } {
+  list(
+    r: ResourceInfo,
+    ns: string | undefined,
+    q: ListQuery,
+  ): { items: Stored[]; rv: number; continueToken?: string; remaining?: number } {
     const sel = this.parseSelection(r, q);
     const c = this.store.collection(this.key(r));
     const rv = this.store.currentRv();
@@ -113,7 +135,12 @@ export class ApiCore {
     }
     if (i < keys.length && items.length >= limit) {
       const last = keys[i - 1];
-      return { items, rv, continueToken: encodeContinue(last, rv), remaining: sel.labels.length || sel.fields.length ? undefined : keys.length - i };
+      return {
+        items,
+        rv,
+        continueToken: encodeContinue(last, rv),
+        remaining: sel.labels.length || sel.fields.length ? undefined : keys.length - i,
+      };
     }
     return { items, rv };
   }
@@ -124,7 +151,12 @@ export class ApiCore {
     return this.admission.validate(a);
   }
 
-  private attrs(r: ResourceInfo, op: AdmissionAttributes['operation'], o: WriteOptions, rest: Partial<AdmissionAttributes>): AdmissionAttributes {
+  private attrs(
+    r: ResourceInfo,
+    op: AdmissionAttributes['operation'],
+    o: WriteOptions,
+    rest: Partial<AdmissionAttributes>,
+  ): AdmissionAttributes {
     return {
       operation: op,
       resource: r,
@@ -141,27 +173,46 @@ export class ApiCore {
     const nsObj = this.store.get('/namespaces', undefined, ns ?? '');
     if (!nsObj) throw errors.notFound({ group: '', plural: 'namespaces' }, ns ?? '');
     if (forCreate && nsObj.obj.metadata.deletionTimestamp) {
-      throw errors.forbidden(`${qualifiedResource(r)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, r, name);
+      throw errors.forbidden(
+        `${qualifiedResource(r)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        r,
+        name,
+      );
     }
   }
 
   private checkKind(r: ResourceInfo, body: KubeObject) {
     if (body.apiVersion && body.apiVersion !== apiVersionOf(r)) {
-      throw errors.badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(r)})`);
+      throw errors.badRequest(
+        `the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(r)})`,
+      );
     }
-    if (body.kind && body.kind !== r.kind) throw errors.badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${r.kind})`);
+    if (body.kind && body.kind !== r.kind)
+      throw errors.badRequest(
+        `the kind in the data (${body.kind}) does not match the expected kind (${r.kind})`,
+      );
   }
 
   /** Validation shared by create and update: names, kind rules, CRD schemas. */
   private validate(r: ResourceInfo, obj: KubeObject, old?: KubeObject) {
     const causes = old ? [] : validateName(r.kind, obj.metadata.name, !!r.custom);
-    if (!r.custom) causes.push(...(old ? validateUpdate(r.kind, r.group, obj, old) : validateCreate(r.kind, r.group, obj)));
+    if (!r.custom)
+      causes.push(
+        ...(old ? validateUpdate(r.kind, r.group, obj, old) : validateCreate(r.kind, r.group, obj)),
+      );
     if (r.group === 'apiextensions.k8s.io') causes.push(...validateCrd(obj));
     const v = this.validators.get(`${r.group}/${r.version}/${r.plural}`);
     if (v) causes.push(...validateAgainst(v.validate, obj));
     if (old?.metadata.deletionTimestamp) {
-      const added = (obj.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
-      if (added.length) causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: no new finalizers can be added if the object is being deleted', field: 'metadata.finalizers' });
+      const added = (obj.metadata.finalizers ?? []).filter(
+        (f) => !(old.metadata.finalizers ?? []).includes(f),
+      );
+      if (added.length)
+        causes.push({
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+          field: 'metadata.finalizers',
+        });
     }
     if (causes.length) throw errors.invalid(r.kind, r.group, obj.metadata.name ?? '', causes);
   }
@@ -171,7 +222,12 @@ export class ApiCore {
     if (v) prune(obj, v.schema);
   }
 
-  async create(r: ResourceInfo, ns: string | undefined, body: KubeObject, o: WriteOptions): Promise<WriteResult<KubeObject>> {
+  async create(
+    r: ResourceInfo,
+    ns: string | undefined,
+    body: KubeObject,
+    o: WriteOptions,
+  ): Promise<WriteResult<KubeObject>> {
     this.checkKind(r, body);
     if (!isObject(body.metadata)) body.metadata = {};
     const obj = clone(body);
@@ -179,16 +235,27 @@ export class ApiCore {
     obj.kind = r.kind;
     const meta = obj.metadata;
     if (r.namespaced) {
-      if (meta.namespace && ns && meta.namespace !== ns) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (meta.namespace && ns && meta.namespace !== ns)
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       meta.namespace = ns ?? meta.namespace;
     } else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-    for (const k of ['resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete meta[k];
+    for (const k of [
+      'resourceVersion',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'selfLink',
+    ] as const)
+      delete meta[k];
     meta.uid = randomUUID();
     meta.creationTimestamp = nowRfc3339();
     if (tracksGeneration(r.kind, r.group, !!r.custom)) meta.generation = 1;
     else delete meta.generation;
-    applyCreateDefaults(r.kind, r.group, obj, { defaultTolerationSeconds: this.opts.defaultTolerationSeconds });
+    applyCreateDefaults(r.kind, r.group, obj, {
+      defaultTolerationSeconds: this.opts.defaultTolerationSeconds,
+    });
     if (r.custom) {
       this.pruneCustom(r, obj);
       if (r.subresources.includes('status')) delete obj.status;
@@ -196,7 +263,9 @@ export class ApiCore {
     this.validate(r, obj);
     this.checkNamespace(r, meta.namespace, true, meta.name);
     if (r.group === 'apiextensions.k8s.io') obj.status = establishedStatus(obj);
-    const warnings = await this.admit(this.attrs(r, 'CREATE', o, { namespace: meta.namespace, name: meta.name, object: obj }));
+    const warnings = await this.admit(
+      this.attrs(r, 'CREATE', o, { namespace: meta.namespace, name: meta.name, object: obj }),
+    );
     if (this.store.get(this.key(r), meta.namespace, meta.name!)) throw errors.alreadyExists(r, meta.name!);
     if (r.namespaced) this.checkNamespace(r, meta.namespace, true, meta.name);
     if (o.dryRun) return { obj, warnings, code: 201 };
@@ -206,7 +275,12 @@ export class ApiCore {
   }
 
   /** Merge an incoming full object over the stored one as PUT does, for the main resource or status. */
-  private prepareUpdate(r: ResourceInfo, old: KubeObject, incoming: KubeObject, subresource: string): KubeObject {
+  private prepareUpdate(
+    r: ResourceInfo,
+    old: KubeObject,
+    incoming: KubeObject,
+    subresource: string,
+  ): KubeObject {
     let obj: KubeObject;
     if (subresource === 'status') {
       obj = clone(old);
@@ -224,44 +298,84 @@ export class ApiCore {
     obj.kind = r.kind;
     const m = obj.metadata;
     const om = old.metadata;
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name', 'generation'] as const) {
+    for (const k of [
+      'uid',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'namespace',
+      'name',
+      'generation',
+    ] as const) {
       if (om[k] === undefined) delete m[k];
       else (m as any)[k] = om[k];
     }
-    if (om.generation !== undefined && subresource !== 'status' && !sameValue(specOf(obj), specOf(old))) m.generation = om.generation + 1;
+    if (om.generation !== undefined && subresource !== 'status' && !sameValue(specOf(obj), specOf(old)))
+      m.generation = om.generation + 1;
     return obj;
   }
 
-  async update(r: ResourceInfo, ns: string | undefined, name: string, body: KubeObject, o: WriteOptions, subresource = ''): Promise<WriteResult<KubeObject>> {
+  async update(
+    r: ResourceInfo,
+    ns: string | undefined,
+    name: string,
+    body: KubeObject,
+    o: WriteOptions,
+    subresource = '',
+  ): Promise<WriteResult<KubeObject>> {
     this.checkKind(r, body);
     if (!isObject(body.metadata)) throw errors.badRequest('metadata is required');
     if (body.metadata.name && body.metadata.name !== name) {
-      throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+      throw errors.badRequest(
+        `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
+      );
     }
     if (r.namespaced && body.metadata.namespace && body.metadata.namespace !== ns) {
-      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      throw errors.badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     const wantRv = body.metadata.resourceVersion;
     return this.writeLoop(r, ns, name, o, subresource, () => body, wantRv);
   }
 
-  async patch(r: ResourceInfo, ns: string | undefined, name: string, type: PatchType, patch: unknown, o: WriteOptions, subresource = ''): Promise<WriteResult<KubeObject>> {
+  async patch(
+    r: ResourceInfo,
+    ns: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    o: WriteOptions,
+    subresource = '',
+  ): Promise<WriteResult<KubeObject>> {
     if (type === 'strategic' && (r.custom || !supportsStrategic({ group: r.group, kind: r.kind }))) {
       throw errors.unsupportedMediaType(
         'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
       );
     }
-    const pinnedRv = isObject(patch) && isObject((patch as any).metadata) ? (patch as any).metadata.resourceVersion : undefined;
-    return this.writeLoop(r, ns, name, o, subresource, (current) => {
-      try {
-        const out = applyPatch(current, patch, type, { group: r.group, kind: r.kind }) as KubeObject;
-        if (!isObject(out) || !isObject(out.metadata)) throw new PatchError('patch result is not an object');
-        return out;
-      } catch (e) {
-        if (e instanceof PatchError) throw new StatusError(422, 'Invalid', e.message);
-        throw e;
-      }
-    }, typeof pinnedRv === 'string' ? pinnedRv : undefined);
+    const pinnedRv =
+      isObject(patch) && isObject((patch as any).metadata)
+        ? (patch as any).metadata.resourceVersion
+        : undefined;
+    return this.writeLoop(
+      r,
+      ns,
+      name,
+      o,
+      subresource,
+      (current) => {
+        try {
+          const out = applyPatch(current, patch, type, { group: r.group, kind: r.kind }) as KubeObject;
+          if (!isObject(out) || !isObject(out.metadata))
+            throw new PatchError('patch result is not an object');
+          return out;
+        } catch (e) {
+          if (e instanceof PatchError) throw new StatusError(422, 'Invalid', e.message);
+          throw e;
+        }
+      },
+      typeof pinnedRv === 'string' ? pinnedRv : undefined,
+    );
   }
 
   /**
@@ -284,9 +398,16 @@ export class ApiCore {
       const incoming = produce(clone(current.obj));
       const obj = this.prepareUpdate(r, current.obj, incoming, subresource);
       this.validate(r, obj, current.obj);
-      if (r.group === 'apiextensions.k8s.io') obj.status = { ...establishedStatus(obj), ...(obj.status as object) };
+      if (r.group === 'apiextensions.k8s.io')
+        obj.status = { ...establishedStatus(obj), ...(obj.status as object) };
       const warnings = await this.admit(
-        this.attrs(r, 'UPDATE', o, { subresource, namespace: obj.metadata.namespace, name, object: obj, oldObject: current.obj }),
+        this.attrs(r, 'UPDATE', o, {
+          subresource,
+          namespace: obj.metadata.namespace,
+          name,
+          object: obj,
+          oldObject: current.obj,
+        }),
       );
       const now = this.store.get(this.key(r), r.namespaced ? ns : undefined, name);
       if (!now) throw errors.notFound(r, name);
@@ -319,7 +440,8 @@ export class ApiCore {
   afterRemove(r: ResourceInfo, obj: KubeObject) {
     if (r.group === 'apiextensions.k8s.io' && r.plural === 'customresourcedefinitions') {
       const spec = (obj as any).spec;
-      for (const v of spec.versions ?? []) this.validators.delete(`${spec.group}/${v.name}/${spec.names.plural}`);
+      for (const v of spec.versions ?? [])
+        this.validators.delete(`${spec.group}/${v.name}/${spec.names.plural}`);
       this.registry.setCustom(obj.metadata.name!, []);
     }
   }
@@ -328,7 +450,11 @@ export class ApiCore {
     const spec = (crd as any).spec;
     for (const v of spec.versions ?? []) {
       const schema = v.schema?.openAPIV3Schema;
-      if (schema) this.validators.set(`${spec.group}/${v.name}/${spec.names.plural}`, { validate: compileSchema(schema), schema });
+      if (schema)
+        this.validators.set(`${spec.group}/${v.name}/${spec.names.plural}`, {
+          validate: compileSchema(schema),
+          schema,
+        });
     }
     this.registry.setCustom(crd.metadata.name!, crdResources(crd));
   }
@@ -381,6 +507,8 @@ function decodeContinue(token: string): string {
     if (typeof parsed.start !== 'string') throw new Error('no start');
     return parsed.start;
   } catch {
-    throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    throw errors.badRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
   }
 }

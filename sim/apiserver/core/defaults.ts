@@ -7,7 +7,10 @@ import { isObject } from './objects.js';
 type Obj = Record<string, any>;
 
 function defaultContainer(c: Obj) {
-  c.imagePullPolicy ??= typeof c.image === 'string' && (c.image.endsWith(':latest') || !c.image.includes(':')) ? 'Always' : 'IfNotPresent';
+  c.imagePullPolicy ??=
+    typeof c.image === 'string' && (c.image.endsWith(':latest') || !c.image.includes(':'))
+      ? 'Always'
+      : 'IfNotPresent';
   c.terminationMessagePath ??= '/dev/termination-log';
   c.terminationMessagePolicy ??= 'File';
   c.resources ??= {};
@@ -21,12 +24,15 @@ export function defaultPodSpec(spec: Obj) {
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.schedulerName ??= 'default-scheduler';
   spec.securityContext ??= {};
-  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) if (isObject(c)) defaultContainer(c);
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])])
+    if (isObject(c)) defaultContainer(c);
 }
 
 function qosClass(spec: Obj): string {
   const cs: Obj[] = spec.containers ?? [];
-  const any = cs.some((c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length);
+  const any = cs.some(
+    (c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length,
+  );
   if (!any) return 'BestEffort';
   const guaranteed = cs.every((c) => {
     const l = c.resources?.limits ?? {};
@@ -40,7 +46,10 @@ function qosClass(spec: Obj): string {
 function defaultTolerations(spec: Obj, seconds: number) {
   const tolerations: Obj[] = (spec.tolerations ??= []);
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const has = tolerations.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
+    const has = tolerations.some(
+      (t) =>
+        (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'),
+    );
     if (!has) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds });
   }
 }
@@ -98,10 +107,16 @@ export function applyCreateDefaults(kind: string, group: string, o: KubeObject, 
     obj.spec.persistentVolumeReclaimPolicy ??= 'Retain';
     obj.spec.volumeMode ??= 'Filesystem';
     obj.status = { phase: 'Pending' };
-  } else if (group === 'policy' && kind === 'PodDisruptionBudget') obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+  } else if (group === 'policy' && kind === 'PodDisruptionBudget')
+    obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
 }
 
 /** Kinds whose metadata.generation counts spec changes. */
 export function tracksGeneration(kind: string, group: string, custom: boolean): boolean {
-  return custom || group === 'apps' || group === 'policy' || (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition');
+  return (
+    custom ||
+    group === 'apps' ||
+    group === 'policy' ||
+    (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition')
+  );
 }

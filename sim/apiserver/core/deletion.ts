@@ -32,12 +32,21 @@ function podGrace(pod: any, requested: number | undefined): number {
 }
 
 function propagationFinalizer(opts: DeleteOptions): string | undefined {
-  if (opts.propagationPolicy === 'Orphan' || (opts.propagationPolicy === undefined && opts.orphanDependents === true)) return ORPHAN;
+  if (
+    opts.propagationPolicy === 'Orphan' ||
+    (opts.propagationPolicy === undefined && opts.orphanDependents === true)
+  )
+    return ORPHAN;
   if (opts.propagationPolicy === 'Foreground') return FOREGROUND;
   return undefined;
 }
 
-export function planDeletion(existing: KubeObject, opts: DeleteOptions, graceful: boolean, now = new Date()): DeletionPlan {
+export function planDeletion(
+  existing: KubeObject,
+  opts: DeleteOptions,
+  graceful: boolean,
+  now = new Date(),
+): DeletionPlan {
   const obj = structuredClone(existing);
   const meta = obj.metadata;
   const pendingGrace = meta.deletionGracePeriodSeconds;
@@ -47,8 +56,10 @@ export function planDeletion(existing: KubeObject, opts: DeleteOptions, graceful
 
   if (meta.deletionTimestamp) {
     // already being deleted: only a shorter grace period changes anything
-    if (!graceful || pendingGrace === undefined || pendingGrace === 0) return finalizers.size ? { action: 'unchanged' } : { action: 'remove' };
-    if (opts.gracePeriodSeconds === undefined || opts.gracePeriodSeconds >= pendingGrace) return { action: 'unchanged' };
+    if (!graceful || pendingGrace === undefined || pendingGrace === 0)
+      return finalizers.size ? { action: 'unchanged' } : { action: 'remove' };
+    if (opts.gracePeriodSeconds === undefined || opts.gracePeriodSeconds >= pendingGrace)
+      return { action: 'unchanged' };
     const started = Date.parse(meta.deletionTimestamp) - pendingGrace * 1000;
     meta.deletionTimestamp = nowRfc3339(new Date(started + opts.gracePeriodSeconds * 1000));
     meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds;

@@ -15,20 +15,36 @@ const labelNamedKinds = new Set(['Namespace', 'Service']);
 
 export function validateName(kind: string, name: string | undefined, custom: boolean): StatusCause[] {
   if (!name) {
-    return [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }];
+    return [
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: name or generateName is required',
+        field: 'metadata.name',
+      },
+    ];
   }
   const asLabel = labelNamedKinds.has(kind);
   const max = asLabel ? 63 : 253;
   const re = asLabel ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
   const causes: StatusCause[] = [];
   if (name.length > max) {
-    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be no more than ${max} characters`, field: 'metadata.name' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${name}": must be no more than ${max} characters`,
+      field: 'metadata.name',
+    });
   }
   // custom resources only need a path-segment-safe name, like the real server
-  const ok = custom ? !name.includes('/') && !name.includes('%') && name !== '.' && name !== '..' : re.test(name);
+  const ok = custom
+    ? !name.includes('/') && !name.includes('%') && name !== '.' && name !== '..'
+    : re.test(name);
   if (!ok) {
-    const msg = custom ? 'may not contain \'/\' or \'%\'' : asLabel ? labelMsg : subdomainMsg;
-    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": ${msg}`, field: 'metadata.name' });
+    const msg = custom ? "may not contain '/' or '%'" : asLabel ? labelMsg : subdomainMsg;
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${name}": ${msg}`,
+      field: 'metadata.name',
+    });
   }
   return causes;
 }

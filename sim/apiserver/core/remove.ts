@@ -10,9 +10,18 @@ import { clone, nowRfc3339 } from './objects.js';
 
 export const CRD_CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
 
-function checkPreconditions(r: ResourceInfo, name: string, obj: KubeObject, p: DeleteOptions['preconditions']) {
+function checkPreconditions(
+  r: ResourceInfo,
+  name: string,
+  obj: KubeObject,
+  p: DeleteOptions['preconditions'],
+) {
   if (p?.uid && p.uid !== obj.metadata.uid) {
-    throw errors.conflict(r, name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid}`);
+    throw errors.conflict(
+      r,
+      name,
+      `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid}`,
+    );
   }
   if (p?.resourceVersion && p.resourceVersion !== obj.metadata.resourceVersion) {
     throw errors.conflict(
@@ -25,7 +34,8 @@ function checkPreconditions(r: ResourceInfo, name: string, obj: KubeObject, p: D
 
 const isPods = (r: ResourceInfo) => r.group === '' && r.plural === 'pods';
 const isNamespaces = (r: ResourceInfo) => r.group === '' && r.plural === 'namespaces';
-const isCrds = (r: ResourceInfo) => r.group === 'apiextensions.k8s.io' && r.plural === 'customresourcedefinitions';
+const isCrds = (r: ResourceInfo) =>
+  r.group === 'apiextensions.k8s.io' && r.plural === 'customresourcedefinitions';
 
 /** Namespaces and CRDs are emptied by a cleanup loop before they go. */
 function planSpecial(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions) {
@@ -35,19 +45,37 @@ function planSpecial(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions) {
   next.metadata.deletionGracePeriodSeconds = 0;
   if (isNamespaces(r)) {
     (next as any).status = { ...((next as any).status ?? {}), phase: 'Terminating' };
-    if (!((next as any).spec?.finalizers ?? []).length && !(next.metadata.finalizers ?? []).length) return { action: 'remove' as const };
+    if (!((next as any).spec?.finalizers ?? []).length && !(next.metadata.finalizers ?? []).length)
+      return { action: 'remove' as const };
   } else {
     next.metadata.finalizers = [...new Set([...(next.metadata.finalizers ?? []), CRD_CLEANUP])];
   }
-  const prop = planDeletion({ ...next, metadata: { ...next.metadata, deletionTimestamp: undefined } }, opts, false);
-  if (prop.action === 'update') next.metadata.finalizers = [...new Set([...(next.metadata.finalizers ?? []), ...(prop.obj.metadata.finalizers ?? [])])];
+  const prop = planDeletion(
+    { ...next, metadata: { ...next.metadata, deletionTimestamp: undefined } },
+    opts,
+    false,
+  );
+  if (prop.action === 'update')
+    next.metadata.finalizers = [
+      ...new Set([...(next.metadata.finalizers ?? []), ...(prop.obj.metadata.finalizers ?? [])]),
+    ];
   return { action: 'update' as const, obj: next };
 }
 
 export function successStatus(r: ResourceInfo, obj: KubeObject): StatusBody {
-  const details: NonNullable<StatusBody['details']> = { name: obj.metadata.name, kind: r.plural, uid: obj.metadata.uid };
+  const details: NonNullable<StatusBody['details']> = {
+    name: obj.metadata.name,
+    kind: r.plural,
+    uid: obj.metadata.uid,
+  };
   if (r.group) details.group = r.group;
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as unknown as StatusBody;
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details,
+  } as unknown as StatusBody;
 }
 
 export async function deleteOne(
@@ -64,18 +92,18 @@ export async function deleteOne(
     const warnings = o.skipAdmission
       ? []
       : await core.admit({
-      operation: 'DELETE',
-      resource: r,
-      subresource: '',
-      kind: { group: r.group, version: r.version, kind: r.kind },
-      namespace: current.obj.metadata.namespace,
-      name,
-      object: null,
-      oldObject: current.obj,
-      options: opts as Record<string, unknown>,
-      dryRun: o.dryRun,
-      user: o.user,
-    });
+          operation: 'DELETE',
+          resource: r,
+          subresource: '',
+          kind: { group: r.group, version: r.version, kind: r.kind },
+          namespace: current.obj.metadata.namespace,
+          name,
+          object: null,
+          oldObject: current.obj,
+          options: opts as Record<string, unknown>,
+          dryRun: o.dryRun,
+          user: o.user,
+        });
     const now = core.store.get(core.key(r), current.obj.metadata.namespace, name);
     if (!now) throw errors.notFound(r, name);
     if (now.rv !== current.rv) {
@@ -86,7 +114,14 @@ export async function deleteOne(
   }
 }
 
-function applyPlan(core: ApiCore, r: ResourceInfo, obj: KubeObject, opts: DeleteOptions, o: WriteOptions, warnings: string[]): WriteResult<KubeObject | StatusBody> {
+function applyPlan(
+  core: ApiCore,
+  r: ResourceInfo,
+  obj: KubeObject,
+  opts: DeleteOptions,
+  o: WriteOptions,
+  warnings: string[],
+): WriteResult<KubeObject | StatusBody> {
   const plan = isNamespaces(r) || isCrds(r) ? planSpecial(r, obj, opts) : planDeletion(obj, opts, isPods(r));
   const key = core.key(r);
   if (plan.action === 'unchanged') return { obj, warnings, code: 200 };

@@ -12,22 +12,54 @@ import { deleteOne } from './remove.js';
 type Obj = Record<string, any>;
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 
-export async function bindPod(core: ApiCore, pods: ResourceInfo, ns: string, name: string, body: Obj, o: WriteOptions) {
+export async function bindPod(
+  core: ApiCore,
+  pods: ResourceInfo,
+  ns: string,
+  name: string,
+  body: Obj,
+  o: WriteOptions,
+) {
   const node = body?.target?.name;
-  if (!isObject(body) || typeof node !== 'string' || !node) throw errors.invalid('Binding', '', name, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'target.name' }]);
-  if (body.metadata?.name && body.metadata.name !== name) throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+  if (!isObject(body) || typeof node !== 'string' || !node)
+    throw errors.invalid('Binding', '', name, [
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'target.name' },
+    ]);
+  if (body.metadata?.name && body.metadata.name !== name)
+    throw errors.badRequest(
+      `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
+    );
   const bindingRes = { group: '', plural: 'pods/binding' };
   const warnings = await core.admit({
-    operation: 'CREATE', resource: pods, subresource: 'binding', kind: { group: '', version: 'v1', kind: 'Binding' },
-    namespace: ns, name, object: { apiVersion: 'v1', kind: 'Binding', ...body, metadata: { ...(body.metadata ?? {}), name, namespace: ns } }, dryRun: o.dryRun, user: o.user,
+    operation: 'CREATE',
+    resource: pods,
+    subresource: 'binding',
+    kind: { group: '', version: 'v1', kind: 'Binding' },
+    namespace: ns,
+    name,
+    object: {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      ...body,
+      metadata: { ...(body.metadata ?? {}), name, namespace: ns },
+    },
+    dryRun: o.dryRun,
+    user: o.user,
   });
   const current = core.getStored(pods, ns, name);
   const pod = structuredClone(current.obj) as Obj;
-  if (pod.metadata.deletionTimestamp) throw errors.conflict(bindingRes, name, `pod ${name} is being deleted, cannot be assigned to a host`);
-  if (pod.spec?.nodeName) throw errors.conflict(bindingRes, name, `pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
+  if (pod.metadata.deletionTimestamp)
+    throw errors.conflict(bindingRes, name, `pod ${name} is being deleted, cannot be assigned to a host`);
+  if (pod.spec?.nodeName)
+    throw errors.conflict(bindingRes, name, `pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
   pod.spec.nodeName = node;
   const conditions: Obj[] = (pod.status.conditions ??= []).filter((c: Obj) => c.type !== 'PodScheduled');
-  conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowRfc3339() });
+  conditions.push({
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: nowRfc3339(),
+  });
   pod.status.conditions = conditions;
   if (!o.dryRun) core.store.put(core.key(pods), pod as KubeObject);
   return { obj: success, warnings, code: 201 };
@@ -37,11 +69,17 @@ const pdbResource = (core: ApiCore) => core.registry.lookup('policy', 'v1', 'pod
 
 function matchingPdbs(core: ApiCore, ns: string, pod: KubeObject): KubeObject[] {
   const { items } = core.list(pdbResource(core), ns, {});
-  return items.map((s) => s.obj).filter((p) => labelSelectorMatches((p as Obj).spec?.selector, pod.metadata.labels, { nilMatches: false }));
+  return items
+    .map((s) => s.obj)
+    .filter((p) =>
+      labelSelectorMatches((p as Obj).spec?.selector, pod.metadata.labels, { nilMatches: false }),
+    );
 }
 
 function budgetDenied(message: string) {
-  return errors.tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", { causes: [{ reason: 'DisruptionBudget', message }] });
+  return errors.tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", {
+    causes: [{ reason: 'DisruptionBudget', message }],
+  });
 }
 
 /** Take one disruption from the budget with compare-and-swap, or say why not. */
@@ -52,33 +90,74 @@ async function chargeBudget(core: ApiCore, pdb: KubeObject, podName: string, o: 
     throw budgetDenied(`The disruption budget ${p.metadata.name} is still being processed by the server.`);
   }
   if ((status.disruptionsAllowed ?? 0) < 0) throw errors.forbidden('pdb disruptions allowed is negative');
-  if (Object.keys(status.disruptedPods ?? {}).length > 2000) throw errors.forbidden('DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+  if (Object.keys(status.disruptedPods ?? {}).length > 2000)
+    throw errors.forbidden('DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   if ((status.disruptionsAllowed ?? 0) === 0) {
-    throw budgetDenied(`The disruption budget ${p.metadata.name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`);
+    throw budgetDenied(
+      `The disruption budget ${p.metadata.name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`,
+    );
   }
   if (o.dryRun) return;
   const next = structuredClone(p);
   next.status.disruptionsAllowed -= 1;
   next.status.disruptedPods = { ...(next.status.disruptedPods ?? {}), [podName]: nowRfc3339() };
-  await core.writeLoop(pdbResource(core), p.metadata.namespace, p.metadata.name, { ...o, dryRun: false }, 'status', () => next as KubeObject, p.metadata.resourceVersion);
+  await core.writeLoop(
+    pdbResource(core),
+    p.metadata.namespace,
+    p.metadata.name,
+    { ...o, dryRun: false },
+    'status',
+    () => next as KubeObject,
+    p.metadata.resourceVersion,
+  );
 }
 
-export async function evictPod(core: ApiCore, pods: ResourceInfo, ns: string, name: string, body: Obj, o: WriteOptions) {
-  if (!isObject(body) || (body.kind && body.kind !== 'Eviction')) throw errors.badRequest('expected an Eviction object');
-  if (body.metadata?.name && body.metadata.name !== name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
-  const version = typeof body.apiVersion === 'string' && body.apiVersion.startsWith('policy/') ? body.apiVersion.slice(7) : 'v1';
-  const eviction = { apiVersion: `policy/${version}`, kind: 'Eviction', ...body, metadata: { ...(body.metadata ?? {}), name, namespace: ns } };
+export async function evictPod(
+  core: ApiCore,
+  pods: ResourceInfo,
+  ns: string,
+  name: string,
+  body: Obj,
+  o: WriteOptions,
+) {
+  if (!isObject(body) || (body.kind && body.kind !== 'Eviction'))
+    throw errors.badRequest('expected an Eviction object');
+  if (body.metadata?.name && body.metadata.name !== name)
+    throw errors.badRequest(`name in URL does not match name in Eviction object`);
+  const version =
+    typeof body.apiVersion === 'string' && body.apiVersion.startsWith('policy/')
+      ? body.apiVersion.slice(7)
+      : 'v1';
+  const eviction = {
+    apiVersion: `policy/${version}`,
+    kind: 'Eviction',
+    ...body,
+    metadata: { ...(body.metadata ?? {}), name, namespace: ns },
+  };
   const warnings = await core.admit({
-    operation: 'CREATE', resource: pods, subresource: 'eviction', kind: { group: 'policy', version, kind: 'Eviction' },
-    namespace: ns, name, object: eviction, dryRun: o.dryRun, user: o.user,
+    operation: 'CREATE',
+    resource: pods,
+    subresource: 'eviction',
+    kind: { group: 'policy', version, kind: 'Eviction' },
+    namespace: ns,
+    name,
+    object: eviction,
+    dryRun: o.dryRun,
+    user: o.user,
   });
   const pod = core.getStored(pods, ns, name).obj as Obj;
   const deleteOptions: DeleteOptions = { ...(body.deleteOptions ?? {}) };
   // a pod that is finished, not yet running, or already terminating costs no disruption
-  const ignoreBudget = ['Succeeded', 'Failed', 'Pending'].includes(pod.status?.phase) || !!pod.metadata.deletionTimestamp;
+  const ignoreBudget =
+    ['Succeeded', 'Failed', 'Pending'].includes(pod.status?.phase) || !!pod.metadata.deletionTimestamp;
   if (!ignoreBudget) {
     const pdbs = matchingPdbs(core, ns, pod as KubeObject);
-    if (pdbs.length > 1) throw new StatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    if (pdbs.length > 1)
+      throw new StatusError(
+        500,
+        'InternalError',
+        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+      );
     if (pdbs.length === 1) await chargeBudget(core, pdbs[0], name, o);
   }
   // the delete that follows an eviction does not go through DELETE admission again
@@ -93,23 +172,53 @@ export function toScale(_r: ResourceInfo, o: KubeObject): Obj {
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
-    metadata: { name: x.metadata.name, namespace: x.metadata.namespace, uid: x.metadata.uid, resourceVersion: x.metadata.resourceVersion, creationTimestamp: x.metadata.creationTimestamp },
+    metadata: {
+      name: x.metadata.name,
+      namespace: x.metadata.namespace,
+      uid: x.metadata.uid,
+      resourceVersion: x.metadata.resourceVersion,
+      creationTimestamp: x.metadata.creationTimestamp,
+    },
     spec: { replicas: x.spec?.replicas ?? 0 },
-    status: { replicas: x.status?.replicas ?? 0, selector: x.spec?.selector ? labelSelectorToString(x.spec.selector) : '' },
+    status: {
+      replicas: x.status?.replicas ?? 0,
+      selector: x.spec?.selector ? labelSelectorToString(x.spec.selector) : '',
+    },
   };
 }
 
-export async function updateScale(core: ApiCore, r: ResourceInfo, ns: string, name: string, produce: (scale: Obj) => Obj, o: WriteOptions) {
+export async function updateScale(
+  core: ApiCore,
+  r: ResourceInfo,
+  ns: string,
+  name: string,
+  produce: (scale: Obj) => Obj,
+  o: WriteOptions,
+) {
   let wantRv: string | undefined;
-  const res = await core.writeLoop(r, ns, name, o, '', (current) => {
-    const scale = produce(toScale(r, current));
-    if (typeof scale?.spec?.replicas !== 'number' || scale.spec.replicas < 0) {
-      throw errors.invalid('Scale', 'autoscaling', name, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${scale?.spec?.replicas}: must be greater than or equal to 0`, field: 'spec.replicas' }]);
-    }
-    wantRv = scale.metadata?.resourceVersion;
-    if (wantRv && wantRv !== current.metadata.resourceVersion) throw errors.staleConflict(r, name);
-    (current as Obj).spec.replicas = scale.spec.replicas;
-    return current;
-  }, undefined);
+  const res = await core.writeLoop(
+    r,
+    ns,
+    name,
+    o,
+    '',
+    (current) => {
+      const scale = produce(toScale(r, current));
+      if (typeof scale?.spec?.replicas !== 'number' || scale.spec.replicas < 0) {
+        throw errors.invalid('Scale', 'autoscaling', name, [
+          {
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: ${scale?.spec?.replicas}: must be greater than or equal to 0`,
+            field: 'spec.replicas',
+          },
+        ]);
+      }
+      wantRv = scale.metadata?.resourceVersion;
+      if (wantRv && wantRv !== current.metadata.resourceVersion) throw errors.staleConflict(r, name);
+      (current as Obj).spec.replicas = scale.spec.replicas;
+      return current;
+    },
+    undefined,
+  );
   return { ...res, obj: toScale(r, res.obj) };
 }

@@ -1,19 +1,31 @@
 // Validation of built-in kinds: the subset of kube-apiserver's rules that clients and
 // controllers depend on (required fields, selector/template agreement, immutable pod
 // specs), with the real field paths and message shapes.
-import { type LabelSelector, labelSelectorMatches, validateLabelSelector } from '../../../lib/kube/labelSelector.js';
+import {
+  type LabelSelector,
+  labelSelectorMatches,
+  validateLabelSelector,
+} from '../../../lib/kube/labelSelector.js';
 import type { StatusCause } from '../http/errors.js';
 import type { KubeObject } from '../resources/types.js';
 import { isObject, sameValue } from './objects.js';
 
 type Obj = Record<string, any>;
-const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field });
+const required = (field: string): StatusCause => ({
+  reason: 'FieldValueRequired',
+  message: 'Required value',
+  field,
+});
 const invalid = (field: string, value: unknown, why: string): StatusCause => ({
   reason: 'FieldValueInvalid',
   message: `Invalid value: ${JSON.stringify(value)}: ${why}`,
   field,
 });
-const forbidden = (field: string, why: string): StatusCause => ({ reason: 'FieldValueForbidden', message: `Forbidden: ${why}`, field });
+const forbidden = (field: string, why: string): StatusCause => ({
+  reason: 'FieldValueForbidden',
+  message: `Forbidden: ${why}`,
+  field,
+});
 
 function validateContainers(spec: Obj, path: string): StatusCause[] {
   const out: StatusCause[] = [];
@@ -22,9 +34,17 @@ function validateContainers(spec: Obj, path: string): StatusCause[] {
   const seen = new Set<string>();
   containers.forEach((c: Obj, i: number) => {
     const p = `${path}.containers[${i}]`;
-    if (!isObject(c)) return out.push(invalid(p, c, 'must be an object'));
+    if (!isObject(c)) {
+      out.push(invalid(p, c, 'must be an object'));
+      return;
+    }
     if (!c.name) out.push(required(`${p}.name`));
-    else if (seen.has(c.name)) out.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: "${c.name}"`, field: `${p}.name` });
+    else if (seen.has(c.name))
+      out.push({
+        reason: 'FieldValueDuplicate',
+        message: `Duplicate value: "${c.name}"`,
+        field: `${p}.name`,
+      });
     seen.add(c.name);
     if (!c.image) out.push(required(`${p}.image`));
   });
@@ -34,11 +54,15 @@ function validateContainers(spec: Obj, path: string): StatusCause[] {
 function validateWorkload(o: Obj, kind: string): StatusCause[] {
   const spec: Obj = o.spec ?? {};
   const out: StatusCause[] = [];
-  if (typeof spec.replicas === 'number' && spec.replicas < 0) out.push(invalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
+  if (typeof spec.replicas === 'number' && spec.replicas < 0)
+    out.push(invalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
   if (!isObject(spec.selector)) return [...out, required('spec.selector')];
   for (const m of validateLabelSelector(spec.selector)) out.push(invalid('spec.selector', spec.selector, m));
   const labels = spec.template?.metadata?.labels ?? {};
-  if (!labelSelectorMatches(spec.selector as LabelSelector, labels, { nilMatches: false }) || Object.keys(spec.selector).length === 0) {
+  if (
+    !labelSelectorMatches(spec.selector as LabelSelector, labels, { nilMatches: false }) ||
+    Object.keys(spec.selector).length === 0
+  ) {
     out.push(invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
   if (!isObject(spec.template?.spec)) out.push(required('spec.template.spec'));
@@ -63,16 +87,39 @@ function validateWebhooks(o: Obj): StatusCause[] {
   (o.webhooks ?? []).forEach((w: Obj, i: number) => {
     const p = `webhooks[${i}]`;
     if (!w.name) out.push(required(`${p}.name`));
-    else if (w.name.split('.').length < 3) out.push(invalid(`${p}.name`, w.name, 'should be a domain with at least three segments separated by dots'));
-    else if (names.has(w.name)) out.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: "${w.name}"`, field: `${p}.name` });
+    else if (w.name.split('.').length < 3)
+      out.push(
+        invalid(`${p}.name`, w.name, 'should be a domain with at least three segments separated by dots'),
+      );
+    else if (names.has(w.name))
+      out.push({
+        reason: 'FieldValueDuplicate',
+        message: `Duplicate value: "${w.name}"`,
+        field: `${p}.name`,
+      });
     names.add(w.name);
     const cc: Obj = w.clientConfig ?? {};
     if (!cc.url === !cc.service) out.push(required(`${p}.clientConfig`));
-    if (cc.url && !String(cc.url).startsWith('https://')) out.push(invalid(`${p}.clientConfig.url`, cc.url, "'https' is the only allowed URL scheme"));
-    if (!['None', 'NoneOnDryRun'].includes(w.sideEffects)) out.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(w.sideEffects ?? '')}: supported values: "None", "NoneOnDryRun"`, field: `${p}.sideEffects` });
-    if (!Array.isArray(w.admissionReviewVersions) || !w.admissionReviewVersions.includes('v1')) out.push(required(`${p}.admissionReviewVersions`));
-    if (w.failurePolicy && !['Ignore', 'Fail'].includes(w.failurePolicy)) out.push(invalid(`${p}.failurePolicy`, w.failurePolicy, 'supported values: "Fail", "Ignore"'));
-    if (w.timeoutSeconds !== undefined && (w.timeoutSeconds < 1 || w.timeoutSeconds > 30)) out.push(invalid(`${p}.timeoutSeconds`, w.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
+    if (cc.url && !String(cc.url).startsWith('https://'))
+      out.push(invalid(`${p}.clientConfig.url`, cc.url, "'https' is the only allowed URL scheme"));
+    if (!['None', 'NoneOnDryRun'].includes(w.sideEffects))
+      out.push({
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${JSON.stringify(w.sideEffects ?? '')}: supported values: "None", "NoneOnDryRun"`,
+        field: `${p}.sideEffects`,
+      });
+    if (!Array.isArray(w.admissionReviewVersions) || !w.admissionReviewVersions.includes('v1'))
+      out.push(required(`${p}.admissionReviewVersions`));
+    if (w.failurePolicy && !['Ignore', 'Fail'].includes(w.failurePolicy))
+      out.push(invalid(`${p}.failurePolicy`, w.failurePolicy, 'supported values: "Fail", "Ignore"'));
+    if (w.timeoutSeconds !== undefined && (w.timeoutSeconds < 1 || w.timeoutSeconds > 30))
+      out.push(
+        invalid(
+          `${p}.timeoutSeconds`,
+          w.timeoutSeconds,
+          'the timeout value must be between 1 and 30 seconds',
+        ),
+      );
   });
   return out;
 }
@@ -111,8 +158,10 @@ function immutable(field: string, a: unknown, b: unknown): StatusCause[] {
 export function validateUpdate(kind: string, group: string, o: KubeObject, old: KubeObject): StatusCause[] {
   const [n, p] = [o as Obj, old as Obj];
   if (group === '' && kind === 'Pod') return podSpecUpdate(p.spec ?? {}, n.spec ?? {});
-  if (group === 'apps') return [...validateWorkload(n, kind), ...immutable('spec.selector', p.spec?.selector, n.spec?.selector)];
+  if (group === 'apps')
+    return [...validateWorkload(n, kind), ...immutable('spec.selector', p.spec?.selector, n.spec?.selector)];
   if (group === 'storage.k8s.io' && kind === 'VolumeAttachment') return immutable('spec', p.spec, n.spec);
-  if (group === '' && kind === 'PersistentVolumeClaim' && p.spec?.volumeName) return immutable('spec.volumeName', p.spec.volumeName, n.spec?.volumeName);
+  if (group === '' && kind === 'PersistentVolumeClaim' && p.spec?.volumeName)
+    return immutable('spec.volumeName', p.spec.volumeName, n.spec?.volumeName);
   return validateCreate(kind, group, o);
 }

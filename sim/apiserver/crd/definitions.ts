@@ -11,7 +11,11 @@ const invalid = (field: string, value: unknown, why: string): StatusCause => ({
   message: `Invalid value: ${JSON.stringify(value)}: ${why}`,
   field,
 });
-const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field });
+const required = (field: string): StatusCause => ({
+  reason: 'FieldValueRequired',
+  message: 'Required value',
+  field,
+});
 
 export function validateCrd(crd: KubeObject): StatusCause[] {
   const spec: Obj = (crd as Obj).spec ?? {};
@@ -24,12 +28,22 @@ export function validateCrd(crd: KubeObject): StatusCause[] {
     out.push(invalid('metadata.name', crd.metadata.name, 'must be spec.names.plural+"."+spec.group'));
   }
   if (!['Namespaced', 'Cluster'].includes(spec.scope)) {
-    out.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(spec.scope ?? '')}: supported values: "Cluster", "Namespaced"`, field: 'spec.scope' });
+    out.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(spec.scope ?? '')}: supported values: "Cluster", "Namespaced"`,
+      field: 'spec.scope',
+    });
   }
   const versions: Obj[] = Array.isArray(spec.versions) ? spec.versions : [];
   if (versions.length === 0) out.push(required('spec.versions'));
   if (versions.length && versions.filter((v) => v.storage).length !== 1) {
-    out.push(invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
+    out.push(
+      invalid(
+        'spec.versions',
+        versions.map((v) => v.name),
+        'must have exactly one version marked as storage version',
+      ),
+    );
   }
   versions.forEach((v, i) => {
     if (!v.name) out.push(required(`spec.versions[${i}].name`));
@@ -41,8 +55,16 @@ export function validateCrd(crd: KubeObject): StatusCause[] {
 function printerColumns(v: Obj): PrinterColumn[] | undefined {
   const cols = v.additionalPrinterColumns;
   // the real server adds an Age column when a CRD declares none
-  if (!Array.isArray(cols) || cols.length === 0) return [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
-  return cols.map((c: Obj) => ({ name: c.name, type: c.type, jsonPath: c.jsonPath, description: c.description, priority: c.priority ?? 0, format: c.format }));
+  if (!Array.isArray(cols) || cols.length === 0)
+    return [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  return cols.map((c: Obj) => ({
+    name: c.name,
+    type: c.type,
+    jsonPath: c.jsonPath,
+    description: c.description,
+    priority: c.priority ?? 0,
+    format: c.format,
+  }));
 }
 
 export function crdResources(crd: KubeObject): ResourceInfo[] {
@@ -60,7 +82,10 @@ export function crdResources(crd: KubeObject): ResourceInfo[] {
       namespaced: spec.scope === 'Namespaced',
       shortNames: names.shortNames ?? [],
       categories: names.categories ?? [],
-      subresources: [...(v.subresources?.status ? ['status'] : []), ...(v.subresources?.scale ? ['scale'] : [])],
+      subresources: [
+        ...(v.subresources?.status ? ['status'] : []),
+        ...(v.subresources?.scale ? ['scale'] : []),
+      ],
       printerColumns: printerColumns(v),
       custom: true,
     }));
@@ -73,13 +98,29 @@ export function storageVersion(crd: KubeObject): string {
 export function establishedStatus(crd: KubeObject): Obj {
   const spec: Obj = (crd as Obj).spec;
   const t = nowRfc3339();
-  const names = { ...spec.names, singular: spec.names.singular ?? String(spec.names.kind).toLowerCase(), listKind: spec.names.listKind ?? `${spec.names.kind}List` };
+  const names = {
+    ...spec.names,
+    singular: spec.names.singular ?? String(spec.names.kind).toLowerCase(),
+    listKind: spec.names.listKind ?? `${spec.names.kind}List`,
+  };
   return {
     acceptedNames: names,
     storedVersions: [storageVersion(crd)],
     conditions: [
-      { type: 'NamesAccepted', status: 'True', lastTransitionTime: t, reason: 'NoConflicts', message: 'no conflicts found' },
-      { type: 'Established', status: 'True', lastTransitionTime: t, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+      {
+        type: 'NamesAccepted',
+        status: 'True',
+        lastTransitionTime: t,
+        reason: 'NoConflicts',
+        message: 'no conflicts found',
+      },
+      {
+        type: 'Established',
+        status: 'True',
+        lastTransitionTime: t,
+        reason: 'InitialNamesAccepted',
+        message: 'the initial names have been accepted',
+      },
     ],
   };
 }

@@ -13,8 +13,12 @@ function toJsonSchema(s: Schema): Schema {
   if (typeof s !== 'object' || s === null) return s;
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
-    if (k === 'properties' || k === 'patternProperties') out[k] = Object.fromEntries(Object.entries(v as Schema).map(([pk, pv]) => [pk, toJsonSchema(pv as Schema)]));
-    else if (k === 'items' || k === 'additionalProperties' || k === 'not') out[k] = typeof v === 'object' ? toJsonSchema(v as Schema) : v;
+    if (k === 'properties' || k === 'patternProperties')
+      out[k] = Object.fromEntries(
+        Object.entries(v as Schema).map(([pk, pv]) => [pk, toJsonSchema(pv as Schema)]),
+      );
+    else if (k === 'items' || k === 'additionalProperties' || k === 'not')
+      out[k] = typeof v === 'object' ? toJsonSchema(v as Schema) : v;
     else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') out[k] = (v as Schema[]).map(toJsonSchema);
     else if (!k.startsWith('x-kubernetes-')) out[k] = v;
   }
@@ -39,7 +43,10 @@ export function compileSchema(openAPIV3Schema: Schema): ValidateFunction {
 }
 
 function fieldPath(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra) parts.push(extra);
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
@@ -60,21 +67,41 @@ function toCause(e: ErrorObject, obj: unknown): StatusCause | undefined {
       return { reason: 'FieldValueRequired', message: 'Required value', field: f };
     }
     case 'type':
-      return { reason: 'FieldValueInvalid', message: `Invalid value: "${typeof value === 'object' ? (Array.isArray(value) ? 'array' : 'object') : typeof value === 'number' ? 'number' : typeof value}": ${field} in body must be of type ${(e.params as any).type}: ${shown}`, field };
+      return {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${typeof value === 'object' ? (Array.isArray(value) ? 'array' : 'object') : typeof value === 'number' ? 'number' : typeof value}": ${field} in body must be of type ${(e.params as any).type}: ${shown}`,
+        field,
+      };
     case 'enum':
-      return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown}: supported values: ${((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, field };
+      return {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${shown}: supported values: ${((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        field,
+      };
     case 'minimum':
     case 'exclusiveMinimum':
-      return { reason: 'FieldValueInvalid', message: `Invalid value: ${shown}: ${field} in body should be greater than or equal to ${(e.params as any).limit}`, field };
+      return {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${shown}: ${field} in body should be greater than or equal to ${(e.params as any).limit}`,
+        field,
+      };
     case 'maximum':
     case 'exclusiveMaximum':
-      return { reason: 'FieldValueInvalid', message: `Invalid value: ${shown}: ${field} in body should be less than or equal to ${(e.params as any).limit}`, field };
+      return {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${shown}: ${field} in body should be less than or equal to ${(e.params as any).limit}`,
+        field,
+      };
     case 'anyOf':
     case 'oneOf':
     case 'if':
       return undefined; // the branch errors say more
     default:
-      return { reason: 'FieldValueInvalid', message: `Invalid value: ${shown}: ${field} in body ${e.message ?? 'is invalid'}`, field };
+      return {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${shown}: ${field} in body ${e.message ?? 'is invalid'}`,
+        field,
+      };
   }
 }
 
@@ -105,7 +132,9 @@ export function prune(obj: unknown, schema: Schema | undefined, root = true): vo
   for (const key of Object.keys(o)) {
     if (root && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
     if (props && key in props) prune(o[key], props[key], false);
-    else if (typeof schema.additionalProperties === 'object') prune(o[key], schema.additionalProperties, false);
-    else if (!preserve && (props || schema.type === 'object') && schema.additionalProperties !== true) delete o[key];
+    else if (typeof schema.additionalProperties === 'object')
+      prune(o[key], schema.additionalProperties, false);
+    else if (!preserve && (props || schema.type === 'object') && schema.additionalProperties !== true)
+      delete o[key];
   }
 }

@@ -19,10 +19,41 @@ const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', '
 
 function subresourceEntries(r: ResourceInfo) {
   return r.subresources.map((sub) => {
-    if (sub === 'binding') return { name: `${r.plural}/binding`, singularName: '', namespaced: r.namespaced, kind: 'Binding', verbs: ['create'] };
-    if (sub === 'eviction') return { name: `${r.plural}/eviction`, singularName: '', namespaced: r.namespaced, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
-    if (sub === 'scale') return { name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
-    return { name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] };
+    if (sub === 'binding')
+      return {
+        name: `${r.plural}/binding`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: 'Binding',
+        verbs: ['create'],
+      };
+    if (sub === 'eviction')
+      return {
+        name: `${r.plural}/eviction`,
+        singularName: '',
+        namespaced: r.namespaced,
+        group: 'policy',
+        version: 'v1',
+        kind: 'Eviction',
+        verbs: ['create'],
+      };
+    if (sub === 'scale')
+      return {
+        name: `${r.plural}/scale`,
+        singularName: '',
+        namespaced: r.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      };
+    return {
+      name: `${r.plural}/${sub}`,
+      singularName: '',
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: ['get', 'patch', 'update'],
+    };
   });
 }
 
@@ -64,5 +95,9 @@ export function apiGroup(registry: ResourceRegistry, group: string) {
 }
 
 export function apiVersions(serverAddress: string) {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }

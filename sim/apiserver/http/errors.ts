@@ -57,7 +57,12 @@ export const errors = {
   notFound: (r: Res, name: string) =>
     new StatusError(404, 'NotFound', `${qualifiedResource(r)} "${name}" not found`, details(r, name)),
   alreadyExists: (r: Res, name: string) =>
-    new StatusError(409, 'AlreadyExists', `${qualifiedResource(r)} "${name}" already exists`, details(r, name)),
+    new StatusError(
+      409,
+      'AlreadyExists',
+      `${qualifiedResource(r)} "${name}" already exists`,
+      details(r, name),
+    ),
   conflict: (r: Res, name: string, why: string) =>
     new StatusError(
       409,
@@ -95,5 +100,6 @@ export const errors = {
     }),
   expired: (message: string) => new StatusError(410, 'Expired', message),
   unauthorized: () => new StatusError(401, 'Unauthorized', 'Unauthorized'),
-  pathNotFound: () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}),
+  pathNotFound: () =>
+    new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}),
 };

@@ -25,14 +25,24 @@ export interface HandlerContext {
 }
 
 function tableOpts(ctx: HandlerContext) {
-  return wantsTable(ctx.req.headers.accept) ? { includeObject: parseIncludeObject(ctx.query.get('includeObject') ?? undefined) } : undefined;
+  return wantsTable(ctx.req.headers.accept)
+    ? { includeObject: parseIncludeObject(ctx.query.get('includeObject') ?? undefined) }
+    : undefined;
 }
 
 function sendObject(ctx: HandlerContext, code: number, obj: KubeObject | object, warnings: string[] = []) {
   const table = tableOpts(ctx);
   const o = obj as KubeObject;
   if (table && o.kind === ctx.route.resource.kind && o.metadata) {
-    return sendJson(ctx.res, code, toTable(ctx.route.resource, [o], { includeObject: table.includeObject, resourceVersion: o.metadata.resourceVersion ?? '' }), warnings);
+    return sendJson(
+      ctx.res,
+      code,
+      toTable(ctx.route.resource, [o], {
+        includeObject: table.includeObject,
+        resourceVersion: o.metadata.resourceVersion ?? '',
+      }),
+      warnings,
+    );
   }
   sendJson(ctx.res, code, obj, warnings);
 }
@@ -62,12 +72,20 @@ function handleGet(ctx: HandlerContext) {
   }
   if (isWatch(ctx)) {
     const sel = core.parseSelection(r, listQuery(ctx.query));
-    serveWatch(core, r, route.namespace, sel, {
-      resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
-      allowWatchBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
-      timeoutSeconds: queryInt(ctx.query, 'timeoutSeconds'),
-      table: tableOpts(ctx),
-    }, ctx.timing, ctx.res);
+    serveWatch(
+      core,
+      r,
+      route.namespace,
+      sel,
+      {
+        resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
+        allowWatchBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
+        timeoutSeconds: queryInt(ctx.query, 'timeoutSeconds'),
+        table: tableOpts(ctx),
+      },
+      ctx.timing,
+      ctx.res,
+    );
     return;
   }
   return sendList(ctx);
@@ -80,7 +98,15 @@ function sendList(ctx: HandlerContext) {
   const table = tableOpts(ctx);
   if (table) {
     const objs = out.items.map((s) => core.present(r, s).obj);
-    return sendJson(ctx.res, 200, toTable(r, objs, { includeObject: table.includeObject, resourceVersion: String(out.rv), continueToken: out.continueToken }));
+    return sendJson(
+      ctx.res,
+      200,
+      toTable(r, objs, {
+        includeObject: table.includeObject,
+        resourceVersion: String(out.rv),
+        continueToken: out.continueToken,
+      }),
+    );
   }
   const meta: Record<string, unknown> = { resourceVersion: String(out.rv) };
   if (out.continueToken) meta.continue = out.continueToken;
@@ -88,7 +114,9 @@ function sendList(ctx: HandlerContext) {
   // stream the stored JSON: a 150 000-pod list is never built as one string
   const res = ctx.res;
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
-  res.write(`{"kind":"${r.listKind}","apiVersion":"${apiVersionOf(r)}","metadata":${JSON.stringify(meta)},"items":[`);
+  res.write(
+    `{"kind":"${r.listKind}","apiVersion":"${apiVersionOf(r)}","metadata":${JSON.stringify(meta)},"items":[`,
+  );
   const batch: string[] = [];
   out.items.forEach((s, i) => {
     batch.push(core.present(r, s).json);
@@ -107,15 +135,21 @@ async function bodyOf(ctx: HandlerContext): Promise<unknown> {
 }
 
 function writeOpts(ctx: HandlerContext): WriteOptions {
-  return { user: ctx.user, dryRun: parseDryRun(ctx.query), fieldManager: ctx.query.get('fieldManager') ?? undefined };
+  return {
+    user: ctx.user,
+    dryRun: parseDryRun(ctx.query),
+    fieldManager: ctx.query.get('fieldManager') ?? undefined,
+  };
 }
 
 async function handlePost(ctx: HandlerContext) {
   const { core, route } = ctx;
-  if (route.name !== undefined && !['binding', 'eviction'].includes(route.subresource)) throw errors.methodNotAllowed();
+  if (route.name !== undefined && !['binding', 'eviction'].includes(route.subresource))
+    throw errors.methodNotAllowed();
   const o = writeOpts(ctx);
   const body = (await bodyOf(ctx)) as any;
-  if (body === undefined || typeof body !== 'object' || body === null) throw errors.badRequest('the body of the request must be a JSON object');
+  if (body === undefined || typeof body !== 'object' || body === null)
+    throw errors.badRequest('the body of the request must be a JSON object');
   if (route.name === undefined) {
     const res = await core.create(route.resource, route.namespace, body, o);
     return sendObject(ctx, res.code, res.obj, res.warnings);
@@ -135,7 +169,8 @@ async function handlePut(ctx: HandlerContext) {
   const { core, route } = ctx;
   if (route.name === undefined) throw errors.methodNotAllowed();
   const body = (await bodyOf(ctx)) as any;
-  if (typeof body !== 'object' || body === null) throw errors.badRequest('the body of the request must be a JSON object');
+  if (typeof body !== 'object' || body === null)
+    throw errors.badRequest('the body of the request must be a JSON object');
   const o = writeOpts(ctx);
   if (route.subresource === 'scale') {
     const res = await updateScale(core, route.resource, route.namespace!, route.name, () => body, o);
@@ -151,16 +186,37 @@ async function handlePatch(ctx: HandlerContext) {
   if (route.name === undefined) throw errors.methodNotAllowed();
   const type = patchTypeFromContentType(ctx.req.headers['content-type']);
   if (type === undefined || type === 'apply') {
-    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+    throw errors.unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+    );
   }
   const patch = parseBody(await readBody(ctx.req), 'application/json');
   const o = writeOpts(ctx);
   if (route.subresource === 'scale') {
     const r = route.resource;
-    const res = await updateScale(core, r, route.namespace!, route.name, (scale) => applyPatch(scale, patch, type === 'strategic' ? 'merge' : type, { group: 'autoscaling', kind: 'Scale' }) as any, o);
+    const res = await updateScale(
+      core,
+      r,
+      route.namespace!,
+      route.name,
+      (scale) =>
+        applyPatch(scale, patch, type === 'strategic' ? 'merge' : type, {
+          group: 'autoscaling',
+          kind: 'Scale',
+        }) as any,
+      o,
+    );
     return sendJson(ctx.res, 200, res.obj, res.warnings);
   }
-  const res = await core.patch(route.resource, route.namespace, route.name, type, patch, o, route.subresource);
+  const res = await core.patch(
+    route.resource,
+    route.namespace,
+    route.name,
+    type,
+    patch,
+    o,
+    route.subresource,
+  );
   return sendObject(ctx, res.code, res.obj, res.warnings);
 }
 
@@ -175,7 +231,17 @@ async function handleDelete(ctx: HandlerContext) {
     return sendJson(ctx.res, res.code, res.obj, res.warnings);
   }
   const res = await deleteCollection(core, route.resource, route.namespace, listQuery(ctx.query), opts, o);
-  return sendJson(ctx.res, 200, { kind: route.resource.listKind, apiVersion: apiVersionOf(route.resource), metadata: {}, items: res.items }, res.warnings);
+  return sendJson(
+    ctx.res,
+    200,
+    {
+      kind: route.resource.listKind,
+      apiVersion: apiVersionOf(route.resource),
+      metadata: {},
+      items: res.items,
+    },
+    res.warnings,
+  );
 }
 
 /** POST bindings: the older form of pods/<name>/binding, which client libraries still use. */
@@ -183,7 +249,10 @@ async function handleBindings(ctx: HandlerContext) {
   if (ctx.req.method !== 'POST' || ctx.route.name !== undefined) throw errors.methodNotAllowed();
   const body = (await bodyOf(ctx)) as any;
   const name = body?.metadata?.name;
-  if (typeof name !== 'string' || !name) throw errors.invalid('Binding', '', '', [{ reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.name' }]);
+  if (typeof name !== 'string' || !name)
+    throw errors.invalid('Binding', '', '', [
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.name' },
+    ]);
   const pods = ctx.core.registry.lookup('', 'v1', 'pods')!;
   const res = await bindPod(ctx.core, pods, ctx.route.namespace!, name, body, writeOpts(ctx));
   return sendJson(ctx.res, res.code, res.obj, res.warnings);

@@ -26,11 +26,24 @@ export function authenticate(req: IncomingMessage, path: string, identities: Ide
   }
   const as = req.headers['impersonate-user'];
   if (typeof as !== 'string') return id.user;
-  if (!id.canImpersonate) throw errors.forbidden(`users "${as}" is forbidden: User "${id.user.username}" cannot impersonate resource "users" in API group "" at the cluster scope`);
+  if (!id.canImpersonate)
+    throw errors.forbidden(
+      `users "${as}" is forbidden: User "${id.user.username}" cannot impersonate resource "users" in API group "" at the cluster scope`,
+    );
   const groups = req.headers['impersonate-group'];
-  const list = Array.isArray(groups) ? groups : groups ? String(groups).split(',').map((g) => g.trim()) : [];
+  const list = Array.isArray(groups)
+    ? groups
+    : groups
+      ? String(groups)
+          .split(',')
+          .map((g) => g.trim())
+      : [];
   const uid = req.headers['impersonate-uid'];
-  return { username: as, groups: [...new Set([...list, 'system:authenticated'])], ...(typeof uid === 'string' ? { uid } : {}) };
+  return {
+    username: as,
+    groups: [...new Set([...list, 'system:authenticated'])],
+    ...(typeof uid === 'string' ? { uid } : {}),
+  };
 }
 
 export function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -64,7 +77,8 @@ export function parseBody(buf: Buffer, contentType: string | undefined): unknown
 
 export function parseDryRun(q: URLSearchParams): boolean {
   const values = q.getAll('dryRun');
-  for (const v of values) if (v !== 'All') throw errors.badRequest(`Invalid dryRun value: "${v}"; supported values: "All"`);
+  for (const v of values)
+    if (v !== 'All') throw errors.badRequest(`Invalid dryRun value: "${v}"; supported values: "All"`);
   return values.length > 0;
 }
 
@@ -90,7 +104,11 @@ export function deleteOptions(body: unknown, q: URLSearchParams, dryRun: boolean
   if (q.get('orphanDependents')) o.orphanDependents = q.get('orphanDependents') === 'true';
   if (o.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(o.propagationPolicy)) {
     throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [
-      { reason: 'FieldValueNotSupported', message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`, field: 'propagationPolicy' },
+      {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`,
+        field: 'propagationPolicy',
+      },
     ]);
   }
   if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0) o.gracePeriodSeconds = 1;
@@ -100,7 +118,10 @@ export function deleteOptions(body: unknown, q: URLSearchParams, dryRun: boolean
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, warnings: string[] = []) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: Record<string, string | string[]> = { 'content-type': 'application/json', 'cache-control': 'no-cache, private' };
+  const headers: Record<string, string | string[]> = {
+    'content-type': 'application/json',
+    'cache-control': 'no-cache, private',
+  };
   if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(code, headers);
   res.end(text);

@@ -30,7 +30,11 @@ export function parseResourcePath(registry: ResourceRegistry, segments: string[]
   }
   let namespace: string | undefined;
   // namespaces/<ns>/<resource>...; but namespaces/<name>[/status|/finalize] is the Namespace itself
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(group === '' && ['status', 'finalize'].includes(rest[2]) && rest.length === 3)) {
+  if (
+    rest[0] === 'namespaces' &&
+    rest.length >= 3 &&
+    !(group === '' && ['status', 'finalize'].includes(rest[2]) && rest.length === 3)
+  ) {
     namespace = rest[1];
     rest = rest.slice(2);
   }
@@ -39,7 +43,11 @@ export function parseResourcePath(registry: ResourceRegistry, segments: string[]
   if (!resource) throw errors.pathNotFound();
   if (namespace !== undefined && !resource.namespaced) throw errors.pathNotFound();
   const subresource = rest[2] ?? '';
-  if (subresource && !resource.subresources.includes(subresource) && !(subresource === 'finalize' && resource.plural === 'namespaces')) {
+  if (
+    subresource &&
+    !resource.subresources.includes(subresource) &&
+    !(subresource === 'finalize' && resource.plural === 'namespaces')
+  ) {
     throw errors.pathNotFound();
   }
   return { resource, namespace, name: rest[1], subresource, watchPrefix };

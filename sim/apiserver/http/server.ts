@@ -15,7 +15,12 @@ export interface FrontDoor {
   serverAddress: () => string;
 }
 
-const swagger = { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion.gitVersion }, paths: {}, definitions: {} };
+const swagger = {
+  swagger: '2.0',
+  info: { title: 'Kubernetes', version: serverVersion.gitVersion },
+  paths: {},
+  definitions: {},
+};
 
 function discovery(d: FrontDoor, segments: string[]): unknown {
   const reg = d.core.registry;
@@ -48,7 +53,15 @@ export function requestHandler(d: FrontDoor) {
       }
       const route = parseResourcePath(d.core.registry, segments);
       if (!route) throw errors.pathNotFound();
-      await handleResource({ core: d.core, req, res, query: url.searchParams, user, route, timing: d.timing });
+      await handleResource({
+        core: d.core,
+        req,
+        res,
+        query: url.searchParams,
+        user,
+        route,
+        timing: d.timing,
+      });
     } catch (e) {
       if (!(e instanceof StatusError) && !res.headersSent && process.env.PALISADE_DEBUG) console.error(e);
       sendError(res, e);

@@ -24,7 +24,15 @@ export interface WatchTiming {
 
 type Sink = ServerResponse;
 
-export function serveWatch(core: ApiCore, r: ResourceInfo, ns: string | undefined, sel: Selection, q: WatchQuery, timing: WatchTiming, res: Sink) {
+export function serveWatch(
+  core: ApiCore,
+  r: ResourceInfo,
+  ns: string | undefined,
+  sel: Selection,
+  q: WatchQuery,
+  timing: WatchTiming,
+  res: Sink,
+) {
   const c = core.store.collection(core.key(r));
   const inScope = (o: KubeObject) => !ns || !r.namespaced || o.metadata.namespace === ns;
   const visible = (o: KubeObject | undefined) => !!o && inScope(o) && core.matches(r, sel, o);
@@ -32,13 +40,20 @@ export function serveWatch(core: ApiCore, r: ResourceInfo, ns: string | undefine
   const render = (type: string, s: Stored): string => {
     const p = core.present(r, s);
     if (q.table) {
-      const table = toTable(r, [p.obj], { includeObject: q.table.includeObject, resourceVersion: String(s.rv) });
+      const table = toTable(r, [p.obj], {
+        includeObject: q.table.includeObject,
+        resourceVersion: String(s.rv),
+      });
       return `{"type":"${type}","object":${JSON.stringify(table)}}\n`;
     }
     return `{"type":"${type}","object":${p.json}}\n`;
   };
 
-  res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'cache-control': 'no-cache, private' });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'transfer-encoding': 'chunked',
+    'cache-control': 'no-cache, private',
+  });
   // clients wait for the headers before they consider the watch established
   res.flushHeaders();
   let closed = false;
@@ -68,7 +83,9 @@ export function serveWatch(core: ApiCore, r: ResourceInfo, ns: string | undefine
     const from = Number(rv);
     const replay = Number.isInteger(from) && from >= 0 ? c.since(from) : undefined;
     if (!Number.isInteger(from) || from < 0) {
-      send(`{"type":"ERROR","object":${JSON.stringify(errors.badRequest(`invalid resource version: ${rv}`).toStatus())}}\n`);
+      send(
+        `{"type":"ERROR","object":${JSON.stringify(errors.badRequest(`invalid resource version: ${rv}`).toStatus())}}\n`,
+      );
       res.end();
       return;
     }
@@ -84,7 +101,11 @@ export function serveWatch(core: ApiCore, r: ResourceInfo, ns: string | undefine
 
   const bookmark = q.allowWatchBookmarks
     ? setInterval(() => {
-        const obj = { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(core.store.currentRv()) } };
+        const obj = {
+          kind: r.kind,
+          apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+          metadata: { resourceVersion: String(core.store.currentRv()) },
+        };
         send(`{"type":"BOOKMARK","object":${JSON.stringify(obj)}}\n`);
       }, timing.bookmarkIntervalMs)
     : undefined;

@@ -1,7 +1,8 @@
 // Realistic objects and small helpers shared by the patch tests. Builders return fresh
 // objects so a test can never leak state into another through a shared fixture.
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { PatchError } from './errors.js';
+import { applyPatch } from './index.js';
 import type { JsonObject } from './json.js';
 import type { PatchTarget } from './schema.js';
 
@@ -188,4 +189,41 @@ export function expectPatchError(run: () => unknown, code: 400 | 422, pattern: R
   expect(caught).toBeInstanceOf(PatchError);
   expect((caught as PatchError).code).toBe(code);
   expect((caught as PatchError).message).toMatch(pattern);
+}
+
+export const strategic = (original: unknown, patch: unknown, target: PatchTarget = POD) =>
+  applyPatch(original, patch, 'strategic', target);
+
+export interface Case {
+  name: string;
+  /** Defaults to a Pod. */
+  target?: PatchTarget;
+  /** Builds the live object; defaults to pod(). */
+  original?: () => JsonObject;
+  patch: unknown;
+  /** Where to look in the result (see at()). */
+  path: string;
+  want: unknown;
+}
+
+export interface ErrorCase {
+  name: string;
+  target?: PatchTarget;
+  original?: () => JsonObject;
+  patch: unknown;
+  code?: 400 | 422;
+  message: RegExp;
+}
+
+/** One test per row: apply the strategic patch and compare the value at `path`. */
+export function strategicCases(rows: Case[]): void {
+  it.each(rows)('$name', ({ target, original = pod, patch, path, want }) => {
+    expect(at(strategic(original(), patch, target), path)).toEqual(want);
+  });
+}
+
+export function strategicErrorCases(rows: ErrorCase[]): void {
+  it.each(rows)('rejects $name', ({ target, original = pod, patch, code = 400, message }) => {
+    expectPatchError(() => strategic(original(), patch, target), code, message);
+  });
 }

@@ -25,7 +25,8 @@ export class ResourceRegistry {
 
   /** Replace the resources served for one CRD (by CRD name); [] removes them. */
   setCustom(crdName: string, resources: ResourceInfo[]) {
-    for (const old of this.customByCrd.get(crdName) ?? []) this.byPath.delete(this.key(old.group, old.version, old.plural));
+    for (const old of this.customByCrd.get(crdName) ?? [])
+      this.byPath.delete(this.key(old.group, old.version, old.plural));
     this.customByCrd.set(crdName, resources);
     for (const r of resources) this.add(r);
     if (resources.length === 0) this.customByCrd.delete(crdName);

@@ -10,24 +10,49 @@ afterAll(() => c.stop());
 
 describe('CRUD with client-node', () => {
   it('creates, reads, updates and deletes a ConfigMap', async () => {
-    const created = await c.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cfg' }, data: { a: '1' } } });
+    const created = await c.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'cfg' }, data: { a: '1' } },
+    });
     expect(created.metadata?.uid).toBeTruthy();
     expect(created.metadata?.creationTimestamp).toBeTruthy();
     const read = await c.core.readNamespacedConfigMap({ name: 'cfg', namespace: 'default' });
     expect(read.data).toEqual({ a: '1' });
     read.data = { a: '2' };
-    const updated = await c.core.replaceNamespacedConfigMap({ name: 'cfg', namespace: 'default', body: read });
+    const updated = await c.core.replaceNamespacedConfigMap({
+      name: 'cfg',
+      namespace: 'default',
+      body: read,
+    });
     expect(Number(updated.metadata?.resourceVersion)).toBeGreaterThan(Number(read.metadata?.resourceVersion));
     await c.core.deleteNamespacedConfigMap({ name: 'cfg', namespace: 'default' });
     const gone = await failure(c.core.readNamespacedConfigMap({ name: 'cfg', namespace: 'default' }));
     expect(gone.code).toBe(404);
-    expect(gone.status).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'configmaps "cfg" not found', details: { name: 'cfg', kind: 'configmaps' } });
+    expect(gone.status).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      message: 'configmaps "cfg" not found',
+      details: { name: 'cfg', kind: 'configmaps' },
+    });
   });
 
   it('rejects an update with a stale resourceVersion with the real 409', async () => {
-    const cm = await c.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cas' }, data: { v: '0' } } });
-    await c.core.replaceNamespacedConfigMap({ name: 'cas', namespace: 'default', body: { ...cm, data: { v: '1' } } });
-    const stale = await failure(c.core.replaceNamespacedConfigMap({ name: 'cas', namespace: 'default', body: { ...cm, data: { v: '2' } } }));
+    const cm = await c.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'cas' }, data: { v: '0' } },
+    });
+    await c.core.replaceNamespacedConfigMap({
+      name: 'cas',
+      namespace: 'default',
+      body: { ...cm, data: { v: '1' } },
+    });
+    const stale = await failure(
+      c.core.replaceNamespacedConfigMap({
+        name: 'cas',
+        namespace: 'default',
+        body: { ...cm, data: { v: '2' } },
+      }),
+    );
     expect(stale.code).toBe(409);
     expect(stale.status.reason).toBe('Conflict');
     expect(stale.status.message).toBe(
@@ -38,8 +63,14 @@ describe('CRUD with client-node', () => {
   });
 
   it('shares one increasing resourceVersion across kinds', async () => {
-    const a = await c.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'rv-a' } } });
-    const b = await c.core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'rv-b' } } });
+    const a = await c.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'rv-a' } },
+    });
+    const b = await c.core.createNamespacedSecret({
+      namespace: 'default',
+      body: { metadata: { name: 'rv-b' } },
+    });
     const n = await c.core.createNode({ body: { metadata: { name: 'rv-node' } } });
     const rvs = [a, b, n].map((o) => Number(o.metadata?.resourceVersion));
     expect(rvs[1]).toBeGreaterThan(rvs[0]);
@@ -47,11 +78,19 @@ describe('CRUD with client-node', () => {
   });
 
   it('generates names and reports AlreadyExists', async () => {
-    const p = await c.core.createNamespacedPod({ namespace: 'default', body: { ...podSpec(''), metadata: { generateName: 'gen-' } } });
+    const p = await c.core.createNamespacedPod({
+      namespace: 'default',
+      body: { ...podSpec(''), metadata: { generateName: 'gen-' } },
+    });
     expect(p.metadata?.name).toMatch(/^gen-[a-z0-9]{5}$/);
-    const dup = await failure(c.core.createNamespacedPod({ namespace: 'default', body: podSpec(p.metadata!.name!) }));
+    const dup = await failure(
+      c.core.createNamespacedPod({ namespace: 'default', body: podSpec(p.metadata!.name!) }),
+    );
     expect(dup.code).toBe(409);
-    expect(dup.status).toMatchObject({ reason: 'AlreadyExists', message: `pods "${p.metadata?.name}" already exists` });
+    expect(dup.status).toMatchObject({
+      reason: 'AlreadyExists',
+      message: `pods "${p.metadata?.name}" already exists`,
+    });
   });
 
   it('defaults pods as the real API server does', async () => {
@@ -59,19 +98,43 @@ describe('CRUD with client-node', () => {
     expect(p.status?.phase).toBe('Pending');
     expect(p.spec?.terminationGracePeriodSeconds).toBe(30);
     expect(p.spec?.tolerations).toEqual(
-      expect.arrayContaining([expect.objectContaining({ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', tolerationSeconds: 300 })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          key: 'node.kubernetes.io/unreachable',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        }),
+      ]),
     );
   });
 
   it('answers bad names and missing fields with Invalid and field causes, storing nothing', async () => {
-    const bad = await failure(c.core.createNamespacedPod({ namespace: 'default', body: podSpec('Bad_Name') }));
+    const bad = await failure(
+      c.core.createNamespacedPod({ namespace: 'default', body: podSpec('Bad_Name') }),
+    );
     expect(bad.code).toBe(422);
     expect(bad.status.reason).toBe('Invalid');
-    expect(bad.status.message).toContain('Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"');
-    expect(bad.status.details.causes[0]).toMatchObject({ field: 'metadata.name', reason: 'FieldValueInvalid' });
-    const noContainers = await failure(c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'empty' }, spec: { containers: [] } } }));
-    expect(noContainers.status.details.causes[0]).toMatchObject({ field: 'spec.containers', reason: 'FieldValueRequired' });
-    const list = await c.core.listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=empty' });
+    expect(bad.status.message).toContain(
+      'Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"',
+    );
+    expect(bad.status.details.causes[0]).toMatchObject({
+      field: 'metadata.name',
+      reason: 'FieldValueInvalid',
+    });
+    const noContainers = await failure(
+      c.core.createNamespacedPod({
+        namespace: 'default',
+        body: { metadata: { name: 'empty' }, spec: { containers: [] } },
+      }),
+    );
+    expect(noContainers.status.details.causes[0]).toMatchObject({
+      field: 'spec.containers',
+      reason: 'FieldValueRequired',
+    });
+    const list = await c.core.listNamespacedPod({
+      namespace: 'default',
+      fieldSelector: 'metadata.name=empty',
+    });
     expect(list.items).toHaveLength(0);
   });
 
@@ -84,7 +147,9 @@ describe('CRUD with client-node', () => {
   });
 
   it('rejects objects in a missing namespace and unknown paths', async () => {
-    const r = await failure(c.core.createNamespacedConfigMap({ namespace: 'nope', body: { metadata: { name: 'x' } } }));
+    const r = await failure(
+      c.core.createNamespacedConfigMap({ namespace: 'nope', body: { metadata: { name: 'x' } } }),
+    );
     expect(r.code).toBe(404);
     expect(r.status.message).toBe('namespaces "nope" not found');
     const unknown = await raw(c, 'GET', '/apis/example.com/v1/widgets');
@@ -103,15 +168,28 @@ describe('CRUD with client-node', () => {
   it('filters lists by label and field selectors, and pages with limit/continue', async () => {
     await c.core.createNamespace({ body: { metadata: { name: 'sel' } } });
     for (let i = 0; i < 5; i++) {
-      await c.core.createNamespacedPod({ namespace: 'sel', body: podSpec(`p${i}`, { metadata: { name: `p${i}`, labels: { app: 'web', idx: String(i), tier: i % 2 ? 'odd' : 'even' } } }) });
+      await c.core.createNamespacedPod({
+        namespace: 'sel',
+        body: podSpec(`p${i}`, {
+          metadata: { name: `p${i}`, labels: { app: 'web', idx: String(i), tier: i % 2 ? 'odd' : 'even' } },
+        }),
+      });
     }
     const odd = await c.core.listNamespacedPod({ namespace: 'sel', labelSelector: 'tier=odd' });
     expect(odd.items.map((p) => p.metadata?.name)).toEqual(['p1', 'p3']);
-    const setBased = await c.core.listNamespacedPod({ namespace: 'sel', labelSelector: 'idx in (0,4),tier!=odd' });
+    const setBased = await c.core.listNamespacedPod({
+      namespace: 'sel',
+      labelSelector: 'idx in (0,4),tier!=odd',
+    });
     expect(setBased.items.map((p) => p.metadata?.name)).toEqual(['p0', 'p4']);
-    const byName = await c.core.listNamespacedPod({ namespace: 'sel', fieldSelector: 'metadata.name!=p0,status.phase=Pending' });
+    const byName = await c.core.listNamespacedPod({
+      namespace: 'sel',
+      fieldSelector: 'metadata.name!=p0,status.phase=Pending',
+    });
     expect(byName.items).toHaveLength(4);
-    const badField = await failure(c.core.listNamespacedPod({ namespace: 'sel', fieldSelector: 'spec.bogus=1' }));
+    const badField = await failure(
+      c.core.listNamespacedPod({ namespace: 'sel', fieldSelector: 'spec.bogus=1' }),
+    );
     expect(badField.code).toBe(400);
     expect(badField.status.message).toContain('field label not supported: spec.bogus');
     const badLabel = await failure(c.core.listNamespacedPod({ namespace: 'sel', labelSelector: 'a in b' }));
@@ -120,9 +198,17 @@ describe('CRUD with client-node', () => {
     expect(page1.items.map((p) => p.metadata?.name)).toEqual(['p0', 'p1']);
     expect(page1.metadata?._continue).toBeTruthy();
     expect(page1.metadata?.remainingItemCount).toBe(3);
-    const page2 = await c.core.listNamespacedPod({ namespace: 'sel', limit: 2, _continue: page1.metadata?._continue });
+    const page2 = await c.core.listNamespacedPod({
+      namespace: 'sel',
+      limit: 2,
+      _continue: page1.metadata?._continue,
+    });
     expect(page2.items.map((p) => p.metadata?.name)).toEqual(['p2', 'p3']);
-    const page3 = await c.core.listNamespacedPod({ namespace: 'sel', limit: 2, _continue: page2.metadata?._continue });
+    const page3 = await c.core.listNamespacedPod({
+      namespace: 'sel',
+      limit: 2,
+      _continue: page2.metadata?._continue,
+    });
     expect(page3.items.map((p) => p.metadata?.name)).toEqual(['p4']);
     expect(page3.metadata?._continue).toBeFalsy();
   });
@@ -132,7 +218,18 @@ describe('CRUD with client-node', () => {
       namespace: 'default',
       body: {
         metadata: { name: 'patchme' },
-        spec: { selector: { matchLabels: { app: 'p' } }, template: { metadata: { labels: { app: 'p' } }, spec: { containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] } } },
+        spec: {
+          selector: { matchLabels: { app: 'p' } },
+          template: {
+            metadata: { labels: { app: 'p' } },
+            spec: {
+              containers: [
+                { name: 'a', image: 'a:1' },
+                { name: 'b', image: 'b:1' },
+              ],
+            },
+          },
+        },
       },
     });
     const merge = await c.apps.patchNamespacedDeployment(
@@ -142,7 +239,11 @@ describe('CRUD with client-node', () => {
     expect(merge.spec?.replicas).toBe(3);
     expect(merge.metadata?.generation).toBe(2);
     const sm = await c.apps.patchNamespacedDeployment(
-      { name: 'patchme', namespace: 'default', body: { spec: { template: { spec: { containers: [{ name: 'b', image: 'b:2' }] } } } } },
+      {
+        name: 'patchme',
+        namespace: 'default',
+        body: { spec: { template: { spec: { containers: [{ name: 'b', image: 'b:2' }] } } } },
+      },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
     );
     expect(sm.spec?.template.spec?.containers.map((x) => `${x.name}=${x.image}`)).toEqual(['a=a:1', 'b=b:2']);
@@ -153,27 +254,55 @@ describe('CRUD with client-node', () => {
     expect(jp.spec?.replicas).toBe(1);
     const failedTest = await failure(
       c.apps.patchNamespacedDeployment(
-        { name: 'patchme', namespace: 'default', body: [{ op: 'test', path: '/spec/replicas', value: 7 }, { op: 'replace', path: '/spec/replicas', value: 9 }] },
+        {
+          name: 'patchme',
+          namespace: 'default',
+          body: [
+            { op: 'test', path: '/spec/replicas', value: 7 },
+            { op: 'replace', path: '/spec/replicas', value: 9 },
+          ],
+        },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
       ),
     );
     expect(failedTest.code).toBe(422);
-    expect((await c.apps.readNamespacedDeployment({ name: 'patchme', namespace: 'default' })).spec?.replicas).toBe(1);
+    expect(
+      (await c.apps.readNamespacedDeployment({ name: 'patchme', namespace: 'default' })).spec?.replicas,
+    ).toBe(1);
   });
 
   it('does nothing on server-side dry-run writes', async () => {
-    const dry = await c.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'dry' } }, dryRun: 'All' });
+    const dry = await c.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'dry' } },
+      dryRun: 'All',
+    });
     expect(dry.metadata?.name).toBe('dry');
-    expect((await failure(c.core.readNamespacedConfigMap({ name: 'dry', namespace: 'default' }))).code).toBe(404);
-    await c.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'dry2' }, data: { a: '1' } } });
+    expect((await failure(c.core.readNamespacedConfigMap({ name: 'dry', namespace: 'default' }))).code).toBe(
+      404,
+    );
+    await c.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'dry2' }, data: { a: '1' } },
+    });
     const before = await c.core.readNamespacedConfigMap({ name: 'dry2', namespace: 'default' });
-    const dryUpdate = await c.core.replaceNamespacedConfigMap({ name: 'dry2', namespace: 'default', body: { ...before, data: { a: '2' } }, dryRun: 'All' });
+    const dryUpdate = await c.core.replaceNamespacedConfigMap({
+      name: 'dry2',
+      namespace: 'default',
+      body: { ...before, data: { a: '2' } },
+      dryRun: 'All',
+    });
     expect(dryUpdate.data).toEqual({ a: '2' });
     await c.core.deleteNamespacedConfigMap({ name: 'dry2', namespace: 'default', dryRun: 'All' });
     const after = await c.core.readNamespacedConfigMap({ name: 'dry2', namespace: 'default' });
     expect(after.data).toEqual({ a: '1' });
     expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
-    const bad = await raw(c, 'POST', '/api/v1/namespaces/default/configmaps?dryRun=Some', '{"metadata":{"name":"x"}}');
+    const bad = await raw(
+      c,
+      'POST',
+      '/api/v1/namespaces/default/configmaps?dryRun=Some',
+      '{"metadata":{"name":"x"}}',
+    );
     expect(bad.code).toBe(400);
   });
 });

@@ -12,9 +12,14 @@ afterAll(() => c.stop());
 
 const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 const boundPod = (name: string, labels: Record<string, string> = { app: 'web' }) =>
-  podSpec(name, { metadata: { name, labels }, spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'nginx' }] } });
+  podSpec(name, {
+    metadata: { name, labels },
+    spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'nginx' }] },
+  });
 const read = (name: string) => c.core.readNamespacedPod({ name, namespace: ns });
-const exists = async (name: string) => (await c.core.listNamespacedPod({ namespace: ns, fieldSelector: `metadata.name=${name}` })).items.length > 0;
+const exists = async (name: string) =>
+  (await c.core.listNamespacedPod({ namespace: ns, fieldSelector: `metadata.name=${name}` })).items.length >
+  0;
 
 describe('graceful pod deletion', () => {
   it('keeps a bound pod with deletionTimestamp until it is deleted with grace 0', async () => {
@@ -45,53 +50,105 @@ describe('graceful pod deletion', () => {
 
   it('refuses to change a pod spec except the mutable fields', async () => {
     await c.core.createNamespacedPod({ namespace: ns, body: boundPod('immut') });
-    const err = await failure(c.core.patchNamespacedPod({ name: 'immut', namespace: ns, body: { spec: { nodeName: 'node-2' } } }, merge));
+    const err = await failure(
+      c.core.patchNamespacedPod(
+        { name: 'immut', namespace: ns, body: { spec: { nodeName: 'node-2' } } },
+        merge,
+      ),
+    );
     expect(err.code).toBe(422);
     expect(err.status.message).toContain('pod updates may not change fields other than');
-    const ok = await c.core.patchNamespacedPod({ name: 'immut', namespace: ns, body: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch));
+    const ok = await c.core.patchNamespacedPod(
+      { name: 'immut', namespace: ns, body: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
+    );
     expect(ok.spec?.containers[0].image).toBe('nginx:2');
   });
 });
 
 describe('finalizers and preconditions', () => {
   it('holds an object with finalizers until the last one is removed', async () => {
-    await c.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'fin', finalizers: ['example.com/a', 'example.com/b'] } } });
+    await c.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'fin', finalizers: ['example.com/a', 'example.com/b'] } },
+    });
     await c.core.deleteNamespacedConfigMap({ name: 'fin', namespace: ns });
     const held = await c.core.readNamespacedConfigMap({ name: 'fin', namespace: ns });
     expect(held.metadata?.deletionTimestamp).toBeTruthy();
-    const addMore = await failure(c.core.patchNamespacedConfigMap({ name: 'fin', namespace: ns, body: { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } } }, merge));
+    const addMore = await failure(
+      c.core.patchNamespacedConfigMap(
+        {
+          name: 'fin',
+          namespace: ns,
+          body: { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } },
+        },
+        merge,
+      ),
+    );
     expect(addMore.code).toBe(422);
-    await c.core.patchNamespacedConfigMap({ name: 'fin', namespace: ns, body: { metadata: { finalizers: ['example.com/b'] } } }, merge);
-    expect((await c.core.readNamespacedConfigMap({ name: 'fin', namespace: ns })).metadata?.finalizers).toEqual(['example.com/b']);
-    await c.core.patchNamespacedConfigMap({ name: 'fin', namespace: ns, body: { metadata: { finalizers: null } } }, merge);
+    await c.core.patchNamespacedConfigMap(
+      { name: 'fin', namespace: ns, body: { metadata: { finalizers: ['example.com/b'] } } },
+      merge,
+    );
+    expect(
+      (await c.core.readNamespacedConfigMap({ name: 'fin', namespace: ns })).metadata?.finalizers,
+    ).toEqual(['example.com/b']);
+    await c.core.patchNamespacedConfigMap(
+      { name: 'fin', namespace: ns, body: { metadata: { finalizers: null } } },
+      merge,
+    );
     expect((await failure(c.core.readNamespacedConfigMap({ name: 'fin', namespace: ns }))).code).toBe(404);
   });
 
   it('a pod with a finalizer survives grace 0 and goes when the finalizer is removed', async () => {
-    await c.core.createNamespacedPod({ namespace: ns, body: { ...boundPod('finpod'), metadata: { name: 'finpod', finalizers: ['example.com/hold'] } } });
+    await c.core.createNamespacedPod({
+      namespace: ns,
+      body: { ...boundPod('finpod'), metadata: { name: 'finpod', finalizers: ['example.com/hold'] } },
+    });
     await c.core.deleteNamespacedPod({ name: 'finpod', namespace: ns, gracePeriodSeconds: 0 });
     const p = await read('finpod');
     expect(p.metadata?.deletionGracePeriodSeconds).toBe(0);
-    await c.core.patchNamespacedPod({ name: 'finpod', namespace: ns, body: { metadata: { finalizers: null } } }, merge);
+    await c.core.patchNamespacedPod(
+      { name: 'finpod', namespace: ns, body: { metadata: { finalizers: null } } },
+      merge,
+    );
     expect(await exists('finpod')).toBe(false);
   });
 
   it('checks uid and resourceVersion preconditions', async () => {
     const p = await c.core.createNamespacedPod({ namespace: ns, body: boundPod('pre') });
-    const wrongUid = await failure(c.core.deleteNamespacedPod({ name: 'pre', namespace: ns, body: { preconditions: { uid: 'not-the-uid' } } }));
+    const wrongUid = await failure(
+      c.core.deleteNamespacedPod({
+        name: 'pre',
+        namespace: ns,
+        body: { preconditions: { uid: 'not-the-uid' } },
+      }),
+    );
     expect(wrongUid.code).toBe(409);
     expect(wrongUid.status.message).toBe(
       `Operation cannot be fulfilled on pods "pre": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${p.metadata?.uid}`,
     );
-    await c.core.patchNamespacedPod({ name: 'pre', namespace: ns, body: { metadata: { labels: { touched: 'yes' } } } }, merge);
-    const staleRv = await failure(c.core.deleteNamespacedPod({ name: 'pre', namespace: ns, body: { preconditions: { resourceVersion: p.metadata?.resourceVersion } } }));
+    await c.core.patchNamespacedPod(
+      { name: 'pre', namespace: ns, body: { metadata: { labels: { touched: 'yes' } } } },
+      merge,
+    );
+    const staleRv = await failure(
+      c.core.deleteNamespacedPod({
+        name: 'pre',
+        namespace: ns,
+        body: { preconditions: { resourceVersion: p.metadata?.resourceVersion } },
+      }),
+    );
     expect(staleRv.code).toBe(409);
     expect(staleRv.status.message).toContain('Precondition failed: ResourceVersion in precondition');
     const current = await read('pre');
     await c.core.deleteNamespacedPod({
       name: 'pre',
       namespace: ns,
-      body: { gracePeriodSeconds: 0, preconditions: { uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } },
+      body: {
+        gracePeriodSeconds: 0,
+        preconditions: { uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion },
+      },
     });
     expect(await exists('pre')).toBe(false);
   });
@@ -99,12 +156,28 @@ describe('finalizers and preconditions', () => {
 
 describe('owner references', () => {
   const owned = (name: string, owner: k8s.V1ConfigMap, block = false) => ({
-    metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata!.name!, uid: owner.metadata!.uid!, blockOwnerDeletion: block }] },
+    metadata: {
+      name,
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: owner.metadata!.name!,
+          uid: owner.metadata!.uid!,
+          blockOwnerDeletion: block,
+        },
+      ],
+    },
   });
-  const cmExists = async (name: string) => (await c.core.listNamespacedConfigMap({ namespace: ns, fieldSelector: `metadata.name=${name}` })).items.length > 0;
+  const cmExists = async (name: string) =>
+    (await c.core.listNamespacedConfigMap({ namespace: ns, fieldSelector: `metadata.name=${name}` })).items
+      .length > 0;
 
   it('background: dependents go after the owner', async () => {
-    const owner = await c.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'bg-owner' } } });
+    const owner = await c.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'bg-owner' } },
+    });
     await c.core.createNamespacedConfigMap({ namespace: ns, body: owned('bg-dep', owner) });
     await c.core.deleteNamespacedConfigMap({ name: 'bg-owner', namespace: ns });
     expect(await cmExists('bg-owner')).toBe(false);
@@ -112,19 +185,42 @@ describe('owner references', () => {
   });
 
   it('foreground: the owner waits for blocking dependents', async () => {
-    const owner = await c.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'fg-owner' } } });
-    await c.core.createNamespacedConfigMap({ namespace: ns, body: { ...owned('fg-dep', owner, true), metadata: { ...owned('fg-dep', owner, true).metadata, finalizers: ['example.com/slow'] } } });
-    await c.core.deleteNamespacedConfigMap({ name: 'fg-owner', namespace: ns, propagationPolicy: 'Foreground' });
+    const owner = await c.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'fg-owner' } },
+    });
+    await c.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: {
+        ...owned('fg-dep', owner, true),
+        metadata: { ...owned('fg-dep', owner, true).metadata, finalizers: ['example.com/slow'] },
+      },
+    });
+    await c.core.deleteNamespacedConfigMap({
+      name: 'fg-owner',
+      namespace: ns,
+      propagationPolicy: 'Foreground',
+    });
     const waiting = await c.core.readNamespacedConfigMap({ name: 'fg-owner', namespace: ns });
     expect(waiting.metadata?.finalizers).toContain('foregroundDeletion');
-    await eventually(async () => (await c.core.readNamespacedConfigMap({ name: 'fg-dep', namespace: ns })).metadata?.deletionTimestamp, 'dependent deleting');
+    await eventually(
+      async () =>
+        (await c.core.readNamespacedConfigMap({ name: 'fg-dep', namespace: ns })).metadata?.deletionTimestamp,
+      'dependent deleting',
+    );
     expect(await cmExists('fg-owner')).toBe(true);
-    await c.core.patchNamespacedConfigMap({ name: 'fg-dep', namespace: ns, body: { metadata: { finalizers: null } } }, merge);
+    await c.core.patchNamespacedConfigMap(
+      { name: 'fg-dep', namespace: ns, body: { metadata: { finalizers: null } } },
+      merge,
+    );
     await eventually(async () => !(await cmExists('fg-owner')), 'owner removed after its dependent');
   });
 
   it('orphan: dependents stay and lose the owner reference', async () => {
-    const owner = await c.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'or-owner' } } });
+    const owner = await c.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'or-owner' } },
+    });
     await c.core.createNamespacedConfigMap({ namespace: ns, body: owned('or-dep', owner) });
     await c.core.deleteNamespacedConfigMap({ name: 'or-owner', namespace: ns, propagationPolicy: 'Orphan' });
     await eventually(async () => !(await cmExists('or-owner')), 'owner removed');
@@ -140,25 +236,44 @@ describe('namespaces', () => {
     await c.core.createNamespacedPod({ namespace: 'doomed', body: boundPod('runner') });
     await c.core.deleteNamespace({ name: 'doomed' });
     expect((await c.core.readNamespace({ name: 'doomed' })).status?.phase).toBe('Terminating');
-    const refused = await failure(c.core.createNamespacedConfigMap({ namespace: 'doomed', body: { metadata: { name: 'b' } } }));
+    const refused = await failure(
+      c.core.createNamespacedConfigMap({ namespace: 'doomed', body: { metadata: { name: 'b' } } }),
+    );
     expect(refused.code).toBe(403);
-    expect(refused.status.message).toBe('configmaps "b" is forbidden: unable to create new content in namespace doomed because it is being terminated');
+    expect(refused.status.message).toBe(
+      'configmaps "b" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+    );
     // the bound pod terminates gracefully: the namespace waits for it
-    await eventually(async () => (await c.core.readNamespacedPod({ name: 'runner', namespace: 'doomed' })).metadata?.deletionTimestamp, 'pod terminating');
+    await eventually(
+      async () =>
+        (await c.core.readNamespacedPod({ name: 'runner', namespace: 'doomed' })).metadata?.deletionTimestamp,
+      'pod terminating',
+    );
     expect((await c.core.listNamespacedConfigMap({ namespace: 'doomed' })).items).toHaveLength(0);
     await c.core.deleteNamespacedPod({ name: 'runner', namespace: 'doomed', gracePeriodSeconds: 0 });
-    await eventually(async () => (await failure(c.core.readNamespace({ name: 'doomed' }))).code === 404, 'namespace removed');
+    await eventually(
+      async () => (await failure(c.core.readNamespace({ name: 'doomed' }))).code === 404,
+      'namespace removed',
+    );
   });
 });
 
 describe('binding and eviction', () => {
   it('binds a pending pod once', async () => {
     await c.core.createNamespacedPod({ namespace: ns, body: podSpec('tobind') });
-    await c.core.createNamespacedBinding({ namespace: ns, body: { metadata: { name: 'tobind' }, target: { kind: 'Node', name: 'node-7' } } });
+    await c.core.createNamespacedBinding({
+      namespace: ns,
+      body: { metadata: { name: 'tobind' }, target: { kind: 'Node', name: 'node-7' } },
+    });
     const p = await read('tobind');
     expect(p.spec?.nodeName).toBe('node-7');
     expect(p.status?.conditions?.find((x) => x.type === 'PodScheduled')?.status).toBe('True');
-    const again = await failure(c.core.createNamespacedBinding({ namespace: ns, body: { metadata: { name: 'tobind' }, target: { kind: 'Node', name: 'node-8' } } }));
+    const again = await failure(
+      c.core.createNamespacedBinding({
+        namespace: ns,
+        body: { metadata: { name: 'tobind' }, target: { kind: 'Node', name: 'node-8' } },
+      }),
+    );
     expect(again.code).toBe(409);
     expect(again.status.message).toContain('is already assigned to node "node-7"');
   });
@@ -167,24 +282,61 @@ describe('binding and eviction', () => {
     const policy = c.kc.makeApiClient(k8s.PolicyV1Api);
     for (const n of ['ev1', 'ev2']) {
       await c.core.createNamespacedPod({ namespace: ns, body: boundPod(n, { app: 'guarded' }) });
-      await c.core.patchNamespacedPodStatus({ name: n, namespace: ns, body: { status: { phase: 'Running' } } }, merge);
+      await c.core.patchNamespacedPodStatus(
+        { name: n, namespace: ns, body: { status: { phase: 'Running' } } },
+        merge,
+      );
     }
-    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'pdb' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'guarded' } } } } });
+    await policy.createNamespacedPodDisruptionBudget({
+      namespace: ns,
+      body: {
+        metadata: { name: 'pdb' },
+        spec: { minAvailable: 2, selector: { matchLabels: { app: 'guarded' } } },
+      },
+    });
     // stands in for the disruption controller
     await policy.patchNamespacedPodDisruptionBudgetStatus(
-      { name: 'pdb', namespace: ns, body: { status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2 } } },
+      {
+        name: 'pdb',
+        namespace: ns,
+        body: {
+          status: {
+            observedGeneration: 1,
+            disruptionsAllowed: 0,
+            currentHealthy: 2,
+            desiredHealthy: 2,
+            expectedPods: 2,
+          },
+        },
+      },
       merge,
     );
-    const evict = (name: string) => raw(c, 'POST', `/api/v1/namespaces/${ns}/pods/${name}/eviction`, JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } }));
+    const evict = (name: string) =>
+      raw(
+        c,
+        'POST',
+        `/api/v1/namespaces/${ns}/pods/${name}/eviction`,
+        JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } }),
+      );
     const denied = await evict('ev1');
     expect(denied.code).toBe(429);
     expect(denied.body).toMatchObject({
       reason: 'TooManyRequests',
       message: "Cannot evict pod as it would violate the pod's disruption budget.",
-      details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 2 healthy pods and has 2 currently' }] },
+      details: {
+        causes: [
+          {
+            reason: 'DisruptionBudget',
+            message: 'The disruption budget pdb needs 2 healthy pods and has 2 currently',
+          },
+        ],
+      },
     });
     expect((await read('ev1')).metadata?.deletionTimestamp).toBeUndefined();
-    await policy.patchNamespacedPodDisruptionBudgetStatus({ name: 'pdb', namespace: ns, body: { status: { disruptionsAllowed: 1 } } }, merge);
+    await policy.patchNamespacedPodDisruptionBudgetStatus(
+      { name: 'pdb', namespace: ns, body: { status: { disruptionsAllowed: 1 } } },
+      merge,
+    );
     const allowed = await evict('ev1');
     expect(allowed.code).toBe(201);
     expect((await read('ev1')).metadata?.deletionTimestamp).toBeTruthy();

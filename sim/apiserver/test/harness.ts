@@ -40,7 +40,11 @@ export async function failure(p: Promise<unknown>): Promise<{ code: number; stat
 }
 
 /** Wait until check() returns a truthy value (generous deadline, no fixed sleeps). */
-export async function eventually<T>(check: () => T | Promise<T>, what = 'condition', timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  what = 'condition',
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -50,7 +54,8 @@ export async function eventually<T>(check: () => T | Promise<T>, what = 'conditi
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -63,27 +68,46 @@ export const podSpec = (name: string, extra: Partial<k8s.V1Pod> = {}): k8s.V1Pod
 });
 
 /** Raw HTTPS request with the admin token, for shapes client-node will not send. */
-export async function raw(c: Cluster, method: string, path: string, body?: string, headers: Record<string, string> = {}) {
+export async function raw(
+  c: Cluster,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+) {
   const { request } = await import('node:https');
-  return new Promise<{ code: number; body: any; text: string; headers: Record<string, unknown> }>((resolve, reject) => {
-    const u = new URL(c.server.url + path);
-    const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, ca: c.server.caPem, headers: { authorization: `Bearer ${c.server.token}`, 'content-type': 'application/json', ...headers } },
-      (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          let parsed: any;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ code: res.statusCode ?? 0, body: parsed, text, headers: res.headers });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return new Promise<{ code: number; body: any; text: string; headers: Record<string, unknown> }>(
+    (resolve, reject) => {
+      const u = new URL(c.server.url + path);
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method,
+          ca: c.server.caPem,
+          headers: {
+            authorization: `Bearer ${c.server.token}`,
+            'content-type': 'application/json',
+            ...headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => {
+            let parsed: any;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              parsed = undefined;
+            }
+            resolve({ code: res.statusCode ?? 0, body: parsed, text, headers: res.headers });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
 }

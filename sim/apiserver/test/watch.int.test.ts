@@ -6,7 +6,8 @@ let c: Cluster;
 beforeAll(async () => {
   // a tiny watch window and short watches make resumption and 410 easy to provoke
   c = await startCluster({ watchWindow: 10, maxWatchSeconds: 1, bookmarkIntervalMs: 200 });
-  for (const ns of ['w1', 'w2', 'w410', 'noise']) await c.core.createNamespace({ body: { metadata: { name: ns } } });
+  for (const ns of ['w1', 'w2', 'w410', 'noise'])
+    await c.core.createNamespace({ body: { metadata: { name: ns } } });
 });
 afterAll(() => c.stop());
 
@@ -15,31 +16,46 @@ interface Seen {
   obj: any;
 }
 
-function record(path: string, query: Record<string, unknown>) {
+function record(path: string, query: Record<string, string | number | boolean | undefined>) {
   const events: Seen[] = [];
   let done = false;
   let controller: AbortController | undefined;
   const started = new k8s.Watch(c.kc)
-    .watch(path, query, (type, obj) => events.push({ type, obj }), () => {
-      done = true;
-    })
+    .watch(
+      path,
+      query,
+      (type, obj) => events.push({ type, obj }),
+      () => {
+        done = true;
+      },
+    )
     .then((ctl) => (controller = ctl));
   return { events, isDone: () => done, started, stop: () => controller?.abort() };
 }
 
-const cm = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, data: { v: '0' } });
+const cm = (name: string, labels: Record<string, string> = {}) => ({
+  metadata: { name, labels },
+  data: { v: '0' },
+});
 
 describe('watch', () => {
   it('replays from a resourceVersion in commit order, then streams live events', async () => {
     const first = await c.core.createNamespacedConfigMap({ namespace: 'w1', body: cm('a') });
     const from = first.metadata!.resourceVersion!;
-    await c.core.patchNamespacedConfigMap({ name: 'a', namespace: 'w1', body: { data: { v: '1' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    await c.core.patchNamespacedConfigMap(
+      { name: 'a', namespace: 'w1', body: { data: { v: '1' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
     await c.core.createNamespacedConfigMap({ namespace: 'w1', body: cm('b') });
     const w = record('/api/v1/namespaces/w1/configmaps', { resourceVersion: from });
     await w.started;
     await c.core.deleteNamespacedConfigMap({ name: 'a', namespace: 'w1' });
     await eventually(() => w.events.length >= 3, 'three events');
-    expect(w.events.map((e) => `${e.type} ${e.obj.metadata.name}`)).toEqual(['MODIFIED a', 'ADDED b', 'DELETED a']);
+    expect(w.events.map((e) => `${e.type} ${e.obj.metadata.name}`)).toEqual([
+      'MODIFIED a',
+      'ADDED b',
+      'DELETED a',
+    ]);
     const rvs = w.events.map((e) => Number(e.obj.metadata.resourceVersion));
     expect([...rvs].sort((x, y) => x - y)).toEqual(rvs);
     expect(rvs[0]).toBeGreaterThan(Number(from));
@@ -55,12 +71,21 @@ describe('watch', () => {
 
   it('turns label-selector transitions into ADDED and DELETED', async () => {
     await c.core.createNamespacedConfigMap({ namespace: 'w2', body: cm('sel', { role: 'x' }) });
-    const w = record('/api/v1/namespaces/w2/configmaps', { labelSelector: 'role=y', resourceVersion: String(c.server.core.store.currentRv()) });
+    const w = record('/api/v1/namespaces/w2/configmaps', {
+      labelSelector: 'role=y',
+      resourceVersion: String(c.server.core.store.currentRv()),
+    });
     await w.started;
     const patch = (role: string) =>
-      c.core.patchNamespacedConfigMap({ name: 'sel', namespace: 'w2', body: { metadata: { labels: { role } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      c.core.patchNamespacedConfigMap(
+        { name: 'sel', namespace: 'w2', body: { metadata: { labels: { role } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
     await patch('y');
-    await c.core.patchNamespacedConfigMap({ name: 'sel', namespace: 'w2', body: { data: { v: '9' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    await c.core.patchNamespacedConfigMap(
+      { name: 'sel', namespace: 'w2', body: { data: { v: '9' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
     await patch('z');
     await eventually(() => w.events.length >= 3, 'transitions');
     expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
@@ -69,8 +94,11 @@ describe('watch', () => {
 
   it('answers a resourceVersion older than the window with ERROR 410 Expired', async () => {
     const old = await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm('old') });
-    for (let i = 0; i < 15; i++) await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm(`n${i}`) });
-    const w = record('/api/v1/namespaces/noise/configmaps', { resourceVersion: old.metadata!.resourceVersion });
+    for (let i = 0; i < 15; i++)
+      await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm(`n${i}`) });
+    const w = record('/api/v1/namespaces/noise/configmaps', {
+      resourceVersion: old.metadata!.resourceVersion,
+    });
     await eventually(() => w.isDone(), 'the watch to end');
     expect(w.events).toHaveLength(1);
     expect(w.events[0].type).toBe('ERROR');
@@ -79,7 +107,11 @@ describe('watch', () => {
   });
 
   it('sends bookmarks when asked and ends at timeoutSeconds', async () => {
-    const w = record('/api/v1/namespaces/w1/configmaps', { allowWatchBookmarks: true, timeoutSeconds: 1, resourceVersion: String(c.server.core.store.currentRv()) });
+    const w = record('/api/v1/namespaces/w1/configmaps', {
+      allowWatchBookmarks: true,
+      timeoutSeconds: 1,
+      resourceVersion: String(c.server.core.store.currentRv()),
+    });
     await eventually(() => w.isDone(), 'timeout');
     const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
     expect(bookmarks.length).toBeGreaterThan(0);
@@ -97,19 +129,36 @@ describe('watch', () => {
     const errors: unknown[] = [];
     informer.on('error', (e) => errors.push(e));
     await informer.start();
-    for (let i = 0; i < 3; i++) await c.core.createNamespacedConfigMap({ namespace: 'w410', body: cm(`keep${i}`) });
+    for (let i = 0; i < 3; i++)
+      await c.core.createNamespacedConfigMap({ namespace: 'w410', body: cm(`keep${i}`) });
     await eventually(() => informer.list().length === 3, 'informer sees three objects');
     // writes elsewhere in the collection push the informer's version out of the window
-    for (let i = 0; i < 25; i++) await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm(`x${i}`) });
+    for (let i = 0; i < 25; i++)
+      await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm(`x${i}`) });
     await c.core.deleteNamespacedConfigMap({ name: 'keep0', namespace: 'w410' });
     await c.core.createNamespacedConfigMap({ namespace: 'w410', body: cm('late') });
-    for (let i = 0; i < 25; i++) await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm(`y${i}`) });
-    await eventually(async () => {
-      const server = (await c.core.listNamespacedConfigMap({ namespace: 'w410' })).items.map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
-      const cached = informer.list().map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
-      return lists >= 2 && JSON.stringify(server) === JSON.stringify(cached);
-    }, 'informer to relist and converge', 20_000);
-    expect(informer.list().map((o) => o.metadata?.name).sort()).toEqual(['keep1', 'keep2', 'late']);
+    for (let i = 0; i < 25; i++)
+      await c.core.createNamespacedConfigMap({ namespace: 'noise', body: cm(`y${i}`) });
+    await eventually(
+      async () => {
+        const server = (await c.core.listNamespacedConfigMap({ namespace: 'w410' })).items
+          .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
+          .sort();
+        const cached = informer
+          .list()
+          .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
+          .sort();
+        return lists >= 2 && JSON.stringify(server) === JSON.stringify(cached);
+      },
+      'informer to relist and converge',
+      20_000,
+    );
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(['keep1', 'keep2', 'late']);
     expect(errors).toEqual([]);
     await informer.stop();
   });

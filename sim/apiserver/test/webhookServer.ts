@@ -4,7 +4,13 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority } from '../../../lib/pki/certificates.js';
 
-export type Decide = (path: string, request: any) => Promise<{ allowed: boolean; status?: object; warnings?: string[] } | 'garbage'> | { allowed: boolean; status?: object; warnings?: string[] } | 'garbage';
+export type Decide = (
+  path: string,
+  request: any,
+) =>
+  | Promise<{ allowed: boolean; status?: object; warnings?: string[] } | 'garbage'>
+  | { allowed: boolean; status?: object; warnings?: string[] }
+  | 'garbage';
 
 export interface TestWebhook {
   url: string;
@@ -38,7 +44,13 @@ export async function startWebhook(hosts = ['127.0.0.1', 'localhost']): Promise<
       const verdict = await hook.decide(req.url ?? '', review.request);
       res.writeHead(200, { 'content-type': 'application/json' });
       if (verdict === 'garbage') return res.end('{"not":"a review"}');
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...verdict } }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: review.request.uid, ...verdict },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -12,7 +12,10 @@ beforeAll(async () => {
   hook = await startWebhook();
   svcHook = await startWebhook(['guard.palisade-system.svc']);
   c = await startCluster({ serviceHosts: { 'guard.palisade-system.svc': `127.0.0.1:${svcHook.port}` } });
-  for (const name of ['wh', 'plain']) await c.core.createNamespace({ body: { metadata: { name, labels: { guarded: name === 'wh' ? 'yes' : 'no' } } } });
+  for (const name of ['wh', 'plain'])
+    await c.core.createNamespace({
+      body: { metadata: { name, labels: { guarded: name === 'wh' ? 'yes' : 'no' } } },
+    });
 });
 afterAll(async () => {
   await c.stop();
@@ -21,14 +24,19 @@ afterAll(async () => {
 });
 afterEach(async () => {
   const list = await admission().listValidatingWebhookConfiguration();
-  for (const w of list.items) await admission().deleteValidatingWebhookConfiguration({ name: w.metadata!.name! });
+  for (const w of list.items)
+    await admission().deleteValidatingWebhookConfiguration({ name: w.metadata!.name! });
   hook.reviews.length = 0;
   svcHook.reviews.length = 0;
   hook.decide = () => ({ allowed: true });
   svcHook.decide = () => ({ allowed: true });
 });
 
-function register(name: string, over: Partial<k8s.V1ValidatingWebhook> = {}, resources = ['pods', 'pods/eviction']) {
+function register(
+  name: string,
+  over: Partial<k8s.V1ValidatingWebhook> = {},
+  resources = ['pods', 'pods/eviction'],
+) {
   return admission().createValidatingWebhookConfiguration({
     body: {
       metadata: { name },
@@ -73,20 +81,35 @@ describe('validating admission webhooks', () => {
 
   it('a denial returns the real error with the webhook code and stores nothing', async () => {
     await register('deny');
-    hook.decide = (_p, req) => (req.operation === 'CREATE' ? { allowed: false, status: { code: 429, reason: 'TooManyRequests', message: 'nope, not now' } } : { allowed: true });
+    hook.decide = (_p, req) =>
+      req.operation === 'CREATE'
+        ? { allowed: false, status: { code: 429, reason: 'TooManyRequests', message: 'nope, not now' } }
+        : { allowed: true };
     const err = await failure(c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('denied') }));
     expect(err.code).toBe(429);
-    expect(err.status.message).toBe('admission webhook "deny.palisade.test" denied the request: nope, not now');
-    expect((await c.core.listNamespacedPod({ namespace: 'wh', fieldSelector: 'metadata.name=denied' })).items).toHaveLength(0);
+    expect(err.status.message).toBe(
+      'admission webhook "deny.palisade.test" denied the request: nope, not now',
+    );
+    expect(
+      (await c.core.listNamespacedPod({ namespace: 'wh', fieldSelector: 'metadata.name=denied' })).items,
+    ).toHaveLength(0);
     hook.decide = () => ({ allowed: false });
     const bare = await failure(c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('denied2') }));
     expect(bare.code).toBe(400);
-    expect(bare.status.message).toBe('admission webhook "deny.palisade.test" denied the request without explanation');
+    expect(bare.status.message).toBe(
+      'admission webhook "deny.palisade.test" denied the request without explanation',
+    );
   });
 
   it('sees DELETE with oldObject and options, and evictions as CREATE pods/eviction', async () => {
-    await c.core.createNamespacedPod({ namespace: 'wh', body: { ...podSpec('victim'), spec: { nodeName: 'n1', containers: [{ name: 'a', image: 'x' }] } } });
-    await c.core.createNamespacedPod({ namespace: 'wh', body: { ...podSpec('evictee'), spec: { nodeName: 'n1', containers: [{ name: 'a', image: 'x' }] } } });
+    await c.core.createNamespacedPod({
+      namespace: 'wh',
+      body: { ...podSpec('victim'), spec: { nodeName: 'n1', containers: [{ name: 'a', image: 'x' }] } },
+    });
+    await c.core.createNamespacedPod({
+      namespace: 'wh',
+      body: { ...podSpec('evictee'), spec: { nodeName: 'n1', containers: [{ name: 'a', image: 'x' }] } },
+    });
     await register('watch-deletes');
     await c.core.deleteNamespacedPod({ name: 'victim', namespace: 'wh', gracePeriodSeconds: 5 });
     const del = hook.reviews.find((r) => r.request.operation === 'DELETE')!.request;
@@ -94,17 +117,29 @@ describe('validating admission webhooks', () => {
     expect(del.oldObject.metadata.name).toBe('victim');
     expect(del.options).toMatchObject({ kind: 'DeleteOptions', gracePeriodSeconds: 5 });
     hook.reviews.length = 0;
-    const ev = await raw(c, 'POST', '/api/v1/namespaces/wh/pods/evictee/eviction', JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evictee' } }));
+    const ev = await raw(
+      c,
+      'POST',
+      '/api/v1/namespaces/wh/pods/evictee/eviction',
+      JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'evictee' } }),
+    );
     expect(ev.code).toBe(201);
     // one review: the eviction itself; its internal delete is not admitted again
-    expect(hook.reviews.map((r) => `${r.request.operation} ${r.request.subResource ?? ''}`)).toEqual(['CREATE eviction']);
+    expect(hook.reviews.map((r) => `${r.request.operation} ${r.request.subResource ?? ''}`)).toEqual([
+      'CREATE eviction',
+    ]);
     expect(hook.reviews[0].request.kind).toEqual({ group: 'policy', version: 'v1', kind: 'Eviction' });
   });
 
   it('namespaceSelector and objectSelector decide which requests are sent', async () => {
-    await register('scoped', { objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } });
+    await register('scoped', {
+      objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
+    });
     await c.core.createNamespacedPod({ namespace: 'plain', body: podSpec('unguarded') });
-    await c.core.createNamespacedPod({ namespace: 'wh', body: { ...podSpec('skipped'), metadata: { name: 'skipped', labels: { skip: 'true' } } } });
+    await c.core.createNamespacedPod({
+      namespace: 'wh',
+      body: { ...podSpec('skipped'), metadata: { name: 'skipped', labels: { skip: 'true' } } },
+    });
     expect(hook.reviews).toHaveLength(0);
     await c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('seen') });
     expect(hook.reviews).toHaveLength(1);
@@ -138,14 +173,23 @@ describe('validating admission webhooks', () => {
     await register('garbage');
     const err = await failure(c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('garbled') }));
     expect(err.code).toBe(500);
-    expect(err.status.message).toContain('failed calling webhook "garbage.palisade.test": received invalid webhook response');
+    expect(err.status.message).toContain(
+      'failed calling webhook "garbage.palisade.test": received invalid webhook response',
+    );
   });
 
   it('reaches a service reference through the host mapping, with the service name on the certificate', async () => {
-    await register('svc', { clientConfig: { service: { namespace: 'palisade-system', name: 'guard', path: '/validate/cell-b', port: 443 }, caBundle: svcHook.caBundle } });
+    await register('svc', {
+      clientConfig: {
+        service: { namespace: 'palisade-system', name: 'guard', path: '/validate/cell-b', port: 443 },
+        caBundle: svcHook.caBundle,
+      },
+    });
     svcHook.decide = () => ({ allowed: false, status: { code: 403, message: 'service says no' } });
     const err = await failure(c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('via-svc') }));
-    expect(err.status.message).toBe('admission webhook "svc.palisade.test" denied the request: service says no');
+    expect(err.status.message).toBe(
+      'admission webhook "svc.palisade.test" denied the request: service says no',
+    );
     expect(svcHook.reviews[0].path).toBe('/validate/cell-b?timeout=2s');
   });
 
@@ -153,15 +197,23 @@ describe('validating admission webhooks', () => {
     await register('dry');
     await c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('dry-pod'), dryRun: 'All' });
     expect(hook.reviews[0].request.dryRun).toBe(true);
-    expect((await c.core.listNamespacedPod({ namespace: 'wh', fieldSelector: 'metadata.name=dry-pod' })).items).toHaveLength(0);
+    expect(
+      (await c.core.listNamespacedPod({ namespace: 'wh', fieldSelector: 'metadata.name=dry-pod' })).items,
+    ).toHaveLength(0);
   });
 
   it('passes the impersonated user and the webhook warnings', async () => {
     await register('who');
     hook.decide = () => ({ allowed: true, warnings: ['protected by a PodProtector'] });
-    const res = await raw(c, 'POST', '/api/v1/namespaces/wh/pods', JSON.stringify(podSpec('as-alice')), { 'impersonate-user': 'alice@example.com', 'impersonate-group': 'sre' });
+    const res = await raw(c, 'POST', '/api/v1/namespaces/wh/pods', JSON.stringify(podSpec('as-alice')), {
+      'impersonate-user': 'alice@example.com',
+      'impersonate-group': 'sre',
+    });
     expect(res.code).toBe(201);
-    expect(hook.reviews[0].request.userInfo).toEqual({ username: 'alice@example.com', groups: ['sre', 'system:authenticated'] });
+    expect(hook.reviews[0].request.userInfo).toEqual({
+      username: 'alice@example.com',
+      groups: ['sre', 'system:authenticated'],
+    });
     expect(String(res.headers.warning)).toContain('protected by a PodProtector');
   });
 });

@@ -1,0 +1,32 @@
+// Helpers shared by the bench phases.
+import type { Client, PoolResult } from './http.js';
+import { percentile } from './http.js';
+import type { ServerStats } from './protocol.js';
+
+export const MERGE = 'application/merge-patch+json';
+export const STRATEGIC = 'application/strategic-merge-patch+json';
+
+/** Share of one core the server used between two stats readings. */
+export function cpuPercent(before: ServerStats, after: ServerStats, wallMs: number): number {
+  const used = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
+  return wallMs > 0 ? (100 * used) / wallMs : 0;
+}
+
+export function rate(r: PoolResult): number {
+  return r.elapsedMs > 0 ? r.ok / (r.elapsedMs / 1000) : 0;
+}
+
+/** "p50 4.1 ms, p99 12 ms" plus failures and time-outs, when there were any. */
+export function poolNote(r: PoolResult): string {
+  const parts = [`${r.ok} ok`, `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms`, `p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`];
+  if (r.failed) parts.push(`${r.failed} failed (${r.firstError})`);
+  if (r.timedOut) parts.push('time budget ran out');
+  return parts.join(', ');
+}
+
+export async function ensureNamespace(c: Client, name: string) {
+  const body = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await c.expect([201, 409], 'POST', '/api/v1/namespaces', { body });
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,0 +1,133 @@
+// Figures, their targets, the console table and bench/RESULTS.md.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+
+export interface Target {
+  op: '>=' | '<=';
+  value: number;
+}
+
+export interface Row {
+  section: string;
+  metric: string;
+  value: number;
+  unit: string;
+  target?: Target;
+  note?: string;
+}
+
+export const MiB = 1024 * 1024;
+export const GiB = 1024 * MiB;
+
+export function passes(r: Row): boolean | undefined {
+  if (!r.target) return undefined;
+  if (!Number.isFinite(r.value)) return false;
+  return r.target.op === '>=' ? r.value >= r.target.value : r.value <= r.target.value;
+}
+
+function fmt(v: number): string {
+  if (!Number.isFinite(v)) return 'n/a';
+  if (Math.abs(v) >= 100) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+}
+
+function cells(r: Row): string[] {
+  const p = passes(r);
+  return [
+    r.section,
+    r.metric,
+    `${fmt(r.value)} ${r.unit}`,
+    r.target ? `${r.target.op} ${fmt(r.target.value)} ${r.unit}` : '',
+    p === undefined ? '' : p ? 'PASS' : 'FAIL',
+    r.note ?? '',
+  ];
+}
+
+const HEADER = ['phase', 'metric', 'value', 'target', 'result', 'notes'];
+
+export function consoleTable(rows: Row[]): string {
+  const all = [HEADER, ...rows.map(cells)];
+  const widths = HEADER.map((_, c) => Math.max(...all.map((r) => r[c].length)));
+  const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c])).join('  ').trimEnd();
+  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+}
+
+export function markdownTable(rows: Row[]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const line = (r: string[]) => `| ${r.map(esc).join(' | ')} |`;
+  return [line(HEADER), `|${HEADER.map(() => '---').join('|')}|`, ...rows.map((r) => line(cells(r)))].join('\n');
+}
+
+export interface Machine {
+  date: string;
+  cpu: string;
+  cores: number;
+  memory: string;
+  node: string;
+  os: string;
+}
+
+export function machine(): Machine {
+  let cpu = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) cpu = m[1].trim();
+  } catch {
+    // not Linux: os.cpus() already gave a model
+  }
+  let date = new Date().toUTCString();
+  try {
+    date = execFileSync('date', ['-u'], { encoding: 'utf8' }).trim();
+  } catch {
+    // no date(1): the JS date says the same
+  }
+  return {
+    date,
+    cpu,
+    cores: os.cpus().length,
+    memory: `${(os.totalmem() / GiB).toFixed(1)} GiB`,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+export interface ResultsDoc {
+  machine: Machine;
+  command: string;
+  durationS: number;
+  rows: Row[];
+  setup: string[];
+  findings: string[];
+}
+
+export function writeResults(path: string, d: ResultsDoc) {
+  const m = d.machine;
+  const failed = d.rows.filter((r) => passes(r) === false).length;
+  const targeted = d.rows.filter((r) => r.target).length;
+  const text = [
+    '# Embedded API server benchmark',
+    '',
+    `- Date: ${m.date}`,
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
+    `- Node: ${m.node}`,
+    `- Command: \`${d.command}\``,
+    `- Wall time: ${d.durationS.toFixed(0)} s`,
+    `- Targets met: ${targeted - failed} of ${targeted}`,
+    '',
+    '## Setup',
+    '',
+    ...d.setup.map((s) => `- ${s}`),
+    '',
+    '## Figures',
+    '',
+    markdownTable(d.rows),
+    '',
+    '## Observations',
+    '',
+    ...(d.findings.length ? d.findings.map((f) => `- ${f}`) : ['- none']),
+    '',
+  ].join('\n');
+  writeFileSync(path, text);
+}
