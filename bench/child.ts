@@ -43,7 +43,12 @@ export class ServerChild {
     killOnExit(proc);
     const ready = await waitReady(proc);
     const u = new URL(ready.url);
-    return new ServerChild(proc, { host: u.hostname, port: Number(u.port), token: ready.token, ca: ready.caPem });
+    return new ServerChild(proc, {
+      host: u.hostname,
+      port: Number(u.port),
+      token: ready.token,
+      ca: ready.caPem,
+    });
   }
 
   get pid(): number | undefined {
@@ -78,7 +83,10 @@ export class ServerChild {
 
 function waitReady(proc: ChildProcess): Promise<Extract<ChildReply, { type: 'ready' }>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`server child not ready in ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`server child not ready in ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
     const onExit = (code: number | null) => fail(new Error(`server child exited early (code ${code})`));
     function fail(e: Error) {
       clearTimeout(timer);

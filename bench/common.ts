@@ -18,7 +18,11 @@ export function rate(r: PoolResult): number {
 
 /** "p50 4.1 ms, p99 12 ms" plus failures and time-outs, when there were any. */
 export function poolNote(r: PoolResult): string {
-  const parts = [`${r.ok} ok`, `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms`, `p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`];
+  const parts = [
+    `${r.ok} ok`,
+    `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms`,
+    `p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`,
+  ];
   if (r.failed) parts.push(`${r.failed} failed (${r.firstError})`);
   if (r.timedOut) parts.push('time budget ran out');
   return parts.join(', ');

@@ -87,23 +87,41 @@ export function nodeBody(i: number): string {
         'node.kubernetes.io/instance-type': 'm5.large',
       },
     },
-    spec: { podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24`, providerID: `aws:///zone-${i % 3}/i-${hex(i, 17)}` },
+    spec: {
+      podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24`,
+      providerID: `aws:///zone-${i % 3}/i-${hex(i, 17)}`,
+    },
   });
 }
 
 export function nodeStatusPatch(i: number): string {
   const resources = { cpu: '2', memory: '8Gi', pods: '110' };
-  const cond = (type: string, status: string) => ({ type, status, lastHeartbeatTime: TIME, lastTransitionTime: TIME });
+  const cond = (type: string, status: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: TIME,
+    lastTransitionTime: TIME,
+  });
   return JSON.stringify({
     status: {
       capacity: resources,
       allocatable: resources,
-      conditions: [cond('MemoryPressure', 'False'), cond('DiskPressure', 'False'), cond('PIDPressure', 'False'), cond('Ready', 'True')],
+      conditions: [
+        cond('MemoryPressure', 'False'),
+        cond('DiskPressure', 'False'),
+        cond('PIDPressure', 'False'),
+        cond('Ready', 'True'),
+      ],
       addresses: [
         { type: 'InternalIP', address: `192.168.${(i >> 8) & 255}.${i & 255}` },
         { type: 'Hostname', address: nodeName(i) },
       ],
-      nodeInfo: { kubeletVersion: 'v1.30.2', containerRuntimeVersion: 'containerd://1.7.13', osImage: 'Ubuntu 22.04', architecture: 'amd64' },
+      nodeInfo: {
+        kubeletVersion: 'v1.30.2',
+        containerRuntimeVersion: 'containerd://1.7.13',
+        osImage: 'Ubuntu 22.04',
+        architecture: 'amd64',
+      },
     },
   });
 }

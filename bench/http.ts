@@ -29,12 +29,20 @@ export class Client {
     readonly endpoint: Endpoint,
     maxSockets: number,
   ) {
-    this.agent = new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ca: endpoint.ca });
+    this.agent = new https.Agent({
+      keepAlive: true,
+      maxSockets,
+      maxFreeSockets: maxSockets,
+      ca: endpoint.ca,
+    });
   }
 
   request(method: string, path: string, opts: RequestOptions = {}): Promise<Reply> {
     const { host, port, token } = this.endpoint;
-    const headers: Record<string, string | number> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    const headers: Record<string, string | number> = {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+    };
     if (opts.body !== undefined) {
       headers['content-type'] = opts.contentType ?? 'application/json';
       headers['content-length'] = Buffer.byteLength(opts.body);
@@ -57,14 +65,21 @@ export class Client {
         });
         res.on('error', reject);
       });
-      req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)),
+      );
       req.on('error', reject);
       req.end(opts.body);
     });
   }
 
   /** Like request(), but anything other than the expected status is an error. */
-  async expect(status: number | number[], method: string, path: string, opts: RequestOptions = {}): Promise<Reply> {
+  async expect(
+    status: number | number[],
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<Reply> {
     const r = await this.request(method, path, opts);
     const ok = Array.isArray(status) ? status.includes(r.status) : r.status === status;
     if (!ok) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.body.toString('utf8', 0, 300)}`);

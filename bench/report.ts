@@ -50,14 +50,20 @@ const HEADER = ['phase', 'metric', 'value', 'target', 'result', 'notes'];
 export function consoleTable(rows: Row[]): string {
   const all = [HEADER, ...rows.map(cells)];
   const widths = HEADER.map((_, c) => Math.max(...all.map((r) => r[c].length)));
-  const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, c) => v.padEnd(widths[c]))
+      .join('  ')
+      .trimEnd();
   return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
 }
 
 export function markdownTable(rows: Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const line = (r: string[]) => `| ${r.map(esc).join(' | ')} |`;
-  return [line(HEADER), `|${HEADER.map(() => '---').join('|')}|`, ...rows.map((r) => line(cells(r)))].join('\n');
+  return [line(HEADER), `|${HEADER.map(() => '---').join('|')}|`, ...rows.map((r) => line(cells(r)))].join(
+    '\n',
+  );
 }
 
 export interface Machine {

@@ -22,7 +22,10 @@ const SECTION = 'scale';
 const LIST_TIMEOUT_MS = 120_000;
 const nsName = (i: number) => `ns-${String(i).padStart(3, '0')}`;
 
-export async function scalePhase(server: ServerChild, cfg: ScaleConfig): Promise<{ rows: Row[]; podsLoaded: number }> {
+export async function scalePhase(
+  server: ServerChild,
+  cfg: ScaleConfig,
+): Promise<{ rows: Row[]; podsLoaded: number }> {
   const c = new Client(server.endpoint, cfg.concurrency);
   try {
     const load = await loadAll(server, c, cfg);
@@ -39,7 +42,13 @@ export async function scalePhase(server: ServerChild, cfg: ScaleConfig): Promise
     rows.push(...(await fullLists(server, c, load.pods)));
     rows.push(...(await smallLists(c, cfg)));
     const after = await server.stats({ gc: true });
-    rows.push({ section: SECTION, metric: 'server RSS after lists, forced GC', value: after.rss / GiB, unit: 'GiB', note: `heap used ${(after.heapUsed / MiB).toFixed(0)} MiB` });
+    rows.push({
+      section: SECTION,
+      metric: 'server RSS after lists, forced GC',
+      value: after.rss / GiB,
+      unit: 'GiB',
+      note: `heap used ${(after.heapUsed / MiB).toFixed(0)} MiB`,
+    });
     return { rows, podsLoaded: load.pods };
   } finally {
     c.close();
@@ -52,10 +61,15 @@ async function loadAll(server: ServerChild, c: Client, cfg: ScaleConfig) {
   const before = await server.stats({ reset: true });
   const t0 = performance.now();
   const deadline = t0 + cfg.loadBudgetMs;
-  const nodes = await runPool({ count: cfg.nodes, concurrency: cfg.concurrency, budgetMs: cfg.loadBudgetMs }, (i) => loadNode(c, i));
+  const nodes = await runPool(
+    { count: cfg.nodes, concurrency: cfg.concurrency, budgetMs: cfg.loadBudgetMs },
+    (i) => loadNode(c, i),
+  );
   for (let i = 0; i < cfg.namespaces; i++) await ensureNamespace(c, nsName(i));
   const podBudget = Math.max(0, deadline - performance.now());
-  const pods = await runPool({ count: cfg.pods, concurrency: cfg.concurrency, budgetMs: podBudget }, (i) => loadPod(c, cfg, i));
+  const pods = await runPool({ count: cfg.pods, concurrency: cfg.concurrency, budgetMs: podBudget }, (i) =>
+    loadPod(c, cfg, i),
+  );
   const ms = performance.now() - t0;
   const after = await server.stats();
   const objects = nodes.ok + pods.ok;
@@ -75,20 +89,37 @@ async function loadAll(server: ServerChild, c: Client, cfg: ScaleConfig) {
 }
 
 function loadRow(what: string, r: PoolResult): Row {
-  return { section: SECTION, metric: `${what} pairs`, value: r.elapsedMs > 0 ? r.ok / (r.elapsedMs / 1000) : 0, unit: '/s', note: poolNote(r) };
+  return {
+    section: SECTION,
+    metric: `${what} pairs`,
+    value: r.elapsedMs > 0 ? r.ok / (r.elapsedMs / 1000) : 0,
+    unit: '/s',
+    note: poolNote(r),
+  };
 }
 
 async function loadNode(c: Client, i: number): Promise<number> {
   const a = await c.expect(201, 'POST', '/api/v1/nodes', { body: nodeBody(i), discard: true });
-  const b = await c.expect(200, 'PATCH', `/api/v1/nodes/${nodeName(i)}/status`, { body: nodeStatusPatch(i), contentType: MERGE, discard: true });
+  const b = await c.expect(200, 'PATCH', `/api/v1/nodes/${nodeName(i)}/status`, {
+    body: nodeStatusPatch(i),
+    contentType: MERGE,
+    discard: true,
+  });
   return a.totalMs + b.totalMs;
 }
 
 async function loadPod(c: Client, cfg: ScaleConfig, i: number): Promise<number> {
   const p = { namespace: nsName(i % cfg.namespaces), nodes: cfg.nodes };
-  const a = await c.expect(201, 'POST', `/api/v1/namespaces/${p.namespace}/pods`, { body: podBody(i, p), discard: true });
+  const a = await c.expect(201, 'POST', `/api/v1/namespaces/${p.namespace}/pods`, {
+    body: podBody(i, p),
+    discard: true,
+  });
   const path = `/api/v1/namespaces/${p.namespace}/pods/${podName(i)}/status`;
-  const b = await c.expect(200, 'PATCH', path, { body: podStatusPatch(i, p), contentType: MERGE, discard: true });
+  const b = await c.expect(200, 'PATCH', path, {
+    body: podStatusPatch(i, p),
+    contentType: MERGE,
+    discard: true,
+  });
   return a.totalMs + b.totalMs;
 }
 
@@ -139,7 +170,9 @@ async function fullLists(server: ServerChild, c: Client, expected: number): Prom
   const cold = await listOnce(server, c, path);
   const warm = [await listOnce(server, c, path), await listOnce(server, c, path)];
   // any create drops the sorted key index, so this is what a list costs in a cluster with churn
-  await c.expect(201, 'POST', `/api/v1/namespaces/${nsName(0)}/pods`, { body: podBody(10_000_000, { namespace: nsName(0), nodes: 1 }) });
+  await c.expect(201, 'POST', `/api/v1/namespaces/${nsName(0)}/pods`, {
+    body: podBody(10_000_000, { namespace: nsName(0), nodes: 1 }),
+  });
   const churn = await listOnce(server, c, path);
   const runs = [cold, ...warm, churn];
   const bad = runs.filter((r) => r.items < expected);
@@ -147,11 +180,44 @@ async function fullLists(server: ServerChild, c: Client, expected: number): Prom
   const w = warm[0].reply.totalMs <= warm[1].reply.totalMs ? warm[0] : warm[1];
   const size = `${(w.reply.bytes / MiB).toFixed(0)} MiB, ${w.items} items, ${(w.reply.bytes / w.items).toFixed(0)} B/pod`;
   const rows: Row[] = [
-    { section: SECTION, metric: 'GET /api/v1/pods, first after load: last byte', value: cold.reply.totalMs, unit: 'ms', target, note: `first byte ${cold.reply.ttfbMs.toFixed(0)} ms` },
-    { section: SECTION, metric: 'GET /api/v1/pods, warm median: first byte', value: median(warm.map((r) => r.reply.ttfbMs)), unit: 'ms' },
-    { section: SECTION, metric: 'GET /api/v1/pods, warm median: last byte', value: median(warm.map((r) => r.reply.totalMs)), unit: 'ms', target, note: size },
-    { section: SECTION, metric: 'GET /api/v1/pods, warm median: + JSON.parse', value: median(warm.map((r) => r.reply.totalMs + r.parseMs)), unit: 'ms', target, note: `client JSON.parse ${median(warm.map((r) => r.parseMs)).toFixed(0)} ms` },
-    { section: SECTION, metric: 'GET /api/v1/pods after one create: last byte', value: churn.reply.totalMs, unit: 'ms', target, note: `first byte ${churn.reply.ttfbMs.toFixed(0)} ms` },
+    {
+      section: SECTION,
+      metric: 'GET /api/v1/pods, first after load: last byte',
+      value: cold.reply.totalMs,
+      unit: 'ms',
+      target,
+      note: `first byte ${cold.reply.ttfbMs.toFixed(0)} ms`,
+    },
+    {
+      section: SECTION,
+      metric: 'GET /api/v1/pods, warm median: first byte',
+      value: median(warm.map((r) => r.reply.ttfbMs)),
+      unit: 'ms',
+    },
+    {
+      section: SECTION,
+      metric: 'GET /api/v1/pods, warm median: last byte',
+      value: median(warm.map((r) => r.reply.totalMs)),
+      unit: 'ms',
+      target,
+      note: size,
+    },
+    {
+      section: SECTION,
+      metric: 'GET /api/v1/pods, warm median: + JSON.parse',
+      value: median(warm.map((r) => r.reply.totalMs + r.parseMs)),
+      unit: 'ms',
+      target,
+      note: `client JSON.parse ${median(warm.map((r) => r.parseMs)).toFixed(0)} ms`,
+    },
+    {
+      section: SECTION,
+      metric: 'GET /api/v1/pods after one create: last byte',
+      value: churn.reply.totalMs,
+      unit: 'ms',
+      target,
+      note: `first byte ${churn.reply.ttfbMs.toFixed(0)} ms`,
+    },
     {
       section: SECTION,
       metric: 'server during a full pod list: peak RSS',
@@ -160,13 +226,24 @@ async function fullLists(server: ServerChild, c: Client, expected: number): Prom
       note: `longest event-loop stall ${Math.max(...runs.map((r) => r.loopMaxMs)).toFixed(0)} ms; slowest /healthz meanwhile ${Math.max(...runs.map((r) => r.healthMaxMs)).toFixed(0)} ms`,
     },
   ];
-  if (bad.length) rows.push({ section: SECTION, metric: 'full lists with every pod', value: runs.length - bad.length, unit: `of ${runs.length}`, target: { op: '>=', value: runs.length } });
+  if (bad.length)
+    rows.push({
+      section: SECTION,
+      metric: 'full lists with every pod',
+      value: runs.length - bad.length,
+      unit: `of ${runs.length}`,
+      target: { op: '>=', value: runs.length },
+    });
   return rows;
 }
 
 // ---- smaller lists ----------------------------------------------------------------
 
-async function timed(c: Client, path: string, runs: number): Promise<{ ms: number; items: number; bytes: number }> {
+async function timed(
+  c: Client,
+  path: string,
+  runs: number,
+): Promise<{ ms: number; items: number; bytes: number }> {
   const ms: number[] = [];
   let items = 0;
   let bytes = 0;
@@ -184,14 +261,26 @@ async function smallLists(c: Client, cfg: ScaleConfig): Promise<Row[]> {
   const cases: [string, string][] = [
     ['namespaced list (one namespace)', `/api/v1/namespaces/${nsName(7)}/pods`],
     ['label-selector list, all namespaces (app=app-7)', '/api/v1/pods?labelSelector=app%3Dapp-7'],
-    ['label-selector list, one namespace (app=app-7)', `/api/v1/namespaces/${nsName(7)}/pods?labelSelector=app%3Dapp-7`],
-    ["field-selector list (a kubelet's spec.nodeName)", `/api/v1/pods?fieldSelector=spec.nodeName%3D${nodeName(7)}`],
+    [
+      'label-selector list, one namespace (app=app-7)',
+      `/api/v1/namespaces/${nsName(7)}/pods?labelSelector=app%3Dapp-7`,
+    ],
+    [
+      "field-selector list (a kubelet's spec.nodeName)",
+      `/api/v1/pods?fieldSelector=spec.nodeName%3D${nodeName(7)}`,
+    ],
     ['GET /api/v1/nodes', '/api/v1/nodes'],
   ];
   const rows: Row[] = [];
   for (const [metric, path] of cases) {
     const t = await timed(c, path, runs);
-    rows.push({ section: SECTION, metric, value: t.ms, unit: 'ms', note: `median of ${runs}; ${t.items} items, ${(t.bytes / 1024).toFixed(0)} KiB` });
+    rows.push({
+      section: SECTION,
+      metric,
+      value: t.ms,
+      unit: 'ms',
+      note: `median of ${runs}; ${t.items} items, ${(t.bytes / 1024).toFixed(0)} KiB`,
+    });
   }
   rows.push(await pagedList(c));
   return rows;
@@ -205,11 +294,19 @@ async function pagedList(c: Client): Promise<Row> {
   let items = 0;
   for (; pages < 2_000; pages++) {
     const path = `/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
-    const list = JSON.parse((await c.expect(200, 'GET', path, { timeoutMs: LIST_TIMEOUT_MS })).body.toString('utf8'));
+    const list = JSON.parse(
+      (await c.expect(200, 'GET', path, { timeoutMs: LIST_TIMEOUT_MS })).body.toString('utf8'),
+    );
     items += list.items.length;
     token = list.metadata.continue ?? '';
     if (!token) break;
   }
   const ms = performance.now() - t0;
-  return { section: SECTION, metric: 'paged pod list (limit=500), whole walk', value: ms, unit: 'ms', note: `${pages + 1} pages, ${items} items, client parse included` };
+  return {
+    section: SECTION,
+    metric: 'paged pod list (limit=500), whole walk',
+    value: ms,
+    unit: 'ms',
+    note: `${pages + 1} pages, ${items} items, client parse included`,
+  };
 }

@@ -39,7 +39,14 @@ class WatchStream {
     return new Promise((resolve, reject) => {
       // a socket of its own, as every informer has
       this.req = https.request(
-        { host: ep.host, port: ep.port, path, ca: ep.ca, agent: false, headers: { authorization: `Bearer ${ep.token}` } },
+        {
+          host: ep.host,
+          port: ep.port,
+          path,
+          ca: ep.ca,
+          agent: false,
+          headers: { authorization: `Bearer ${ep.token}` },
+        },
         (res) => {
           if (res.statusCode !== 200) return reject(new Error(`watch ${path}: HTTP ${res.statusCode}`));
           res.on('data', (c: Buffer) => this.onData(c));
@@ -109,11 +116,17 @@ export async function watchPhase(server: ServerChild, cfg: WatchConfig): Promise
   const streams = Array.from({ length: cfg.watchers }, () => new WatchStream());
   try {
     await ensureNamespace(c, NS);
-    await runPool({ count: cfg.pods, concurrency: cfg.writerConcurrency, budgetMs: cfg.budgetMs }, async (i) => {
-      const body = podBody(i, { namespace: NS, nodes: 100 });
-      return (await c.expect(201, 'POST', `/api/v1/namespaces/${NS}/pods`, { body, discard: true })).totalMs;
-    });
-    const list = JSON.parse((await c.expect(200, 'GET', `/api/v1/namespaces/${NS}/pods?limit=1`)).body.toString('utf8'));
+    await runPool(
+      { count: cfg.pods, concurrency: cfg.writerConcurrency, budgetMs: cfg.budgetMs },
+      async (i) => {
+        const body = podBody(i, { namespace: NS, nodes: 100 });
+        return (await c.expect(201, 'POST', `/api/v1/namespaces/${NS}/pods`, { body, discard: true }))
+          .totalMs;
+      },
+    );
+    const list = JSON.parse(
+      (await c.expect(200, 'GET', `/api/v1/namespaces/${NS}/pods?limit=1`)).body.toString('utf8'),
+    );
     const from = list.metadata.resourceVersion as string;
     const path = `/api/v1/namespaces/${NS}/pods?watch=true&resourceVersion=${from}&timeoutSeconds=600`;
     await Promise.all(streams.map((s) => s.open(server.endpoint, path)));
@@ -124,25 +137,41 @@ export async function watchPhase(server: ServerChild, cfg: WatchConfig): Promise
   }
 }
 
-async function measure(server: ServerChild, c: Client, streams: WatchStream[], cfg: WatchConfig): Promise<Row[]> {
+async function measure(
+  server: ServerChild,
+  c: Client,
+  streams: WatchStream[],
+  cfg: WatchConfig,
+): Promise<Row[]> {
   const written: number[] = [];
   const ackAt = new Map<number, number>();
   const before = await server.stats({ reset: true });
   const t0 = performance.now();
-  const w = await runPool({ count: cfg.updates, concurrency: cfg.writerConcurrency, budgetMs: cfg.budgetMs }, async (i) => {
-    const path = `/api/v1/namespaces/${NS}/pods/${podName(i % cfg.pods)}`;
-    const r = await c.expect(200, 'PATCH', path, { body: annotationPatch(i), contentType: MERGE });
-    const rv = Number(JSON.parse(r.body.toString('utf8')).metadata.resourceVersion);
-    written.push(rv);
-    ackAt.set(rv, performance.now());
-    return r.totalMs;
-  });
+  const w = await runPool(
+    { count: cfg.updates, concurrency: cfg.writerConcurrency, budgetMs: cfg.budgetMs },
+    async (i) => {
+      const path = `/api/v1/namespaces/${NS}/pods/${podName(i % cfg.pods)}`;
+      const r = await c.expect(200, 'PATCH', path, { body: annotationPatch(i), contentType: MERGE });
+      const rv = Number(JSON.parse(r.body.toString('utf8')).metadata.resourceVersion);
+      written.push(rv);
+      ackAt.set(rv, performance.now());
+      return r.totalMs;
+    },
+  );
   const writerDone = performance.now();
   const drainDeadline = writerDone + cfg.drainMs;
-  while (streams.some((s) => s.rvs.length < written.length && !s.ended) && performance.now() < drainDeadline) await sleep(5);
+  while (streams.some((s) => s.rvs.length < written.length && !s.ended) && performance.now() < drainDeadline)
+    await sleep(5);
   const after = await server.stats();
   const lastEvent = Math.max(...streams.map((s) => s.at[s.at.length - 1] ?? t0));
-  return rows(streams, written, ackAt, { w, t0, writerDone, lastEvent, cpu: cpuPercent(before, after, lastEvent - t0), loopMax: after.loopMaxMs });
+  return rows(streams, written, ackAt, {
+    w,
+    t0,
+    writerDone,
+    lastEvent,
+    cpu: cpuPercent(before, after, lastEvent - t0),
+    loopMax: after.loopMaxMs,
+  });
 }
 
 interface Timing {
@@ -157,16 +186,29 @@ interface Timing {
 function rows(streams: WatchStream[], written: number[], ackAt: Map<number, number>, t: Timing): Row[] {
   const expected = [...written].sort((a, b) => a - b);
   const checks = streams.map((s) => check(expected, s.rvs));
-  const complete = checks.filter((k, i) => !k.missing && !k.outOfOrder && !k.extra && !streams[i].malformed).length;
+  const complete = checks.filter(
+    (k, i) => !k.missing && !k.outOfOrder && !k.extra && !streams[i].malformed,
+  ).length;
   const total = streams.reduce((n, s) => n + s.rvs.length, 0);
   const seconds = (t.lastEvent - t.t0) / 1000;
   const sum = (f: (k: Check) => number) => checks.reduce((n, k) => n + f(k), 0);
   const malformed = streams.reduce((n, s) => n + s.malformed, 0);
   const lags: number[] = [];
-  for (const s of streams) s.rvs.forEach((rv, i) => ackAt.has(rv) && lags.push(s.at[i] - ackAt.get(rv)!));
+  for (const s of streams) {
+    s.rvs.forEach((rv, i) => {
+      const ack = ackAt.get(rv);
+      if (ack !== undefined) lags.push(s.at[i] - ack);
+    });
+  }
   const n = streams.length;
   return [
-    { section: SECTION, metric: 'writer updates while watched', value: rate(t.w), unit: '/s', note: poolNote(t.w) },
+    {
+      section: SECTION,
+      metric: 'writer updates while watched',
+      value: rate(t.w),
+      unit: '/s',
+      note: poolNote(t.w),
+    },
     {
       section: SECTION,
       metric: `events delivered across ${n} watchers`,

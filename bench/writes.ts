@@ -25,13 +25,39 @@ export async function writePhase(server: ServerChild, cfg: WriteConfig): Promise
     await ensureNamespace(c, NS);
     const rows: Row[] = [];
     const created = await measured(server, () => createPods(c, cfg));
-    rows.push({ section: SECTION, metric: `pod creates (${cfg.concurrency} in flight)`, value: rate(created.r), unit: '/s', note: created.note });
+    rows.push({
+      section: SECTION,
+      metric: `pod creates (${cfg.concurrency} in flight)`,
+      value: rate(created.r),
+      unit: '/s',
+      note: created.note,
+    });
     const merge = await measured(server, () => patchPods(c, cfg, MERGE));
-    rows.push({ section: SECTION, metric: 'pod updates, merge-PATCH', value: rate(merge.r), unit: '/s', target: TARGET, note: merge.note });
+    rows.push({
+      section: SECTION,
+      metric: 'pod updates, merge-PATCH',
+      value: rate(merge.r),
+      unit: '/s',
+      target: TARGET,
+      note: merge.note,
+    });
     const put = await measured(server, () => putPods(c, cfg));
-    rows.push({ section: SECTION, metric: 'pod updates, PUT (read-modify-write, rv)', value: rate(put.r), unit: '/s', target: TARGET, note: put.note });
+    rows.push({
+      section: SECTION,
+      metric: 'pod updates, PUT (read-modify-write, rv)',
+      value: rate(put.r),
+      unit: '/s',
+      target: TARGET,
+      note: put.note,
+    });
     const sp = await measured(server, () => patchPods(c, cfg, STRATEGIC));
-    rows.push({ section: SECTION, metric: 'pod updates, strategic PATCH', value: rate(sp.r), unit: '/s', note: sp.note });
+    rows.push({
+      section: SECTION,
+      metric: 'pod updates, strategic PATCH',
+      value: rate(sp.r),
+      unit: '/s',
+      note: sp.note,
+    });
     return rows;
   } finally {
     c.close();
@@ -39,7 +65,10 @@ export async function writePhase(server: ServerChild, cfg: WriteConfig): Promise
 }
 
 /** Runs a pool and notes its latencies and how busy the server was meanwhile. */
-async function measured(server: ServerChild, run: () => Promise<PoolResult>): Promise<{ r: PoolResult; note: string }> {
+async function measured(
+  server: ServerChild,
+  run: () => Promise<PoolResult>,
+): Promise<{ r: PoolResult; note: string }> {
   const before = await server.stats();
   const t0 = performance.now();
   const r = await run();
@@ -58,7 +87,8 @@ function createPods(c: Client, cfg: WriteConfig) {
 function patchPods(c: Client, cfg: WriteConfig, contentType: string) {
   return runPool({ count: cfg.updates, concurrency: cfg.concurrency, budgetMs: cfg.budgetMs }, async (i) => {
     const path = `/api/v1/namespaces/${NS}/pods/${podName(i % cfg.pods)}`;
-    return (await c.expect(200, 'PATCH', path, { body: annotationPatch(i), contentType, discard: true })).totalMs;
+    return (await c.expect(200, 'PATCH', path, { body: annotationPatch(i), contentType, discard: true }))
+      .totalMs;
   });
 }
 
@@ -68,14 +98,18 @@ function patchPods(c: Client, cfg: WriteConfig, contentType: string) {
  * so with concurrency < pods no two writes race on one pod and a 409 means a bug.
  */
 async function putPods(c: Client, cfg: WriteConfig) {
-  const list = JSON.parse((await c.expect(200, 'GET', `/api/v1/namespaces/${NS}/pods`)).body.toString('utf8'));
+  const list = JSON.parse(
+    (await c.expect(200, 'GET', `/api/v1/namespaces/${NS}/pods`)).body.toString('utf8'),
+  );
   const latest = new Map<string, any>(list.items.map((p: any) => [p.metadata.name, p]));
   return runPool({ count: cfg.updates, concurrency: cfg.concurrency, budgetMs: cfg.budgetMs }, async (i) => {
     const name = podName(i % cfg.pods);
     const obj = latest.get(name);
     if (!obj) throw new Error(`pod ${name} missing from the list`);
     obj.metadata.annotations = { ...obj.metadata.annotations, 'bench.palisade.dev/seq': String(i) };
-    const r = await c.expect(200, 'PUT', `/api/v1/namespaces/${NS}/pods/${name}`, { body: JSON.stringify(obj) });
+    const r = await c.expect(200, 'PUT', `/api/v1/namespaces/${NS}/pods/${name}`, {
+      body: JSON.stringify(obj),
+    });
     latest.set(name, JSON.parse(r.body.toString('utf8')));
     return r.totalMs;
   });

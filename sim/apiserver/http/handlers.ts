@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiCore } from '../core/api.js';
 import type { UserInfo, WriteOptions } from '../core/context.js';
+import { isObject } from '../core/objects.js';
 import { deleteCollection, deleteOne } from '../core/remove.js';
 import { bindPod, evictPod, toScale, updateScale } from '../core/subresources.js';
 import { applyPatch, patchTypeFromContentType } from '../patch/index.js';
@@ -148,8 +149,7 @@ async function handlePost(ctx: HandlerContext) {
     throw errors.methodNotAllowed();
   const o = writeOpts(ctx);
   const body = (await bodyOf(ctx)) as any;
-  if (body === undefined || typeof body !== 'object' || body === null)
-    throw errors.badRequest('the body of the request must be a JSON object');
+  if (!isObject(body)) throw errors.badRequest('the body of the request must be a JSON object');
   if (route.name === undefined) {
     const res = await core.create(route.resource, route.namespace, body, o);
     return sendObject(ctx, res.code, res.obj, res.warnings);
@@ -169,8 +169,7 @@ async function handlePut(ctx: HandlerContext) {
   const { core, route } = ctx;
   if (route.name === undefined) throw errors.methodNotAllowed();
   const body = (await bodyOf(ctx)) as any;
-  if (typeof body !== 'object' || body === null)
-    throw errors.badRequest('the body of the request must be a JSON object');
+  if (!isObject(body)) throw errors.badRequest('the body of the request must be a JSON object');
   const o = writeOpts(ctx);
   if (route.subresource === 'scale') {
     const res = await updateScale(core, route.resource, route.namespace!, route.name, () => body, o);
