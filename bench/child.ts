@@ -32,12 +32,15 @@ export class ServerChild {
     });
   }
 
-  static async start(): Promise<ServerChild> {
+  /** profileDir: write a V8 CPU profile of the server there when it stops */
+  static async start(profileDir?: string): Promise<ServerChild> {
     // --import tsx: the child runs the TypeScript sources as `npm run cluster` does;
     // --expose-gc: RSS is read after a forced collection, not at a random GC phase
+    const execArgv = ['--expose-gc', '--import', 'tsx'];
+    if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
     const proc = fork(serverScript, [], {
       cwd: repoRoot,
-      execArgv: ['--expose-gc', '--import', 'tsx'],
+      execArgv,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     killOnExit(proc);

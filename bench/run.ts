@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick]`: starts the embedded API server in a child process and
 // measures write throughput, watch fan-out and behaviour at 5000 nodes / 150 000 pods.
-// The full run rewrites bench/RESULTS.md; --quick is a smoke run that does not.
+// The full run rewrites bench/RESULTS.md; --quick is a smoke run that does not;
+// --profile also writes a V8 CPU profile of the server to bench/profiles/.
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ServerChild } from './child.js';
@@ -105,7 +106,10 @@ async function main() {
   const cfg = quick ? QUICK : FULL;
   const t0 = performance.now();
   console.log(`[bench] ${cfg.name} run; starting the API server child`);
-  const server = await ServerChild.start();
+  const profileDir = process.argv.includes('--profile')
+    ? fileURLToPath(new URL('./profiles/', import.meta.url))
+    : undefined;
+  const server = await ServerChild.start(profileDir);
   const rows: Row[] = [];
   try {
     await withDeadline(phases(cfg, server, rows), cfg.deadlineMs);
@@ -126,6 +130,7 @@ async function main() {
     });
     console.log(`[bench] wrote ${resultsPath}`);
   }
+  if (profileDir) console.log(`[bench] server CPU profile in ${profileDir}`);
   const failed = rows.filter((r) => passes(r) === false).length;
   console.log(
     `[bench] ${failed ? `${failed} target(s) missed` : 'all targets met'} in ${durationS.toFixed(0)} s`,

@@ -57,6 +57,8 @@ async function main() {
   process.on('message', (m) => onRequest(m as ChildRequest));
   // the parent going away for any reason must not leave a server behind
   process.on('disconnect', () => process.exit(0));
+  // exit through process.exit so --cpu-prof (bench --profile) gets to write its file
+  process.on('SIGTERM', () => process.exit(0));
   const ready: ChildReply = { type: 'ready', url: server.url, token: server.token, caPem: server.caPem };
   process.send(ready);
 }

@@ -2,8 +2,24 @@
 // embedded cluster, write its kubeconfig, and run until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { profiles, type ProfileName } from './profiles.js';
+import { z } from 'zod';
+import { type ProfileName, profiles } from './profiles.js';
 import { startApiServer } from './apiserver/index.js';
+
+const cliOptions = z.object({
+  port: z.coerce
+    .number({ error: (i) => `must be an integer between 0 and 65535, got "${String(i.input)}"` })
+    .int({ error: (i) => `must be an integer between 0 and 65535, got "${String(i.input)}"` })
+    .min(0, { error: 'must be an integer between 0 and 65535' })
+    .max(65535, { error: 'must be an integer between 0 and 65535' })
+    .default(0),
+  kubeconfig: z.string().min(1).default('.palisade/kubeconfig'),
+  profile: z
+    .string()
+    .default('default')
+    .refine((p): p is ProfileName => p in profiles, { error: (i) => `unknown profile "${String(i.input)}"` })
+    .transform((p) => p as ProfileName),
+});
 
 function usage(msg: string): never {
   console.error(
@@ -28,13 +44,14 @@ async function main() {
     usage((e as Error).message);
   }
   if (values.help) usage('help requested');
-  const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    usage(`--port must be an integer between 0 and 65535, got "${values.port}"`);
-  const profileName = (values.profile ?? 'default') as ProfileName;
+  const parsed = cliOptions.safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    usage(`--${String(issue.path[0])}: ${issue.message}`);
+  }
+  const { port, profile: profileName, kubeconfig } = parsed.data;
   const profile = profiles[profileName];
-  if (!profile) usage(`unknown profile "${values.profile}"`);
-  const kubeconfigPath = resolve(values.kubeconfig ?? '.palisade/kubeconfig');
+  const kubeconfigPath = resolve(kubeconfig);
   const server = await startApiServer({ port, kubeconfigPath, ...profile.apiserver });
   console.log(`embedded cluster ready: ${server.url} (profile ${profileName})`);
   console.log(`kubeconfig: ${kubeconfigPath}`);

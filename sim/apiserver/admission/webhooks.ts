@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import tls from 'node:tls';
+import { z } from 'zod';
 import { type StatusBody, StatusError, errors } from '../http/errors.js';
 import type { KubeObject } from '../resources/types.js';
 import { type AdmissionAttributes, type RuleWithOperations, ruleMatches, selectorsMatch } from './match.js';
@@ -178,18 +179,38 @@ function describeNetError(e: NodeJS.ErrnoException, host: string, port: string):
   return e.message;
 }
 
-function parseReviewResponse(text: string, uid: string): any {
-  const review = JSON.parse(text);
-  if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview') {
-    throw new Error(
-      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${review?.apiVersion}, Kind=${review?.kind}`,
-    );
-  }
-  const r = review.response;
-  if (!r) throw new Error('webhook response was absent');
-  if (r.uid !== uid) throw new Error(`expected response.uid="${uid}", got "${r.uid ?? ''}"`);
-  if (typeof r.allowed !== 'boolean')
-    throw new Error('webhook response did not say whether the request is allowed');
+// The webhook's answer is untrusted input: check its shape before acting on it.
+const reviewResponse = z.object({
+  apiVersion: z.literal('admission.k8s.io/v1', {
+    error: (i) =>
+      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(i.input)}`,
+  }),
+  kind: z.literal('AdmissionReview', {
+    error: (i) => `expected Kind=AdmissionReview, got ${String(i.input)}`,
+  }),
+  response: z.object(
+    {
+      uid: z.string({ error: 'response.uid is missing' }),
+      allowed: z.boolean({ error: 'response.allowed must be a boolean' }),
+      status: z
+        .object({
+          code: z.number().optional(),
+          message: z.string().optional(),
+          reason: z.string().optional(),
+        })
+        .passthrough()
+        .optional(),
+      warnings: z.array(z.string()).optional(),
+    },
+    { error: 'webhook response was absent' },
+  ),
+});
+
+function parseReviewResponse(text: string, uid: string) {
+  const parsed = reviewResponse.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'malformed AdmissionReview');
+  const r = parsed.data.response;
+  if (r.uid !== uid) throw new Error(`expected response.uid="${uid}", got "${r.uid}"`);
   return r;
 }
 

@@ -151,7 +151,7 @@ async function handlePost(ctx: HandlerContext) {
   const body = (await bodyOf(ctx)) as any;
   if (!isObject(body)) throw errors.badRequest('the body of the request must be a JSON object');
   if (route.name === undefined) {
-    const res = await core.create(route.resource, route.namespace, body, o);
+    const res = await core.create(route.resource, route.namespace, body as KubeObject, o);
     return sendObject(ctx, res.code, res.obj, res.warnings);
   }
   if (route.subresource === 'binding') {
@@ -176,7 +176,7 @@ async function handlePut(ctx: HandlerContext) {
     return sendJson(ctx.res, 200, res.obj, res.warnings);
   }
   const sub = route.subresource === 'finalize' ? '' : route.subresource;
-  const res = await core.update(route.resource, route.namespace, route.name, body, o, sub);
+  const res = await core.update(route.resource, route.namespace, route.name, body as KubeObject, o, sub);
   return sendObject(ctx, res.code, res.obj, res.warnings);
 }
 
