@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as k8s from '@kubernetes/client-node';
 import YAML from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Cluster, eventually, podSpec, raw, startCluster } from './harness.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -21,12 +21,16 @@ let kubeconfig: string;
 const running = new Set<ChildProcess>();
 
 beforeAll(async () => {
-  // A missing binary is a broken setup, not a reason to skip: say how to fix it.
-  if (!existsSync(KUBECTL)) throw new Error(`kubectl 1.20 not found at ${KUBECTL}: run scripts/ensure-kubectl.sh first`);
   c = await startCluster();
   dir = await mkdtemp(join(tmpdir(), 'palisade-kubectl-'));
   kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, c.server.kubeconfig, { mode: 0o600 });
+});
+
+// A missing binary is a broken setup, not a reason to skip: every test fails and says how
+// to fix it (a throwing beforeAll would leave the tests reported as skipped).
+beforeEach(() => {
+  if (!existsSync(KUBECTL)) throw new Error(`kubectl 1.20 not found at ${KUBECTL}: run scripts/ensure-kubectl.sh first`);
 });
 
 afterAll(async () => {
