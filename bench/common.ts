@@ -1,4 +1,5 @@
 // Helpers shared by the bench phases.
+import { readFileSync } from 'node:fs';
 import type { Client, PoolResult } from './http.js';
 import { percentile } from './http.js';
 import type { ServerStats } from './protocol.js';
@@ -34,3 +35,20 @@ export async function ensureNamespace(c: Client, name: string) {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface HostCpu {
+  busyMs: number;
+  stealMs: number;
+}
+
+/** CPU time used by every process on the machine so far, from /proc/stat (Linux only). */
+export function hostCpu(): HostCpu | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    // USER_HZ is 100 on every mainstream Linux build
+    return { busyMs: (user + nice + system + irq + softirq) * 10, stealMs: steal * 10 };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,4 +1,4 @@
-// Realistic small objects (about 1 KB stored): what a kubelet-managed pod and node look
+// Realistic small objects (about 1.4 KB stored, 0.6 KB of it server defaults): what a kubelet-managed pod and node look
 // like once scheduled and running. Deterministic in i so runs are comparable.
 
 const TIERS = ['web', 'api', 'worker', 'cache'];
@@ -39,8 +39,8 @@ export function podBody(i: number, p: PodPlacement): string {
         {
           name: 'app',
           image: `registry.example.com/team/${appLabel(i)}:1.${i % 10}.0`,
-          ports: [{ containerPort: 8080, name: 'http' }],
-          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+          ports: [{ containerPort: 8080 }],
+          resources: { requests: { cpu: '100m', memory: '128Mi' } },
         },
       ],
     },
@@ -57,17 +57,9 @@ export function podStatusPatch(i: number, p: PodPlacement): string {
       phase: 'Running',
       hostIP: `192.168.${(node >> 8) & 255}.${node & 255}`,
       podIP: ip,
-      startTime: TIME,
-      conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(cond),
+      conditions: ['Ready', 'ContainersReady', 'PodScheduled'].map(cond),
       containerStatuses: [
-        {
-          name: 'app',
-          ready: true,
-          restartCount: 0,
-          image: `registry.example.com/team/${appLabel(i)}:1.${i % 10}.0`,
-          containerID: `containerd://${hex(i, 32)}`,
-          state: { running: { startedAt: TIME } },
-        },
+        { name: 'app', ready: true, restartCount: 0, state: { running: { startedAt: TIME } } },
       ],
     },
   });

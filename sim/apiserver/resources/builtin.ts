@@ -53,6 +53,7 @@ const defs: Def[] = [
   ],
   ['discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true],
   ['coordination.k8s.io', 'v1', 'Lease', 'leases', true],
+  ['storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', false, { shortNames: ['sc'] }],
   ['storage.k8s.io', 'v1', 'VolumeAttachment', 'volumeattachments', false, { subresources: ['status'] }],
   [
     'apps',
