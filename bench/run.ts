@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ServerChild } from './child.js';
+import { hostCpu } from './common.js';
 import { type Row, consoleTable, machine, passes, writeResults } from './report.js';
 import { type ScaleConfig, scalePhase } from './scale.js';
 import { type WatchConfig, watchPhase } from './watch.js';
@@ -21,7 +22,7 @@ interface Config {
 
 const FULL: Config = {
   name: 'full',
-  writes: { pods: 1000, updates: 30_000, concurrency: 64, budgetMs: 30_000 },
+  writes: { pods: 1000, updates: 10_000, trials: 3, concurrency: 64, budgetMs: 20_000 },
   watch: {
     watchers: 10,
     pods: 100,
@@ -43,7 +44,7 @@ const FULL: Config = {
 
 const QUICK: Config = {
   name: 'quick',
-  writes: { pods: 200, updates: 3000, concurrency: 64, budgetMs: 10_000 },
+  writes: { pods: 200, updates: 1500, trials: 3, concurrency: 64, budgetMs: 10_000 },
   watch: { watchers: 10, pods: 100, updates: 3000, writerConcurrency: 32, budgetMs: 10_000, drainMs: 10_000 },
   scale: {
     nodes: 500,
@@ -62,7 +63,7 @@ function setup(cfg: Config, server: ServerChild): string[] {
   const { writes: w, watch: wa, scale: s } = cfg;
   return [
     `Server: \`startApiServer()\` from sim/apiserver in a child process (pid ${server.pid}), \`node --expose-gc --import tsx\`, default heap limits; load generator in the parent, raw \`node:https\` with keep-alive agents, all on 127.0.0.1, sharing the same cores.`,
-    `Writes: ${w.pods} pods in one namespace, then ${w.updates} updates per variant with ${w.concurrency} in flight (merge-PATCH of an annotation; PUT of the last seen object with its resourceVersion; strategic PATCH), round-robin over the pods.`,
+    `Writes: ${w.pods} pods in one namespace, then ${w.trials} trials of ${w.updates} updates per variant (median trial reported) with ${w.concurrency} in flight (merge-PATCH of an annotation; PUT of the last seen object with its resourceVersion; strategic PATCH), round-robin over the pods.`,
     `Watch: ${wa.watchers} watch streams (each its own TLS connection) on one namespace from a listed resourceVersion; one writer sends ${wa.updates} merge-PATCHes with ${wa.writerConcurrency} in flight; events/s = all events received / (last event - first write). Each watcher's resourceVersions must equal the writer's acknowledged ones, in order.`,
     `Scale: ${s.nodes} nodes and ${s.pods} pods in ${s.namespaces} namespaces, each a POST then a merge-PATCH of /status (kubelet-like conditions, container status), ${s.concurrency} in flight. Pods have 3 labels, one container with ports and resources, nodeName, and defaults added by the server. RSS read in the child after two \`global.gc()\` calls.`,
     'Lists: full `GET /api/v1/pods` timed to first and last byte, then `JSON.parse` on the client; /healthz is polled on a separate connection during each full list. "After one create" lists once more after a single pod create.',
@@ -89,15 +90,41 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The machine may be shared: note how much CPU other processes took during a phase,
+ * so a slow figure can be told apart from a busy neighbour.
+ */
+async function contention(name: string, server: ServerChild, run: () => Promise<Row[]>): Promise<Row[]> {
+  const host0 = hostCpu();
+  const server0 = await server.stats();
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  const rows = await run();
+  const wall = performance.now() - t0;
+  const host1 = hostCpu();
+  const server1 = await server.stats();
+  const self = process.cpuUsage(self0);
+  if (!host0 || !host1) return rows;
+  const serverMs = server1.cpuUserMs + server1.cpuSystemMs - server0.cpuUserMs - server0.cpuSystemMs;
+  const selfMs = (self.user + self.system) / 1000;
+  const pct = (ms: number) => (100 * ms) / wall;
+  const others = Math.max(0, host1.busyMs - host0.busyMs - serverMs - selfMs);
+  const note = `of one core, over ${(wall / 1000).toFixed(0)} s; server ${pct(serverMs).toFixed(0)}%, load generator ${pct(selfMs).toFixed(0)}%, hypervisor steal ${pct(host1.stealMs - host0.stealMs).toFixed(0)}%`;
+  return [
+    ...rows,
+    { section: name, metric: 'CPU taken by other processes', value: pct(others), unit: '%', note },
+  ];
+}
+
 async function phases(cfg: Config, server: ServerChild, rows: Row[]) {
   const step = async (name: string, run: () => Promise<Row[]>) => {
     const t0 = performance.now();
     console.log(`[bench] ${name}...`);
-    rows.push(...(await run()));
+    rows.push(...(await contention(name, server, run)));
     console.log(`[bench] ${name} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   };
   await step('writes', () => writePhase(server, cfg.writes));
-  await step('watch fan-out', () => watchPhase(server, cfg.watch));
+  await step('watch', () => watchPhase(server, cfg.watch));
   await step('scale', async () => (await scalePhase(server, cfg.scale)).rows);
 }
 
