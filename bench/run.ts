@@ -22,7 +22,7 @@ interface Config {
 
 const FULL: Config = {
   name: 'full',
-  writes: { pods: 1000, updates: 10_000, trials: 3, concurrency: 64, budgetMs: 20_000 },
+  writes: { pods: 1000, updates: 10_000, warmup: 2000, trials: 3, concurrency: 64, budgetMs: 20_000 },
   watch: {
     watchers: 10,
     pods: 100,
@@ -44,7 +44,7 @@ const FULL: Config = {
 
 const QUICK: Config = {
   name: 'quick',
-  writes: { pods: 200, updates: 1500, trials: 3, concurrency: 64, budgetMs: 10_000 },
+  writes: { pods: 200, updates: 1500, warmup: 1000, trials: 3, concurrency: 64, budgetMs: 10_000 },
   watch: { watchers: 10, pods: 100, updates: 3000, writerConcurrency: 32, budgetMs: 10_000, drainMs: 10_000 },
   scale: {
     nodes: 500,
@@ -63,8 +63,8 @@ function setup(cfg: Config, server: ServerChild): string[] {
   const { writes: w, watch: wa, scale: s } = cfg;
   return [
     `Server: \`startApiServer()\` from sim/apiserver in a child process (pid ${server.pid}), \`node --expose-gc --import tsx\`, default heap limits; load generator in the parent, raw \`node:https\` with keep-alive agents, all on 127.0.0.1, sharing the same cores.`,
-    `Writes: ${w.pods} pods in one namespace, then ${w.trials} trials of ${w.updates} updates per variant (median trial reported) with ${w.concurrency} in flight (merge-PATCH of an annotation; PUT of the last seen object with its resourceVersion; strategic PATCH), round-robin over the pods.`,
-    `Watch: ${wa.watchers} watch streams (each its own TLS connection) on one namespace from a listed resourceVersion; one writer sends ${wa.updates} merge-PATCHes with ${wa.writerConcurrency} in flight; events/s = all events received / (last event - first write). Each watcher's resourceVersions must equal the writer's acknowledged ones, in order.`,
+    `Writes: ${w.pods} pods in one namespace; ${w.warmup} merge-PATCHes to warm up (not counted); then per variant ${w.trials} trials of ${w.updates} updates with ${w.concurrency} in flight, round-robin over the pods, median trial reported. Variants: merge-PATCH of an annotation; PUT of the last seen object with its resourceVersion; strategic PATCH.`,
+    `Watch: ${wa.watchers} watch streams (each its own TLS connection) on one namespace from a listed resourceVersion; one writer sends ${wa.updates} merge-PATCHes with ${wa.writerConcurrency} in flight; events/s = all events received / (last event - first write). Each watcher's resourceVersions must equal the writer's acknowledged ones, in order. Then ${wa.watchers} new watchers replay the same events from the same resourceVersion (fan-out without the write path).`,
     `Scale: ${s.nodes} nodes and ${s.pods} pods in ${s.namespaces} namespaces, each a POST then a merge-PATCH of /status (kubelet-like conditions, container status), ${s.concurrency} in flight. Pods have 3 labels, one container with ports and resources, nodeName, and defaults added by the server. RSS read in the child after two \`global.gc()\` calls.`,
     'Lists: full `GET /api/v1/pods` timed to first and last byte, then `JSON.parse` on the client; /healthz is polled on a separate connection during each full list. "After one create" lists once more after a single pod create.',
   ];

@@ -130,10 +130,44 @@ export async function watchPhase(server: ServerChild, cfg: WatchConfig): Promise
     const from = list.metadata.resourceVersion as string;
     const path = `/api/v1/namespaces/${NS}/pods?watch=true&resourceVersion=${from}&timeoutSeconds=600`;
     await Promise.all(streams.map((s) => s.open(server.endpoint, path)));
-    return await measure(server, c, streams, cfg);
+    const live = await measure(server, c, streams, cfg);
+    for (const s of streams) s.close();
+    return [...live.rows, await replay(server, path, cfg, live.written)];
   } finally {
     for (const s of streams) s.close();
     c.close();
+  }
+}
+
+/**
+ * The same events again, to fresh watchers from the same resourceVersion: the server
+ * replays its backlog as fast as it can, so this is fan-out without the write path.
+ */
+async function replay(server: ServerChild, path: string, cfg: WatchConfig, written: number[]): Promise<Row> {
+  const streams = Array.from({ length: cfg.watchers }, () => new WatchStream());
+  try {
+    const t0 = performance.now();
+    await Promise.all(streams.map((s) => s.open(server.endpoint, path)));
+    const deadline = t0 + cfg.drainMs;
+    while (streams.some((s) => s.rvs.length < written.length && !s.ended) && performance.now() < deadline) {
+      await sleep(5);
+    }
+    const seconds = (Math.max(...streams.map((s) => s.at[s.at.length - 1] ?? t0)) - t0) / 1000;
+    const total = streams.reduce((n, s) => n + s.rvs.length, 0);
+    const expected = [...written].sort((a, b) => a - b);
+    const complete = streams.filter((s) => {
+      const k = check(expected, s.rvs);
+      return !k.missing && !k.outOfOrder && !k.extra && !s.malformed;
+    }).length;
+    return {
+      section: SECTION,
+      metric: `backlog replay to ${streams.length} new watchers`,
+      value: seconds > 0 ? total / seconds : 0,
+      unit: 'events/s',
+      note: `fan-out without writes: ${total} events in ${seconds.toFixed(2)} s; ${complete} of ${streams.length} watchers got all ${written.length} in order`,
+    };
+  } finally {
+    for (const s of streams) s.close();
   }
 }
 
@@ -142,7 +176,7 @@ async function measure(
   c: Client,
   streams: WatchStream[],
   cfg: WatchConfig,
-): Promise<Row[]> {
+): Promise<{ rows: Row[]; written: number[] }> {
   const written: number[] = [];
   const ackAt = new Map<number, number>();
   const before = await server.stats({ reset: true });
@@ -164,14 +198,15 @@ async function measure(
     await sleep(5);
   const after = await server.stats();
   const lastEvent = Math.max(...streams.map((s) => s.at[s.at.length - 1] ?? t0));
-  return rows(streams, written, ackAt, {
+  const timing = {
     w,
     t0,
     writerDone,
     lastEvent,
     cpu: cpuPercent(before, after, lastEvent - t0),
     loopMax: after.loopMaxMs,
-  });
+  };
+  return { rows: rows(streams, written, ackAt, timing), written };
 }
 
 interface Timing {

@@ -10,6 +10,8 @@ import type { Row } from './report.js';
 
 export interface WriteConfig {
   pods: number;
+  /** merge-PATCHes before the trials, not counted (JIT warm-up) */
+  warmup: number;
   /** updates per trial of each variant */
   updates: number;
   /** the machine is shared and noisy: each variant runs this many times, the median counts */
@@ -33,6 +35,8 @@ export async function writePhase(server: ServerChild, cfg: WriteConfig): Promise
     await ensureNamespace(c, NS);
     const created = await measured(server, () => createPods(c, cfg));
     const creates = `pod creates (${cfg.concurrency} in flight)`;
+    // first writes run unoptimised code; a server that has run a while is what counts
+    await patchPods(c, { ...cfg, updates: cfg.warmup }, MERGE);
     return [
       { section: SECTION, metric: creates, value: rate(created.r), unit: '/s', note: created.note },
       await variant(server, cfg, 'pod updates, merge-PATCH', () => patchPods(c, cfg, MERGE), TARGET),

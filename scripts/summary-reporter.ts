@@ -14,7 +14,9 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+      // a file that failed outside its tests (import error, failing beforeAll) counts as a failure
+      const failedInside = [...m.children.allTests()].some((t) => t.result().state === 'failed');
+      if (m.state() === 'failed' && !failedInside) failed++;
     }
     const line = `vitest: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
     process.stdout.write(`\n${line}\n`);

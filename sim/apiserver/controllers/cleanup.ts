@@ -38,11 +38,17 @@ export class CleanupLoops {
   private readonly crds = new Reconciler('crd-cleanup', (name) => this.syncCrd(name));
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly core: ApiCore) {
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  /** namespaceDelayMs: like the real namespace controller, start emptying a little after the delete */
+  constructor(
+    private readonly core: ApiCore,
+    private readonly namespaceDelayMs = 500,
+  ) {
     this.unsubscribe = core.store.onEvent((key, e) => {
       const m = e.current.obj.metadata;
       if (key === '/namespaces' && m.deletionTimestamp && e.type !== 'DELETED')
-        this.namespaces.enqueue(m.name!);
+        this.namespaceDeleted(m.name!, !e.previous?.obj.metadata.deletionTimestamp);
       else if (
         key === 'apiextensions.k8s.io/customresourcedefinitions' &&
         m.deletionTimestamp &&
@@ -55,7 +61,17 @@ export class CleanupLoops {
     });
   }
 
+  private namespaceDeleted(ns: string, justNow: boolean) {
+    if (!justNow) return this.namespaces.enqueue(ns);
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.namespaces.enqueue(ns);
+    }, this.namespaceDelayMs);
+    this.timers.add(t);
+  }
+
   stop() {
+    for (const t of this.timers) clearTimeout(t);
     this.unsubscribe();
     this.namespaces.stop();
     this.crds.stop();

@@ -370,7 +370,8 @@ export class ApiCore {
             throw new PatchError('patch result is not an object');
           return out;
         } catch (e) {
-          if (e instanceof PatchError) throw e.code === 422 ? new StatusError(422, 'Invalid', e.message) : errors.badRequest(e.message);
+          if (e instanceof PatchError)
+            throw e.code === 422 ? new StatusError(422, 'Invalid', e.message) : errors.badRequest(e.message);
           throw e;
         }
       },

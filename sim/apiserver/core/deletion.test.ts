@@ -142,6 +142,9 @@ describe('planDeletion', () => {
     it(c.name, () => {
       const plan = planDeletion(c.obj, c.opts, c.graceful, now);
       expect(plan.action).toBe(c.expect);
+      // a graceful kind is marked (deletionTimestamp, grace 0) before it is removed
+      if (plan.action === 'remove')
+        expect(plan.marked?.metadata.deletionGracePeriodSeconds).toBe(c.graceful ? 0 : undefined);
       if (plan.action === 'update') {
         if (c.grace !== undefined) expect(plan.obj.metadata.deletionGracePeriodSeconds).toBe(c.grace);
         if (c.ts) expect(plan.obj.metadata.deletionTimestamp).toBe(c.ts);

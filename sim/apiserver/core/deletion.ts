@@ -14,7 +14,8 @@ export interface DeleteOptions {
 }
 
 export type DeletionPlan =
-  | { action: 'remove' }
+  /** remove; graceful kinds (pods) first write `marked` (deletionTimestamp, grace 0), as kube-apiserver does */
+  | { action: 'remove'; marked?: KubeObject }
   /** keep the object, written back with these changes */
   | { action: 'update'; obj: KubeObject }
   /** graceful deletion already pending with a shorter or equal period: nothing changes */
@@ -63,14 +64,15 @@ export function planDeletion(
     const started = Date.parse(meta.deletionTimestamp) - pendingGrace * 1000;
     meta.deletionTimestamp = nowRfc3339(new Date(started + opts.gracePeriodSeconds * 1000));
     meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds;
-    if (opts.gracePeriodSeconds === 0 && finalizers.size === 0) return { action: 'remove' };
+    if (opts.gracePeriodSeconds === 0 && finalizers.size === 0) return { action: 'remove', marked: obj };
     return { action: 'update', obj };
   }
 
   const grace = graceful ? podGrace(obj, opts.gracePeriodSeconds) : 0;
-  if (grace === 0 && finalizers.size === 0) return { action: 'remove' };
   meta.deletionTimestamp = nowRfc3339(new Date(now.getTime() + grace * 1000));
   meta.deletionGracePeriodSeconds = grace;
+  if (grace === 0 && finalizers.size === 0)
+    return graceful ? { action: 'remove', marked: obj } : { action: 'remove' };
   if (finalizers.size) meta.finalizers = [...finalizers];
   return { action: 'update', obj };
 }

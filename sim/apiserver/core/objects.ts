@@ -1,5 +1,5 @@
-import { isDeepStrictEqual } from 'node:util';
 // Small helpers over plain Kubernetes objects.
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../resources/types.js';
 
 export function clone<T>(o: T): T {
@@ -27,4 +27,13 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 export function hasFinalizers(o: KubeObject): boolean {
   return (o.metadata.finalizers?.length ?? 0) > 0;
+}
+
+/** The real server never stores empty labels, annotations, finalizers or ownerReferences (omitempty). */
+export function dropEmptyMeta(o: KubeObject) {
+  const m = o.metadata as Record<string, unknown>;
+  for (const k of ['labels', 'annotations'])
+    if (isObject(m[k]) && Object.keys(m[k]).length === 0) delete m[k];
+  for (const k of ['finalizers', 'ownerReferences', 'managedFields'])
+    if (Array.isArray(m[k]) && (m[k] as unknown[]).length === 0) delete m[k];
 }

@@ -5,7 +5,7 @@ import { errors } from '../http/errors.js';
 import { type KubeObject, type ResourceInfo, qualifiedResource } from '../resources/types.js';
 import type { ApiCore, ListQuery } from './api.js';
 import type { WriteOptions, WriteResult } from './context.js';
-import { type DeleteOptions, planDeletion } from './deletion.js';
+import { type DeleteOptions, type DeletionPlan, planDeletion } from './deletion.js';
 import { clone, nowRfc3339 } from './objects.js';
 
 export const CRD_CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
@@ -38,7 +38,7 @@ const isCrds = (r: ResourceInfo) =>
   r.group === 'apiextensions.k8s.io' && r.plural === 'customresourcedefinitions';
 
 /** Namespaces and CRDs are emptied by a cleanup loop before they go. */
-function planSpecial(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions) {
+function planSpecial(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions): DeletionPlan {
   if (obj.metadata.deletionTimestamp) return { action: 'unchanged' as const };
   const next = clone(obj);
   next.metadata.deletionTimestamp = nowRfc3339();
@@ -131,6 +131,8 @@ function applyPlan(
     return { obj: stored.obj, warnings, code: 200 };
   }
   if (o.dryRun) return { obj: isPods(r) ? obj : successStatus(r, obj), warnings, code: 200 };
+  // watchers see the pod marked for deletion (MODIFIED) before it goes (DELETED)
+  if (plan.marked) core.store.put(key, plan.marked);
   const removed = core.store.remove(key, obj.metadata.namespace, obj.metadata.name!)!;
   core.afterRemove(r, removed.obj);
   return { obj: isPods(r) || r.custom ? removed.obj : successStatus(r, removed.obj), warnings, code: 200 };

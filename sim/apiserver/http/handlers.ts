@@ -224,6 +224,12 @@ async function handleDelete(ctx: HandlerContext) {
   const o = writeOpts(ctx);
   const body = await bodyOf(ctx);
   const opts = deleteOptions(body, ctx.query, o.dryRun);
+  // kubectl sends dryRun inside DeleteOptions rather than as a query parameter
+  if (opts.dryRun?.length) {
+    for (const v of opts.dryRun)
+      if (v !== 'All') throw errors.badRequest(`Invalid dryRun value: "${v}"; supported values: "All"`);
+    o.dryRun = true;
+  }
   if (route.subresource) throw errors.methodNotAllowed();
   if (route.name !== undefined) {
     const res = await deleteOne(core, route.resource, route.namespace, route.name, opts, o);

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiCore } from '../core/api.js';
 import { apiGroup, apiGroupList, apiVersions, resourceList, serverVersion } from './discovery.js';
+import { openApiJson, openApiProtobuf } from './openapi.js';
 import { StatusError, errors } from './errors.js';
 import { handleResource } from './handlers.js';
 import { type Identity, authenticate, sendError, sendJson } from './request.js';
@@ -43,7 +44,7 @@ export function requestHandler(d: FrontDoor) {
         res.writeHead(200, { 'content-type': 'text/plain' });
         return res.end('ok');
       }
-      if (path === '/openapi/v2') return sendOpenApi(req, res);
+      if (path === '/openapi/v2') return sendOpenApi(d, req, res);
       const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
       const doc = discovery(d, segments);
       if (doc !== null) {
@@ -69,13 +70,11 @@ export function requestHandler(d: FrontDoor) {
   };
 }
 
-// kubectl 1.20 asks for the protobuf OpenAPI document for client-side validation and
-// skips kinds it does not find there; an empty document is a valid answer.
-function sendOpenApi(req: IncomingMessage, res: ServerResponse) {
-  const accept = req.headers.accept ?? '';
-  if (accept.includes('protobuf')) {
+function sendOpenApi(d: FrontDoor, req: IncomingMessage, res: ServerResponse) {
+  const resources = d.core.registry.all();
+  if ((req.headers.accept ?? '').includes('protobuf')) {
     res.writeHead(200, { 'content-type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf' });
-    return res.end();
+    return res.end(openApiProtobuf(resources));
   }
-  sendJson(res, 200, swagger);
+  sendJson(res, 200, openApiJson(resources));
 }

@@ -2,6 +2,7 @@
 // by every kind (as etcd's revision is), collections per group+plural, and
 // compare-and-swap on resourceVersion. All methods are synchronous, so each write is
 // atomic with respect to every other request.
+import { dropEmptyMeta } from '../core/objects.js';
 import type { KubeObject } from '../resources/types.js';
 import { Collection, type StoreEvent, type Stored } from './collection.js';
 
@@ -48,6 +49,7 @@ export class Store {
     const k = Collection.key(obj.metadata.namespace, obj.metadata.name!);
     const previous = c.items.get(k);
     const rv = ++this.rv;
+    dropEmptyMeta(obj);
     obj.metadata.resourceVersion = String(rv);
     const stored: Stored = { obj, json: JSON.stringify(obj), rv };
     this.emit(storageKey, c, { type: previous ? 'MODIFIED' : 'ADDED', rv, current: stored, previous });

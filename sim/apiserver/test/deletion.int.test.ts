@@ -157,8 +157,14 @@ describe('finalizers and preconditions', () => {
 describe('deletecollection', () => {
   it('deletes what the selector matches, with the same per-object semantics', async () => {
     await c.core.createNamespacedPod({ namespace: ns, body: boundPod('dc-bound', { batch: 'dc' }) });
-    await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dc-pending', { metadata: { name: 'dc-pending', labels: { batch: 'dc' } } }) });
-    await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dc-other', { metadata: { name: 'dc-other', labels: { batch: 'other' } } }) });
+    await c.core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('dc-pending', { metadata: { name: 'dc-pending', labels: { batch: 'dc' } } }),
+    });
+    await c.core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('dc-other', { metadata: { name: 'dc-other', labels: { batch: 'other' } } }),
+    });
     await c.core.deleteCollectionNamespacedPod({ namespace: ns, labelSelector: 'batch=dc' });
     expect(await exists('dc-pending')).toBe(false);
     expect((await read('dc-bound')).metadata?.deletionTimestamp).toBeTruthy();

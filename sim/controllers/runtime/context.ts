@@ -10,7 +10,10 @@ export class Informers {
 
   constructor(private readonly c: Clients) {}
 
-  private make<T extends k8s.KubernetesObject>(path: string, list: () => Promise<k8s.KubernetesListObject<T>>): SupervisedInformer<T> {
+  private make<T extends k8s.KubernetesObject>(
+    path: string,
+    list: () => Promise<k8s.KubernetesListObject<T>>,
+  ): SupervisedInformer<T> {
     let inf = this.all.get(path);
     if (!inf) {
       inf = new SupervisedInformer<T>(this.c.kc, path, list);
@@ -31,34 +34,52 @@ export class Informers {
     );
   }
   get pvs() {
-    return this.make<k8s.V1PersistentVolume>('/api/v1/persistentvolumes', () => this.c.core.listPersistentVolume());
+    return this.make<k8s.V1PersistentVolume>('/api/v1/persistentvolumes', () =>
+      this.c.core.listPersistentVolume(),
+    );
   }
   get pvcs() {
-    return this.make<k8s.V1PersistentVolumeClaim>('/api/v1/persistentvolumeclaims', () => this.c.core.listPersistentVolumeClaimForAllNamespaces());
+    return this.make<k8s.V1PersistentVolumeClaim>('/api/v1/persistentvolumeclaims', () =>
+      this.c.core.listPersistentVolumeClaimForAllNamespaces(),
+    );
   }
   get storageClasses() {
-    return this.make<k8s.V1StorageClass>('/apis/storage.k8s.io/v1/storageclasses', () => this.c.storage.listStorageClass());
+    return this.make<k8s.V1StorageClass>('/apis/storage.k8s.io/v1/storageclasses', () =>
+      this.c.storage.listStorageClass(),
+    );
   }
   get volumeAttachments() {
-    return this.make<k8s.V1VolumeAttachment>('/apis/storage.k8s.io/v1/volumeattachments', () => this.c.storage.listVolumeAttachment());
+    return this.make<k8s.V1VolumeAttachment>('/apis/storage.k8s.io/v1/volumeattachments', () =>
+      this.c.storage.listVolumeAttachment(),
+    );
   }
   get statefulSets() {
-    return this.make<k8s.V1StatefulSet>('/apis/apps/v1/statefulsets', () => this.c.apps.listStatefulSetForAllNamespaces());
+    return this.make<k8s.V1StatefulSet>('/apis/apps/v1/statefulsets', () =>
+      this.c.apps.listStatefulSetForAllNamespaces(),
+    );
   }
   get deployments() {
-    return this.make<k8s.V1Deployment>('/apis/apps/v1/deployments', () => this.c.apps.listDeploymentForAllNamespaces());
+    return this.make<k8s.V1Deployment>('/apis/apps/v1/deployments', () =>
+      this.c.apps.listDeploymentForAllNamespaces(),
+    );
   }
   get replicaSets() {
-    return this.make<k8s.V1ReplicaSet>('/apis/apps/v1/replicasets', () => this.c.apps.listReplicaSetForAllNamespaces());
+    return this.make<k8s.V1ReplicaSet>('/apis/apps/v1/replicasets', () =>
+      this.c.apps.listReplicaSetForAllNamespaces(),
+    );
   }
   get services() {
     return this.make<k8s.V1Service>('/api/v1/services', () => this.c.core.listServiceForAllNamespaces());
   }
   get endpointSlices() {
-    return this.make<k8s.V1EndpointSlice>('/apis/discovery.k8s.io/v1/endpointslices', () => this.c.discovery.listEndpointSliceForAllNamespaces());
+    return this.make<k8s.V1EndpointSlice>('/apis/discovery.k8s.io/v1/endpointslices', () =>
+      this.c.discovery.listEndpointSliceForAllNamespaces(),
+    );
   }
   get pdbs() {
-    return this.make<k8s.V1PodDisruptionBudget>('/apis/policy/v1/poddisruptionbudgets', () => this.c.policy.listPodDisruptionBudgetForAllNamespaces());
+    return this.make<k8s.V1PodDisruptionBudget>('/apis/policy/v1/poddisruptionbudgets', () =>
+      this.c.policy.listPodDisruptionBudgetForAllNamespaces(),
+    );
   }
 
   async startAll() {
@@ -110,7 +131,11 @@ export interface Controller {
   stop(): void;
 }
 
-export function makeContext(kc: k8s.KubeConfig, durations: Durations, log?: ControllerContext['log']): ControllerContext {
+export function makeContext(
+  kc: k8s.KubeConfig,
+  durations: Durations,
+  log?: ControllerContext['log'],
+): ControllerContext {
   const clients = new Clients(kc);
   return {
     clients,

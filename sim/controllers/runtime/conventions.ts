@@ -49,6 +49,8 @@ export function isTerminal(p: k8s.V1Pod): boolean {
   return p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 }
 
-export function controllerOf(o: { metadata?: { ownerReferences?: k8s.V1OwnerReference[] } }): k8s.V1OwnerReference | undefined {
+export function controllerOf(o: {
+  metadata?: { ownerReferences?: k8s.V1OwnerReference[] };
+}): k8s.V1OwnerReference | undefined {
   return o.metadata?.ownerReferences?.find((r) => r.controller);
 }

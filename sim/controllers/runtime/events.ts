@@ -14,7 +14,13 @@ export class EventRecorder {
 
   constructor(private readonly core: k8s.CoreV1Api) {}
 
-  async record(component: string, subject: Subject, type: 'Normal' | 'Warning', reason: string, message: string) {
+  async record(
+    component: string,
+    subject: Subject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ) {
     const namespace = subject.metadata?.namespace || 'default';
     const key = `${component}|${subject.metadata?.uid}|${reason}|${message}`;
     const now = new Date();
