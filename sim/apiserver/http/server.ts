@@ -16,13 +16,6 @@ export interface FrontDoor {
   serverAddress: () => string;
 }
 
-const swagger = {
-  swagger: '2.0',
-  info: { title: 'Kubernetes', version: serverVersion.gitVersion },
-  paths: {},
-  definitions: {},
-};
-
 function discovery(d: FrontDoor, segments: string[]): unknown {
   const reg = d.core.registry;
   if (segments.length === 1 && segments[0] === 'api') return apiVersions(d.serverAddress());
