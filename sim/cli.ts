@@ -1,10 +1,12 @@
-// `npm run cluster -- [--port N] [--kubeconfig PATH] [--profile NAME]`: start the
-// embedded cluster, write its kubeconfig, and run until SIGINT/SIGTERM.
+// `npm run cluster -- [--port N] [--kubeconfig PATH] [--profile demo|tiny|scale] [--scenario FILE] [--api-only]`:
+// start the embedded cluster, write its kubeconfig (and infra.json beside it), and
+// run until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { type ProfileName, profiles } from './profiles.js';
 import { startApiServer } from './apiserver/index.js';
+import { startEmbeddedCluster } from './cluster.js';
+import { builtinProfiles, loadScenario } from './scenario/load.js';
 
 const cliOptions = z.object({
   port: z.coerce
@@ -14,28 +16,26 @@ const cliOptions = z.object({
     .max(65535, { error: 'must be an integer between 0 and 65535' })
     .default(0),
   kubeconfig: z.string().min(1).default('.palisade/kubeconfig'),
-  profile: z
-    .string()
-    .default('default')
-    .refine((p): p is ProfileName => p in profiles, { error: (i) => `unknown profile "${String(i.input)}"` })
-    .transform((p) => p as ProfileName),
+  profile: z.enum(builtinProfiles, { error: (i) => `unknown profile "${String(i.input)}" (profiles: ${builtinProfiles.join(', ')})` }).default('demo'),
+  scenario: z.string().min(1).optional(),
+  'api-only': z.boolean().default(false),
 });
 
 function usage(msg: string): never {
-  console.error(
-    `error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${Object.keys(profiles).join('|')}]`,
-  );
+  console.error(`error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`);
   process.exit(2);
 }
 
-async function main() {
-  let values: { port?: string; kubeconfig?: string; profile?: string; help?: boolean };
+function parse() {
+  let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({
       options: {
         port: { type: 'string' },
         kubeconfig: { type: 'string' },
         profile: { type: 'string' },
+        scenario: { type: 'string' },
+        'api-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -44,28 +44,42 @@ async function main() {
     usage((e as Error).message);
   }
   if (values.help) usage('help requested');
-  const parsed = cliOptions.safeParse(values);
+  const { help: _h, ...rest } = values;
+  const parsed = cliOptions.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     usage(`--${String(issue.path[0])}: ${issue.message}`);
   }
-  const { port, profile: profileName, kubeconfig } = parsed.data;
-  const profile = profiles[profileName];
-  const kubeconfigPath = resolve(kubeconfig);
-  const server = await startApiServer({ port, kubeconfigPath, ...profile.apiserver });
-  console.log(`embedded cluster ready: ${server.url} (profile ${profileName})`);
+  return parsed.data;
+}
+
+async function main() {
+  const opts = parse();
+  const kubeconfigPath = resolve(opts.kubeconfig);
+  let stop: () => Promise<void>;
+  if (opts['api-only']) {
+    const server = await startApiServer({ port: opts.port, kubeconfigPath });
+    console.log(`embedded API server ready (no nodes, no controllers): ${server.url}`);
+    stop = () => server.stop();
+  } else {
+    const scenario = await loadScenario(opts.scenario ?? opts.profile);
+    const cluster = await startEmbeddedCluster({ scenario, port: opts.port, kubeconfigPath, log: (m) => console.log(`  ${m}`) });
+    console.log(`embedded cluster ready: ${cluster.apiserver.url} (scenario ${scenario.name})`);
+    console.log(`infrastructure control API: ${cluster.infraApi.url} (token in ${cluster.infraFile})`);
+    stop = () => cluster.stop();
+  }
   console.log(`kubeconfig: ${kubeconfigPath}`);
-  console.log(`try: kubectl --kubeconfig ${kubeconfigPath} get namespaces`);
+  console.log(`try: kubectl --kubeconfig ${kubeconfigPath} get nodes   |   npm run infra -- status`);
   let stopping = false;
-  const stop = async (signal: string) => {
+  const onSignal = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping embedded cluster`);
-    await server.stop();
+    await stop();
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void onSignal('SIGINT'));
+  process.on('SIGTERM', () => void onSignal('SIGTERM'));
 }
 
 main().catch((e) => {

@@ -49,3 +49,35 @@ describe('WorkQueue', () => {
     q.stop();
   });
 });
+
+describe('WorkQueue with concurrency', () => {
+  it('handles different keys in parallel but never one key twice at once', async () => {
+    let active = 0;
+    let peak = 0;
+    const perKey = new Map<string, number>();
+    let overlap = false;
+    const q = new WorkQueue(
+      async (k) => {
+        active++;
+        peak = Math.max(peak, active);
+        perKey.set(k, (perKey.get(k) ?? 0) + 1);
+        if ((perKey.get(k) ?? 0) > 1) overlap = true;
+        await new Promise((r) => setTimeout(r, 20));
+        perKey.set(k, (perKey.get(k) ?? 0) - 1);
+        active--;
+      },
+      undefined,
+      4,
+    );
+    for (let i = 0; i < 8; i++) q.add(`k${i}`);
+    q.add('k0');
+    await new Promise((r) => setTimeout(r, 10));
+    q.add('k0'); // re-added while in flight: runs again afterwards
+    await until(() => active === 0 && q.length === 0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(4);
+    expect(overlap).toBe(false);
+    q.stop();
+  });
+});

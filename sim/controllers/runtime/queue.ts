@@ -7,20 +7,28 @@ export class WorkQueue {
   private heap: [number, string][] = [];
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
-  private running = false;
+  private active = 0;
+  private readonly inFlight = new Set<string>();
+  /** keys re-added while being handled: handled again afterwards, never concurrently */
+  private readonly dirty = new Set<string>();
   private stopped = false;
   private readonly failures = new Map<string, number>();
 
   constructor(
     private readonly handle: (key: string) => Promise<void>,
     private readonly onError: (key: string, err: unknown) => void = () => undefined,
+    private readonly concurrency = 1,
   ) {}
 
   add(key: string) {
     if (this.stopped) return;
     this.delayed.delete(key);
+    if (this.inFlight.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
     this.ready.add(key);
-    if (!this.running) setImmediate(() => void this.drain());
+    if (this.active < this.concurrency) setImmediate(() => void this.drain());
   }
 
   /** Add the key after ms (the earliest deadline wins if it is already scheduled). */
@@ -89,12 +97,13 @@ export class WorkQueue {
   }
 
   private async drain() {
-    if (this.running) return;
-    this.running = true;
+    if (this.active >= this.concurrency) return;
+    this.active++;
     try {
-      while (this.ready.size && !this.stopped) {
-        const [key] = this.ready;
-        this.ready.delete(key);
+      while (!this.stopped) {
+        const key = this.next();
+        if (key === undefined) break;
+        this.inFlight.add(key);
         try {
           await this.handle(key);
           this.failures.delete(key);
@@ -102,12 +111,24 @@ export class WorkQueue {
           this.onError(key, err);
           const n = (this.failures.get(key) ?? 0) + 1;
           this.failures.set(key, n);
+          this.inFlight.delete(key);
           this.addAfter(key, Math.min(50 * 2 ** n, 5_000));
+        } finally {
+          this.inFlight.delete(key);
+          if (this.dirty.delete(key)) this.add(key);
         }
       }
     } finally {
-      this.running = false;
+      this.active--;
     }
+  }
+
+  private next(): string | undefined {
+    for (const key of this.ready) {
+      this.ready.delete(key);
+      return key;
+    }
+    return undefined;
   }
 
   get length() {

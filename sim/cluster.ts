@@ -1,0 +1,121 @@
+// The whole embedded cluster in one process: the API server, the simulated control
+// plane, the kubelets, the infrastructure with its ground truth and safety checker,
+// and the infrastructure's control API. Everything below the API server talks to it
+// only through the Kubernetes API, from the kubeconfig it wrote.
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { type ApiServer, startApiServer } from './apiserver/index.js';
+import { SafetyChecker } from './checker/checker.js';
+import { allControllers } from './controllers/index.js';
+import { type Controller, type ControllerContext, makeContext } from './controllers/runtime/context.js';
+import { type InfraApi, startInfraApi } from './infra/api.js';
+import { Infrastructure } from './infra/infrastructure.js';
+import { KubeletFleet } from './kubelet/fleet.js';
+import { durationsOf, namespaces, nodeSpecs, storageClasses, tolerationSecondsOf, workloadObjects } from './scenario/build.js';
+import type { Scenario } from './scenario/schema.js';
+
+export interface EmbeddedClusterOptions {
+  scenario: Scenario;
+  port?: number;
+  kubeconfigPath?: string;
+  infraPort?: number;
+  serviceHosts?: Record<string, string>;
+  /** create the scenario's workloads (tests may want an empty cluster with nodes) */
+  workloads?: boolean;
+  log?: (msg: string) => void;
+}
+
+export interface EmbeddedCluster {
+  apiserver: ApiServer;
+  kc: k8s.KubeConfig;
+  infra: Infrastructure;
+  checker: SafetyChecker;
+  fleet: KubeletFleet;
+  controllers: Controller[];
+  context: ControllerContext;
+  infraApi: InfraApi;
+  /** where infra.json (control API address and token) was written, if anywhere */
+  infraFile?: string;
+  stop(): Promise<void>;
+}
+
+export function infraFileFor(kubeconfigPath: string): string {
+  return join(dirname(kubeconfigPath), 'infra.json');
+}
+
+async function createAll(kc: k8s.KubeConfig, objects: k8s.KubernetesObject[]) {
+  const api = k8s.KubernetesObjectApi.makeApiClient(kc);
+  for (const o of objects) {
+    try {
+      await api.create(o);
+    } catch (e) {
+      if ((e as { code?: number }).code !== 409) throw e;
+    }
+  }
+}
+
+export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promise<EmbeddedCluster> {
+  const log = opts.log ?? (() => undefined);
+  const s = opts.scenario;
+  const durations = durationsOf(s);
+  const apiserver = await startApiServer({
+    port: opts.port,
+    kubeconfigPath: opts.kubeconfigPath,
+    defaultTolerationSeconds: tolerationSecondsOf(s),
+    serviceHosts: opts.serviceHosts,
+  });
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(apiserver.kubeconfig);
+  log(`API server ready at ${apiserver.url}`);
+
+  const infra = new Infrastructure();
+  const checker = new SafetyChecker(infra.truth);
+  const context = makeContext(kc, durations);
+  const controllers = allControllers();
+  for (const c of controllers) c.register(context);
+  await context.informers.startAll();
+  for (const c of controllers) c.start();
+  log(`${controllers.length} controllers running`);
+
+  const fleet = new KubeletFleet(kc, infra, durations);
+  await fleet.start();
+  await createAll(kc, storageClasses(s));
+  const specs = nodeSpecs(s);
+  for (const spec of specs) fleet.addNode(spec);
+  log(`${specs.length} nodes booting`);
+
+  if (opts.workloads !== false) {
+    await createAll(kc, namespaces(s).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
+    await createAll(kc, s.workloads.flatMap(workloadObjects));
+    log(`${s.workloads.length} workloads created`);
+  }
+
+  const infraApi = await startInfraApi(infra, checker, opts.infraPort);
+  let infraFile: string | undefined;
+  if (opts.kubeconfigPath) {
+    infraFile = infraFileFor(opts.kubeconfigPath);
+    await writeFile(infraFile, JSON.stringify({ url: infraApi.url, token: infraApi.token, scenario: s.name }, null, 2), { mode: 0o600 });
+  }
+
+  return {
+    apiserver,
+    kc,
+    infra,
+    checker,
+    fleet,
+    controllers,
+    context,
+    infraApi,
+    infraFile,
+    async stop() {
+      await infraApi.stop();
+      await fleet.stop();
+      for (const c of controllers) c.stop();
+      await context.informers.stopAll();
+      checker.stop();
+      infra.stop();
+      await apiserver.stop();
+    },
+  };
+}

@@ -1,0 +1,391 @@
+// One simulated kubelet. It reaches the API server only as a client and only while the
+// infrastructure says it can; what it knows of its pods is what it last saw while
+// connected. It starts pods once their volumes are attached, reports Running and
+// Ready, and terminates pods as seed 003 describes: preStop, SIGTERM, the grace
+// period, SIGKILL, a status report, then the final delete with grace 0 and a uid
+// precondition. Its memory dies with it: after a crash, a termination starts over.
+import type * as k8s from '@kubernetes/client-node';
+import { ANN_PRESTOP_MS, ANN_READY_AFTER_MS, ANN_SIGTERM_EXIT_MS, CSI_DRIVER, LABEL_HOSTNAME, LABEL_POD_INDEX, LABEL_RACK, LABEL_ZONE, attachmentName, controllerOf, isTerminal, uniqueVolumeName } from '../controllers/runtime/conventions.js';
+import { mergePatch } from '../controllers/runtime/patches.js';
+import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
+import type { KubeletFleet } from './fleet.js';
+import { micro, pendingStatus, rfc3339, runningStatus, terminatedStatus } from './podStatus.js';
+
+export interface NodeSpec {
+  name: string;
+  zone: string;
+  rack: string;
+  cpu: string;
+  memory: string;
+  pods: number;
+  ip: string;
+  labels?: Record<string, string>;
+}
+
+interface PodWork {
+  startAt?: number;
+  readyAt?: number;
+  ready?: boolean;
+  term?: Termination;
+  /** pod gone from the API while its process still ran: killed as an orphan */
+  orphanKillAt?: number;
+}
+
+interface Termination {
+  observedAt: number;
+  deadline: number;
+  stage: 'prestop' | 'sigterm' | 'report' | 'done';
+  preStopEnd?: number;
+  killAt?: number;
+}
+
+const MIN_KILL_GRACE_MS = 2_000;
+
+export class SimKubelet {
+  private alive = false;
+  private readonly known = new Map<string, k8s.V1Pod>();
+  private readonly work = new Map<string, PodWork>();
+  private readonly bootedAt = Date.now();
+  private podIpSeq = 1;
+
+  constructor(
+    readonly spec: NodeSpec,
+    private readonly fleet: KubeletFleet,
+  ) {}
+
+  private get name() {
+    return this.spec.name;
+  }
+
+  private get d() {
+    return this.fleet.durations;
+  }
+
+  private reachable(): boolean {
+    return this.alive && this.fleet.infra.reachable(this.name);
+  }
+
+  private key(kind: string, arg = '') {
+    return `${this.name}|${kind}|${arg}`;
+  }
+
+  boot() {
+    this.alive = true;
+    this.fleet.queue.add(this.key('register'));
+  }
+
+  halt() {
+    this.alive = false;
+  }
+
+  /** The network came back: relist what the API says about our pods. */
+  resync() {
+    if (!this.reachable()) return;
+    const current = new Map(this.fleet.podsOn(this.name).map((p) => [p.metadata!.uid!, p]));
+    for (const uid of new Set([...this.known.keys(), ...current.keys()])) {
+      const p = current.get(uid);
+      if (p) this.known.set(uid, p);
+      else this.known.delete(uid);
+      this.enqueuePod(uid);
+    }
+    for (const proc of this.fleet.infra.truth.running(this.name)) this.enqueuePod(proc.podUid);
+    this.fleet.queue.add(this.key('lease'));
+    this.fleet.queue.add(this.key('status'));
+  }
+
+  podEvent(uid: string) {
+    if (!this.reachable()) return; // a partitioned kubelet learns nothing
+    const p = this.fleet.pod(uid);
+    if (p && p.spec?.nodeName === this.name) this.known.set(uid, p);
+    else this.known.delete(uid);
+    this.enqueuePod(uid);
+  }
+
+  volumesChanged() {
+    if (!this.reachable()) return;
+    for (const [uid, w] of this.work) if (w.startAt === undefined && !w.term) this.enqueuePod(uid);
+  }
+
+  enqueuePod(uid: string) {
+    if (this.alive) this.fleet.queue.add(this.key('pod', uid));
+  }
+
+  private later(kind: string, arg: string, ms: number) {
+    if (this.alive) this.fleet.queue.addAfter(this.key(kind, arg), Math.max(0, ms));
+  }
+
+  async handle(kind: string, arg: string) {
+    if (!this.alive) return;
+    if (kind === 'register') return this.register();
+    if (kind === 'lease') return this.renewLease();
+    if (kind === 'status') return this.postStatus();
+    if (kind === 'pod') return this.syncPod(arg);
+  }
+
+  // ---- node registration, lease and status ---------------------------------------------
+
+  private async register() {
+    if (!this.reachable()) return this.later('register', '', 1_000);
+    const s = this.spec;
+    const labels = { [LABEL_HOSTNAME]: s.name, [LABEL_ZONE]: s.zone, [LABEL_RACK]: s.rack, 'kubernetes.io/os': 'linux', ...(s.labels ?? {}) };
+    const capacity = { cpu: s.cpu, memory: s.memory, pods: String(s.pods) };
+    try {
+      await this.fleet.clients.core.createNode({
+        body: { metadata: { name: s.name, labels }, spec: {}, status: { capacity, allocatable: capacity } },
+      });
+    } catch (e) {
+      if ((e as { code?: number }).code !== 409) throw e;
+    }
+    // a fresh kubelet knows nothing: start from what the API says now
+    this.resync();
+  }
+
+  private async renewLease() {
+    this.later('lease', '', this.d.leaseRenewIntervalMs);
+    if (!this.reachable()) return;
+    const coord = this.fleet.clients.coordination;
+    const body = { spec: { holderIdentity: this.name, leaseDurationSeconds: Math.round(this.d.leaseDurationMs / 1000), renewTime: micro() } };
+    try {
+      await coord.patchNamespacedLease({ name: this.name, namespace: 'kube-node-lease', body }, mergePatch);
+    } catch (e) {
+      if ((e as { code?: number }).code !== 404) throw e;
+      await coord.createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: this.name, namespace: 'kube-node-lease' } } });
+      await coord.patchNamespacedLease({ name: this.name, namespace: 'kube-node-lease', body }, mergePatch);
+    }
+  }
+
+  private async postStatus() {
+    this.later('status', '', this.d.nodeStatusUpdateMs);
+    if (!this.reachable()) return;
+    const now = rfc3339();
+    const node = this.fleet.informers.nodes.get(this.name);
+    const since = (type: string, status: string) => {
+      const c = node?.status?.conditions?.find((x) => x.type === type);
+      return c?.status === status && c.lastTransitionTime ? rfc3339(new Date(c.lastTransitionTime as unknown as string).getTime()) : now;
+    };
+    const condition = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: since(type, status) });
+    const inUse = this.volumesInUse();
+    const status = {
+      conditions: [
+        condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+        condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+        condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+      ],
+      addresses: [
+        { type: 'InternalIP', address: this.spec.ip },
+        { type: 'Hostname', address: this.name },
+      ],
+      nodeInfo: { kubeletVersion: 'v1.30.0-palisade.sim', kubeProxyVersion: 'v1.30.0-palisade.sim', operatingSystem: 'linux', architecture: 'amd64', containerRuntimeVersion: 'sim://1.0', osImage: 'Palisade simulated node', kernelVersion: 'sim', machineID: this.name, systemUUID: this.name, bootID: String(this.bootedAt) },
+      volumesInUse: inUse.length ? inUse : null,
+    };
+    await this.fleet.clients.core.patchNodeStatus({ name: this.name, body: { status } }, mergePatch);
+  }
+
+  /** Volumes mounted on this node: those of processes still running here. */
+  private volumesInUse(): string[] {
+    const pvs = new Set<string>();
+    for (const p of this.fleet.infra.truth.running(this.name)) for (const v of p.volumes) pvs.add(uniqueVolumeName(v.pv));
+    return [...pvs].sort();
+  }
+
+  // ---- pods ----------------------------------------------------------------------------
+
+  private async syncPod(uid: string) {
+    const pod = this.known.get(uid);
+    const proc = this.fleet.infra.truth.forPod(uid);
+    if (!pod) return this.killOrphan(uid, proc);
+    if (pod.metadata?.deletionTimestamp) return this.terminate(pod, proc);
+    if (isTerminal(pod)) return;
+    return this.run(pod, proc);
+  }
+
+  private workFor(uid: string): PodWork {
+    let w = this.work.get(uid);
+    if (!w) this.work.set(uid, (w = {}));
+    return w;
+  }
+
+  private async run(pod: k8s.V1Pod, proc: Process | undefined) {
+    const uid = pod.metadata!.uid!;
+    const w = this.workFor(uid);
+    const now = Date.now();
+    if (!proc) {
+      if (w.startAt === undefined) {
+        const volumes = this.volumeState(pod);
+        if (volumes.waiting) {
+          await this.report(pod, pendingStatus(pod, 'ContainerCreating', volumes.waiting));
+          return this.later('pod', uid, 1_000);
+        }
+        w.startAt = now + this.d.containerStartMs;
+      }
+      if (now < w.startAt) return this.later('pod', uid, w.startAt - now);
+      proc = this.fleet.infra.startProcess(this.processFor(pod));
+    }
+    // a process already running (kubelet restart) is adopted as it is
+    w.readyAt ??= proc.startedAt + readyDelay(pod, this.d.podReadyDelayMs);
+    const ready = now >= w.readyAt;
+    if (!ready) this.later('pod', uid, w.readyAt - now);
+    if (w.ready === ready && pod.status?.phase === 'Running') return;
+    w.ready = ready;
+    await this.report(pod, runningStatus(pod, proc.startedAt, ready, this.podIp(uid), this.spec.ip));
+  }
+
+  private podIp(uid: string): string {
+    const w = this.workFor(uid) as PodWork & { ip?: string };
+    w.ip ??= `100.64.${(this.spec.ip.split('.').pop() ?? '0')}.${(this.podIpSeq++ % 250) + 1}`;
+    return w.ip;
+  }
+
+  private processFor(pod: k8s.V1Pod): Omit<Process, 'id' | 'startedAt'> {
+    const owner = controllerOf(pod);
+    const index = pod.metadata?.labels?.[LABEL_POD_INDEX] ?? pod.metadata?.name?.split('-').pop();
+    const identity = owner?.kind === 'StatefulSet' ? `${pod.metadata?.namespace}/${owner.name}/${index}` : undefined;
+    const exit = pod.metadata?.annotations?.[ANN_SIGTERM_EXIT_MS];
+    return {
+      node: this.name,
+      podUid: pod.metadata!.uid!,
+      podName: pod.metadata!.name!,
+      namespace: pod.metadata!.namespace!,
+      identity,
+      owner: owner ? { kind: owner.kind, name: owner.name } : undefined,
+      volumes: this.processVolumes(pod),
+      sigtermExitMs: exit === 'never' ? null : Number(exit ?? 500),
+    };
+  }
+
+  private pvFor(pod: k8s.V1Pod, claim: string): k8s.V1PersistentVolume | undefined {
+    const pvc = this.fleet.informers.pvcs.get(claim, pod.metadata?.namespace);
+    return pvc?.spec?.volumeName ? this.fleet.informers.pvs.get(pvc.spec.volumeName) : undefined;
+  }
+
+  private processVolumes(pod: k8s.V1Pod): ProcessVolume[] {
+    const out: ProcessVolume[] = [];
+    for (const v of pod.spec?.volumes ?? []) {
+      if (!v.persistentVolumeClaim) continue;
+      const pv = this.pvFor(pod, v.persistentVolumeClaim.claimName);
+      if (pv) out.push({ pv: pv.metadata!.name!, accessMode: (pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce') as AccessMode });
+    }
+    return out;
+  }
+
+  /** Are the pod's volumes bound and (for CSI volumes) attached to this node? */
+  private volumeState(pod: k8s.V1Pod): { waiting?: string } {
+    for (const v of pod.spec?.volumes ?? []) {
+      if (!v.persistentVolumeClaim) continue;
+      const claim = v.persistentVolumeClaim.claimName;
+      const pv = this.pvFor(pod, claim);
+      if (!pv) return { waiting: `persistentvolumeclaim "${claim}" is not bound` };
+      if (pv.spec?.csi?.driver !== CSI_DRIVER) continue;
+      const va = this.fleet.informers.volumeAttachments.get(attachmentName(pv.metadata!.name!, this.name));
+      if (!va?.status?.attached) return { waiting: `waiting for volume "${pv.metadata!.name}" to be attached to ${this.name}` };
+    }
+    return {};
+  }
+
+  private async report(pod: k8s.V1Pod, status: object) {
+    if (!this.reachable()) return;
+    await this.fleet.clients.core.patchNamespacedPodStatus({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, body: { status } }, mergePatch);
+  }
+
+  // ---- termination (seed 003) -------------------------------------------------------------
+
+  private step(pod: k8s.V1Pod, step: TerminationStep, detail?: string) {
+    this.fleet.infra.truth.recordStep({ podUid: pod.metadata!.uid!, podName: pod.metadata!.name!, namespace: pod.metadata!.namespace!, node: this.name, step, detail });
+  }
+
+  private async terminate(pod: k8s.V1Pod, proc: Process | undefined) {
+    const uid = pod.metadata!.uid!;
+    const w = this.workFor(uid);
+    const now = Date.now();
+    if (!w.term) {
+      const grace = (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+      w.term = { observedAt: now, deadline: now + grace, stage: 'prestop' };
+      this.step(pod, 'observed', `grace period ${grace / 1000}s`);
+      const preStop = preStopMs(pod);
+      if (proc && preStop > 0) {
+        w.term.preStopEnd = now + preStop;
+        this.step(pod, 'preStop-started', `${preStop / 1000}s`);
+      }
+    }
+    const t = w.term;
+    if (t.stage === 'prestop') {
+      if (proc && t.preStopEnd !== undefined && now < Math.min(t.preStopEnd, t.deadline)) return this.later('pod', uid, Math.min(t.preStopEnd, t.deadline) - now);
+      if (proc && t.preStopEnd !== undefined) this.step(pod, now >= t.preStopEnd ? 'preStop-finished' : 'preStop-cut-short');
+      if (proc) {
+        this.fleet.infra.signal(proc.id, 'SIGTERM');
+        this.step(pod, 'SIGTERM');
+        void this.fleet.events.record('kubelet', { kind: 'Pod', apiVersion: 'v1', metadata: pod.metadata }, 'Normal', 'Killing', `Stopping container ${pod.spec?.containers?.[0]?.name ?? 'app'}`);
+      }
+      // a preStop hook that used up the grace period earns the process 2 more seconds
+      t.killAt = Math.max(t.deadline, now + (t.preStopEnd !== undefined && t.preStopEnd > t.deadline ? MIN_KILL_GRACE_MS : 0));
+      t.stage = 'sigterm';
+    }
+    if (t.stage === 'sigterm') {
+      const live = this.fleet.infra.truth.forPod(uid);
+      if (live && now < t.killAt!) return this.later('pod', uid, t.killAt! - now);
+      if (live) {
+        this.fleet.infra.signal(live.id, 'SIGKILL');
+        this.step(pod, 'SIGKILL');
+      } else if (proc || this.fleet.infra.truth.all().some((p) => p.podUid === uid && p.stopReason === 'exited after SIGTERM')) {
+        this.step(pod, 'exited');
+      }
+      t.stage = 'report';
+    }
+    if (t.stage === 'report') return this.finish(pod, t);
+  }
+
+  private async finish(pod: k8s.V1Pod, t: Termination) {
+    const uid = pod.metadata!.uid!;
+    if (!this.reachable()) return this.later('pod', uid, 1_000);
+    const last = this.fleet.infra.truth.all().filter((p) => p.podUid === uid).pop();
+    await this.report(pod, terminatedStatus(pod, last?.exitCode ?? 0, last?.startedAt, last?.stoppedAt ?? Date.now()));
+    this.step(pod, 'status-reported');
+    try {
+      await this.fleet.clients.core.deleteNamespacedPod({
+        name: pod.metadata!.name!,
+        namespace: pod.metadata!.namespace!,
+        body: { gracePeriodSeconds: 0, preconditions: { uid } },
+      });
+    } catch (e) {
+      const code = (e as { code?: number }).code;
+      if (code !== 404 && code !== 409) throw e;
+    }
+    t.stage = 'done';
+    this.step(pod, 'removed');
+    this.work.delete(uid);
+    this.fleet.queue.add(this.key('status'));
+  }
+
+  /** A process whose pod the API no longer has (e.g. force-deleted): stop it. */
+  private async killOrphan(uid: string, proc: Process | undefined) {
+    const w = this.work.get(uid);
+    if (!proc) {
+      this.work.delete(uid);
+      if (w) this.fleet.queue.add(this.key('status'));
+      return;
+    }
+    const now = Date.now();
+    const ow = this.workFor(uid);
+    if (ow.orphanKillAt === undefined) {
+      ow.orphanKillAt = now + MIN_KILL_GRACE_MS;
+      this.fleet.infra.signal(proc.id, 'SIGTERM');
+    }
+    if (now < ow.orphanKillAt) return this.later('pod', uid, ow.orphanKillAt - now);
+    this.fleet.infra.signal(proc.id, 'SIGKILL');
+  }
+}
+
+function readyDelay(pod: k8s.V1Pod, fallback: number): number {
+  const v = Number(pod.metadata?.annotations?.[ANN_READY_AFTER_MS]);
+  return Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+function preStopMs(pod: k8s.V1Pod): number {
+  const v = Number(pod.metadata?.annotations?.[ANN_PRESTOP_MS]);
+  if (Number.isFinite(v) && v > 0) return v;
+  // `sleep N` in an exec preStop hook, or the sleep action, as the usual way to write one
+  const hook = pod.spec?.containers?.[0]?.lifecycle?.preStop;
+  const seconds = hook?.sleep?.seconds ?? Number(hook?.exec?.command?.join(' ').match(/sleep\s+(\d+)/)?.[1]);
+  return Number.isFinite(seconds) && seconds ? seconds * 1000 : 0;
+}

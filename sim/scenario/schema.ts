@@ -1,0 +1,89 @@
+// The scenario file: a cluster's topology, storage and workloads, written by users in
+// YAML and validated here, so a mistake gets an error naming the field.
+import { z } from 'zod';
+
+const duration = z
+  .string()
+  .regex(/^\d+(\.\d+)?(ms|s|m|h)$/, { error: 'must be a duration like 500ms, 8s, 6m or 1h' })
+  .transform((v) => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v)!;
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+    return Math.round(Number(m[1]) * unit);
+  });
+
+const name = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a lowercase DNS label' });
+const quantity = z.union([z.string(), z.number()]).transform(String);
+
+const rack = z.object({ name, count: z.number().int().min(1).max(10_000) });
+const zone = z.object({ name, racks: z.array(rack).min(1) });
+
+const storageClass = z.object({
+  name,
+  bindingMode: z.enum(['Immediate', 'WaitForFirstConsumer']).default('WaitForFirstConsumer'),
+  /** zones that can reach this storage; empty = every zone */
+  zones: z.array(name).default([]),
+  reclaimPolicy: z.enum(['Delete', 'Retain']).default('Delete'),
+  default: z.boolean().default(false),
+});
+
+const workloadBase = {
+  name,
+  namespace: name.default('default'),
+  replicas: z.number().int().min(0),
+  image: z.string().default('registry.example/app:1.0'),
+  cpu: quantity.default('100m'),
+  memory: quantity.default('128Mi'),
+  terminationGracePeriodSeconds: z.number().int().min(0).default(30),
+  preStop: duration.optional(),
+  readyAfter: duration.optional(),
+  /** how long the process takes to exit after SIGTERM; "never" ignores it */
+  sigtermExit: z.union([duration, z.literal('never')]).optional(),
+  service: z.boolean().default(false),
+  /** schedule only in these zones */
+  zones: z.array(name).optional(),
+  protect: z.object({ minAvailable: z.number().int().min(0) }).optional(),
+};
+
+const volume = z.object({
+  storageClass: name,
+  size: quantity.default('1Gi'),
+  accessMode: z.enum(['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany']).default('ReadWriteOnce'),
+});
+
+const workload = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('StatefulSet'), ...workloadBase, podManagementPolicy: z.enum(['OrderedReady', 'Parallel']).default('Parallel'), volume: volume.optional() }),
+  z.object({ kind: z.literal('Deployment'), ...workloadBase, maxUnavailable: quantity.default('25%'), maxSurge: quantity.default('25%') }),
+]);
+
+export const scenarioSchema = z.object({
+  name,
+  description: z.string().default(''),
+  durations: z
+    .object({
+      nodeMonitorGracePeriod: duration,
+      nodeMonitorPeriod: duration,
+      leaseDuration: duration,
+      leaseRenewInterval: duration,
+      nodeStatusUpdate: duration,
+      forceDetachTimeout: duration,
+      forceDetach: z.boolean(),
+      podGcInterval: duration,
+      containerStart: duration,
+      podReadyDelay: duration,
+      attachDelay: duration,
+      defaultToleration: duration,
+    })
+    .partial()
+    .default({}),
+  nodes: z.object({
+    cpu: quantity.default('8'),
+    memory: quantity.default('32Gi'),
+    pods: z.number().int().min(1).default(110),
+    zones: z.array(zone).min(1),
+  }),
+  storageClasses: z.array(storageClass).default([]),
+  workloads: z.array(workload).default([]),
+});
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type Workload = Scenario['workloads'][number];
