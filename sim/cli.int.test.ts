@@ -26,7 +26,7 @@ function cluster(args: string[]) {
 describe('npm run cluster', () => {
   it('starts on a free port, writes the kubeconfig, names it on stdout, and stops on SIGTERM', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'palisade-cli-')), 'kubeconfig');
-    const { child, out } = cluster(['--port', '0', '--kubeconfig', path, '--profile', 'test']);
+    const { child, out } = cluster(['--port', '0', '--kubeconfig', path, '--profile', 'tiny']);
     await eventually(() => out.stdout.includes(`kubeconfig: ${path}`), 'the ready line', 30_000);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const kc = new k8s.KubeConfig();

@@ -39,18 +39,20 @@ export async function failure(p: Promise<unknown>): Promise<{ code: number; stat
   throw new Error('expected the call to fail, but it succeeded');
 }
 
+export type Truthy<T> = Exclude<T, undefined | null | false | 0 | ''>;
+
 /** Wait until check() returns a truthy value (generous deadline, no fixed sleeps). */
 export async function eventually<T>(
   check: () => T | Promise<T>,
   what = 'condition',
   timeoutMs = 15_000,
-): Promise<T> {
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v) return v;
+      if (v) return v as Truthy<T>;
     } catch (e) {
       last = e;
     }

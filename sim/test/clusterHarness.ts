@@ -1,0 +1,31 @@
+// Starts a whole embedded cluster (API server, controllers, kubelets, infrastructure)
+// from an inline scenario, for integration tests of the seed 000 / 003 stories.
+import * as k8s from '@kubernetes/client-node';
+import { type EmbeddedCluster, startEmbeddedCluster } from '../cluster.js';
+import { parseScenario } from '../scenario/load.js';
+
+export const tinyDurations = `
+durations:
+  nodeMonitorGracePeriod: 2s
+  nodeMonitorPeriod: 200ms
+  leaseDuration: 2s
+  leaseRenewInterval: 400ms
+  nodeStatusUpdate: 1s
+  defaultToleration: 3s
+  forceDetachTimeout: 4s
+  forceDetach: true
+  podGcInterval: 300ms
+  containerStart: 100ms
+  podReadyDelay: 200ms
+  attachDelay: 100ms
+`;
+
+export async function startScenario(yaml: string): Promise<EmbeddedCluster & { core: k8s.CoreV1Api; apps: k8s.AppsV1Api; storage: k8s.StorageV1Api }> {
+  const scenario = parseScenario(yaml, 'test scenario');
+  const c = await startEmbeddedCluster({ scenario });
+  return { ...c, core: c.kc.makeApiClient(k8s.CoreV1Api), apps: c.kc.makeApiClient(k8s.AppsV1Api), storage: c.kc.makeApiClient(k8s.StorageV1Api) };
+}
+
+export function readyCondition(n: k8s.V1Node | undefined) {
+  return n?.status?.conditions?.find((c) => c.type === 'Ready');
+}
