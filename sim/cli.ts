@@ -16,13 +16,19 @@ const cliOptions = z.object({
     .max(65535, { error: 'must be an integer between 0 and 65535' })
     .default(0),
   kubeconfig: z.string().min(1).default('.palisade/kubeconfig'),
-  profile: z.enum(builtinProfiles, { error: (i) => `unknown profile "${String(i.input)}" (profiles: ${builtinProfiles.join(', ')})` }).default('demo'),
+  profile: z
+    .enum(builtinProfiles, {
+      error: (i) => `unknown profile "${String(i.input)}" (profiles: ${builtinProfiles.join(', ')})`,
+    })
+    .default('demo'),
   scenario: z.string().min(1).optional(),
   'api-only': z.boolean().default(false),
 });
 
 function usage(msg: string): never {
-  console.error(`error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`);
+  console.error(
+    `error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`,
+  );
   process.exit(2);
 }
 
@@ -63,7 +69,12 @@ async function main() {
     stop = () => server.stop();
   } else {
     const scenario = await loadScenario(opts.scenario ?? opts.profile);
-    const cluster = await startEmbeddedCluster({ scenario, port: opts.port, kubeconfigPath, log: (m) => console.log(`  ${m}`) });
+    const cluster = await startEmbeddedCluster({
+      scenario,
+      port: opts.port,
+      kubeconfigPath,
+      log: (m) => console.log(`  ${m}`),
+    });
     console.log(`embedded cluster ready: ${cluster.apiserver.url} (scenario ${scenario.name})`);
     console.log(`infrastructure control API: ${cluster.infraApi.url} (token in ${cluster.infraFile})`);
     stop = () => cluster.stop();

@@ -12,7 +12,14 @@ import { type Controller, type ControllerContext, makeContext } from './controll
 import { type InfraApi, startInfraApi } from './infra/api.js';
 import { Infrastructure } from './infra/infrastructure.js';
 import { KubeletFleet } from './kubelet/fleet.js';
-import { durationsOf, namespaces, nodeSpecs, storageClasses, tolerationSecondsOf, workloadObjects } from './scenario/build.js';
+import {
+  durationsOf,
+  namespaces,
+  nodeSpecs,
+  storageClasses,
+  tolerationSecondsOf,
+  workloadObjects,
+} from './scenario/build.js';
 import type { Scenario } from './scenario/schema.js';
 
 export interface EmbeddedClusterOptions {
@@ -86,7 +93,10 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   log(`${specs.length} nodes booting`);
 
   if (opts.workloads !== false) {
-    await createAll(kc, namespaces(s).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
+    await createAll(
+      kc,
+      namespaces(s).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
+    );
     await createAll(kc, s.workloads.flatMap(workloadObjects));
     log(`${s.workloads.length} workloads created`);
   }
@@ -95,7 +105,11 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   let infraFile: string | undefined;
   if (opts.kubeconfigPath) {
     infraFile = infraFileFor(opts.kubeconfigPath);
-    await writeFile(infraFile, JSON.stringify({ url: infraApi.url, token: infraApi.token, scenario: s.name }, null, 2), { mode: 0o600 });
+    await writeFile(
+      infraFile,
+      JSON.stringify({ url: infraApi.url, token: infraApi.token, scenario: s.name }, null, 2),
+      { mode: 0o600 },
+    );
   }
 
   return {

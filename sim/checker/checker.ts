@@ -1,8 +1,9 @@
-// Evaluates the invariants continuously (on every ground-truth change) and keeps each
-// violation with its evidence, when it began and when it ended. Open for more
-// invariants: deletion protection will register its own.
+// Evaluates the invariants continuously and keeps each violation with its evidence,
+// when it began and when it ended. It indexes running processes by subject and
+// re-judges only the subjects a change touched (a burst of changes is coalesced).
+// Open for more invariants: deletion protection will register its own.
 import type { GroundTruth, InfraEvent, Process } from '../infra/groundTruth.js';
-import { type Finding, type Invariant, defaultInvariants } from './invariants.js';
+import { type Invariant, defaultInvariants } from './invariants.js';
 
 export interface Violation {
   id: number;
@@ -16,49 +17,100 @@ export interface Violation {
 }
 
 export class SafetyChecker {
-  private readonly invariants: Invariant[] = [...defaultInvariants];
+  private readonly invariants: Invariant[] = [];
+  /** invariant name -> subject -> running process ids */
+  private readonly index = new Map<string, Map<string, Set<number>>>();
+  private readonly dirty = new Set<string>();
   private readonly violations: Violation[] = [];
   private readonly open = new Map<string, Violation>();
   private nextId = 1;
   private pending: NodeJS.Timeout | undefined;
-  // coalesce bursts (a node booting starts many processes at once) into one evaluation
-  private readonly listener = (e: InfraEvent) => {
-    if (!e.type.startsWith('process-') && !e.type.startsWith('storage-')) return;
-    if (!this.pending) this.pending = setTimeout(() => this.evaluate(), this.debounceMs);
-  };
+  private readonly listener = (e: InfraEvent) => this.observe(e);
 
   constructor(
     private readonly truth: GroundTruth,
     private readonly debounceMs = 20,
   ) {
+    for (const inv of defaultInvariants) this.register(inv);
     truth.on('event', this.listener);
   }
 
   register(inv: Invariant) {
     this.invariants.push(inv);
-    this.evaluate();
+    const idx = new Map<string, Set<number>>();
+    this.index.set(inv.name, idx);
+    for (const p of this.truth.running()) this.add(inv, idx, p);
+    this.schedule();
   }
 
+  private add(inv: Invariant, idx: Map<string, Set<number>>, p: Process) {
+    for (const s of inv.subjectsOf(p)) {
+      let set = idx.get(s);
+      if (!set) idx.set(s, (set = new Set()));
+      set.add(p.id);
+      this.dirty.add(`${inv.name}\u0000${s}`);
+    }
+  }
+
+  private observe(e: InfraEvent) {
+    const p = e.process as Process | undefined;
+    if (e.type === 'process-started' && p)
+      for (const inv of this.invariants) this.add(inv, this.index.get(inv.name)!, p);
+    else if (e.type === 'process-stopped' && p) {
+      for (const inv of this.invariants) {
+        const idx = this.index.get(inv.name)!;
+        for (const s of inv.subjectsOf(p)) {
+          idx.get(s)?.delete(p.id);
+          this.dirty.add(`${inv.name}\u0000${s}`);
+        }
+      }
+    } else if (e.type === 'storage-fenced' || e.type === 'storage-unfenced') {
+      // fencing changes who writes: re-judge every subject of the node's processes
+      for (const proc of this.truth.running(String(e.node)))
+        for (const inv of this.invariants)
+          for (const s of inv.subjectsOf(proc)) this.dirty.add(`${inv.name}\u0000${s}`);
+    } else return;
+    this.schedule();
+  }
+
+  private schedule() {
+    if (!this.pending) this.pending = setTimeout(() => this.evaluate(), this.debounceMs);
+  }
+
+  /** Judge every dirty subject now. */
   evaluate() {
     if (this.pending) clearTimeout(this.pending);
     this.pending = undefined;
-    const running = this.truth.running();
-    const findings: Finding[] = this.invariants.flatMap((i) => i.evaluate(running, (p, pv) => this.truth.writes(p, pv)));
-    const seen = new Set<string>();
-    for (const f of findings) {
-      const key = `${f.invariant}|${f.subject}`;
-      seen.add(key);
-      if (this.open.has(key)) continue;
-      const v: Violation = { id: this.nextId++, invariant: f.invariant, subject: f.subject, message: f.message, since: Date.now(), evidence: structuredClone(f.processes) };
+    const writes = (p: Process, pv: string) => this.truth.writes(p, pv);
+    for (const key of this.dirty) {
+      const [name, subject] = key.split('\u0000');
+      const inv = this.invariants.find((i) => i.name === name)!;
+      const ids = this.index.get(name)!.get(subject) ?? new Set<number>();
+      const procs = [...ids].map((id) => this.truth.get(id)).filter((p): p is Process => !!p && !p.stoppedAt);
+      if (procs.length === 0) this.index.get(name)!.delete(subject);
+      this.judge(key, inv.check(subject, procs, writes));
+    }
+    this.dirty.clear();
+  }
+
+  private judge(key: string, finding: ReturnType<Invariant['check']>) {
+    const open = this.open.get(key);
+    if (finding && !open) {
+      const v: Violation = {
+        id: this.nextId++,
+        invariant: finding.invariant,
+        subject: finding.subject,
+        message: finding.message,
+        since: Date.now(),
+        evidence: structuredClone(finding.processes),
+      };
       this.open.set(key, v);
       this.violations.push(v);
       this.truth.emitEvent({ type: 'violation', violation: v });
-    }
-    for (const [key, v] of this.open) {
-      if (seen.has(key)) continue;
-      v.until = Date.now();
+    } else if (!finding && open) {
+      open.until = Date.now();
       this.open.delete(key);
-      this.truth.emitEvent({ type: 'violation-ended', violation: v });
+      this.truth.emitEvent({ type: 'violation-ended', violation: open });
     }
   }
 

@@ -10,7 +10,18 @@ import type { SafetyChecker } from '../checker/checker.js';
 import type { InfraEvent } from './groundTruth.js';
 import { InfraError, type Infrastructure } from './infrastructure.js';
 
-export const nodeVerbs = ['partition', 'heal', 'power-off', 'power-on', 'reset', 'kubelet-crash', 'kubelet-restart', 'storage-fence', 'storage-unfence', 'meteor'] as const;
+export const nodeVerbs = [
+  'partition',
+  'heal',
+  'power-off',
+  'power-on',
+  'reset',
+  'kubelet-crash',
+  'kubelet-restart',
+  'storage-fence',
+  'storage-unfence',
+  'meteor',
+] as const;
 export type NodeVerb = (typeof nodeVerbs)[number];
 
 export interface InfraApi {
@@ -38,14 +49,13 @@ function act(infra: Infrastructure, verb: NodeVerb, node: string, volume?: strin
 }
 
 export function status(infra: Infrastructure, checker: SafetyChecker) {
-  const running = infra.truth.running();
   return {
     nodes: infra.list().map((n) => ({
       ...n,
-      processes: running.filter((p) => p.node === n.name).length,
+      processes: infra.truth.runningCount(n.name),
       storageFenced: infra.truth.fencedVolumes(n.name),
     })),
-    processes: running.length,
+    processes: infra.list().reduce((sum, n) => sum + infra.truth.runningCount(n.name), 0),
     violations: checker.list().filter((v) => !v.until).length,
   };
 }
@@ -70,7 +80,11 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 }
 
 function stream(infra: Infrastructure, req: http.IncomingMessage, res: http.ServerResponse) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   res.write(': connected\n\n');
   const onEvent = (e: InfraEvent) => res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
   infra.truth.on('event', onEvent);
@@ -81,7 +95,12 @@ function stream(infra: Infrastructure, req: http.IncomingMessage, res: http.Serv
   });
 }
 
-async function route(infra: Infrastructure, checker: SafetyChecker, req: http.IncomingMessage, res: http.ServerResponse) {
+async function route(
+  infra: Infrastructure,
+  checker: SafetyChecker,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+) {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const parts = url.pathname.split('/').filter(Boolean);
   const method = req.method ?? 'GET';
@@ -95,12 +114,14 @@ async function route(infra: Infrastructure, checker: SafetyChecker, req: http.In
     return send(res, 200, { processes: list });
   }
   if (method === 'GET' && what === 'violations') return send(res, 200, { violations: checker.list() });
-  if (method === 'GET' && what === 'timeline' && a) return send(res, 200, { podUid: a, steps: infra.truth.timeline(a) });
+  if (method === 'GET' && what === 'timeline' && a)
+    return send(res, 200, { podUid: a, steps: infra.truth.timeline(a) });
   if (method === 'GET' && what === 'events') return stream(infra, req, res);
   if (what === 'bmc' && a) {
     if (method === 'GET') return send(res, 200, { node: a, power: infra.bmcStatus(a) });
     const action = z.enum(['on', 'off', 'reset']).safeParse(b);
-    if (method !== 'POST' || !action.success) throw new InfraError('BMC actions: POST /v1/bmc/<node>/on|off|reset', 400);
+    if (method !== 'POST' || !action.success)
+      throw new InfraError('BMC actions: POST /v1/bmc/<node>/on|off|reset', 400);
     if (action.data === 'on') infra.powerOn(a);
     else if (action.data === 'off') infra.powerOff(a);
     else infra.reset(a);
@@ -110,17 +131,26 @@ async function route(infra: Infrastructure, checker: SafetyChecker, req: http.In
     const verb = z.enum(nodeVerbs).safeParse(b);
     if (!verb.success) throw new InfraError(`unknown verb "${b}"; verbs: ${nodeVerbs.join(', ')}`, 400);
     const body = verbBody.safeParse(await readJson(req));
-    if (!body.success) throw new InfraError(`body: ${body.error.issues[0].path.join('.') || '(root)'}: ${body.error.issues[0].message}`, 400);
+    if (!body.success)
+      throw new InfraError(
+        `body: ${body.error.issues[0].path.join('.') || '(root)'}: ${body.error.issues[0].message}`,
+        400,
+      );
     act(infra, verb.data, a, body.data.volume);
     return send(res, 200, { node: infra.node(a) });
   }
   throw new InfraError(`no such route: ${method} ${url.pathname}`, 404);
 }
 
-export async function startInfraApi(infra: Infrastructure, checker: SafetyChecker, port = 0): Promise<InfraApi> {
+export async function startInfraApi(
+  infra: Infrastructure,
+  checker: SafetyChecker,
+  port = 0,
+): Promise<InfraApi> {
   const token = randomBytes(24).toString('hex');
   const server = http.createServer((req, res) => {
-    if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'unauthorized: send the token from infra.json as a bearer token' });
+    if (req.headers.authorization !== `Bearer ${token}`)
+      return send(res, 401, { error: 'unauthorized: send the token from infra.json as a bearer token' });
     route(infra, checker, req, res).catch((e) => {
       const code = e instanceof InfraError ? e.code : 500;
       if (!res.headersSent) send(res, code, { error: (e as Error).message });

@@ -61,11 +61,22 @@ export interface InfraEvent {
 export class GroundTruth extends EventEmitter {
   private nextId = 1;
   private readonly procs = new Map<number, Process>();
+  // indexes: at scale (150 000 processes) nothing may scan the whole table per call
+  private readonly runningByNode = new Map<string, Set<number>>();
+  private readonly runningByPod = new Map<string, number>();
+  private readonly lastByPod = new Map<string, number>();
+  private readonly stoppedOrder: number[] = [];
   private readonly steps: StepRecord[] = [];
+  private readonly stepsByPod = new Map<string, StepRecord[]>();
   /** node -> fenced volumes ("*" = every volume) */
   private readonly fenced = new Map<string, Set<string>>();
   /** keep stopped processes for a while so the console can show recent history */
   private readonly maxStopped = 5000;
+
+  constructor() {
+    super();
+    this.setMaxListeners(100);
+  }
 
   emitEvent(e: Omit<InfraEvent, 'at'>) {
     this.emit('event', { ...e, at: Date.now() } as InfraEvent);
@@ -74,6 +85,11 @@ export class GroundTruth extends EventEmitter {
   start(p: Omit<Process, 'id' | 'startedAt'>): Process {
     const proc: Process = { ...p, id: this.nextId++, startedAt: Date.now() };
     this.procs.set(proc.id, proc);
+    let set = this.runningByNode.get(proc.node);
+    if (!set) this.runningByNode.set(proc.node, (set = new Set()));
+    set.add(proc.id);
+    this.runningByPod.set(proc.podUid, proc.id);
+    this.lastByPod.set(proc.podUid, proc.id);
     this.emitEvent({ type: 'process-started', node: p.node, process: proc });
     return proc;
   }
@@ -84,13 +100,20 @@ export class GroundTruth extends EventEmitter {
     p.stoppedAt = Date.now();
     p.stopReason = reason;
     p.exitCode = exitCode;
+    this.runningByNode.get(p.node)?.delete(id);
+    if (this.runningByPod.get(p.podUid) === id) this.runningByPod.delete(p.podUid);
+    this.stoppedOrder.push(id);
     this.emitEvent({ type: 'process-stopped', node: p.node, process: p });
     this.trimStopped();
   }
 
   private trimStopped() {
-    const stopped = [...this.procs.values()].filter((p) => p.stoppedAt);
-    for (const p of stopped.slice(0, Math.max(0, stopped.length - this.maxStopped))) this.procs.delete(p.id);
+    while (this.stoppedOrder.length > this.maxStopped) {
+      const id = this.stoppedOrder.shift()!;
+      const p = this.procs.get(id);
+      this.procs.delete(id);
+      if (p && this.lastByPod.get(p.podUid) === id) this.lastByPod.delete(p.podUid);
+    }
   }
 
   get(id: number): Process | undefined {
@@ -98,26 +121,44 @@ export class GroundTruth extends EventEmitter {
   }
 
   running(node?: string): Process[] {
-    return [...this.procs.values()].filter((p) => !p.stoppedAt && (!node || p.node === node));
+    if (node !== undefined) return [...(this.runningByNode.get(node) ?? [])].map((id) => this.procs.get(id)!);
+    return [...this.procs.values()].filter((p) => !p.stoppedAt);
+  }
+
+  runningCount(node: string): number {
+    return this.runningByNode.get(node)?.size ?? 0;
   }
 
   all(): Process[] {
     return [...this.procs.values()];
   }
 
+  /** The pod's running process, if any. */
   forPod(podUid: string): Process | undefined {
-    return [...this.procs.values()].find((p) => p.podUid === podUid && !p.stoppedAt);
+    const id = this.runningByPod.get(podUid);
+    return id === undefined ? undefined : this.procs.get(id);
+  }
+
+  /** The pod's most recent process, running or stopped. */
+  lastForPod(podUid: string): Process | undefined {
+    const id = this.lastByPod.get(podUid);
+    return id === undefined ? undefined : this.procs.get(id);
   }
 
   recordStep(s: Omit<StepRecord, 'at'>) {
     const rec = { ...s, at: Date.now() };
     this.steps.push(rec);
-    if (this.steps.length > 50_000) this.steps.splice(0, 10_000);
+    let list = this.stepsByPod.get(s.podUid);
+    if (!list) this.stepsByPod.set(s.podUid, (list = []));
+    list.push(rec);
+    if (this.steps.length > 50_000) {
+      for (const old of this.steps.splice(0, 10_000)) this.stepsByPod.delete(old.podUid);
+    }
     this.emitEvent({ type: 'termination-step', node: s.node, step: rec });
   }
 
   timeline(podUid: string): StepRecord[] {
-    return this.steps.filter((s) => s.podUid === podUid);
+    return [...(this.stepsByPod.get(podUid) ?? [])];
   }
 
   fence(node: string, pv = '*') {

@@ -49,7 +49,14 @@ export class Infrastructure {
 
   addNode(name: string) {
     if (this.nodes.has(name)) return;
-    this.nodes.set(name, { name, power: 'on', partitioned: false, kubelet: 'running', gone: false, powerChangedAt: Date.now() });
+    this.nodes.set(name, {
+      name,
+      power: 'on',
+      partitioned: false,
+      kubelet: 'running',
+      gone: false,
+      powerChangedAt: Date.now(),
+    });
     this.host?.boot(name);
   }
 
@@ -113,7 +120,8 @@ export class Infrastructure {
 
   kubeletCrash(name: string) {
     const n = this.alive(name);
-    if (n.power !== 'on' || n.kubelet !== 'running') throw new InfraError(`kubelet on ${name} is not running`);
+    if (n.power !== 'on' || n.kubelet !== 'running')
+      throw new InfraError(`kubelet on ${name} is not running`);
     this.host?.halt(name);
     n.kubelet = 'crashed';
     this.truth.emitEvent({ type: 'kubelet-crashed', node: name });

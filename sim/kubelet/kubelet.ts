@@ -5,7 +5,20 @@
 // period, SIGKILL, a status report, then the final delete with grace 0 and a uid
 // precondition. Its memory dies with it: after a crash, a termination starts over.
 import type * as k8s from '@kubernetes/client-node';
-import { ANN_PRESTOP_MS, ANN_READY_AFTER_MS, ANN_SIGTERM_EXIT_MS, CSI_DRIVER, LABEL_HOSTNAME, LABEL_POD_INDEX, LABEL_RACK, LABEL_ZONE, attachmentName, controllerOf, isTerminal, uniqueVolumeName } from '../controllers/runtime/conventions.js';
+import {
+  ANN_PRESTOP_MS,
+  ANN_READY_AFTER_MS,
+  ANN_SIGTERM_EXIT_MS,
+  CSI_DRIVER,
+  LABEL_HOSTNAME,
+  LABEL_POD_INDEX,
+  LABEL_RACK,
+  LABEL_ZONE,
+  attachmentName,
+  controllerOf,
+  isTerminal,
+  uniqueVolumeName,
+} from '../controllers/runtime/conventions.js';
 import { mergePatch } from '../controllers/runtime/patches.js';
 import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
 import type { KubeletFleet } from './fleet.js';
@@ -127,7 +140,13 @@ export class SimKubelet {
   private async register() {
     if (!this.reachable()) return this.later('register', '', 1_000);
     const s = this.spec;
-    const labels = { [LABEL_HOSTNAME]: s.name, [LABEL_ZONE]: s.zone, [LABEL_RACK]: s.rack, 'kubernetes.io/os': 'linux', ...(s.labels ?? {}) };
+    const labels = {
+      [LABEL_HOSTNAME]: s.name,
+      [LABEL_ZONE]: s.zone,
+      [LABEL_RACK]: s.rack,
+      'kubernetes.io/os': 'linux',
+      ...(s.labels ?? {}),
+    };
     const capacity = { cpu: s.cpu, memory: s.memory, pods: String(s.pods) };
     try {
       await this.fleet.clients.core.createNode({
@@ -144,12 +163,21 @@ export class SimKubelet {
     this.later('lease', '', this.d.leaseRenewIntervalMs);
     if (!this.reachable()) return;
     const coord = this.fleet.clients.coordination;
-    const body = { spec: { holderIdentity: this.name, leaseDurationSeconds: Math.round(this.d.leaseDurationMs / 1000), renewTime: micro() } };
+    const body = {
+      spec: {
+        holderIdentity: this.name,
+        leaseDurationSeconds: Math.round(this.d.leaseDurationMs / 1000),
+        renewTime: micro(),
+      },
+    };
     try {
       await coord.patchNamespacedLease({ name: this.name, namespace: 'kube-node-lease', body }, mergePatch);
     } catch (e) {
       if ((e as { code?: number }).code !== 404) throw e;
-      await coord.createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: this.name, namespace: 'kube-node-lease' } } });
+      await coord.createNamespacedLease({
+        namespace: 'kube-node-lease',
+        body: { metadata: { name: this.name, namespace: 'kube-node-lease' } },
+      });
       await coord.patchNamespacedLease({ name: this.name, namespace: 'kube-node-lease', body }, mergePatch);
     }
   }
@@ -161,13 +189,27 @@ export class SimKubelet {
     const node = this.fleet.informers.nodes.get(this.name);
     const since = (type: string, status: string) => {
       const c = node?.status?.conditions?.find((x) => x.type === type);
-      return c?.status === status && c.lastTransitionTime ? rfc3339(new Date(c.lastTransitionTime as unknown as string).getTime()) : now;
+      return c?.status === status && c.lastTransitionTime
+        ? rfc3339(new Date(c.lastTransitionTime as unknown as string).getTime())
+        : now;
     };
-    const condition = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: since(type, status) });
+    const condition = (type: string, status: string, reason: string, message: string) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastHeartbeatTime: now,
+      lastTransitionTime: since(type, status),
+    });
     const inUse = this.volumesInUse();
     const status = {
       conditions: [
-        condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+        condition(
+          'MemoryPressure',
+          'False',
+          'KubeletHasSufficientMemory',
+          'kubelet has sufficient memory available',
+        ),
         condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
         condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
         condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
@@ -176,7 +218,18 @@ export class SimKubelet {
         { type: 'InternalIP', address: this.spec.ip },
         { type: 'Hostname', address: this.name },
       ],
-      nodeInfo: { kubeletVersion: 'v1.30.0-palisade.sim', kubeProxyVersion: 'v1.30.0-palisade.sim', operatingSystem: 'linux', architecture: 'amd64', containerRuntimeVersion: 'sim://1.0', osImage: 'Palisade simulated node', kernelVersion: 'sim', machineID: this.name, systemUUID: this.name, bootID: String(this.bootedAt) },
+      nodeInfo: {
+        kubeletVersion: 'v1.30.0-palisade.sim',
+        kubeProxyVersion: 'v1.30.0-palisade.sim',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+        containerRuntimeVersion: 'sim://1.0',
+        osImage: 'Palisade simulated node',
+        kernelVersion: 'sim',
+        machineID: this.name,
+        systemUUID: this.name,
+        bootID: String(this.bootedAt),
+      },
       volumesInUse: inUse.length ? inUse : null,
     };
     await this.fleet.clients.core.patchNodeStatus({ name: this.name, body: { status } }, mergePatch);
@@ -185,7 +238,8 @@ export class SimKubelet {
   /** Volumes mounted on this node: those of processes still running here. */
   private volumesInUse(): string[] {
     const pvs = new Set<string>();
-    for (const p of this.fleet.infra.truth.running(this.name)) for (const v of p.volumes) pvs.add(uniqueVolumeName(v.pv));
+    for (const p of this.fleet.infra.truth.running(this.name))
+      for (const v of p.volumes) pvs.add(uniqueVolumeName(v.pv));
     return [...pvs].sort();
   }
 
@@ -233,14 +287,15 @@ export class SimKubelet {
 
   private podIp(uid: string): string {
     const w = this.workFor(uid) as PodWork & { ip?: string };
-    w.ip ??= `100.64.${(this.spec.ip.split('.').pop() ?? '0')}.${(this.podIpSeq++ % 250) + 1}`;
+    w.ip ??= `100.64.${this.spec.ip.split('.').pop() ?? '0'}.${(this.podIpSeq++ % 250) + 1}`;
     return w.ip;
   }
 
   private processFor(pod: k8s.V1Pod): Omit<Process, 'id' | 'startedAt'> {
     const owner = controllerOf(pod);
     const index = pod.metadata?.labels?.[LABEL_POD_INDEX] ?? pod.metadata?.name?.split('-').pop();
-    const identity = owner?.kind === 'StatefulSet' ? `${pod.metadata?.namespace}/${owner.name}/${index}` : undefined;
+    const identity =
+      owner?.kind === 'StatefulSet' ? `${pod.metadata?.namespace}/${owner.name}/${index}` : undefined;
     const exit = pod.metadata?.annotations?.[ANN_SIGTERM_EXIT_MS];
     return {
       node: this.name,
@@ -264,7 +319,11 @@ export class SimKubelet {
     for (const v of pod.spec?.volumes ?? []) {
       if (!v.persistentVolumeClaim) continue;
       const pv = this.pvFor(pod, v.persistentVolumeClaim.claimName);
-      if (pv) out.push({ pv: pv.metadata!.name!, accessMode: (pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce') as AccessMode });
+      if (pv)
+        out.push({
+          pv: pv.metadata!.name!,
+          accessMode: (pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce') as AccessMode,
+        });
     }
     return out;
   }
@@ -278,20 +337,31 @@ export class SimKubelet {
       if (!pv) return { waiting: `persistentvolumeclaim "${claim}" is not bound` };
       if (pv.spec?.csi?.driver !== CSI_DRIVER) continue;
       const va = this.fleet.informers.volumeAttachments.get(attachmentName(pv.metadata!.name!, this.name));
-      if (!va?.status?.attached) return { waiting: `waiting for volume "${pv.metadata!.name}" to be attached to ${this.name}` };
+      if (!va?.status?.attached)
+        return { waiting: `waiting for volume "${pv.metadata!.name}" to be attached to ${this.name}` };
     }
     return {};
   }
 
   private async report(pod: k8s.V1Pod, status: object) {
     if (!this.reachable()) return;
-    await this.fleet.clients.core.patchNamespacedPodStatus({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, body: { status } }, mergePatch);
+    await this.fleet.clients.core.patchNamespacedPodStatus(
+      { name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, body: { status } },
+      mergePatch,
+    );
   }
 
   // ---- termination (seed 003) -------------------------------------------------------------
 
   private step(pod: k8s.V1Pod, step: TerminationStep, detail?: string) {
-    this.fleet.infra.truth.recordStep({ podUid: pod.metadata!.uid!, podName: pod.metadata!.name!, namespace: pod.metadata!.namespace!, node: this.name, step, detail });
+    this.fleet.infra.truth.recordStep({
+      podUid: pod.metadata!.uid!,
+      podName: pod.metadata!.name!,
+      namespace: pod.metadata!.namespace!,
+      node: this.name,
+      step,
+      detail,
+    });
   }
 
   private async terminate(pod: k8s.V1Pod, proc: Process | undefined) {
@@ -299,7 +369,8 @@ export class SimKubelet {
     const w = this.workFor(uid);
     const now = Date.now();
     if (!w.term) {
-      const grace = (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+      const grace =
+        (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
       w.term = { observedAt: now, deadline: now + grace, stage: 'prestop' };
       this.step(pod, 'observed', `grace period ${grace / 1000}s`);
       const preStop = preStopMs(pod);
@@ -310,15 +381,26 @@ export class SimKubelet {
     }
     const t = w.term;
     if (t.stage === 'prestop') {
-      if (proc && t.preStopEnd !== undefined && now < Math.min(t.preStopEnd, t.deadline)) return this.later('pod', uid, Math.min(t.preStopEnd, t.deadline) - now);
-      if (proc && t.preStopEnd !== undefined) this.step(pod, now >= t.preStopEnd ? 'preStop-finished' : 'preStop-cut-short');
+      if (proc && t.preStopEnd !== undefined && now < Math.min(t.preStopEnd, t.deadline))
+        return this.later('pod', uid, Math.min(t.preStopEnd, t.deadline) - now);
+      if (proc && t.preStopEnd !== undefined)
+        this.step(pod, now >= t.preStopEnd ? 'preStop-finished' : 'preStop-cut-short');
       if (proc) {
         this.fleet.infra.signal(proc.id, 'SIGTERM');
         this.step(pod, 'SIGTERM');
-        void this.fleet.events.record('kubelet', { kind: 'Pod', apiVersion: 'v1', metadata: pod.metadata }, 'Normal', 'Killing', `Stopping container ${pod.spec?.containers?.[0]?.name ?? 'app'}`);
+        void this.fleet.events.record(
+          'kubelet',
+          { kind: 'Pod', apiVersion: 'v1', metadata: pod.metadata },
+          'Normal',
+          'Killing',
+          `Stopping container ${pod.spec?.containers?.[0]?.name ?? 'app'}`,
+        );
       }
       // a preStop hook that used up the grace period earns the process 2 more seconds
-      t.killAt = Math.max(t.deadline, now + (t.preStopEnd !== undefined && t.preStopEnd > t.deadline ? MIN_KILL_GRACE_MS : 0));
+      t.killAt = Math.max(
+        t.deadline,
+        now + (t.preStopEnd !== undefined && t.preStopEnd > t.deadline ? MIN_KILL_GRACE_MS : 0),
+      );
       t.stage = 'sigterm';
     }
     if (t.stage === 'sigterm') {
@@ -327,7 +409,7 @@ export class SimKubelet {
       if (live) {
         this.fleet.infra.signal(live.id, 'SIGKILL');
         this.step(pod, 'SIGKILL');
-      } else if (proc || this.fleet.infra.truth.all().some((p) => p.podUid === uid && p.stopReason === 'exited after SIGTERM')) {
+      } else if (proc || this.fleet.infra.truth.lastForPod(uid)?.stopReason === 'exited after SIGTERM') {
         this.step(pod, 'exited');
       }
       t.stage = 'report';
@@ -338,8 +420,11 @@ export class SimKubelet {
   private async finish(pod: k8s.V1Pod, t: Termination) {
     const uid = pod.metadata!.uid!;
     if (!this.reachable()) return this.later('pod', uid, 1_000);
-    const last = this.fleet.infra.truth.all().filter((p) => p.podUid === uid).pop();
-    await this.report(pod, terminatedStatus(pod, last?.exitCode ?? 0, last?.startedAt, last?.stoppedAt ?? Date.now()));
+    const last = this.fleet.infra.truth.lastForPod(uid);
+    await this.report(
+      pod,
+      terminatedStatus(pod, last?.exitCode ?? 0, last?.startedAt, last?.stoppedAt ?? Date.now()),
+    );
     this.step(pod, 'status-reported');
     try {
       await this.fleet.clients.core.deleteNamespacedPod({

@@ -1,7 +1,13 @@
 // Turns a scenario into what the cluster needs: durations, node specs, and the API
 // objects (namespaces, storage classes, workloads, services) to create.
 import type * as k8s from '@kubernetes/client-node';
-import { ANN_PRESTOP_MS, ANN_READY_AFTER_MS, ANN_SIGTERM_EXIT_MS, CSI_DRIVER, LABEL_ZONE } from '../controllers/runtime/conventions.js';
+import {
+  ANN_PRESTOP_MS,
+  ANN_READY_AFTER_MS,
+  ANN_SIGTERM_EXIT_MS,
+  CSI_DRIVER,
+  LABEL_ZONE,
+} from '../controllers/runtime/conventions.js';
 import { type Durations, realDurations } from '../controllers/runtime/durations.js';
 import type { NodeSpec } from '../kubelet/kubelet.js';
 import type { Scenario, Workload } from './schema.js';
@@ -36,7 +42,15 @@ export function nodeSpecs(s: Scenario): NodeSpec[] {
       for (let n = 1; n <= r.count; n++) {
         i++;
         // node addresses are only data in objects: TEST-NET-2 (RFC 5737), never contacted
-        out.push({ name: `${r.name}-${n}`, zone: z.name, rack: r.name, cpu: s.nodes.cpu, memory: s.nodes.memory, pods: s.nodes.pods, ip: `198.51.${100 + Math.floor(i / 250)}.${(i % 250) + 1}` });
+        out.push({
+          name: `${r.name}-${n}`,
+          zone: z.name,
+          rack: r.name,
+          cpu: s.nodes.cpu,
+          memory: s.nodes.memory,
+          pods: s.nodes.pods,
+          ip: `198.51.${100 + Math.floor(i / 250)}.${(i % 250) + 1}`,
+        });
       }
     }
   }
@@ -47,11 +61,16 @@ export function storageClasses(s: Scenario): k8s.V1StorageClass[] {
   return s.storageClasses.map((c) => ({
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
-    metadata: { name: c.name, ...(c.default && { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }) },
+    metadata: {
+      name: c.name,
+      ...(c.default && { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }),
+    },
     provisioner: CSI_DRIVER,
     reclaimPolicy: c.reclaimPolicy,
     volumeBindingMode: c.bindingMode,
-    ...(c.zones.length && { allowedTopologies: [{ matchLabelExpressions: [{ key: LABEL_ZONE, values: c.zones }] }] }),
+    ...(c.zones.length && {
+      allowedTopologies: [{ matchLabelExpressions: [{ key: LABEL_ZONE, values: c.zones }] }],
+    }),
   }));
 }
 
@@ -68,7 +87,9 @@ function podTemplate(w: Workload): k8s.V1PodTemplateSpec {
     name: 'app',
     image: w.image,
     resources: { requests: { cpu: w.cpu, memory: w.memory } },
-    ...(w.preStop !== undefined && { lifecycle: { preStop: { exec: { command: ['sh', '-c', `sleep ${Math.ceil(w.preStop / 1000)}`] } } } }),
+    ...(w.preStop !== undefined && {
+      lifecycle: { preStop: { exec: { command: ['sh', '-c', `sleep ${Math.ceil(w.preStop / 1000)}`] } } },
+    }),
   };
   const volumes: k8s.V1Volume[] = [];
   if (w.kind === 'StatefulSet' && w.volume) container.volumeMounts = [{ name: 'data', mountPath: '/data' }];
@@ -78,7 +99,17 @@ function podTemplate(w: Workload): k8s.V1PodTemplateSpec {
       terminationGracePeriodSeconds: w.terminationGracePeriodSeconds,
       containers: [container],
       ...(volumes.length && { volumes }),
-      ...(w.zones && { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: LABEL_ZONE, operator: 'In', values: w.zones }] }] } } } }),
+      ...(w.zones && {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: LABEL_ZONE, operator: 'In', values: w.zones }] },
+              ],
+            },
+          },
+        },
+      }),
     },
   };
 }
@@ -92,11 +123,24 @@ export function workloadObjects(w: Workload): k8s.KubernetesObject[] {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
       metadata,
-      spec: { replicas: w.replicas, serviceName: w.name, podManagementPolicy: w.podManagementPolicy, selector, template: podTemplate(w) },
+      spec: {
+        replicas: w.replicas,
+        serviceName: w.name,
+        podManagementPolicy: w.podManagementPolicy,
+        selector,
+        template: podTemplate(w),
+      },
     };
     if (w.volume) {
       sts.spec!.volumeClaimTemplates = [
-        { metadata: { name: 'data' }, spec: { accessModes: [w.volume.accessMode], storageClassName: w.volume.storageClass, resources: { requests: { storage: w.volume.size } } } },
+        {
+          metadata: { name: 'data' },
+          spec: {
+            accessModes: [w.volume.accessMode],
+            storageClassName: w.volume.storageClass,
+            resources: { requests: { storage: w.volume.size } },
+          },
+        },
       ];
     }
     out.push(sts);
@@ -105,11 +149,28 @@ export function workloadObjects(w: Workload): k8s.KubernetesObject[] {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata,
-      spec: { replicas: w.replicas, selector, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: w.maxUnavailable, maxSurge: w.maxSurge } }, template: podTemplate(w) },
+      spec: {
+        replicas: w.replicas,
+        selector,
+        strategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxUnavailable: w.maxUnavailable, maxSurge: w.maxSurge },
+        },
+        template: podTemplate(w),
+      },
     } as k8s.V1Deployment);
   }
   if (w.service || w.kind === 'StatefulSet') {
-    out.push({ apiVersion: 'v1', kind: 'Service', metadata, spec: { selector: { app: w.name }, ports: [{ name: 'http', port: 80, targetPort: 8080 }], ...(w.kind === 'StatefulSet' && { clusterIP: 'None' }) } } as k8s.V1Service);
+    out.push({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata,
+      spec: {
+        selector: { app: w.name },
+        ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+        ...(w.kind === 'StatefulSet' && { clusterIP: 'None' }),
+      },
+    } as k8s.V1Service);
   }
   return out;
 }

@@ -32,12 +32,16 @@ export function parseScenario(text: string, source: string): Scenario {
 }
 
 export async function loadScenario(pathOrProfile: string): Promise<Scenario> {
-  const path = (builtinProfiles as readonly string[]).includes(pathOrProfile) ? profilePath(pathOrProfile as ProfileName) : pathOrProfile;
+  const path = (builtinProfiles as readonly string[]).includes(pathOrProfile)
+    ? profilePath(pathOrProfile as ProfileName)
+    : pathOrProfile;
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new ScenarioError(`cannot read scenario ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ScenarioError(
+      `cannot read scenario ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   return parseScenario(text, path);
 }

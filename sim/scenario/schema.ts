@@ -51,8 +51,18 @@ const volume = z.object({
 });
 
 const workload = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('StatefulSet'), ...workloadBase, podManagementPolicy: z.enum(['OrderedReady', 'Parallel']).default('Parallel'), volume: volume.optional() }),
-  z.object({ kind: z.literal('Deployment'), ...workloadBase, maxUnavailable: quantity.default('25%'), maxSurge: quantity.default('25%') }),
+  z.object({
+    kind: z.literal('StatefulSet'),
+    ...workloadBase,
+    podManagementPolicy: z.enum(['OrderedReady', 'Parallel']).default('Parallel'),
+    volume: volume.optional(),
+  }),
+  z.object({
+    kind: z.literal('Deployment'),
+    ...workloadBase,
+    maxUnavailable: quantity.default('25%'),
+    maxSurge: quantity.default('25%'),
+  }),
 ]);
 
 export const scenarioSchema = z.object({

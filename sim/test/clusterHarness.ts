@@ -20,10 +20,17 @@ durations:
   attachDelay: 100ms
 `;
 
-export async function startScenario(yaml: string): Promise<EmbeddedCluster & { core: k8s.CoreV1Api; apps: k8s.AppsV1Api; storage: k8s.StorageV1Api }> {
+export async function startScenario(
+  yaml: string,
+): Promise<EmbeddedCluster & { core: k8s.CoreV1Api; apps: k8s.AppsV1Api; storage: k8s.StorageV1Api }> {
   const scenario = parseScenario(yaml, 'test scenario');
   const c = await startEmbeddedCluster({ scenario });
-  return { ...c, core: c.kc.makeApiClient(k8s.CoreV1Api), apps: c.kc.makeApiClient(k8s.AppsV1Api), storage: c.kc.makeApiClient(k8s.StorageV1Api) };
+  return {
+    ...c,
+    core: c.kc.makeApiClient(k8s.CoreV1Api),
+    apps: c.kc.makeApiClient(k8s.AppsV1Api),
+    storage: c.kc.makeApiClient(k8s.StorageV1Api),
+  };
 }
 
 export function readyCondition(n: k8s.V1Node | undefined) {

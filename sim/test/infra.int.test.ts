@@ -17,17 +17,31 @@ let kubeconfig: string;
 
 beforeAll(async () => {
   kubeconfig = join(mkdtempSync(join(tmpdir(), 'palisade-infra-')), 'kubeconfig');
-  const scenario = parseScenario(`name: infra-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 2 }] }]\n`, 'test');
+  const scenario = parseScenario(
+    `name: infra-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 2 }] }]\n`,
+    'test',
+  );
   c = await startEmbeddedCluster({ scenario, kubeconfigPath: kubeconfig });
 });
 afterAll(() => c.stop());
 
 const api = (method: string, path: string, body?: object, token = c.infraApi.token) =>
-  fetch(c.infraApi.url + path, { method, headers: { authorization: `Bearer ${token}` }, body: body ? JSON.stringify(body) : undefined });
+  fetch(c.infraApi.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}` },
+    body: body ? JSON.stringify(body) : undefined,
+  });
 
 async function cli(...args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'sim/infra/cli.ts', '--kubeconfig', kubeconfig, ...args]);
+    const { stdout, stderr } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'sim/infra/cli.ts',
+      '--kubeconfig',
+      kubeconfig,
+      ...args,
+    ]);
     return { code: 0, stdout, stderr };
   } catch (e: any) {
     return { code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string };
@@ -53,7 +67,10 @@ describe('infrastructure control API', () => {
 
   it('streams events live and answers BMC power queries', async () => {
     const ctl = new AbortController();
-    const res = await fetch(`${c.infraApi.url}/v1/events`, { headers: { authorization: `Bearer ${c.infraApi.token}` }, signal: ctl.signal });
+    const res = await fetch(`${c.infraApi.url}/v1/events`, {
+      headers: { authorization: `Bearer ${c.infraApi.token}` },
+      signal: ctl.signal,
+    });
     const reader = res.body!.getReader();
     let text = '';
     const reading = (async () => {
@@ -94,9 +111,18 @@ describe('npm run infra', () => {
     expect(bad.stderr).toContain('usage: npm run infra --');
     const noNode = await cli('partition');
     expect(noNode.stderr).toContain('partition needs a node name');
-    const missing = await run(process.execPath, ['--import', 'tsx', 'sim/infra/cli.ts', '--kubeconfig', '/nonexistent/kubeconfig', 'status']).catch((e) => e);
+    const missing = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'sim/infra/cli.ts',
+      '--kubeconfig',
+      '/nonexistent/kubeconfig',
+      'status',
+    ]).catch((e) => e);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('cannot read /nonexistent/infra.json (ENOENT): is the embedded cluster running?');
+    expect(missing.stderr).toContain(
+      'cannot read /nonexistent/infra.json (ENOENT): is the embedded cluster running?',
+    );
   });
 
   it('lists processes and violations', async () => {

@@ -6,7 +6,12 @@ import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../apiserver/test/harness.js';
 import { TAINT_OUT_OF_SERVICE, TAINT_UNREACHABLE } from '../controllers/runtime/conventions.js';
-import { type startScenario as Start, readyCondition, startScenario, tinyDurations } from './clusterHarness.js';
+import {
+  type startScenario as Start,
+  readyCondition,
+  startScenario,
+  tinyDurations,
+} from './clusterHarness.js';
 
 type Cluster = Awaited<ReturnType<typeof Start>>;
 let c: Cluster | undefined;
@@ -37,10 +42,14 @@ workloads:
 `;
 
 async function runningWeb0(cl: Cluster): Promise<k8s.V1Pod> {
-  return eventually(async () => {
-    const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' });
-    return p.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ? p : undefined;
-  }, 'web-0 running and ready', 30_000);
+  return eventually(
+    async () => {
+      const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' });
+      return p.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ? p : undefined;
+    },
+    'web-0 running and ready',
+    30_000,
+  );
 }
 
 describe('a partitioned node running a StatefulSet pod with an RWO volume', () => {
@@ -50,18 +59,35 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     const pod = await runningWeb0(cl);
     const node = pod.spec!.nodeName!;
     cl.infra.partition(node);
-    const n = await eventually(async () => {
-      const x = await cl.core.readNode({ name: node });
-      return readyCondition(x)?.status === 'Unknown' && (x.spec?.taints ?? []).filter((t) => t.key === TAINT_UNREACHABLE).length === 2 ? x : undefined;
-    }, 'node Unknown with both unreachable taints', 10_000);
-    expect(readyCondition(n)).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
+    const n = await eventually(
+      async () => {
+        const x = await cl.core.readNode({ name: node });
+        return readyCondition(x)?.status === 'Unknown' &&
+          (x.spec?.taints ?? []).filter((t) => t.key === TAINT_UNREACHABLE).length === 2
+          ? x
+          : undefined;
+      },
+      'node Unknown with both unreachable taints',
+      10_000,
+    );
+    expect(readyCondition(n)).toMatchObject({
+      reason: 'NodeStatusUnknown',
+      message: 'Kubelet stopped posting node status.',
+    });
     // after the 3 s toleration the taint manager deletes the pod: it is Terminating for good
-    const terminating = await eventually(async () => {
-      const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' });
-      return p.metadata?.deletionTimestamp ? p : undefined;
-    }, 'web-0 Terminating', 15_000);
+    const terminating = await eventually(
+      async () => {
+        const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' });
+        return p.metadata?.deletionTimestamp ? p : undefined;
+      },
+      'web-0 Terminating',
+      15_000,
+    );
     expect(terminating.metadata?.uid).toBe(pod.metadata?.uid);
-    expect(terminating.status?.conditions?.find((x) => x.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'DeletionByTaintManager' });
+    expect(terminating.status?.conditions?.find((x) => x.type === 'DisruptionTarget')).toMatchObject({
+      status: 'True',
+      reason: 'DeletionByTaintManager',
+    });
     // a negative check needs a point in time: well past the deletion deadline (grace 5 s),
     // nothing on the node could answer, so the pod object must still be there
     await waitPast(Date.parse(String(terminating.metadata?.deletionTimestamp)) + 2_000);
@@ -79,27 +105,55 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     const pod = await runningWeb0(cl);
     const node = pod.spec!.nodeName!;
     cl.infra.partition(node);
-    await eventually(async () => readyCondition(await cl.core.readNode({ name: node }))?.status === 'Unknown', 'node Unknown', 10_000);
+    await eventually(
+      async () => readyCondition(await cl.core.readNode({ name: node }))?.status === 'Unknown',
+      'node Unknown',
+      10_000,
+    );
     await cl.core.deleteNamespacedPod({ name: 'web-0', namespace: 'shop', gracePeriodSeconds: 0 });
-    const replacement = await eventually(async () => {
-      const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' }).catch(() => undefined);
-      return p && p.metadata?.uid !== pod.metadata?.uid && p.spec?.nodeName ? p : undefined;
-    }, 'a new web-0 scheduled', 15_000);
+    const replacement = await eventually(
+      async () => {
+        const p = await cl.core
+          .readNamespacedPod({ name: 'web-0', namespace: 'shop' })
+          .catch(() => undefined);
+        return p && p.metadata?.uid !== pod.metadata?.uid && p.spec?.nodeName ? p : undefined;
+      },
+      'a new web-0 scheduled',
+      15_000,
+    );
     expect(replacement.spec?.nodeName).not.toBe(node);
     // the volume is still attached to the partitioned node: Multi-Attach until the force detach
-    const multi = await eventually(async () => {
-      const ev = await cl.core.listNamespacedEvent({ namespace: 'shop', fieldSelector: `involvedObject.uid=${replacement.metadata?.uid},reason=FailedAttachVolume` });
-      return ev.items[0];
-    }, 'Multi-Attach event', 10_000);
-    expect(multi.message).toMatch(/^Multi-Attach error for volume "[^"]+" Volume is already exclusively attached to one node and can't be attached to another$/);
-    const violations = await eventually(() => {
-      const v = cl.checker.list();
-      return v.length >= 2 ? v : undefined;
-    }, 'both violations', 20_000);
-    expect(violations.map((v) => v.invariant).sort()).toEqual(['at-most-one-node-writing-rwo-volume', 'at-most-one-per-statefulset-identity']);
+    const multi = await eventually(
+      async () => {
+        const ev = await cl.core.listNamespacedEvent({
+          namespace: 'shop',
+          fieldSelector: `involvedObject.uid=${replacement.metadata?.uid},reason=FailedAttachVolume`,
+        });
+        return ev.items[0];
+      },
+      'Multi-Attach event',
+      10_000,
+    );
+    expect(multi.message).toMatch(
+      /^Multi-Attach error for volume "[^"]+" Volume is already exclusively attached to one node and can't be attached to another$/,
+    );
+    const violations = await eventually(
+      () => {
+        const v = cl.checker.list();
+        return v.length >= 2 ? v : undefined;
+      },
+      'both violations',
+      20_000,
+    );
+    expect(violations.map((v) => v.invariant).sort()).toEqual([
+      'at-most-one-node-writing-rwo-volume',
+      'at-most-one-per-statefulset-identity',
+    ]);
     const identity = violations.find((v) => v.invariant === 'at-most-one-per-statefulset-identity')!;
     expect(identity.subject).toBe('shop/web/0');
-    expect(new Set(identity.evidence.map((p) => p.node))).toEqual(new Set([node, replacement.spec?.nodeName]));
+    expect(new Set(identity.evidence.map((p) => p.node))).toEqual(
+      new Set([node, replacement.spec?.nodeName]),
+    );
   });
 
   it('power-off then the out-of-service taint: pods are force-deleted, the volume detached, the replacement runs, no violation', async () => {
@@ -108,11 +162,27 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     const pod = await runningWeb0(cl);
     const node = pod.spec!.nodeName!;
     cl.infra.partition(node);
-    await eventually(async () => readyCondition(await cl.core.readNode({ name: node }))?.status === 'Unknown', 'node Unknown', 10_000);
+    await eventually(
+      async () => readyCondition(await cl.core.readNode({ name: node }))?.status === 'Unknown',
+      'node Unknown',
+      10_000,
+    );
     cl.infra.powerOff(node);
     expect(cl.infra.truth.running(node)).toEqual([]);
     const n = await cl.core.readNode({ name: node });
-    await cl.core.replaceNode({ name: node, body: { ...n, spec: { ...n.spec, taints: [...(n.spec?.taints ?? []), { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' }] } } });
+    await cl.core.replaceNode({
+      name: node,
+      body: {
+        ...n,
+        spec: {
+          ...n.spec,
+          taints: [
+            ...(n.spec?.taints ?? []),
+            { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' },
+          ],
+        },
+      },
+    });
     const replacement = await runningReplacement(cl, pod);
     expect(replacement.spec?.nodeName).not.toBe(node);
     const vas = await cl.storage.listVolumeAttachment();
@@ -126,9 +196,13 @@ async function waitPast(ms: number) {
 }
 
 async function runningReplacement(cl: Cluster, old: k8s.V1Pod) {
-  return eventually(async () => {
-    const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' }).catch(() => undefined);
-    const ready = p?.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True');
-    return p && p.metadata?.uid !== old.metadata?.uid && ready ? p : undefined;
-  }, 'replacement web-0 running', 20_000);
+  return eventually(
+    async () => {
+      const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' }).catch(() => undefined);
+      const ready = p?.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True');
+      return p && p.metadata?.uid !== old.metadata?.uid && ready ? p : undefined;
+    },
+    'replacement web-0 running',
+    20_000,
+  );
 }
