@@ -107,7 +107,18 @@ export class ApiCore {
 
   matches(r: ResourceInfo, sel: Selection, o: KubeObject): boolean {
     if (sel.labels.length && !matchesRequirements(sel.labels, o.metadata.labels)) return false;
-    if (sel.fields.length && !matchesFields(sel.fields, fieldsOf(r, o))) return false;
+    if (
+      sel.fields.length &&
+      !matchesFields(
+        sel.fields,
+        fieldsOf(
+          r,
+          o,
+          sel.fields.map((f) => f.field),
+        ),
+      )
+    )
+      return false;
     return true;
   }
 
@@ -271,7 +282,7 @@ export class ApiCore {
     if (o.dryRun) return { obj, warnings, code: 201 };
     const stored = this.store.put(this.key(r), obj);
     this.afterWrite(r, stored.obj);
-    return { obj: stored.obj, warnings, code: 201 };
+    return { obj: stored.obj, json: stored.json, warnings, code: 201 };
   }
 
   /** Merge an incoming full object over the stored one as PUT does, for the main resource or status. */
@@ -287,9 +298,11 @@ export class ApiCore {
       if ('status' in incoming) obj.status = incoming.status;
       else delete obj.status;
     } else {
-      obj = clone(incoming);
+      // the incoming object is the request's own (parsed body or patch result): no copy needed,
+      // and the old status may be shared because stored objects are immutable
+      obj = incoming;
       if (r.subresources.includes('status')) {
-        if ('status' in old) obj.status = clone(old.status);
+        if ('status' in old) obj.status = old.status;
         else delete obj.status;
       }
       if (r.custom) this.pruneCustom(r, obj);
@@ -392,11 +405,14 @@ export class ApiCore {
     subresource: string,
     produce: (current: KubeObject) => KubeObject,
     wantRv: string | undefined,
+    /** false when produce never mutates its argument (patches build a new object) */
+    mutates = true,
   ): Promise<WriteResult<KubeObject>> {
     for (let attempt = 0; ; attempt++) {
       const current = this.getStored(r, ns, name);
       if (wantRv && wantRv !== String(current.rv)) throw errors.staleConflict(r, name);
-      const incoming = produce(clone(current.obj));
+      // stored objects are never mutated in place; a producer that edits gets its own copy
+      const incoming = produce(mutates ? clone(current.obj) : current.obj);
       const obj = this.prepareUpdate(r, current.obj, incoming, subresource);
       this.validate(r, obj, current.obj);
       if (r.group === 'apiextensions.k8s.io')
@@ -428,7 +444,7 @@ export class ApiCore {
       }
       const stored = this.store.put(this.key(r), obj);
       this.afterWrite(r, stored.obj);
-      return { obj: stored.obj, warnings, code: 200 };
+      return { obj: stored.obj, json: stored.json, warnings, code: 200 };
     }
   }
 

@@ -15,6 +15,8 @@ export interface WriteOptions {
 
 export interface WriteResult<T> {
   obj: T;
+  /** the stored serialization, when the object was just stored (saves a stringify) */
+  json?: string;
   warnings: string[];
   /** HTTP status the REST layer should answer with */
   code: number;

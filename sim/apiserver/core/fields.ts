@@ -1,45 +1,55 @@
-// Field-selector fields each kind supports, with their values for one object.
+// Field-selector fields each kind supports, and their values for one object. Getters
+// are evaluated only for the fields a selector names (a kubelet-style
+// spec.nodeName list over 150 000 pods must not build 150 000 maps).
 import type { KubeObject, ResourceInfo } from '../resources/types.js';
 
 type Obj = Record<string, any>;
+type Getter = (o: Obj) => unknown;
 const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 
-const extractors: Record<string, (o: Obj) => Record<string, string>> = {
-  '/pods': (o) => ({
-    'spec.nodeName': str(o.spec?.nodeName),
-    'spec.restartPolicy': str(o.spec?.restartPolicy),
-    'spec.schedulerName': str(o.spec?.schedulerName),
-    'spec.serviceAccountName': str(o.spec?.serviceAccountName),
-    'status.phase': str(o.status?.phase),
-    'status.podIP': str(o.status?.podIP),
-    'status.nominatedNodeName': str(o.status?.nominatedNodeName),
-  }),
-  '/nodes': (o) => ({ 'spec.unschedulable': str(o.spec?.unschedulable ?? false) }),
-  '/namespaces': (o) => ({ 'status.phase': str(o.status?.phase) }),
-  '/secrets': (o) => ({ type: str(o.type) }),
-  '/events': (o) => ({
-    'involvedObject.kind': str(o.involvedObject?.kind),
-    'involvedObject.namespace': str(o.involvedObject?.namespace),
-    'involvedObject.name': str(o.involvedObject?.name),
-    'involvedObject.uid': str(o.involvedObject?.uid),
-    'involvedObject.apiVersion': str(o.involvedObject?.apiVersion),
-    'involvedObject.resourceVersion': str(o.involvedObject?.resourceVersion),
-    'involvedObject.fieldPath': str(o.involvedObject?.fieldPath),
-    reason: str(o.reason),
-    reportingComponent: str(o.reportingComponent),
-    source: str(o.source?.component),
-    type: str(o.type),
-  }),
+const byResource: Record<string, Record<string, Getter>> = {
+  '/pods': {
+    'spec.nodeName': (o) => o.spec?.nodeName,
+    'spec.restartPolicy': (o) => o.spec?.restartPolicy,
+    'spec.schedulerName': (o) => o.spec?.schedulerName,
+    'spec.serviceAccountName': (o) => o.spec?.serviceAccountName,
+    'status.phase': (o) => o.status?.phase,
+    'status.podIP': (o) => o.status?.podIP,
+    'status.nominatedNodeName': (o) => o.status?.nominatedNodeName,
+  },
+  '/nodes': { 'spec.unschedulable': (o) => o.spec?.unschedulable ?? false },
+  '/namespaces': { 'status.phase': (o) => o.status?.phase },
+  '/secrets': { type: (o) => o.type },
+  '/events': {
+    'involvedObject.kind': (o) => o.involvedObject?.kind,
+    'involvedObject.namespace': (o) => o.involvedObject?.namespace,
+    'involvedObject.name': (o) => o.involvedObject?.name,
+    'involvedObject.uid': (o) => o.involvedObject?.uid,
+    'involvedObject.apiVersion': (o) => o.involvedObject?.apiVersion,
+    'involvedObject.resourceVersion': (o) => o.involvedObject?.resourceVersion,
+    'involvedObject.fieldPath': (o) => o.involvedObject?.fieldPath,
+    reason: (o) => o.reason,
+    reportingComponent: (o) => o.reportingComponent,
+    source: (o) => o.source?.component,
+    type: (o) => o.type,
+  },
 };
 
-export function fieldsOf(r: ResourceInfo, o: KubeObject): Record<string, string> {
-  const base: Record<string, string> = { 'metadata.name': str(o.metadata.name) };
-  if (r.namespaced) base['metadata.namespace'] = str(o.metadata.namespace);
-  const extra = r.custom ? undefined : extractors[`${r.group}/${r.plural}`];
-  return extra ? { ...base, ...extra(o as Obj) } : base;
+function getters(r: ResourceInfo): Record<string, Getter> {
+  const base: Record<string, Getter> = { 'metadata.name': (o) => o.metadata?.name };
+  if (r.namespaced) base['metadata.namespace'] = (o) => o.metadata?.namespace;
+  const extra = r.custom ? undefined : byResource[`${r.group}/${r.plural}`];
+  return extra ? { ...base, ...extra } : base;
+}
+
+/** Values of the named fields (all supported fields when none are named). */
+export function fieldsOf(r: ResourceInfo, o: KubeObject, wanted?: string[]): Record<string, string> {
+  const g = getters(r);
+  const out: Record<string, string> = {};
+  for (const f of wanted ?? Object.keys(g)) if (g[f]) out[f] = str(g[f](o as Obj));
+  return out;
 }
 
 export function supportedFields(r: ResourceInfo): string[] {
-  const sample = fieldsOf(r, { metadata: {} });
-  return Object.keys(sample);
+  return Object.keys(getters(r));
 }

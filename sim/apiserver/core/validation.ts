@@ -133,14 +133,16 @@ export function validateCreate(kind: string, group: string, o: KubeObject): Stat
   return [];
 }
 
-// Pod spec is immutable except for these fields, as in ValidatePodUpdate.
+// Pod spec is immutable except for these fields, as in ValidatePodUpdate. Shallow copies
+// keep this cheap on the kubelet's hot path (status writes never touch the spec).
 function podSpecUpdate(oldSpec: Obj, newSpec: Obj): StatusCause[] {
+  if (oldSpec === newSpec) return [];
   const strip = (s: Obj) => {
-    const c = structuredClone(s);
-    for (const list of ['containers', 'initContainers']) for (const x of c[list] ?? []) delete x.image;
-    delete c.activeDeadlineSeconds;
-    delete c.tolerations;
-    return c;
+    const { activeDeadlineSeconds: _a, tolerations: _t, ...rest } = s;
+    for (const list of ['containers', 'initContainers']) {
+      if (Array.isArray(rest[list])) rest[list] = rest[list].map((c: Obj) => ({ ...c, image: undefined }));
+    }
+    return rest;
   };
   if (sameValue(strip(oldSpec), strip(newSpec))) return [];
   return [

@@ -31,7 +31,13 @@ function tableOpts(ctx: HandlerContext) {
     : undefined;
 }
 
-function sendObject(ctx: HandlerContext, code: number, obj: KubeObject | object, warnings: string[] = []) {
+function sendObject(
+  ctx: HandlerContext,
+  code: number,
+  obj: KubeObject | object,
+  warnings: string[] = [],
+  json?: string,
+) {
   const table = tableOpts(ctx);
   const o = obj as KubeObject;
   if (table && o.kind === ctx.route.resource.kind && o.metadata) {
@@ -45,7 +51,8 @@ function sendObject(ctx: HandlerContext, code: number, obj: KubeObject | object,
       warnings,
     );
   }
-  sendJson(ctx.res, code, obj, warnings);
+  const sameVersion = o.apiVersion === apiVersionOf(ctx.route.resource);
+  sendJson(ctx.res, code, json && sameVersion ? json : obj, warnings);
 }
 
 function listQuery(q: URLSearchParams) {
@@ -112,20 +119,39 @@ function sendList(ctx: HandlerContext) {
   const meta: Record<string, unknown> = { resourceVersion: String(out.rv) };
   if (out.continueToken) meta.continue = out.continueToken;
   if (out.remaining !== undefined) meta.remainingItemCount = out.remaining;
-  // stream the stored JSON: a 150 000-pod list is never built as one string
+  // stream the stored JSON in batches, waiting for the socket to drain: a 150 000-pod
+  // list is never built as one string, never buffered whole, and never blocks the loop
   const res = ctx.res;
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
   res.write(
     `{"kind":"${r.listKind}","apiVersion":"${apiVersionOf(r)}","metadata":${JSON.stringify(meta)},"items":[`,
   );
-  const batch: string[] = [];
-  out.items.forEach((s, i) => {
-    batch.push(core.present(r, s).json);
-    if (batch.length === 500 || i === out.items.length - 1) {
-      res.write((i >= 500 && batch.length ? ',' : '') + batch.join(','));
-      batch.length = 0;
-    }
-  });
+  void streamItems(
+    res,
+    out.items.map((s) => () => core.present(r, s).json),
+  );
+}
+
+async function streamItems(res: ServerResponse, items: (() => string)[]) {
+  const batchSize = 1000;
+  for (let i = 0; i < items.length; i += batchSize) {
+    if (res.destroyed) return;
+    const chunk = items
+      .slice(i, i + batchSize)
+      .map((f) => f())
+      .join(',');
+    const ok = res.write(i === 0 ? chunk : `,${chunk}`);
+    if (!ok)
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+  }
   res.end(']}');
 }
 
@@ -152,7 +178,7 @@ async function handlePost(ctx: HandlerContext) {
   if (!isObject(body)) throw errors.badRequest('the body of the request must be a JSON object');
   if (route.name === undefined) {
     const res = await core.create(route.resource, route.namespace, body as KubeObject, o);
-    return sendObject(ctx, res.code, res.obj, res.warnings);
+    return sendObject(ctx, res.code, res.obj, res.warnings, res.json);
   }
   if (route.subresource === 'binding') {
     const res = await bindPod(core, route.resource, route.namespace!, route.name, body, o);
@@ -177,7 +203,7 @@ async function handlePut(ctx: HandlerContext) {
   }
   const sub = route.subresource === 'finalize' ? '' : route.subresource;
   const res = await core.update(route.resource, route.namespace, route.name, body as KubeObject, o, sub);
-  return sendObject(ctx, res.code, res.obj, res.warnings);
+  return sendObject(ctx, res.code, res.obj, res.warnings, res.json);
 }
 
 async function handlePatch(ctx: HandlerContext) {
@@ -216,7 +242,7 @@ async function handlePatch(ctx: HandlerContext) {
     o,
     route.subresource,
   );
-  return sendObject(ctx, res.code, res.obj, res.warnings);
+  return sendObject(ctx, res.code, res.obj, res.warnings, res.json);
 }
 
 async function handleDelete(ctx: HandlerContext) {

@@ -57,10 +57,23 @@ export function serveWatch(
   // clients wait for the headers before they consider the watch established
   res.flushHeaders();
   let closed = false;
+  // events committed in one tick go out in one write: one TLS record instead of one per event
+  let pending: string[] = [];
+  let flushScheduled = false;
+  const flush = () => {
+    flushScheduled = false;
+    if (closed || pending.length === 0) return;
+    res.write(pending.length === 1 ? pending[0] : pending.join(''));
+    pending = [];
+    if (res.writableLength > timing.maxBufferedBytes) close();
+  };
   const send = (line: string) => {
     if (closed) return;
-    res.write(line);
-    if (res.writableLength > timing.maxBufferedBytes) close();
+    pending.push(line);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
   };
 
   const deliver = (e: StoreEvent) => {
@@ -86,12 +99,14 @@ export function serveWatch(
       send(
         `{"type":"ERROR","object":${JSON.stringify(errors.badRequest(`invalid resource version: ${rv}`).toStatus())}}\n`,
       );
+      flush();
       res.end();
       return;
     }
     if (!replay) {
       const status = errors.expired(`too old resource version: ${from} (${c.oldestRetained()})`).toStatus();
       send(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+      flush();
       res.end();
       return;
     }
@@ -114,6 +129,7 @@ export function serveWatch(
 
   function close() {
     if (closed) return;
+    flush();
     closed = true;
     c.watchers.delete(deliver);
     if (bookmark) clearInterval(bookmark);
