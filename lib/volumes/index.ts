@@ -1,0 +1,8 @@
+// Pure volume logic shared by the simulated control plane and Palisade's RWO attach guard.
+export * from './attach.js';
+export * from './binding.js';
+export * from './detach.js';
+export * from './names.js';
+export * from './nodeAffinity.js';
+export * from './provisioning.js';
+export * from './quantity.js';
