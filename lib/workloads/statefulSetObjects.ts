@@ -5,7 +5,7 @@ import {
   LABEL_POD_INDEX,
   LABEL_REVISION_HASH,
   LABEL_STS_POD_NAME,
-} from '../../sim/controllers/runtime/conventions.js';
+} from '../kube/wellKnown.js';
 import { ownerReferenceTo } from './pods.js';
 import { claimName, podName } from './statefulSet.js';
 

@@ -15,16 +15,7 @@ export function attachmentName(pvName: string, nodeName: string): string {
   return `csi-${pvName}-${nodeName}`.replace(/[^a-z0-9.-]/g, '-').slice(0, 253);
 }
 
-export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
-export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
-export const LABEL_ZONE = 'topology.kubernetes.io/zone';
-export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
-export const LABEL_RACK = 'palisade.dev/rack';
-export const LABEL_STS_POD_NAME = 'statefulset.kubernetes.io/pod-name';
-export const LABEL_POD_INDEX = 'apps.kubernetes.io/pod-index';
-export const LABEL_REVISION_HASH = 'controller-revision-hash';
-export const LABEL_POD_TEMPLATE_HASH = 'pod-template-hash';
+export * from '../../../lib/kube/wellKnown.js';
 
 /** Pod annotations the simulated kubelet honours (durations in milliseconds). */
 export const ANN_READY_AFTER_MS = 'sim.palisade.dev/ready-after-ms';
