@@ -1,6 +1,30 @@
-// Every simulated control-plane loop, in the order they are registered.
+// Every simulated control-plane loop: the stand-ins for kube-scheduler and
+// kube-controller-manager, each an ordinary API client.
+import { AttachDetachController } from './attachDetach.js';
+import { DeploymentController } from './deployment.js';
+import { DisruptionController } from './disruption.js';
+import { EndpointSliceController } from './endpoints.js';
+import { NodeLifecycleController } from './nodeLifecycle.js';
+import { PodGcController } from './podGc.js';
+import { PvBinder } from './pvBinder.js';
+import { ReplicaSetController } from './replicaSet.js';
 import type { Controller } from './runtime/context.js';
+import { Scheduler } from './scheduler.js';
+import { StatefulSetController } from './statefulSet.js';
+import { TaintEvictionController } from './taintEviction.js';
 
 export function allControllers(): Controller[] {
-  return [];
+  return [
+    new Scheduler(),
+    new NodeLifecycleController(),
+    new TaintEvictionController(),
+    new PodGcController(),
+    new DisruptionController(),
+    new StatefulSetController(),
+    new ReplicaSetController(),
+    new DeploymentController(),
+    new EndpointSliceController(),
+    new PvBinder(),
+    new AttachDetachController(),
+  ];
 }

@@ -58,6 +58,8 @@ export class SimKubelet {
   private alive = false;
   private readonly known = new Map<string, k8s.V1Pod>();
   private readonly work = new Map<string, PodWork>();
+  /** pods this kubelet finished (deleted with grace 0) whose DELETED event has not arrived yet */
+  private readonly finished = new Set<string>();
   private readonly bootedAt = Date.now();
   private podIpSeq = 1;
 
@@ -247,6 +249,11 @@ export class SimKubelet {
 
   private async syncPod(uid: string) {
     const pod = this.known.get(uid);
+    if (this.finished.has(uid)) {
+      // late events about a pod we already removed must not start its termination again
+      if (!pod) this.finished.delete(uid);
+      return;
+    }
     const proc = this.fleet.infra.truth.forPod(uid);
     if (!pod) return this.killOrphan(uid, proc);
     if (pod.metadata?.deletionTimestamp) return this.terminate(pod, proc);
@@ -439,6 +446,7 @@ export class SimKubelet {
     t.stage = 'done';
     this.step(pod, 'removed');
     this.work.delete(uid);
+    this.finished.add(uid);
     this.fleet.queue.add(this.key('status'));
   }
 
