@@ -1,0 +1,299 @@
+// Stand-in for kube-scheduler: binds pending pods to nodes through the Binding API.
+// Filters as the default plugins do (cordon, taints, node selector/affinity, pods/CPU/
+// memory against allocatable, PV node affinity and WaitForFirstConsumer topology), spreads
+// by pod count, and reports failures as kube-scheduler does: PodScheduled=False
+// (Unschedulable) plus a FailedScheduling event, then retries on cluster changes and with
+// backoff. Pure decisions live in lib/kube/scheduling.ts.
+import type * as k8s from '@kubernetes/client-node';
+import { podCondition, setPodCondition } from '../../lib/kube/conditions.js';
+import {
+  chooseNode,
+  feasibleNodesToFind,
+  fitErrorMessage,
+  type NodeView,
+  type PodDemand,
+  podRequests,
+  unfitReasons,
+  type VolumeConstraint,
+} from '../../lib/kube/scheduling.js';
+import { errorText, podSubject, splitKey, writePodStatus } from './pods.js';
+import { countsOnNode, NodeUsage, nodeFingerprint, nodeView } from './schedulerCache.js';
+import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';
+import { isTerminal, podKey } from './runtime/conventions.js';
+import { mergePatch } from './runtime/patches.js';
+import { WorkQueue } from './runtime/queue.js';
+
+export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
+const COMPONENT = 'default-scheduler';
+
+export interface SchedulerOptions {
+  schedulerName?: string;
+  /** kube-scheduler's podInitialBackoffDuration / podMaxBackoffDuration */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** pods decided and bound in parallel (decisions themselves never interleave) */
+  concurrency?: number;
+}
+
+interface VolumePlan {
+  /** a problem with the pod's claims that no node can fix */
+  preFilter?: string;
+  constraints: VolumeConstraint[];
+  /** unbound WaitForFirstConsumer claims: get the selected-node annotation, then wait */
+  provision: k8s.V1PersistentVolumeClaim[];
+  /** a node already selected for one of the claims */
+  preferred?: string;
+}
+
+export class Scheduler implements Controller {
+  readonly name = 'scheduler';
+  private ctx!: ControllerContext;
+  private queue!: WorkQueue;
+  private readonly usage = new NodeUsage();
+  private readonly pending = new Set<string>();
+  private readonly attempts = new Map<string, number>();
+  private running = false;
+  private nextStart = 0;
+  /** bumped whenever the cluster changes in a way that may let waiting pods fit */
+  private clusterChanges = 0;
+  private readonly concurrency: number;
+  private readonly schedulerName: string;
+  private readonly initialBackoffMs: number;
+  private readonly maxBackoffMs: number;
+
+  constructor(opts: SchedulerOptions = {}) {
+    this.schedulerName = opts.schedulerName ?? COMPONENT;
+    this.initialBackoffMs = opts.initialBackoffMs ?? 1_000;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 10_000;
+    this.concurrency = opts.concurrency ?? 16;
+  }
+
+  register(ctx: ControllerContext) {
+    this.ctx = ctx;
+    this.queue = new WorkQueue(
+      (key) => this.schedule(key),
+      (key, err) => ctx.log(this.name, `scheduling ${key} failed: ${errorText(err)}`),
+      this.concurrency,
+    );
+    const inf = ctx.informers;
+    inf.pods.on({
+      add: (p) => this.podSeen(p),
+      update: (p, old) => this.podSeen(p, old),
+      delete: (p) => this.podGone(p),
+    });
+    inf.nodes.on({
+      add: () => this.retryPending(),
+      update: (n, old) => nodeFingerprint(n) !== nodeFingerprint(old) && this.retryPending(),
+    });
+    // a claim bound or provisioned, a PV or class created: volume checks may now pass
+    const retry = { add: () => this.retryPending(), update: () => this.retryPending() };
+    inf.pvcs.on(retry);
+    inf.pvs.on(retry);
+    inf.storageClasses.on(retry);
+  }
+
+  start() {
+    this.running = true;
+    for (const key of this.pending) this.queue.add(key);
+  }
+
+  stop() {
+    this.running = false;
+    this.queue?.stop();
+  }
+
+  private needsScheduling(p: k8s.V1Pod): boolean {
+    return (
+      !p.spec?.nodeName &&
+      !p.metadata?.deletionTimestamp &&
+      (p.spec?.schedulerName ?? COMPONENT) === this.schedulerName &&
+      !isTerminal(p)
+    );
+  }
+
+  private podSeen(p: k8s.V1Pod, old?: k8s.V1Pod) {
+    const key = podKey(p);
+    this.usage.observe(p);
+    if (!this.needsScheduling(p)) {
+      this.pending.delete(key);
+      this.attempts.delete(key);
+    } else {
+      this.pending.add(key);
+      // status writes (ours included) do not change the decision; spec and labels can
+      const changed =
+        !old ||
+        JSON.stringify([old.spec, old.metadata?.labels]) !== JSON.stringify([p.spec, p.metadata?.labels]);
+      if (changed && this.running) this.queue.add(key);
+    }
+    // a pod that finished frees its node's capacity
+    if (old && countsOnNode(old) && !countsOnNode(p)) this.retryPending();
+  }
+
+  private podGone(p: k8s.V1Pod) {
+    const key = podKey(p);
+    this.usage.forget(key);
+    this.pending.delete(key);
+    this.attempts.delete(key);
+    if (countsOnNode(p)) this.retryPending();
+  }
+
+  /** Something changed that may let a waiting pod fit: try the waiting pods again now. */
+  private retryPending() {
+    this.clusterChanges++;
+    if (!this.running) return;
+    for (const key of this.attempts.keys()) this.queue.add(key);
+  }
+
+  /**
+   * Back off, unless the cluster changed while the attempt ran (the change may be what the
+   * pod was waiting for, and its retry found the pod still in flight).
+   */
+  private retryLater(key: string, changesAtStart: number) {
+    const n = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, n);
+    const backoff = Math.min(this.initialBackoffMs * 2 ** (n - 1), this.maxBackoffMs);
+    this.queue.addAfter(key, this.clusterChanges === changesAtStart ? backoff : 0);
+  }
+
+  private async schedule(key: string) {
+    const { namespace, name } = splitKey(key);
+    const pod = this.ctx.informers.pods.get(name, namespace);
+    if (!pod || !this.needsScheduling(pod)) return;
+    const changes = this.clusterChanges;
+    const nodes = this.ctx.informers.nodes.list();
+    const volumes = this.volumePlan(pod);
+    const demand: PodDemand = {
+      requests: podRequests(pod.spec),
+      nodeSelector: pod.spec?.nodeSelector,
+      requiredAffinity: pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution,
+      tolerations: pod.spec?.tolerations,
+      volumes: volumes.constraints,
+    };
+    const { feasible, reasons } = volumes.preFilter
+      ? { feasible: [], reasons: [] }
+      : this.filter(demand, nodes);
+    const chosen = chooseNode(feasible, volumes.preferred);
+    if (!chosen) {
+      this.retryLater(key, changes);
+      return this.unschedulable(pod, fitErrorMessage(nodes.length, reasons, volumes.preFilter));
+    }
+    if (volumes.provision.length) {
+      // the provisioner creates the volume in the chosen node's topology; once the claim
+      // is bound the pod follows it there
+      this.retryLater(key, changes);
+      return this.selectNode(volumes.provision, chosen.name);
+    }
+    // assumed before the (awaited) binding, so a parallel decision sees the node as used
+    this.usage.assume(pod, chosen.name);
+    await this.bind(pod, chosen.name);
+  }
+
+  /**
+   * Filter nodes, round-robin from where the last search stopped; a large cluster is
+   * searched only until enough feasible nodes are found, as kube-scheduler does.
+   */
+  private filter(demand: PodDemand, nodes: k8s.V1Node[]) {
+    const reasons: string[][] = [];
+    const feasible: NodeView[] = [];
+    const enough = feasibleNodesToFind(nodes.length);
+    let i = 0;
+    for (; i < nodes.length && feasible.length < enough; i++) {
+      const n = nodes[(this.nextStart + i) % nodes.length];
+      const view = nodeView(n, this.usage.of(n.metadata!.name!));
+      const why = unfitReasons(demand, view);
+      if (why.length) reasons.push(why);
+      else feasible.push(view);
+    }
+    this.nextStart = nodes.length ? (this.nextStart + i) % nodes.length : 0;
+    return { feasible, reasons };
+  }
+
+  private volumePlan(pod: k8s.V1Pod): VolumePlan {
+    const inf = this.ctx.informers;
+    const plan: VolumePlan = { constraints: [], provision: [] };
+    for (const v of pod.spec?.volumes ?? []) {
+      const claimName = v.persistentVolumeClaim?.claimName;
+      if (!claimName) continue;
+      const pvc = inf.pvcs.get(claimName, pod.metadata?.namespace);
+      if (!pvc) return { ...plan, preFilter: `persistentvolumeclaim "${claimName}" not found` };
+      if (pvc.metadata?.deletionTimestamp)
+        return { ...plan, preFilter: `persistentvolumeclaim "${claimName}" is being deleted` };
+      plan.preferred ??= pvc.metadata?.annotations?.[ANN_SELECTED_NODE];
+      if (pvc.spec?.volumeName) {
+        const pv = inf.pvs.get(pvc.spec.volumeName);
+        plan.constraints.push(
+          pv ? { kind: 'bound', required: pv.spec?.nodeAffinity?.required } : { kind: 'missingPv' },
+        );
+        continue;
+      }
+      const className =
+        pvc.spec?.storageClassName ?? pvc.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'];
+      const sc = className ? inf.storageClasses.get(className) : undefined;
+      if (className && !sc)
+        return { ...plan, preFilter: `storageclass.storage.k8s.io "${className}" not found` };
+      if (sc?.volumeBindingMode !== 'WaitForFirstConsumer')
+        return { ...plan, preFilter: 'pod has unbound immediate PersistentVolumeClaims' };
+      plan.constraints.push({ kind: 'provision', allowedTopologies: sc.allowedTopologies });
+      plan.provision.push(pvc);
+    }
+    return plan;
+  }
+
+  private async selectNode(claims: k8s.V1PersistentVolumeClaim[], node: string) {
+    for (const pvc of claims) {
+      if (pvc.metadata?.annotations?.[ANN_SELECTED_NODE] === node) continue;
+      await this.ctx.clients.core.patchNamespacedPersistentVolumeClaim(
+        {
+          name: pvc.metadata!.name!,
+          namespace: pvc.metadata!.namespace!,
+          body: {
+            metadata: {
+              resourceVersion: pvc.metadata?.resourceVersion,
+              annotations: { [ANN_SELECTED_NODE]: node },
+            },
+          },
+        },
+        mergePatch,
+      );
+    }
+  }
+
+  private async bind(pod: k8s.V1Pod, node: string) {
+    const { name, namespace } = pod.metadata as { name: string; namespace: string };
+    try {
+      await this.ctx.clients.core.createNamespacedPodBinding({
+        name,
+        namespace,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name, namespace },
+          target: { apiVersion: 'v1', kind: 'Node', name: node },
+        },
+      });
+    } catch (err) {
+      this.usage.unassume(podKey(pod));
+      // already bound elsewhere, being deleted, or gone: nothing left to do
+      if ([404, 409].includes(statusCode(err))) return;
+      throw err;
+    }
+    this.attempts.delete(podKey(pod));
+    const message = `Successfully assigned ${namespace}/${name} to ${node}`;
+    void this.ctx.events.record(COMPONENT, podSubject(pod), 'Normal', 'Scheduled', message);
+  }
+
+  private async unschedulable(pod: k8s.V1Pod, message: string) {
+    const { conditions, changed } = setPodCondition(
+      pod.status?.conditions,
+      { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message },
+      Date.now(),
+    );
+    if (changed || !podCondition(pod, 'PodScheduled')) {
+      // a conflict only means the pod changed meanwhile; the retry will write again
+      await writePodStatus(this.ctx.clients, pod, { conditions }).catch((err) => {
+        if (statusCode(err) !== 409 && statusCode(err) !== 404) throw err;
+      });
+    }
+    void this.ctx.events.record(COMPONENT, podSubject(pod), 'Warning', 'FailedScheduling', message);
+  }
+}

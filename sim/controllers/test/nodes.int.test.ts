@@ -1,0 +1,114 @@
+// Node lifecycle: a kubelet that stops renewing its Lease is marked Unknown and tainted
+// unreachable within the grace period, its pods NotReady; it recovers when the kubelet
+// posts Ready again. Healthy nodes are never touched.
+import type * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../apiserver/test/harness.js';
+import { NodeLifecycleController } from '../nodeLifecycle.js';
+import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../runtime/conventions.js';
+import {
+  type ControlPlane,
+  conditionOf,
+  markRunningReady,
+  pod,
+  startControlPlane,
+} from './controlPlaneHarness.js';
+
+let cp: ControlPlane;
+const ns = 'default';
+const GRACE = 1_500;
+
+beforeAll(async () => {
+  cp = await startControlPlane([new NodeLifecycleController()], { nodeMonitorGracePeriodMs: GRACE });
+  for (const n of ['n1', 'n2', 'n3']) await cp.kubelets.addNode(n);
+  await cp.c.core.createNamespacedPod({ namespace: ns, body: pod('on-n1', { spec: { nodeName: 'n1' } }) });
+  await markRunningReady(cp.c, ns, 'on-n1');
+});
+afterAll(() => cp?.stop());
+
+const node = (name: string) => cp.c.core.readNode({ name });
+const taintKeys = (n: k8s.V1Node) => (n.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
+
+describe('a node whose kubelet goes silent', () => {
+  it('goes Unknown with both unreachable taints within the grace period, then recovers', async () => {
+    const before = await node('n1');
+    const heartbeat = conditionOf(before, 'Ready')?.lastHeartbeatTime;
+    const healthyRv = (await node('n2')).metadata?.resourceVersion;
+    const silencedAt = Date.now();
+    cp.kubelets.silence('n1');
+
+    const unknown = await eventually(
+      async () => {
+        const n = await node('n1');
+        return taintKeys(n).length === 2 ? n : undefined;
+      },
+      'n1 tainted',
+      10_000,
+    );
+    const elapsed = Date.now() - silencedAt;
+    // the last renewal was at most one renew interval before silence
+    expect(elapsed).toBeGreaterThanOrEqual(GRACE - 300);
+    expect(elapsed).toBeLessThan(GRACE + 2_000);
+    expect(conditionOf(unknown, 'Ready')).toMatchObject({
+      status: 'Unknown',
+      reason: 'NodeStatusUnknown',
+      message: 'Kubelet stopped posting node status.',
+    });
+    expect(conditionOf(unknown, 'Ready')?.lastHeartbeatTime).toEqual(heartbeat);
+    for (const type of ['MemoryPressure', 'DiskPressure', 'PIDPressure'])
+      expect(conditionOf(unknown, type)).toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
+    expect(taintKeys(unknown)).toEqual([`${TAINT_UNREACHABLE}:NoExecute`, `${TAINT_UNREACHABLE}:NoSchedule`]);
+    expect(unknown.spec?.taints?.find((t) => t.effect === 'NoExecute')?.timeAdded).toBeTruthy();
+
+    const p = await eventually(async () => {
+      const x = await cp.c.core.readNamespacedPod({ name: 'on-n1', namespace: ns });
+      return conditionOf(x, 'Ready')?.status === 'False' ? x : undefined;
+    }, 'pod on n1 marked NotReady');
+    expect(conditionOf(p, 'ContainersReady')?.status).toBe('True');
+
+    // n2's kubelet only renews its Lease (its Ready heartbeat is old): it is healthy and untouched
+    const n2 = await node('n2');
+    expect(n2.metadata?.resourceVersion).toBe(healthyRv);
+    expect(conditionOf(n2, 'Ready')?.status).toBe('True');
+
+    await cp.kubelets.revive('n1');
+    const back = await eventually(async () => {
+      const n = await node('n1');
+      return taintKeys(n).length === 0 ? n : undefined;
+    }, 'n1 taints removed');
+    expect(conditionOf(back, 'Ready')?.status).toBe('True');
+  });
+
+  it('a kubelet reporting NotReady gets the not-ready taints instead, removed when Ready', async () => {
+    await cp.kubelets.postStatus('n3', 'False');
+    const notReady = await eventually(async () => {
+      const n = await node('n3');
+      return taintKeys(n).length === 2 ? n : undefined;
+    }, 'n3 tainted not-ready');
+    expect(taintKeys(notReady)).toEqual([`${TAINT_NOT_READY}:NoExecute`, `${TAINT_NOT_READY}:NoSchedule`]);
+    // the kubelet is alive: its own Ready=False stands
+    expect(conditionOf(notReady, 'Ready')?.reason).toBe('KubeletNotReady');
+    await cp.kubelets.postStatus('n3', 'True');
+    await eventually(async () => taintKeys(await node('n3')).length === 0, 'n3 taints removed');
+  });
+
+  it('stops NoExecute tainting when every node is silent (the controller may be the one cut off)', async () => {
+    for (const n of ['n1', 'n2', 'n3']) cp.kubelets.silence(n);
+    const all = await eventually(
+      async () => {
+        const nodes = await Promise.all(['n1', 'n2', 'n3'].map(node));
+        return nodes.every((n) => conditionOf(n, 'Ready')?.status === 'Unknown' && taintKeys(n).length === 1)
+          ? nodes
+          : undefined;
+      },
+      'all nodes Unknown',
+      10_000,
+    );
+    for (const n of all) expect(taintKeys(n)).toEqual([`${TAINT_UNREACHABLE}:NoSchedule`]);
+    for (const n of ['n1', 'n2', 'n3']) await cp.kubelets.revive(n);
+    await eventually(async () => {
+      const nodes = await Promise.all(['n1', 'n2', 'n3'].map(node));
+      return nodes.every((n) => taintKeys(n).length === 0);
+    }, 'all nodes clean');
+  });
+});
