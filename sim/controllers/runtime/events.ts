@@ -9,8 +9,13 @@ interface Subject {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 }
 
+// Like client-go's correlator: repeats within a window update one Event; the memory
+// of what was sent is bounded so pod churn cannot grow it without end.
+const MAX_REMEMBERED = 10_000;
+const WINDOW_MS = 10 * 60_000;
+
 export class EventRecorder {
-  private readonly seen = new Map<string, { name: string; namespace: string; count: number }>();
+  private readonly seen = new Map<string, { name: string; namespace: string; count: number; at: number }>();
 
   constructor(private readonly core: k8s.CoreV1Api) {}
 
@@ -24,10 +29,15 @@ export class EventRecorder {
     const namespace = subject.metadata?.namespace || 'default';
     const key = `${component}|${subject.metadata?.uid}|${reason}|${message}`;
     const now = new Date();
-    const prior = this.seen.get(key);
+    let prior = this.seen.get(key);
+    if (prior && now.getTime() - prior.at > WINDOW_MS) {
+      this.seen.delete(key);
+      prior = undefined;
+    }
     try {
       if (prior) {
         prior.count++;
+        prior.at = now.getTime();
         await this.core.patchNamespacedEvent(
           { name: prior.name, namespace: prior.namespace, body: { count: prior.count, lastTimestamp: now } },
           mergePatch,
@@ -57,7 +67,8 @@ export class EventRecorder {
           count: 1,
         },
       });
-      this.seen.set(key, { name, namespace, count: 1 });
+      this.seen.set(key, { name, namespace, count: 1, at: now.getTime() });
+      if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!);
     } catch {
       // events are best effort, as in client-go's recorder
     }
