@@ -181,6 +181,9 @@ export class Scheduler implements Controller {
       // the provisioner creates the volume in the chosen node's topology; once the claim
       // is bound the pod follows it there
       this.retryLater(key, changes);
+      // count the pod on that node already, so the next pods spread instead of piling up
+      // on the same "emptiest" node while their volumes are being provisioned
+      this.usage.assume(pod, chosen.name);
       return this.selectNode(volumes.provision, chosen.name);
     }
     // assumed before the (awaited) binding, so a parallel decision sees the node as used
