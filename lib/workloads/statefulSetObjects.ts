@@ -1,11 +1,7 @@
 // The pods and claims a StatefulSet stamps out for one ordinal: stable name, identity
 // labels, hostname/subdomain, and volumes that point at the ordinal's own PVCs.
 import type * as k8s from '@kubernetes/client-node';
-import {
-  LABEL_POD_INDEX,
-  LABEL_REVISION_HASH,
-  LABEL_STS_POD_NAME,
-} from '../kube/wellKnown.js';
+import { LABEL_POD_INDEX, LABEL_REVISION_HASH, LABEL_STS_POD_NAME } from '../kube/wellKnown.js';
 import { ownerReferenceTo } from './pods.js';
 import { claimName, podName } from './statefulSet.js';
 
