@@ -20,6 +20,8 @@ export interface ApiServerOptions {
   watchWindow?: number;
   bookmarkIntervalMs?: number;
   maxWatchSeconds?: number;
+  /** watch events written within this many milliseconds go out together */
+  watchFlushDelayMs?: number;
   defaultTolerationSeconds?: number;
   /** "name.namespace.svc" -> "127.0.0.1:port", for webhooks that reference a Service */
   serviceHosts?: Record<string, string>;
@@ -69,6 +71,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     maxWatchSeconds: opts.maxWatchSeconds ?? 1800,
     maxBufferedBytes: 256 * 1024 * 1024,
+    flushDelayMs: opts.watchFlushDelayMs ?? 2,
   };
   let address = '';
   const server = https.createServer(

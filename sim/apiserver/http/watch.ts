@@ -20,6 +20,8 @@ export interface WatchTiming {
   maxWatchSeconds: number;
   /** close a watcher whose unread output exceeds this many bytes */
   maxBufferedBytes: number;
+  /** how long events may wait to be written together */
+  flushDelayMs: number;
 }
 
 type Sink = ServerResponse;
@@ -34,6 +36,12 @@ export function serveWatch(
   res: Sink,
 ) {
   const c = core.store.collection(core.key(r));
+  // a watch that can only match one node's pods or one namespace is indexed by that key
+  const nodeEq =
+    r.group === '' && r.plural === 'pods'
+      ? sel.fields.find((f) => f.field === 'spec.nodeName' && f.operator === '=' && f.value)
+      : undefined;
+  const watchKey = nodeEq ? `node:${nodeEq.value}` : ns && r.namespaced ? `ns:${ns}` : undefined;
   const inScope = (o: KubeObject) => !ns || !r.namespaced || o.metadata.namespace === ns;
   const visible = (o: KubeObject | undefined) => !!o && inScope(o) && core.matches(r, sel, o);
 
@@ -57,7 +65,7 @@ export function serveWatch(
   // clients wait for the headers before they consider the watch established
   res.flushHeaders();
   let closed = false;
-  // events committed in one tick go out in one write: one TLS record instead of one per event
+  // events committed close together go out in one write: one TLS record instead of one per event
   let pending: string[] = [];
   let flushScheduled = false;
   const flush = () => {
@@ -65,14 +73,19 @@ export function serveWatch(
     if (closed || pending.length === 0) return;
     res.write(pending.length === 1 ? pending[0] : pending.join(''));
     pending = [];
+    pendingBytes = 0;
     if (res.writableLength > timing.maxBufferedBytes) close();
   };
+  let pendingBytes = 0;
   const send = (line: string) => {
     if (closed) return;
     pending.push(line);
+    pendingBytes += line.length;
+    if (pendingBytes > 256 * 1024) return flush();
     if (!flushScheduled) {
       flushScheduled = true;
-      setImmediate(flush);
+      // a few milliseconds of coalescing turns a burst of commits into one TLS write
+      setTimeout(flush, timing.flushDelayMs);
     }
   };
 
@@ -112,7 +125,7 @@ export function serveWatch(
     }
     for (const e of replay) deliver(e);
   }
-  c.watchers.add(deliver);
+  c.addWatcher(deliver, watchKey);
 
   const bookmark = q.allowWatchBookmarks
     ? setInterval(() => {
@@ -131,7 +144,7 @@ export function serveWatch(
     if (closed) return;
     flush();
     closed = true;
-    c.watchers.delete(deliver);
+    c.removeWatcher(deliver, watchKey);
     if (bookmark) clearInterval(bookmark);
     clearTimeout(timeout);
     res.end();

@@ -29,6 +29,12 @@ export class Collection {
   /** every event with rv > floor is still in the log */
   floor = 0;
   readonly watchers = new Set<Watcher>();
+  /**
+   * Watchers that can only see objects with one namespace or one spec.nodeName (every
+   * namespaced watch, every kubelet's pod watch): delivered by key, so a write does not
+   * visit thousands of watchers that would drop it.
+   */
+  private readonly keyed = new Map<string, Set<Watcher>>();
 
   constructor(private readonly capacity: number) {}
 
@@ -53,6 +59,42 @@ export class Collection {
     }
     this.append(e);
     for (const w of this.watchers) w(e);
+    if (this.keyed.size) this.deliverKeyed(e);
+  }
+
+  static keysOf(o: KubeObject | undefined): string[] {
+    if (!o) return [];
+    const keys: string[] = [];
+    if (o.metadata.namespace) keys.push(`ns:${o.metadata.namespace}`);
+    const node = (o as { spec?: { nodeName?: string } }).spec?.nodeName;
+    if (node) keys.push(`node:${node}`);
+    return keys;
+  }
+
+  private deliverKeyed(e: StoreEvent) {
+    const keys = new Set([...Collection.keysOf(e.current.obj), ...Collection.keysOf(e.previous?.obj)]);
+    const seen = new Set<Watcher>();
+    for (const k of keys) {
+      for (const w of this.keyed.get(k) ?? []) {
+        if (seen.has(w)) continue;
+        seen.add(w);
+        w(e);
+      }
+    }
+  }
+
+  addWatcher(w: Watcher, key?: string) {
+    if (!key) return this.watchers.add(w);
+    let set = this.keyed.get(key);
+    if (!set) this.keyed.set(key, (set = new Set()));
+    set.add(w);
+  }
+
+  removeWatcher(w: Watcher, key?: string) {
+    if (!key) return this.watchers.delete(w);
+    const set = this.keyed.get(key);
+    set?.delete(w);
+    if (set?.size === 0) this.keyed.delete(key);
   }
 
   private append(e: StoreEvent) {
