@@ -1,0 +1,101 @@
+// The contract between Palisade's server and its browser UI: the trimmed views the UI
+// shows, and the socket.io protocol that keeps them live. Pure types and helpers: both
+// sides import this file, so a change here is a change to the wire.
+
+/** Every query key and room carries the cluster it is about. */
+export type ClusterId = string;
+
+export type NodeState = 'Ready' | 'NotReady' | 'Unknown';
+
+export interface NodeView {
+  name: string;
+  zone: string;
+  rack: string;
+  ready: NodeState;
+  /** when the Ready condition last changed (ms since epoch) */
+  readySince?: number;
+  /** the later of the Lease renewTime and the Ready heartbeat (ms since epoch) */
+  lastHeartbeat?: number;
+  unschedulable: boolean;
+  taints: { key: string; value?: string; effect: string }[];
+  conditions: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: number }[];
+  capacity: { cpu?: string; memory?: string; pods?: string };
+  resourceVersion: string;
+}
+
+export type PodState = 'Pending' | 'Running' | 'Ready' | 'Terminating' | 'Succeeded' | 'Failed' | 'Unknown';
+
+export interface PodView {
+  uid: string;
+  namespace: string;
+  name: string;
+  node?: string;
+  state: PodState;
+  phase?: string;
+  ready: boolean;
+  /** ms since epoch */
+  createdAt?: number;
+  deletionTimestamp?: number;
+  deletionGracePeriodSeconds?: number;
+  terminationGracePeriodSeconds?: number;
+  owner?: { kind: string; name: string };
+  /** PersistentVolumeClaim names */
+  claims: string[];
+  podIP?: string;
+  resourceVersion: string;
+}
+
+export type Kind = 'nodes' | 'pods';
+
+/** Room name for one kind in one cluster. */
+export function room(cluster: ClusterId, kind: Kind): string {
+  return `${cluster}/${kind}`;
+}
+
+export interface Snapshot<T> {
+  cluster: ClusterId;
+  kind: Kind;
+  /** monotonically increasing per (cluster, kind) on the server; resume from it */
+  seq: number;
+  items: T[];
+}
+
+export interface Delta<T> {
+  cluster: ClusterId;
+  kind: Kind;
+  /** seq after applying this delta; a client that missed one asks for a snapshot */
+  seq: number;
+  fromSeq: number;
+  upserts: T[];
+  /** keys (node name, or pod "namespace/name") removed */
+  deletes: string[];
+}
+
+/** client -> server */
+export interface SubscribeRequest {
+  cluster: ClusterId;
+  kind: Kind;
+  /** last seq the client applied: the server sends only what came after, if it still can */
+  resumeFrom?: number;
+}
+
+export const SocketEvents = {
+  subscribe: 'subscribe',
+  unsubscribe: 'unsubscribe',
+  snapshot: 'snapshot',
+  delta: 'delta',
+  health: 'health',
+} as const;
+
+export interface ClusterHealth {
+  cluster: ClusterId;
+  /** per informer: synced, restarts, last error */
+  informers: { kind: string; synced: boolean; restarts: number; lastError?: string }[];
+  /** true when the cluster is Palisade's embedded cluster (ground truth available) */
+  embedded: boolean;
+  mode: 'normal' | 'read-only' | 'protected';
+}
+
+export function podKey(p: Pick<PodView, 'namespace' | 'name'>): string {
+  return `${p.namespace}/${p.name}`;
+}
