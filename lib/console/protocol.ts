@@ -18,7 +18,13 @@ export interface NodeView {
   lastHeartbeat?: number;
   unschedulable: boolean;
   taints: { key: string; value?: string; effect: string }[];
-  conditions: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: number }[];
+  conditions: {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    lastTransitionTime?: number;
+  }[];
   capacity: { cpu?: string; memory?: string; pods?: string };
   resourceVersion: string;
 }

@@ -1,0 +1,314 @@
+// Pure functions that turn Kubernetes objects into the trimmed views the console keeps
+// in memory and sends to browsers. Only what the UI reads survives: no managedFields,
+// no specs, no annotations. client-node hands out Date objects from typed lists but
+// strings from watch events, so every time goes through toMillis.
+import type * as k8s from '@kubernetes/client-node';
+import { toMillis } from '../kube/conditions.js';
+import { LABEL_RACK, LABEL_ZONE } from '../kube/wellKnown.js';
+import type { NodeState, NodeView, PodState, PodView } from './protocol.js';
+
+const LEGACY_ZONE = 'failure-domain.beta.kubernetes.io/zone';
+
+/** The later of two optional times (ms): how recently a kubelet was heard from. */
+export function latest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.max(a, b);
+}
+
+function nodeState(status: string | undefined): NodeState {
+  if (status === 'True') return 'Ready';
+  if (status === 'False') return 'NotReady';
+  return 'Unknown';
+}
+
+/** The Ready condition's own heartbeat, kept apart so a Lease renewal can be folded in later. */
+export function readyHeartbeat(node: k8s.V1Node): number | undefined {
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  return toMillis(ready?.lastHeartbeatTime);
+}
+
+export function nodeView(node: k8s.V1Node, leaseRenewMs?: number): NodeView {
+  const labels = node.metadata?.labels ?? {};
+  const conditions = node.status?.conditions ?? [];
+  const ready = conditions.find((c) => c.type === 'Ready');
+  const capacity = node.status?.capacity ?? {};
+  return {
+    name: node.metadata?.name ?? '',
+    zone: labels[LABEL_ZONE] ?? labels[LEGACY_ZONE] ?? '',
+    rack: labels[LABEL_RACK] ?? '',
+    ready: nodeState(ready?.status),
+    readySince: toMillis(ready?.lastTransitionTime),
+    lastHeartbeat: latest(toMillis(ready?.lastHeartbeatTime), leaseRenewMs),
+    unschedulable: node.spec?.unschedulable === true,
+    taints: (node.spec?.taints ?? []).map((t) => ({
+      key: t.key,
+      ...(t.value ? { value: t.value } : {}),
+      effect: t.effect,
+    })),
+    conditions: conditions.map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+      lastTransitionTime: toMillis(c.lastTransitionTime),
+    })),
+    capacity: { cpu: capacity.cpu, memory: capacity.memory, pods: capacity.pods },
+    resourceVersion: node.metadata?.resourceVersion ?? '',
+  };
+}
+
+/** A node view with a newer Lease renewal folded into its heartbeat. */
+export function withLease(view: NodeView, ownHeartbeat: number | undefined, leaseRenewMs?: number): NodeView {
+  const lastHeartbeat = latest(ownHeartbeat, leaseRenewMs);
+  return lastHeartbeat === view.lastHeartbeat ? view : { ...view, lastHeartbeat };
+}
+
+function isReady(pod: k8s.V1Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** What `kubectl get` would make of the pod, reduced to the states the console colours. */
+export function podState(pod: k8s.V1Pod): PodState {
+  if (pod.metadata?.deletionTimestamp) return 'Terminating';
+  switch (pod.status?.phase) {
+    case 'Pending':
+      return 'Pending';
+    case 'Running':
+      return isReady(pod) ? 'Ready' : 'Running';
+    case 'Succeeded':
+      return 'Succeeded';
+    case 'Failed':
+      return 'Failed';
+    default:
+      return pod.status?.phase ? 'Unknown' : 'Pending';
+  }
+}
+
+/** The controlling owner (the one the garbage collector and the UI group by). */
+export function controllerOf(meta: k8s.V1ObjectMeta | undefined): { kind: string; name: string } | undefined {
+  const ref = meta?.ownerReferences?.find((r) => r.controller) ?? meta?.ownerReferences?.[0];
+  return ref ? { kind: ref.kind, name: ref.name } : undefined;
+}
+
+export function podView(pod: k8s.V1Pod): PodView {
+  const m = pod.metadata ?? {};
+  const claims = (pod.spec?.volumes ?? [])
+    .map((v) => v.persistentVolumeClaim?.claimName)
+    .filter((c): c is string => !!c);
+  const owner = controllerOf(m);
+  const view: PodView = {
+    uid: m.uid ?? '',
+    namespace: m.namespace ?? '',
+    name: m.name ?? '',
+    state: podState(pod),
+    ready: isReady(pod),
+    claims,
+    resourceVersion: m.resourceVersion ?? '',
+  };
+  // optional fields only when present, so views compare and serialise compactly
+  if (pod.spec?.nodeName) view.node = pod.spec.nodeName;
+  if (pod.status?.phase) view.phase = pod.status.phase;
+  if (m.creationTimestamp) view.createdAt = toMillis(m.creationTimestamp);
+  if (m.deletionTimestamp) view.deletionTimestamp = toMillis(m.deletionTimestamp);
+  if (m.deletionGracePeriodSeconds !== undefined)
+    view.deletionGracePeriodSeconds = m.deletionGracePeriodSeconds;
+  if (pod.spec?.terminationGracePeriodSeconds !== undefined)
+    view.terminationGracePeriodSeconds = pod.spec.terminationGracePeriodSeconds;
+  if (owner) view.owner = owner;
+  if (pod.status?.podIP) view.podIP = pod.status.podIP;
+  return view;
+}
+
+// ---------------------------------------------------------------------------
+// Views the server keeps for detail queries and later screens (not on the wire yet).
+
+export interface LeaseView {
+  name: string;
+  holder?: string;
+  renewTime?: number;
+}
+
+export function leaseView(l: k8s.V1Lease): LeaseView {
+  return {
+    name: l.metadata?.name ?? '',
+    holder: l.spec?.holderIdentity,
+    renewTime: toMillis(l.spec?.renewTime as Date | string | undefined),
+  };
+}
+
+export interface VolumeView {
+  name: string;
+  namespace?: string;
+  phase?: string;
+  accessModes: string[];
+  /** PV: the claim bound to it ("ns/name"); PVC: the volume it is bound to */
+  boundTo?: string;
+  storageClass?: string;
+}
+
+export function pvView(pv: k8s.V1PersistentVolume): VolumeView {
+  const ref = pv.spec?.claimRef;
+  return {
+    name: pv.metadata?.name ?? '',
+    phase: pv.status?.phase,
+    accessModes: pv.spec?.accessModes ?? [],
+    boundTo: ref ? `${ref.namespace}/${ref.name}` : undefined,
+    storageClass: pv.spec?.storageClassName,
+  };
+}
+
+export function pvcView(pvc: k8s.V1PersistentVolumeClaim): VolumeView {
+  return {
+    name: pvc.metadata?.name ?? '',
+    namespace: pvc.metadata?.namespace,
+    phase: pvc.status?.phase,
+    accessModes: pvc.spec?.accessModes ?? [],
+    boundTo: pvc.spec?.volumeName || undefined,
+    storageClass: pvc.spec?.storageClassName,
+  };
+}
+
+export interface AttachmentView {
+  name: string;
+  pv?: string;
+  node: string;
+  attached: boolean;
+  error?: string;
+}
+
+export function attachmentView(va: k8s.V1VolumeAttachment): AttachmentView {
+  return {
+    name: va.metadata?.name ?? '',
+    pv: va.spec?.source?.persistentVolumeName,
+    node: va.spec?.nodeName ?? '',
+    attached: va.status?.attached === true,
+    error: va.status?.attachError?.message ?? va.status?.detachError?.message,
+  };
+}
+
+export interface EventView {
+  uid: string;
+  namespace: string;
+  /** the object it is about */
+  involved: { kind?: string; namespace?: string; name?: string; uid?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  count: number;
+  source?: string;
+  /** ms since epoch: when it last happened */
+  lastSeen?: number;
+}
+
+export function eventView(e: k8s.CoreV1Event): EventView {
+  const io = e.involvedObject ?? {};
+  const m = e.metadata ?? {};
+  return {
+    uid: m.uid ?? '',
+    namespace: m.namespace ?? '',
+    involved: { kind: io.kind, namespace: io.namespace, name: io.name, uid: io.uid },
+    type: e.type,
+    reason: e.reason,
+    message: e.message,
+    count: e.count ?? 1,
+    source: e.source?.component ?? e.reportingComponent,
+    lastSeen:
+      toMillis(e.lastTimestamp) ?? toMillis(e.eventTime as Date | undefined) ?? toMillis(m.creationTimestamp),
+  };
+}
+
+export interface WorkloadView {
+  kind: 'StatefulSet' | 'Deployment' | 'ReplicaSet';
+  namespace: string;
+  name: string;
+  uid: string;
+  replicas: number;
+  readyReplicas: number;
+  owner?: { kind: string; name: string };
+}
+
+type Workload = k8s.V1StatefulSet | k8s.V1Deployment | k8s.V1ReplicaSet;
+
+export function workloadView(kind: WorkloadView['kind'], w: Workload): WorkloadView {
+  const m = w.metadata ?? {};
+  const owner = controllerOf(m);
+  return {
+    kind,
+    namespace: m.namespace ?? '',
+    name: m.name ?? '',
+    uid: m.uid ?? '',
+    replicas: w.spec?.replicas ?? 1,
+    readyReplicas: w.status?.readyReplicas ?? 0,
+    ...(owner ? { owner } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// A pod's details, read live for the pod page (never cached): plain JSON, times in ms.
+
+export interface PodConditionDetail {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: number;
+}
+
+export interface ContainerStatusDetail {
+  name: string;
+  ready: boolean;
+  restartCount: number;
+  state: 'waiting' | 'running' | 'terminated' | 'unknown';
+  reason?: string;
+  message?: string;
+  exitCode?: number;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+export interface PodVolumeDetail {
+  name: string;
+  claim?: string;
+}
+
+export interface PodDetail {
+  conditions: PodConditionDetail[];
+  containerStatuses: ContainerStatusDetail[];
+  volumes: PodVolumeDetail[];
+}
+
+function containerStatus(s: k8s.V1ContainerStatus): ContainerStatusDetail {
+  const base = { name: s.name, ready: s.ready, restartCount: s.restartCount };
+  const { running, waiting, terminated } = s.state ?? {};
+  if (terminated)
+    return {
+      ...base,
+      state: 'terminated',
+      reason: terminated.reason,
+      message: terminated.message,
+      exitCode: terminated.exitCode,
+      startedAt: toMillis(terminated.startedAt),
+      finishedAt: toMillis(terminated.finishedAt),
+    };
+  if (running) return { ...base, state: 'running', startedAt: toMillis(running.startedAt) };
+  if (waiting) return { ...base, state: 'waiting', reason: waiting.reason, message: waiting.message };
+  return { ...base, state: 'unknown' };
+}
+
+export function podDetail(pod: k8s.V1Pod): PodDetail {
+  return {
+    conditions: (pod.status?.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+      lastTransitionTime: toMillis(c.lastTransitionTime),
+    })),
+    containerStatuses: (pod.status?.containerStatuses ?? []).map(containerStatus),
+    volumes: (pod.spec?.volumes ?? []).map((v) => ({
+      name: v.name,
+      ...(v.persistentVolumeClaim ? { claim: v.persistentVolumeClaim.claimName } : {}),
+    })),
+  };
+}

@@ -1,0 +1,199 @@
+// The console server against the embedded cluster: live node views over socket.io
+// (snapshot, deltas, resume), and the tRPC API (pod details with the kubelet's
+// termination steps, fault injection, input validation).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeView } from '../lib/console/protocol.js';
+import { eventually } from '../sim/apiserver/test/harness.js';
+import { type EmbeddedCluster, startEmbeddedCluster } from '../sim/cluster.js';
+import { parseScenario } from '../sim/scenario/load.js';
+import { tinyDurations } from '../sim/test/clusterHarness.js';
+import { type Console, startConsole } from './console.js';
+import { clustersFromKubeconfig } from './kube/kubeconfig.js';
+import { subscribe, trpcClient } from './test/client.js';
+
+let dir: string;
+let cluster: EmbeddedCluster;
+let consoleServer: Console;
+let trpc: ReturnType<typeof trpcClient>;
+const CLUSTER = 'palisade-embedded';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'palisade-console-'));
+  const scenario = parseScenario(
+    `name: console-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 3 }] }]\nworkloads: []\n`,
+    'console test',
+  );
+  cluster = await startEmbeddedCluster({ scenario, kubeconfigPath: join(dir, 'kubeconfig') });
+  const [embedded] = await clustersFromKubeconfig(join(dir, 'kubeconfig'));
+  // the same API as a cluster with no infrastructure API, as a real one would be
+  const plain = { ...embedded, id: 'plain', infra: undefined };
+  consoleServer = await startConsole({ clusters: [embedded, plain], ui: false, hub: { intervalMs: 100 } });
+  trpc = trpcClient(consoleServer.url);
+  await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
+});
+
+afterAll(async () => {
+  await consoleServer?.stop();
+  await cluster?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const nodeKey = (n: NodeView) => n.name;
+
+describe('live nodes over socket.io', () => {
+  it('sends a snapshot, then the partitioned node going Unknown as a delta', async () => {
+    const started = Date.now();
+    const sub = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey);
+    try {
+      await eventually(() => sub.snapshots.length === 1, 'a snapshot');
+      expect(sub.snapshots[0].items.map((n) => n.name).sort()).toEqual(['a1-1', 'a1-2', 'a1-3']);
+      await eventually(() => sub.health.length > 0, 'a health event');
+      expect(sub.health[0]).toMatchObject({ cluster: CLUSTER, embedded: true, mode: 'normal' });
+      await eventually(() => [...sub.items.values()].every((n) => n.ready === 'Ready'), 'all nodes Ready');
+      await trpc.infra.act.mutate({ cluster: CLUSTER, node: 'a1-2', verb: 'partition' });
+      await eventually(() => sub.items.get('a1-2')?.ready === 'Unknown', 'a1-2 Unknown', 10_000);
+      expect(sub.items.get('a1-1')?.ready).toBe('Ready');
+      expect(sub.gaps).toBe(0);
+      // coalesced: lease renewals of three nodes every 400 ms, yet at most one delta per 100 ms
+      expect(sub.deltas.length).toBeGreaterThan(0);
+      expect(sub.deltas.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 100) + 1);
+    } finally {
+      sub.close();
+    }
+  });
+
+  it('a client resuming from its last seq gets only the deltas it missed', async () => {
+    const first = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey);
+    await eventually(() => first.seq !== undefined, 'first snapshot');
+    const seenUpTo = first.seq!;
+    const items = first.items;
+    first.close();
+    await trpc.infra.act.mutate({ cluster: CLUSTER, node: 'a1-2', verb: 'heal' });
+    // leave time for deltas to pile up while nobody listens
+    await eventually(
+      () => consoleServer.clusters.get(CLUSTER)!.cache.node('a1-2')?.ready === 'Ready',
+      'a1-2 Ready again in the cache',
+    );
+    const again = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey, seenUpTo);
+    again.items = items;
+    try {
+      await eventually(() => again.items.get('a1-2')?.ready === 'Ready', 'a1-2 Ready via resumed deltas');
+      expect(again.snapshots).toHaveLength(0);
+      expect(again.deltas[0].fromSeq).toBe(seenUpTo);
+      expect(again.gaps).toBe(0);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('a client resuming from a seq the server never gave gets a snapshot', async () => {
+    const sub = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey, 1);
+    try {
+      await eventually(() => sub.snapshots.length === 1, 'a snapshot instead of deltas');
+    } finally {
+      sub.close();
+    }
+  });
+
+  it('answers a bad subscribe with an error naming the field', async () => {
+    const sub = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey);
+    try {
+      await eventually(() => sub.socket.connected, 'connected');
+      const reply = await sub.socket.emitWithAck('subscribe', { cluster: CLUSTER, kind: 'volumes' });
+      expect(reply).toMatchObject({ ok: false, error: expect.stringContaining('kind') });
+      const unknown = await sub.socket.emitWithAck('subscribe', { cluster: 'nope', kind: 'pods' });
+      expect(unknown.error).toMatch(/cluster: unknown cluster "nope"/);
+    } finally {
+      sub.close();
+    }
+  });
+});
+
+describe('tRPC', () => {
+  it('lists the clusters with their health', async () => {
+    const list = await trpc.clusters.list.query();
+    expect(list.map((c) => [c.id, c.embedded, c.mode])).toEqual([
+      [CLUSTER, true, 'normal'],
+      ['plain', false, 'normal'],
+    ]);
+    expect(list[0].health.informers.map((i) => i.kind)).toContain('volumeattachments');
+    expect(list[0].health.informers.every((i) => i.synced)).toBe(true);
+  });
+
+  it('pods.get tells the termination story after the pod is deleted', async () => {
+    const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'story', annotations: { 'sim.palisade.dev/prestop-ms': '200' } },
+        spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'app', image: 'app:1' }] },
+      },
+    });
+    const running = await eventually(async () => {
+      const p = await trpc.pods.get.query({ cluster: CLUSTER, namespace: 'default', name: 'story' });
+      return p.pod.state === 'Ready' ? p : undefined;
+    }, 'story Ready');
+    expect(running.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(running.containerStatuses[0]).toMatchObject({ name: 'app', state: 'running' });
+    const nodeName = running.pod.node!;
+    const onNode = await trpc.nodes.get.query({ cluster: CLUSTER, name: nodeName });
+    expect(onNode.pods.map((p) => p.name)).toContain('story');
+
+    await core.deleteNamespacedPod({ namespace: 'default', name: 'story' });
+    const gone = await eventually(async () => {
+      const p = await trpc.pods.get.query({ cluster: CLUSTER, namespace: 'default', name: 'story' });
+      return p.deleted && p.termination?.steps.some((s) => s.step === 'removed') ? p : undefined;
+    }, 'story removed, with its timeline');
+    const steps = gone.termination!.steps.map((s) => s.step);
+    expect(steps.indexOf('preStop-started')).toBeLessThan(steps.indexOf('SIGTERM'));
+    expect(gone.pod.uid).toBe(running.pod.uid);
+  });
+
+  it.each([
+    ['nodes.get', () => trpc.nodes.get.query({ cluster: CLUSTER, name: '' }), /name: name is required/],
+    ['pods.get', () => trpc.pods.get.query({ cluster: CLUSTER, name: 'x' } as any), /namespace:/],
+    [
+      'infra.act',
+      () => trpc.infra.act.mutate({ cluster: CLUSTER, node: 'a1-1', verb: 'explode' as any }),
+      /verb:/,
+    ],
+  ])('%s rejects invalid input naming the field', async (_name, call, message) => {
+    await expect(call()).rejects.toThrow(message);
+  });
+
+  it('refuses infrastructure actions on a cluster without an infrastructure API', async () => {
+    await expect(
+      trpc.infra.act.mutate({ cluster: 'plain', node: 'a1-1', verb: 'partition' }),
+    ).rejects.toThrow(/not Palisade's embedded cluster/);
+  });
+
+  it('names unknown clusters and nodes', async () => {
+    await expect(trpc.nodes.get.query({ cluster: 'nope', name: 'a1-1' })).rejects.toThrow(
+      /unknown cluster "nope"/,
+    );
+    await expect(trpc.nodes.get.query({ cluster: CLUSTER, name: 'zz' })).rejects.toThrow(
+      /node "zz" not found/,
+    );
+    await expect(trpc.infra.act.mutate({ cluster: CLUSTER, node: 'zz', verb: 'partition' })).rejects.toThrow(
+      /infrastructure:/,
+    );
+  });
+});
+
+describe('without a UI build', () => {
+  it('still serves the APIs and tells how to build the pages', async () => {
+    const c = await startConsole({ clusters: [], ui: { dir } });
+    try {
+      const page = await fetch(`${c.url}/`);
+      expect(page.status).toBe(503);
+      expect(await page.text()).toMatch(/npm run build/);
+      expect(await trpcClient(c.url).clusters.list.query()).toEqual([]);
+    } finally {
+      await c.stop();
+    }
+  });
+});

@@ -1,0 +1,188 @@
+// The console's in-memory picture of one cluster: trimmed node and pod views (nodes
+// with their Lease renewals folded in), pods indexed by node and by owner, events by
+// the object they are about, and the last view of recently deleted pods (so a pod's
+// termination story can still be told after it is gone). Fed by informer handlers;
+// tells listeners which node or pod view changed.
+import type { Kind, NodeView, PodView } from '../../lib/console/protocol.js';
+import { podKey } from '../../lib/console/protocol.js';
+import type { EventView, LeaseView } from '../../lib/console/views.js';
+import { withLease } from '../../lib/console/views.js';
+
+export type ChangeListener = (kind: Kind, key: string, view: NodeView | PodView | undefined) => void;
+
+/** A one-to-many index of keys (node -> pod keys, owner -> pod keys, ...). */
+class Index {
+  private readonly sets = new Map<string, Set<string>>();
+
+  add(group: string | undefined, key: string) {
+    if (!group) return;
+    let set = this.sets.get(group);
+    if (!set) this.sets.set(group, (set = new Set()));
+    set.add(key);
+  }
+
+  remove(group: string | undefined, key: string) {
+    if (!group) return;
+    const set = this.sets.get(group);
+    set?.delete(key);
+    if (set?.size === 0) this.sets.delete(group);
+  }
+
+  get(group: string): string[] {
+    return [...(this.sets.get(group) ?? [])];
+  }
+}
+
+export const ownerKey = (namespace: string, kind: string, name: string) => `${namespace}/${kind}/${name}`;
+export const involvedKey = (kind = '', namespace = '', name = '') => `${kind}/${namespace}/${name}`;
+
+const ownerOf = (p: PodView) => (p.owner ? ownerKey(p.namespace, p.owner.kind, p.owner.name) : undefined);
+
+export class ClusterCache {
+  private readonly nodes = new Map<string, NodeView>();
+  /** each node's own Ready heartbeat, so a Lease renewal can be compared with it */
+  private readonly heartbeats = new Map<string, number | undefined>();
+  private readonly renewals = new Map<string, number | undefined>();
+  private readonly pods = new Map<string, PodView>();
+  private readonly podsByNode = new Index();
+  private readonly podsByOwner = new Index();
+  private readonly events = new Map<string, EventView>();
+  private readonly eventsByObject = new Index();
+  private readonly tombstones = new Map<string, PodView>();
+  private readonly listeners: ChangeListener[] = [];
+
+  constructor(private readonly maxTombstones = 5000) {}
+
+  onChange(l: ChangeListener) {
+    this.listeners.push(l);
+  }
+
+  private emit(kind: Kind, key: string, view: NodeView | PodView | undefined) {
+    for (const l of this.listeners) l(kind, key, view);
+  }
+
+  // ---- nodes and leases
+
+  setNode(view: NodeView, ownHeartbeat: number | undefined) {
+    this.heartbeats.set(view.name, ownHeartbeat);
+    this.putNode(withLease(view, ownHeartbeat, this.renewals.get(view.name)));
+  }
+
+  deleteNode(name: string) {
+    this.heartbeats.delete(name);
+    if (this.nodes.delete(name)) this.emit('nodes', name, undefined);
+  }
+
+  setLease(lease: LeaseView) {
+    this.renewals.set(lease.name, lease.renewTime);
+    const node = this.nodes.get(lease.name);
+    if (node) this.putNode(withLease(node, this.heartbeats.get(lease.name), lease.renewTime));
+  }
+
+  deleteLease(name: string) {
+    this.renewals.delete(name);
+  }
+
+  private putNode(view: NodeView) {
+    if (this.nodes.get(view.name) === view) return;
+    this.nodes.set(view.name, view);
+    this.emit('nodes', view.name, view);
+  }
+
+  node(name: string) {
+    return this.nodes.get(name);
+  }
+
+  nodeList(): NodeView[] {
+    return [...this.nodes.values()];
+  }
+
+  // ---- pods
+
+  setPod(view: PodView) {
+    const key = podKey(view);
+    const old = this.pods.get(key);
+    if (old) this.unindex(key, old);
+    this.pods.set(key, view);
+    this.podsByNode.add(view.node, key);
+    this.podsByOwner.add(ownerOf(view), key);
+    this.tombstones.delete(key);
+    this.emit('pods', key, view);
+  }
+
+  deletePod(view: PodView) {
+    const key = podKey(view);
+    const old = this.pods.get(key);
+    if (!old) return;
+    this.unindex(key, old);
+    this.pods.delete(key);
+    this.tombstones.set(key, old);
+    if (this.tombstones.size > this.maxTombstones)
+      this.tombstones.delete(this.tombstones.keys().next().value!);
+    this.emit('pods', key, undefined);
+  }
+
+  private unindex(key: string, old: PodView) {
+    this.podsByNode.remove(old.node, key);
+    this.podsByOwner.remove(ownerOf(old), key);
+  }
+
+  pod(namespace: string, name: string): PodView | undefined {
+    return this.pods.get(`${namespace}/${name}`);
+  }
+
+  /** The last view of a pod that has been deleted, while it is remembered. */
+  deletedPod(namespace: string, name: string): PodView | undefined {
+    return this.tombstones.get(`${namespace}/${name}`);
+  }
+
+  podList(): PodView[] {
+    return [...this.pods.values()];
+  }
+
+  podsOnNode(node: string): PodView[] {
+    return this.resolve(this.podsByNode.get(node));
+  }
+
+  podsOfOwner(namespace: string, kind: string, name: string): PodView[] {
+    return this.resolve(this.podsByOwner.get(ownerKey(namespace, kind, name)));
+  }
+
+  private resolve(keys: string[]): PodView[] {
+    return keys.map((k) => this.pods.get(k)).filter((p): p is PodView => !!p);
+  }
+
+  // ---- events
+
+  setEvent(e: EventView) {
+    const key = e.uid;
+    const old = this.events.get(key);
+    if (old)
+      this.eventsByObject.remove(
+        involvedKey(old.involved.kind, old.involved.namespace, old.involved.name),
+        key,
+      );
+    this.events.set(key, e);
+    this.eventsByObject.add(involvedKey(e.involved.kind, e.involved.namespace, e.involved.name), key);
+  }
+
+  deleteEvent(key: string) {
+    // events are keyed by uid: names are reused by the event deduplication of old clients
+    const old = this.events.get(key);
+    if (!old) return;
+    this.events.delete(key);
+    this.eventsByObject.remove(
+      involvedKey(old.involved.kind, old.involved.namespace, old.involved.name),
+      key,
+    );
+  }
+
+  /** Events about one object, oldest first; with a uid, only that incarnation's. */
+  eventsFor(kind: string, namespace: string, name: string, uid?: string): EventView[] {
+    return this.eventsByObject
+      .get(involvedKey(kind, namespace, name))
+      .map((k) => this.events.get(k))
+      .filter((e): e is EventView => !!e && (!uid || !e.involved.uid || e.involved.uid === uid))
+      .sort((a, b) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0));
+  }
+}

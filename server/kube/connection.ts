@@ -1,0 +1,207 @@
+// One cluster, one kubeconfig context: the supervised informers Palisade's console needs,
+// feeding one ClusterCache of trimmed views, and the cluster's health as the UI shows it.
+import * as k8s from '@kubernetes/client-node';
+import type { ClusterHealth, ClusterId } from '../../lib/console/protocol.js';
+import {
+  attachmentView,
+  eventView,
+  leaseView,
+  nodeView,
+  podView,
+  pvcView,
+  pvView,
+  readyHeartbeat,
+  workloadView,
+} from '../../lib/console/views.js';
+import { ClusterCache } from './cache.js';
+import type { InfraEndpoint } from './infra.js';
+import { type InformerSpec, type InformerTuning, SupervisedInformer } from './informer.js';
+
+export interface ClusterSpec {
+  id: ClusterId;
+  context: string;
+  /** a KubeConfig whose current context is this cluster's */
+  kc: k8s.KubeConfig;
+  /** set when the cluster is Palisade's embedded one: its infrastructure control API */
+  infra?: InfraEndpoint;
+  readOnly?: boolean;
+}
+
+type AnyInformer = SupervisedInformer<any, any>;
+
+function specs(kc: k8s.KubeConfig) {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const storage = kc.makeApiClient(k8s.StorageV1Api);
+  const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+  const nodeLeases = 'kube-node-lease';
+  return {
+    nodes: {
+      kind: 'nodes',
+      path: '/api/v1/nodes',
+      list: (p) => core.listNode(p),
+      project: (n) => ({ view: nodeView(n), heartbeat: readyHeartbeat(n) }),
+    } satisfies InformerSpec<k8s.V1Node, unknown>,
+    leases: {
+      kind: 'leases',
+      path: `/apis/coordination.k8s.io/v1/namespaces/${nodeLeases}/leases`,
+      list: (p) => coordination.listNamespacedLease({ namespace: nodeLeases, ...p }),
+      project: leaseView,
+    } satisfies InformerSpec<k8s.V1Lease, unknown>,
+    pods: {
+      kind: 'pods',
+      path: '/api/v1/pods',
+      list: (p) => core.listPodForAllNamespaces(p),
+      project: podView,
+    } satisfies InformerSpec<k8s.V1Pod, unknown>,
+    persistentVolumes: {
+      kind: 'persistentvolumes',
+      path: '/api/v1/persistentvolumes',
+      list: (p) => core.listPersistentVolume(p),
+      project: pvView,
+    } satisfies InformerSpec<k8s.V1PersistentVolume, unknown>,
+    persistentVolumeClaims: {
+      kind: 'persistentvolumeclaims',
+      path: '/api/v1/persistentvolumeclaims',
+      list: (p) => core.listPersistentVolumeClaimForAllNamespaces(p),
+      project: pvcView,
+    } satisfies InformerSpec<k8s.V1PersistentVolumeClaim, unknown>,
+    volumeAttachments: {
+      kind: 'volumeattachments',
+      path: '/apis/storage.k8s.io/v1/volumeattachments',
+      list: (p) => storage.listVolumeAttachment(p),
+      project: attachmentView,
+    } satisfies InformerSpec<k8s.V1VolumeAttachment, unknown>,
+    events: {
+      kind: 'events',
+      path: '/api/v1/events',
+      list: (p) => core.listEventForAllNamespaces(p),
+      project: eventView,
+    } satisfies InformerSpec<k8s.CoreV1Event, unknown>,
+    statefulSets: {
+      kind: 'statefulsets',
+      path: '/apis/apps/v1/statefulsets',
+      list: (p) => apps.listStatefulSetForAllNamespaces(p),
+      project: (w) => workloadView('StatefulSet', w),
+    } satisfies InformerSpec<k8s.V1StatefulSet, unknown>,
+    deployments: {
+      kind: 'deployments',
+      path: '/apis/apps/v1/deployments',
+      list: (p) => apps.listDeploymentForAllNamespaces(p),
+      project: (w) => workloadView('Deployment', w),
+    } satisfies InformerSpec<k8s.V1Deployment, unknown>,
+    replicaSets: {
+      kind: 'replicasets',
+      path: '/apis/apps/v1/replicasets',
+      list: (p) => apps.listReplicaSetForAllNamespaces(p),
+      project: (w) => workloadView('ReplicaSet', w),
+    } satisfies InformerSpec<k8s.V1ReplicaSet, unknown>,
+  };
+}
+
+function informersFor(kc: k8s.KubeConfig, tuning?: InformerTuning) {
+  const s = specs(kc);
+  const make = <T extends k8s.KubernetesObject, V>(spec: InformerSpec<T, V>) =>
+    new SupervisedInformer<T, V>(kc, spec, tuning);
+  return {
+    nodes: make(s.nodes),
+    leases: make(s.leases),
+    pods: make(s.pods),
+    persistentVolumes: make(s.persistentVolumes),
+    persistentVolumeClaims: make(s.persistentVolumeClaims),
+    volumeAttachments: make(s.volumeAttachments),
+    events: make(s.events),
+    statefulSets: make(s.statefulSets),
+    deployments: make(s.deployments),
+    replicaSets: make(s.replicaSets),
+  };
+}
+
+export class ClusterConnection {
+  readonly cache = new ClusterCache();
+  readonly informers: ReturnType<typeof informersFor>;
+  readonly core: k8s.CoreV1Api;
+  private readonly healthListeners: ((h: ClusterHealth) => void)[] = [];
+  private healthTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly spec: ClusterSpec,
+    tuning?: InformerTuning,
+  ) {
+    this.core = spec.kc.makeApiClient(k8s.CoreV1Api);
+    this.informers = informersFor(spec.kc, tuning);
+    this.wire();
+  }
+
+  get id() {
+    return this.spec.id;
+  }
+
+  private wire() {
+    const { nodes, leases, pods, events } = this.informers;
+    const c = this.cache;
+    nodes.on({
+      add: (n) => c.setNode(n.view, n.heartbeat),
+      update: (n) => c.setNode(n.view, n.heartbeat),
+      delete: (n) => c.deleteNode(n.view.name),
+    });
+    leases.on({
+      add: (l) => c.setLease(l),
+      update: (l) => c.setLease(l),
+      delete: (l) => c.deleteLease(l.name),
+    });
+    pods.on({ add: (p) => c.setPod(p), update: (p) => c.setPod(p), delete: (p) => c.deletePod(p) });
+    events.on({
+      add: (e) => c.setEvent(e),
+      update: (e) => c.setEvent(e),
+      delete: (e) => c.deleteEvent(e.uid),
+    });
+    for (const inf of this.all()) inf.onHealth(() => this.healthChanged());
+  }
+
+  private all(): AnyInformer[] {
+    return Object.values(this.informers);
+  }
+
+  start() {
+    for (const inf of this.all()) inf.start();
+  }
+
+  /** Resolves when every informer has delivered its first list. */
+  async synced() {
+    await Promise.all(this.all().map((i) => i.synced()));
+  }
+
+  async stop() {
+    clearTimeout(this.healthTimer);
+    await Promise.all(this.all().map((i) => i.stop()));
+  }
+
+  health(): ClusterHealth {
+    return {
+      cluster: this.id,
+      informers: this.all().map(({ health: h }) => ({
+        kind: h.kind,
+        synced: h.synced,
+        restarts: h.restarts,
+        ...(h.lastError ? { lastError: h.lastError } : {}),
+      })),
+      embedded: this.spec.infra !== undefined,
+      mode: this.spec.readOnly ? 'read-only' : 'normal',
+    };
+  }
+
+  onHealth(l: (h: ClusterHealth) => void) {
+    this.healthListeners.push(l);
+  }
+
+  // ten informers fail together when the API server goes away: report once
+  private healthChanged() {
+    if (this.healthTimer) return;
+    this.healthTimer = setTimeout(() => {
+      this.healthTimer = undefined;
+      const h = this.health();
+      for (const l of this.healthListeners) l(h);
+    }, 50);
+  }
+}

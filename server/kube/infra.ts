@@ -1,0 +1,86 @@
+// A client for the embedded cluster's infrastructure control API (not the Kubernetes
+// API): fault injection and the kubelet's termination timeline. Real clusters have none.
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+
+export interface InfraEndpoint {
+  url: string;
+  token: string;
+}
+
+/** The fault verbs the console offers (a subset of the infrastructure's). */
+export const consoleVerbs = [
+  'partition',
+  'heal',
+  'power-off',
+  'power-on',
+  'kubelet-crash',
+  'kubelet-restart',
+  'meteor',
+] as const;
+export type ConsoleVerb = (typeof consoleVerbs)[number];
+
+export interface TerminationStep {
+  podUid: string;
+  podName: string;
+  namespace: string;
+  node: string;
+  step: string;
+  at: number;
+  detail?: string;
+}
+
+export class InfraError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const infraFile = z.object({ url: z.string().url(), token: z.string().min(1) });
+
+/** The infra.json `npm run cluster` writes beside its kubeconfig, if there is one. */
+export async function readInfraFile(kubeconfigPath: string): Promise<InfraEndpoint | undefined> {
+  try {
+    const parsed = infraFile.safeParse(
+      JSON.parse(await readFile(join(dirname(kubeconfigPath), 'infra.json'), 'utf8')),
+    );
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function call<T>(ep: InfraEndpoint, method: 'GET' | 'POST', path: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${ep.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ep.token}`, 'content-type': 'application/json' },
+      body: method === 'POST' ? '{}' : undefined,
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (e) {
+    throw new InfraError(`infrastructure API at ${ep.url} unreachable: ${(e as Error).message}`, 503);
+  }
+  const body = (await res.json().catch(() => ({}))) as { error?: string };
+  if (!res.ok) throw new InfraError(body.error ?? `infrastructure API answered ${res.status}`, res.status);
+  return body as T;
+}
+
+export async function terminationSteps(ep: InfraEndpoint, podUid: string): Promise<TerminationStep[]> {
+  const body = await call<{ steps: TerminationStep[] }>(
+    ep,
+    'GET',
+    `/v1/timeline/${encodeURIComponent(podUid)}`,
+  );
+  return body.steps;
+}
+
+export async function nodeFault(ep: InfraEndpoint, node: string, verb: ConsoleVerb): Promise<unknown> {
+  const body = await call<{ node: unknown }>(ep, 'POST', `/v1/nodes/${encodeURIComponent(node)}/${verb}`);
+  return body.node;
+}

@@ -1,0 +1,124 @@
+// `tsx server/main.ts [--port N] [--kubeconfig PATH] [--context NAME]... [--host H] [--read-only]`:
+// Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG)
+// it starts the embedded cluster in-process, demo scenario, and connects to that: like
+// SQLite, the default back end needs nothing installed.
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { startConsole } from './console.js';
+import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
+
+const portError = (i: { input: unknown }) =>
+  `must be an integer between 0 and 65535, got "${String(i.input)}"`;
+
+const cliOptions = z.object({
+  port: z
+    .string()
+    .regex(/^\d{1,5}$/, { error: portError })
+    .transform(Number)
+    .refine((n) => n <= 65535, { error: portError })
+    .default(3000),
+  kubeconfig: z.string().min(1, 'must not be empty').optional(),
+  context: z.array(z.string().min(1, 'must not be empty')).default([]),
+  host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  'read-only': z.boolean().default(false),
+});
+type CliOptions = z.infer<typeof cliOptions>;
+
+const USAGE =
+  'usage: tsx server/main.ts [--port N] [--kubeconfig PATH] [--context NAME]... [--host ADDRESS] [--read-only]';
+
+function usage(msg: string): never {
+  console.error(`error: ${msg}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parse(argv: string[]): CliOptions {
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string', multiple: true },
+        host: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    usage((e as Error).message);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const { help: _h, ...rest } = values;
+  const parsed = cliOptions.safeParse(rest);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    usage(`--${String(issue.path[0])}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The in-process embedded cluster, started only when no kubeconfig was given. */
+async function startEmbedded() {
+  const kubeconfigPath = resolve('.palisade/kubeconfig');
+  await mkdir(dirname(kubeconfigPath), { recursive: true });
+  // imported lazily: a console for a real cluster never loads the simulator
+  const [{ startEmbeddedCluster }, { loadScenario }] = await Promise.all([
+    import('../sim/cluster.js'),
+    import('../sim/scenario/load.js'),
+  ]);
+  const cluster = await startEmbeddedCluster({
+    scenario: await loadScenario('demo'),
+    kubeconfigPath,
+    log: (m) => console.log(`  embedded cluster: ${m}`),
+  });
+  console.log(`embedded cluster ready (demo scenario), kubeconfig: ${kubeconfigPath}`);
+  return { kubeconfigPath, stop: () => cluster.stop() };
+}
+
+async function main() {
+  const opts = parse(process.argv.slice(2));
+  const given = opts.kubeconfig ?? process.env.KUBECONFIG;
+  // $KUBECONFIG may list several files; Palisade reads the first
+  const explicit = given?.split(':').find(Boolean);
+  const embedded = explicit ? undefined : await startEmbedded();
+  const kubeconfigPath = resolve(explicit ?? embedded!.kubeconfigPath);
+  const clusters = await clustersFromKubeconfig(kubeconfigPath, {
+    contexts: opts.context,
+    readOnly: opts['read-only'],
+  });
+  const console_ = await startConsole({
+    clusters,
+    port: opts.port,
+    host: opts.host,
+    log: (m) => console.log(m),
+  });
+  for (const c of clusters)
+    console.log(`  cluster ${c.id}: context ${c.context}${c.infra ? ' (embedded)' : ''}`);
+  console.log(`Palisade console: ${console_.url}`);
+
+  let stopping = false;
+  const onSignal = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping Palisade`);
+    await console_.stop();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void onSignal('SIGINT'));
+  process.on('SIGTERM', () => void onSignal('SIGTERM'));
+}
+
+main().catch((e) => {
+  const why = e instanceof StartupError ? e.message : `${(e as Error).message}`;
+  console.error(`Palisade failed to start: ${why}`);
+  process.exit(1);
+});

@@ -1,0 +1,158 @@
+// The socket.io hub: browsers subscribe to (cluster, kind) rooms and get a snapshot (or
+// only the deltas they missed), then one coalesced delta per room at most every 100 ms,
+// and their clusters' health. A socket whose outgoing buffer backs up is skipped rather
+// than waited for, and gets a fresh snapshot once it drains, so one slow browser never
+// slows the others.
+import type { Server, Socket } from 'socket.io';
+import { z } from 'zod';
+import {
+  type ClusterId,
+  type Delta,
+  type Kind,
+  type NodeView,
+  type PodView,
+  room,
+  SocketEvents,
+} from '../../lib/console/protocol.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { RoomFeed } from './feed.js';
+
+export interface HubOptions {
+  intervalMs?: number;
+  /** packets queued for one socket beyond which it counts as slow */
+  maxQueuedPackets?: number;
+}
+
+const subscribeRequest = z.object({
+  cluster: z.string().min(1),
+  kind: z.enum(['nodes', 'pods']),
+  resumeFrom: z.number().int().nonnegative().optional(),
+});
+
+/** The optional acknowledgement a client may ask for with its subscribe. */
+export type SubscribeAck = { ok: true; seq: number; resumed: boolean } | { ok: false; error: string };
+
+const healthRoom = (cluster: ClusterId) => `${cluster}/health`;
+
+type Feed = RoomFeed<NodeView> | RoomFeed<PodView>;
+
+function feedsFor(conn: ClusterConnection) {
+  const nodes = new RoomFeed<NodeView>(conn.id, 'nodes', () => conn.cache.nodeList());
+  const pods = new RoomFeed<PodView>(conn.id, 'pods', () => conn.cache.podList());
+  conn.cache.onChange((kind, key, view) => {
+    if (kind === 'nodes') nodes.change(key, view as NodeView | undefined);
+    else pods.change(key, view as PodView | undefined);
+  });
+  return { nodes, pods } satisfies Record<Kind, Feed>;
+}
+
+function queued(socket: Socket): number {
+  const conn = socket.conn as unknown as {
+    writeBuffer?: unknown[];
+    transport?: { socket?: { bufferedAmount?: number } };
+  };
+  // engine.io's own queue, plus what a websocket has accepted but not yet sent (~1 KiB a packet)
+  const ws = conn.transport?.socket?.bufferedAmount ?? 0;
+  return (conn.writeBuffer?.length ?? 0) + Math.floor(ws / 1024);
+}
+
+export class RealtimeHub {
+  private readonly feeds = new Map<string, Feed>();
+  /** per room: sockets skipped while slow, owed a snapshot */
+  private readonly behind = new Map<string, Set<string>>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly io: Server,
+    private readonly clusters: Map<ClusterId, ClusterConnection>,
+    private readonly opts: HubOptions = {},
+  ) {
+    for (const conn of clusters.values()) {
+      const f = feedsFor(conn);
+      this.feeds.set(room(conn.id, 'nodes'), f.nodes);
+      this.feeds.set(room(conn.id, 'pods'), f.pods);
+      conn.onHealth((h) => io.to(healthRoom(conn.id)).emit(SocketEvents.health, h));
+    }
+    io.on('connection', (socket) => this.connected(socket));
+    this.timer = setInterval(() => this.tick(), opts.intervalMs ?? 100);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  private connected(socket: Socket) {
+    socket.on(SocketEvents.subscribe, (req: unknown, ack?: unknown) => {
+      const reply = this.subscribe(socket, req);
+      if (typeof ack === 'function') ack(reply);
+      else if (!reply.ok) socket.emit('subscribe-error', reply.error);
+    });
+    socket.on(SocketEvents.unsubscribe, (req: unknown) => {
+      const parsed = subscribeRequest.safeParse(req);
+      if (!parsed.success) return;
+      const r = room(parsed.data.cluster, parsed.data.kind);
+      void socket.leave(r);
+      this.behind.get(r)?.delete(socket.id);
+    });
+    socket.on('disconnect', () => {
+      for (const set of this.behind.values()) set.delete(socket.id);
+    });
+  }
+
+  private subscribe(socket: Socket, req: unknown): SubscribeAck {
+    const parsed = subscribeRequest.safeParse(req);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      return { ok: false, error: `subscribe: ${i.path.join('.') || '(root)'}: ${i.message}` };
+    }
+    const { cluster, kind, resumeFrom } = parsed.data;
+    const r = room(cluster, kind);
+    const feed = this.feeds.get(r);
+    const conn = this.clusters.get(cluster);
+    if (!feed || !conn)
+      return {
+        ok: false,
+        error: `subscribe: cluster: unknown cluster "${cluster}" (clusters: ${[...this.clusters.keys()].join(', ')})`,
+      };
+    // join first: the next flush is a timer callback, so nothing can fall between the
+    // catch-up sent below and the deltas the room gets from now on
+    void socket.join([r, healthRoom(cluster)]);
+    this.behind.get(r)?.delete(socket.id);
+    const missed = resumeFrom === undefined ? undefined : feed.since(resumeFrom);
+    if (missed) for (const d of missed) socket.emit(SocketEvents.delta, d);
+    else socket.emit(SocketEvents.snapshot, feed.snapshot());
+    socket.emit(SocketEvents.health, conn.health());
+    return { ok: true, seq: feed.seq, resumed: missed !== undefined };
+  }
+
+  private tick() {
+    for (const [r, feed] of this.feeds) {
+      const delta = feed.flush();
+      const members = this.io.sockets.adapter.rooms.get(r);
+      if (!members?.size) continue;
+      this.deliver(r, feed, members, delta);
+    }
+  }
+
+  private deliver(r: string, feed: Feed, members: Set<string>, delta: Delta<unknown> | undefined) {
+    let behind = this.behind.get(r);
+    const limit = this.opts.maxQueuedPackets ?? 64;
+    const caughtUp: string[] = [];
+    for (const id of members) {
+      const socket = this.io.sockets.sockets.get(id);
+      if (!socket) continue;
+      const slow = queued(socket) > limit;
+      if (slow && delta) {
+        if (!behind) this.behind.set(r, (behind = new Set()));
+        behind.add(id);
+      } else if (!slow && behind?.delete(id)) {
+        // it drained: the snapshot carries everything, this tick's delta included
+        socket.emit(SocketEvents.snapshot, feed.snapshot());
+        caughtUp.push(id);
+      }
+    }
+    // broadcast encodes the delta once for every socket that is keeping up
+    const except = [...(behind ?? []), ...caughtUp];
+    if (delta) this.io.to(r).except(except).emit(SocketEvents.delta, delta);
+  }
+}
