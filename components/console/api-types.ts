@@ -1,0 +1,54 @@
+// Shapes of the tRPC procedures the console calls (see server/trpc/router.ts). Used by the
+// interim AppRouter stub in router-type.ts; the pages read the looser parts (conditions,
+// container statuses, claims) through the normalizers in components/pod, so a slightly
+// different server shape still renders.
+import type { ClusterHealth, NodeView, PodView } from '@/lib/console/protocol';
+
+export type ClusterMode = 'normal' | 'read-only' | 'protected';
+
+export interface ClusterSummary {
+  id: string;
+  context: string;
+  embedded: boolean;
+  mode: ClusterMode;
+  health: ClusterHealth;
+}
+
+export interface NodeDetail {
+  node: NodeView;
+  pods: PodView[];
+}
+
+export interface PodEvent {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  lastTimestamp?: number | string;
+}
+
+export interface PodStep {
+  step: string;
+  at: number;
+  detail?: string;
+}
+
+export interface PodDetail {
+  pod: PodView;
+  conditions: unknown;
+  containerStatuses: unknown;
+  claims: unknown;
+  events: PodEvent[];
+  steps?: PodStep[];
+}
+
+export const INFRA_VERBS = [
+  'partition',
+  'heal',
+  'power-off',
+  'power-on',
+  'kubelet-crash',
+  'kubelet-restart',
+  'meteor',
+] as const;
+export type InfraVerb = (typeof INFRA_VERBS)[number];

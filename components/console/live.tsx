@@ -1,0 +1,186 @@
+'use client';
+// Live data: one socket.io connection; snapshots and deltas for the selected cluster go into
+// the React Query cache under ['live', cluster, kind]. Nothing polls.
+//
+//  - subscribe {cluster, kind} -> `snapshot` replaces the collection
+//  - `delta` applies if its fromSeq is the seq we hold; otherwise re-subscribe without resumeFrom
+//  - on reconnect, re-subscribe with resumeFrom = last seq applied
+//  - `health` goes to ['live', cluster, 'health']
+import { type QueryClient, skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
+import { io, type Socket } from 'socket.io-client';
+import {
+  type ClusterHealth,
+  type Delta,
+  type Kind,
+  type NodeView,
+  type PodView,
+  room,
+  type Snapshot,
+  SocketEvents,
+  type SubscribeRequest,
+} from '@/lib/console/protocol';
+import {
+  applyNodeDelta,
+  applyPodDelta,
+  type NodeCollection,
+  nodesFromSnapshot,
+  type PodCollection,
+  podsFromSnapshot,
+} from '@/lib/console/ui/live';
+import { useCluster } from './cluster';
+
+export type ConnState = 'connecting' | 'connected' | 'disconnected';
+
+export const liveKey = (cluster: string | undefined, kind: Kind | 'health') =>
+  ['live', cluster ?? '', kind] as const;
+
+const KINDS: Kind[] = ['nodes', 'pods'];
+
+interface LiveCtx {
+  conn: ConnState;
+  /** when the connection was last lost (ms), while disconnected */
+  lostAt?: number;
+  /** rooms whose snapshot has not arrived yet */
+  syncing: boolean;
+  /** the server refused a subscription (e.g. unknown cluster) */
+  error?: string;
+}
+const Ctx = createContext<LiveCtx>({ conn: 'connecting', syncing: true });
+
+export function configureLiveQueries(qc: QueryClient): void {
+  qc.setQueryDefaults(['live'], {
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: Number.POSITIVE_INFINITY,
+    structuralSharing: false,
+  });
+}
+
+export function LiveProvider({ children }: { children: ReactNode }) {
+  const qc = useQueryClient();
+  const { cluster } = useCluster();
+  const [conn, setConn] = useState<ConnState>('connecting');
+  const [lostAt, setLostAt] = useState<number | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
+  const socketRef = useRef<Socket | null>(null);
+  const clusterRef = useRef<string | undefined>(cluster);
+  /** room -> last seq applied */
+  const seqs = useRef(new Map<string, number>());
+  /** rooms waiting for a snapshot after a gap: ignore their deltas until then */
+  const resyncing = useRef(new Set<string>());
+  const subscribeRef = useRef<((c: string, kind: Kind, resume: boolean) => void) | null>(null);
+
+  useEffect(() => {
+    const socket = io({ path: '/socket.io', transports: ['websocket', 'polling'] });
+    socketRef.current = socket;
+
+    const subscribe = (c: string, kind: Kind, resume: boolean) => {
+      const r = room(c, kind);
+      const req: SubscribeRequest = { cluster: c, kind };
+      const last = seqs.current.get(r);
+      if (resume && last !== undefined) req.resumeFrom = last;
+      else setPending((p) => new Set(p).add(r));
+      socket.emit(SocketEvents.subscribe, req, (reply?: { ok: boolean; error?: string }) => {
+        if (reply && !reply.ok) setError(reply.error ?? 'subscribe failed');
+        else setError(undefined);
+      });
+    };
+
+    socket.on('connect', () => {
+      setConn('connected');
+      setLostAt(undefined);
+      const c = clusterRef.current;
+      if (c) for (const k of KINDS) subscribe(c, k, true);
+    });
+    socket.on('disconnect', () => {
+      setConn('disconnected');
+      setLostAt((t) => t ?? Date.now());
+    });
+    socket.on('connect_error', () => {
+      setConn('disconnected');
+      setLostAt((t) => t ?? Date.now());
+    });
+
+    socket.on(SocketEvents.snapshot, (s: Snapshot<NodeView | PodView>) => {
+      if (s.cluster !== clusterRef.current) return;
+      const r = room(s.cluster, s.kind);
+      if (s.kind === 'nodes')
+        qc.setQueryData(liveKey(s.cluster, 'nodes'), nodesFromSnapshot(s as Snapshot<NodeView>));
+      else qc.setQueryData(liveKey(s.cluster, 'pods'), podsFromSnapshot(s as Snapshot<PodView>));
+      seqs.current.set(r, s.seq);
+      resyncing.current.delete(r);
+      setPending((p) => {
+        if (!p.has(r)) return p;
+        const n = new Set(p);
+        n.delete(r);
+        return n;
+      });
+    });
+
+    socket.on(SocketEvents.delta, (d: Delta<NodeView | PodView>) => {
+      if (d.cluster !== clusterRef.current) return;
+      const r = room(d.cluster, d.kind);
+      if (resyncing.current.has(r)) return;
+      const res =
+        d.kind === 'nodes'
+          ? applyNodeDelta(qc.getQueryData<NodeCollection>(liveKey(d.cluster, 'nodes')), d as Delta<NodeView>)
+          : applyPodDelta(qc.getQueryData<PodCollection>(liveKey(d.cluster, 'pods')), d as Delta<PodView>);
+      if (!res.ok) {
+        if (d.seq <= (seqs.current.get(r) ?? -1)) return; // an old delta we already have
+        resyncing.current.add(r);
+        seqs.current.delete(r);
+        subscribe(d.cluster, d.kind, false);
+        return;
+      }
+      qc.setQueryData(liveKey(d.cluster, d.kind), res.next);
+      seqs.current.set(r, d.seq);
+    });
+
+    socket.on(SocketEvents.health, (h: ClusterHealth) => {
+      qc.setQueryData(liveKey(h.cluster, 'health'), h);
+    });
+
+    subscribeRef.current = subscribe;
+    return () => {
+      socket.removeAllListeners();
+      socket.close();
+      socketRef.current = null;
+      subscribeRef.current = null;
+    };
+  }, [qc]);
+
+  // follow the selected cluster
+  useEffect(() => {
+    const prev = clusterRef.current;
+    clusterRef.current = cluster;
+    const socket = socketRef.current;
+    if (!socket?.connected) return;
+    if (prev && prev !== cluster)
+      for (const kind of KINDS) {
+        socket.emit(SocketEvents.unsubscribe, { cluster: prev, kind } satisfies SubscribeRequest);
+        seqs.current.delete(room(prev, kind));
+      }
+    if (cluster && (prev !== cluster || !seqs.current.has(room(cluster, 'nodes'))))
+      for (const kind of KINDS) subscribeRef.current?.(cluster, kind, false);
+  }, [cluster]);
+
+  const syncing = !!cluster && KINDS.some((k) => pending.has(room(cluster, k)));
+  return <Ctx.Provider value={{ conn, lostAt, syncing, error }}>{children}</Ctx.Provider>;
+}
+
+export function useConnection(): LiveCtx {
+  return useContext(Ctx);
+}
+
+export function useNodes(cluster: string | undefined): NodeCollection | undefined {
+  return useQuery<NodeCollection>({ queryKey: liveKey(cluster, 'nodes'), queryFn: skipToken }).data;
+}
+
+export function usePods(cluster: string | undefined): PodCollection | undefined {
+  return useQuery<PodCollection>({ queryKey: liveKey(cluster, 'pods'), queryFn: skipToken }).data;
+}
+
+export function useHealth(cluster: string | undefined): ClusterHealth | undefined {
+  return useQuery<ClusterHealth>({ queryKey: liveKey(cluster, 'health'), queryFn: skipToken }).data;
+}

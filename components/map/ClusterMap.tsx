@@ -1,0 +1,217 @@
+'use client';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import type { NodeView, PodView } from '@/lib/console/protocol';
+import { type PodCollection, UNSCHEDULED } from '@/lib/console/ui/live';
+import {
+  NODE_DISPLAY_STATES,
+  NODE_DOT_CLASS,
+  NODE_STATE_LABEL,
+  POD_DOT_CLASS,
+  POD_STATES,
+} from '@/lib/console/ui/states';
+import { matchesSearch } from '@/lib/console/ui/table';
+import { groupByZoneRack, type RackGroup } from '@/lib/console/ui/topology';
+import { useCluster } from '../console/cluster';
+import { useConnection, useNodes, usePods } from '../console/live';
+import { CLOSE_EVENT } from '../shell/Shell';
+import { NodePanel } from './NodePanel';
+import { NodeTile } from './NodeTile';
+import { SummaryBar } from './SummaryBar';
+
+const NO_PODS: readonly PodView[] = [];
+
+export function ClusterMap() {
+  const { cluster, listLoading } = useCluster();
+  const nodes = useNodes(cluster);
+  const pods = usePods(cluster);
+  const { syncing, conn } = useConnection();
+  // the selection belongs to a cluster: switching clusters closes the panel
+  const [selection, setSelection] = useState<{ cluster?: string; name: string } | undefined>(undefined);
+  const selected = selection && selection.cluster === cluster ? selection.name : undefined;
+  const setSelected = useCallback(
+    (f: (s: string | undefined) => string | undefined) =>
+      setSelection((cur) => {
+        const name = f(cur !== undefined && cur.cluster === cluster ? cur.name : undefined);
+        return name === undefined ? undefined : { cluster, name };
+      }),
+    [cluster],
+  );
+  const [query, setQuery] = useState('');
+  const deferredQuery = useDeferredValue(query);
+
+  useEffect(() => {
+    const close = () => setSelection(undefined);
+    window.addEventListener(CLOSE_EVENT, close);
+    return () => window.removeEventListener(CLOSE_EVENT, close);
+  }, []);
+
+  const onSelect = useCallback(
+    (name: string) => setSelected((s) => (s === name ? undefined : name)),
+    [setSelected],
+  );
+  const zones = useMemo(() => groupByZoneRack(nodes?.byKey.values() ?? []), [nodes]);
+  const matching = useMemo(() => {
+    if (!deferredQuery.trim() || !nodes) return undefined;
+    const m = new Set<string>();
+    for (const n of nodes.byKey.values())
+      if (matchesSearch([n.name, n.zone, n.rack], deferredQuery)) m.add(n.name);
+    return m;
+  }, [nodes, deferredQuery]);
+
+  const unscheduled = pods?.byNode.get(UNSCHEDULED)?.length ?? 0;
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <SummaryBar nodes={nodes} pods={pods} />
+      <div className="flex min-h-0 flex-1">
+        <div className="min-w-0 flex-1 overflow-auto p-3">
+          <div className="mb-3 flex flex-wrap items-center gap-3">
+            <input
+              data-search
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Filter nodes (name, zone, rack)…  /"
+              aria-label="Filter nodes on the map"
+              className="w-72 rounded border border-line bg-panel px-2 py-1 text-sm"
+            />
+            {matching && (
+              <span className="text-xs text-dim">
+                {matching.size} of {nodes?.byKey.size ?? 0} nodes match
+              </span>
+            )}
+            {unscheduled > 0 && (
+              <span className="text-xs text-warn">{unscheduled} pods not scheduled to any node</span>
+            )}
+            <Legend />
+          </div>
+          {!nodes ? (
+            <MapPlaceholder
+              text={
+                !cluster
+                  ? listLoading
+                    ? 'Loading clusters…'
+                    : 'No cluster selected.'
+                  : conn !== 'connected'
+                    ? 'Waiting for the live connection…'
+                    : syncing
+                      ? 'Loading nodes…'
+                      : 'Waiting for the first snapshot…'
+              }
+            />
+          ) : zones.length === 0 ? (
+            <MapPlaceholder text="This cluster has no nodes." />
+          ) : (
+            <div className="flex flex-col gap-4">
+              {zones.map((z) => (
+                <section key={z.zone} aria-label={`Zone ${z.zone}`} className="flex flex-col gap-1.5">
+                  <h2 className="flex items-baseline gap-2 text-xs font-semibold uppercase tracking-wide text-dim">
+                    {z.zone} <span className="font-normal normal-case">{z.count} nodes</span>
+                  </h2>
+                  <div className="flex flex-wrap gap-2">
+                    {z.racks.map((r) => (
+                      <Rack
+                        key={r.rack}
+                        rack={r}
+                        pods={pods}
+                        selected={selected}
+                        matching={matching}
+                        onSelect={onSelect}
+                      />
+                    ))}
+                  </div>
+                </section>
+              ))}
+            </div>
+          )}
+        </div>
+        {selected && cluster && (
+          <div className="fixed inset-0 z-40 md:static md:z-auto">
+            <NodePanel
+              cluster={cluster}
+              name={selected}
+              live={nodes?.byKey.get(selected)}
+              pods={pods?.byNode.get(selected) ?? NO_PODS}
+              onClose={() => setSelection(undefined)}
+            />
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+const Rack = memo(function Rack({
+  rack,
+  pods,
+  selected,
+  matching,
+  onSelect,
+}: {
+  rack: RackGroup<NodeView>;
+  pods: PodCollection | undefined;
+  selected: string | undefined;
+  matching: Set<string> | undefined;
+  onSelect: (name: string) => void;
+}) {
+  return (
+    <div
+      className="rounded border border-line/70 bg-panel/60 p-1.5 [contain:content]"
+      style={{ contentVisibility: 'auto', containIntrinsicSize: 'auto 240px auto 120px' }}
+    >
+      <div className="mb-1 font-mono text-[10px] text-dim">rack {rack.rack}</div>
+      <div className="flex flex-wrap gap-1.5" style={{ maxWidth: 6 * 116 }}>
+        {rack.nodes.map((n) => (
+          <NodeTile
+            key={n.name}
+            node={n}
+            pods={pods?.byNode.get(n.name) ?? NO_PODS}
+            selected={selected === n.name}
+            dimmed={matching ? !matching.has(n.name) : false}
+            onSelect={onSelect}
+          />
+        ))}
+      </div>
+    </div>
+  );
+});
+
+function MapPlaceholder({ text }: { text: string }) {
+  return (
+    <div
+      className="flex h-48 items-center justify-center rounded border border-dashed border-line text-sm text-dim"
+      role="status"
+    >
+      {text}
+    </div>
+  );
+}
+
+function Legend() {
+  return (
+    <details className="ml-auto text-xs text-dim">
+      <summary className="cursor-pointer select-none">Legend</summary>
+      <div className="absolute right-3 z-20 mt-1 grid grid-cols-2 gap-x-6 gap-y-1 rounded border border-line bg-panel p-2 shadow-lg">
+        <div className="flex flex-col gap-1">
+          <span className="font-semibold text-fg">Nodes</span>
+          {NODE_DISPLAY_STATES.map((s) => (
+            <span key={s} className="flex items-center gap-1.5">
+              <span className={`inline-block h-2.5 w-2.5 rounded-sm ${NODE_DOT_CLASS[s]}`} />
+              {NODE_STATE_LABEL[s]}
+            </span>
+          ))}
+        </div>
+        <div className="flex flex-col gap-1">
+          <span className="font-semibold text-fg">Pods</span>
+          {POD_STATES.map((s) => (
+            <span key={s} className="flex items-center gap-1.5">
+              <span className={`inline-block h-2.5 w-2.5 rounded-sm ${POD_DOT_CLASS[s]}`} />
+              {s}
+            </span>
+          ))}
+          <span>hollow: Pending / Terminating</span>
+        </div>
+      </div>
+    </details>
+  );
+}

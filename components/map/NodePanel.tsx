@@ -1,0 +1,240 @@
+'use client';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useEffect, useRef, useState } from 'react';
+import type { NodeView, PodView } from '@/lib/console/protocol';
+import { formatAge, formatClock } from '@/lib/console/ui/format';
+import { naturalCompare } from '@/lib/console/ui/topology';
+import {
+  NODE_DOT_CLASS,
+  NODE_STATE_LABEL,
+  nodeDisplayState,
+  OUT_OF_SERVICE_TAINT,
+  POD_DOT_CLASS,
+} from '@/lib/console/ui/states';
+import type { InfraVerb } from '../console/api-types';
+import { useCluster } from '../console/cluster';
+import { useNow } from '../console/clock';
+import { useTRPC } from '../console/trpc';
+import { HeartbeatAge } from './NodeTile';
+
+export function podHref(cluster: string, p: Pick<PodView, 'namespace' | 'name'>): string {
+  return `/clusters/${encodeURIComponent(cluster)}/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`;
+}
+
+export function NodePanel({
+  cluster,
+  name,
+  live,
+  pods,
+  onClose,
+}: {
+  cluster: string;
+  name: string;
+  live: NodeView | undefined;
+  pods: readonly PodView[];
+  onClose: () => void;
+}) {
+  const trpc = useTRPC();
+  // live data is the source; nodes.get only when the live cache has not got the node
+  const fallback = useQuery({ ...trpc.nodes.get.queryOptions({ cluster, name }), enabled: !live });
+  const node = live ?? fallback.data?.node;
+  const nodePods = live ? pods : (fallback.data?.pods ?? pods);
+  const { current } = useCluster();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, []);
+  const now = useNow(1000);
+
+  return (
+    <aside
+      aria-label={`Node ${name}`}
+      className="flex h-full w-full flex-col overflow-y-auto border-l border-line bg-panel text-sm md:w-[400px]"
+    >
+      <div className="sticky top-0 z-10 flex items-center gap-2 border-b border-line bg-panel px-3 py-2">
+        <h2 ref={headingRef} tabIndex={-1} className="font-mono font-semibold outline-none">
+          {name}
+        </h2>
+        {node && <StateChip node={node} />}
+        <button
+          type="button"
+          onClick={onClose}
+          aria-label="Close node panel"
+          className="ml-auto text-dim hover:text-fg"
+        >
+          ✕
+        </button>
+      </div>
+      {!node ? (
+        <p className="p-3 text-dim">
+          {fallback.isError ? `Node not found: ${fallback.error.message}` : 'Loading…'}
+        </p>
+      ) : (
+        <div className="flex flex-col gap-4 p-3">
+          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
+            <dt className="text-dim">Zone / rack</dt>
+            <dd className="font-mono">
+              {node.zone || '—'} / {node.rack || '—'}
+            </dd>
+            <dt className="text-dim">Last heartbeat</dt>
+            <dd className="font-mono">
+              <HeartbeatAge since={node.lastHeartbeat} /> ago{' '}
+              <span className="text-dim">({formatClock(node.lastHeartbeat)})</span>
+            </dd>
+            <dt className="text-dim">Ready since</dt>
+            <dd className="font-mono">
+              {node.readySince
+                ? `${formatClock(node.readySince)} (${formatAge((now || Date.now()) - node.readySince)})`
+                : '—'}
+            </dd>
+            <dt className="text-dim">Schedulable</dt>
+            <dd>{node.unschedulable ? <span className="text-warn">no (cordoned)</span> : 'yes'}</dd>
+            <dt className="text-dim">Capacity</dt>
+            <dd className="font-mono">
+              {node.capacity.cpu ?? '—'} cpu · {node.capacity.memory ?? '—'} · {node.capacity.pods ?? '—'}{' '}
+              pods
+            </dd>
+          </dl>
+
+          <section>
+            <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">Conditions</h3>
+            <table className="w-full text-xs">
+              <tbody>
+                {node.conditions.map((c) => {
+                  const bad = c.type === 'Ready' ? c.status !== 'True' : c.status === 'True';
+                  return (
+                    <tr key={c.type} className="border-t border-line align-top">
+                      <td className="py-1 pr-2 font-medium">{c.type}</td>
+                      <td className={`py-1 pr-2 font-mono ${bad ? 'text-crit' : 'text-ok'}`}>{c.status}</td>
+                      <td className="py-1 text-dim" title={c.message}>
+                        {c.reason ?? ''}
+                        {c.lastTransitionTime ? ` · ${formatClock(c.lastTransitionTime)}` : ''}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </section>
+
+          <section>
+            <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">Taints</h3>
+            {node.taints.length === 0 ? (
+              <p className="text-xs text-dim">none</p>
+            ) : (
+              <ul className="flex flex-col gap-1 font-mono text-xs">
+                {node.taints.map((t) => (
+                  <li
+                    key={`${t.key}:${t.effect}`}
+                    className={`rounded px-1.5 py-0.5 ${t.key === OUT_OF_SERVICE_TAINT ? 'bg-oos/15 text-oos' : 'bg-panel-2'}`}
+                  >
+                    {t.key}
+                    {t.value ? `=${t.value}` : ''}:{t.effect}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+
+          <section>
+            <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">
+              Pods ({nodePods.length})
+            </h3>
+            <ul className="flex flex-col text-xs">
+              {[...nodePods]
+                .sort((a, b) => naturalCompare(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`))
+                .map((p) => (
+                  <li key={p.uid} className="flex items-center gap-2 border-t border-line py-0.5">
+                    <span
+                      className={`inline-block h-2 w-2 shrink-0 rounded-sm ${POD_DOT_CLASS[p.state]}`}
+                      aria-hidden="true"
+                    />
+                    <Link href={podHref(cluster, p)} className="truncate font-mono hover:underline">
+                      <span className="text-dim">{p.namespace}/</span>
+                      {p.name}
+                    </Link>
+                    <span className="ml-auto shrink-0 text-dim">{p.state}</span>
+                  </li>
+                ))}
+            </ul>
+          </section>
+
+          {current?.embedded && <SimulationControls cluster={cluster} node={name} />}
+        </div>
+      )}
+    </aside>
+  );
+}
+
+function StateChip({ node }: { node: NodeView }) {
+  const s = nodeDisplayState(node, Date.now());
+  return (
+    <span className="flex items-center gap-1 text-xs">
+      <span className={`inline-block h-2 w-2 rounded-full ${NODE_DOT_CLASS[s]}`} aria-hidden="true" />
+      {NODE_STATE_LABEL[s]}
+    </span>
+  );
+}
+
+const SIM_ACTIONS: { verb: InfraVerb; label: string; hint: string; danger?: boolean }[] = [
+  {
+    verb: 'partition',
+    label: 'Partition',
+    hint: "Cut the node's link to the API server; its processes keep running",
+  },
+  { verb: 'heal', label: 'Heal', hint: 'Restore the network link' },
+  { verb: 'power-off', label: 'Power off', hint: 'Through the BMC: kills its processes and kubelet' },
+  { verb: 'power-on', label: 'Power on', hint: 'Boot a fresh kubelet' },
+  { verb: 'kubelet-crash', label: 'Kubelet crash', hint: 'The kubelet dies; processes keep running' },
+  { verb: 'kubelet-restart', label: 'Kubelet restart', hint: 'The kubelet comes back with an empty memory' },
+  { verb: 'meteor', label: 'Meteor', hint: 'The node is gone for ever', danger: true },
+];
+
+function SimulationControls({ cluster, node }: { cluster: string; node: string }) {
+  const trpc = useTRPC();
+  const act = useMutation(trpc.infra.act.mutationOptions());
+  const [last, setLast] = useState<string | undefined>(undefined);
+  const run = (verb: InfraVerb, danger?: boolean) => {
+    if (danger && !window.confirm(`Simulate a meteor strike on ${node}? The node is gone for ever.`)) return;
+    setLast(verb);
+    act.mutate({ cluster, node, verb });
+  };
+  return (
+    <section
+      className="rounded border border-dashed border-info/60 bg-info/5 p-2"
+      aria-label="Embedded cluster (simulation)"
+    >
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-info">
+        Embedded cluster (simulation)
+      </h3>
+      <p className="mb-2 text-xs text-dim">
+        Injects infrastructure faults into Palisade's simulated cluster. Not available on real clusters.
+      </p>
+      <div className="flex flex-wrap gap-1.5">
+        {SIM_ACTIONS.map((a) => (
+          <button
+            key={a.verb}
+            type="button"
+            title={a.hint}
+            aria-label={`Simulate ${a.label.toLowerCase()} on ${node}`}
+            disabled={act.isPending}
+            onClick={() => run(a.verb, a.danger)}
+            className={`rounded border px-2 py-0.5 text-xs disabled:opacity-50 ${
+              a.danger
+                ? 'border-crit/60 text-crit hover:bg-crit/10'
+                : 'border-line bg-panel-2 hover:border-info'
+            }`}
+          >
+            {a.label}
+          </button>
+        ))}
+      </div>
+      <p className="mt-1.5 min-h-4 text-xs" role="status">
+        {act.isPending && `${last}…`}
+        {act.isError && <span className="text-crit">{`${last} failed: ${act.error.message}`}</span>}
+        {act.isSuccess && <span className="text-ok">{`${last}: done`}</span>}
+      </p>
+    </section>
+  );
+}

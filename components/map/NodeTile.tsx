@@ -1,0 +1,83 @@
+'use client';
+import { memo, useEffect, useReducer } from 'react';
+import type { NodeView, PodState, PodView } from '@/lib/console/protocol';
+import { formatAge } from '@/lib/console/ui/format';
+import {
+  DEFAULT_SUSPECT_AFTER_MS,
+  NODE_STATE_LABEL,
+  NODE_TILE_CLASS,
+  nodeDisplayState,
+  showsHeartbeatAge,
+} from '@/lib/console/ui/states';
+import { useNow } from '../console/clock';
+import { PodMarks } from './PodMarks';
+
+export const TILE_MARKS_WIDTH = 96;
+
+/** Re-render a Ready node once when its heartbeat becomes old enough to call it suspect. */
+function useSuspectTimer(node: NodeView): void {
+  const [, bump] = useReducer((x: number) => x + 1, 0);
+  useEffect(() => {
+    if (node.ready !== 'Ready' || node.lastHeartbeat === undefined) return;
+    const due = node.lastHeartbeat + DEFAULT_SUSPECT_AFTER_MS - Date.now();
+    if (due <= 0) return;
+    const t = setTimeout(bump, due + 50);
+    return () => clearTimeout(t);
+  }, [node.ready, node.lastHeartbeat]);
+}
+
+export function HeartbeatAge({ since, className }: { since: number | undefined; className?: string }) {
+  const now = useNow(1000);
+  if (since === undefined) return <span className={className}>no heartbeat</span>;
+  if (now === 0) return <span className={className}>—</span>;
+  return (
+    <span className={className} title="time since the last heartbeat (Lease renewal or NodeStatus)">
+      {formatAge(now - since)}
+    </span>
+  );
+}
+
+function podCounts(pods: readonly PodView[]): string {
+  const c = new Map<PodState, number>();
+  for (const p of pods) c.set(p.state, (c.get(p.state) ?? 0) + 1);
+  return [...c].map(([s, n]) => `${n} ${s}`).join(', ');
+}
+
+export interface NodeTileProps {
+  node: NodeView;
+  pods: readonly PodView[];
+  selected: boolean;
+  dimmed: boolean;
+  onSelect: (name: string) => void;
+}
+
+/** A node on the map. Memoized: re-renders only when its node, its pods array or selection change. */
+export const NodeTile = memo(function NodeTile({ node, pods, selected, dimmed, onSelect }: NodeTileProps) {
+  useSuspectTimer(node);
+  const state = nodeDisplayState(node, Date.now());
+  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}`;
+  return (
+    <button
+      type="button"
+      data-testid={`node-tile-${node.name}`}
+      data-state={state}
+      aria-label={label}
+      aria-pressed={selected}
+      title={label}
+      onClick={() => onSelect(node.name)}
+      className={`flex w-[110px] flex-col gap-1 rounded border px-1.5 pt-1 pb-1.5 text-left transition-opacity ${NODE_TILE_CLASS[state]} ${
+        selected ? 'outline-2 outline-offset-1 outline-info' : ''
+      } ${dimmed ? 'opacity-25' : ''} hover:brightness-110 focus-visible:outline-2 focus-visible:outline-info`}
+    >
+      <span className="flex w-full items-baseline justify-between gap-1 font-mono text-[11px] leading-tight">
+        <span className="truncate font-semibold">{node.name}</span>
+        {showsHeartbeatAge(state) ? (
+          <HeartbeatAge since={node.lastHeartbeat} className="shrink-0 text-[10px] text-warn tabular-nums" />
+        ) : (
+          <span className="shrink-0 text-[10px] text-dim tabular-nums">{pods.length}</span>
+        )}
+      </span>
+      <PodMarks pods={pods} width={TILE_MARKS_WIDTH} />
+    </button>
+  );
+});

@@ -1,0 +1,289 @@
+'use client';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useEffect, useMemo, useRef } from 'react';
+import { podKey, type PodView } from '@/lib/console/protocol';
+import { formatAge, formatClock } from '@/lib/console/ui/format';
+import { NODE_DOT_CLASS, NODE_STATE_LABEL, nodeDisplayState, POD_DOT_CLASS } from '@/lib/console/ui/states';
+import type { PodDetail as PodDetailData } from '../console/api-types';
+import { useCluster } from '../console/cluster';
+import { useNow } from '../console/clock';
+import { useNodes, usePods } from '../console/live';
+import { useTRPC } from '../console/trpc';
+import { claimsOf, conditionsOf, containersOf, eventsOf, stepsOf, timeOf } from './normalize';
+import { TerminationTimeline } from './TerminationTimeline';
+
+function Card({
+  title,
+  children,
+  className = '',
+}: {
+  title: string;
+  children: React.ReactNode;
+  className?: string;
+}) {
+  return (
+    <section aria-label={title} className={`rounded border border-line bg-panel p-3 ${className}`}>
+      <h2 className="mb-2 text-xs font-semibold uppercase tracking-wide text-dim">{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function PodDetail({
+  cluster,
+  namespace,
+  name,
+}: {
+  cluster: string;
+  namespace: string;
+  name: string;
+}) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const { cluster: selected, setCluster, clusters } = useCluster();
+  // the route names the cluster: make it the selected one so live data follows it
+  useEffect(() => {
+    if (selected !== cluster && (!clusters || clusters.some((c) => c.id === cluster))) setCluster(cluster);
+  }, [cluster, selected, clusters, setCluster]);
+
+  const input = { cluster, namespace, name };
+  const detail = useQuery({ ...trpc.pods.get.queryOptions(input), retry: 0, staleTime: 0 });
+  // read loosely: the page copes with small differences in the server's shape
+  const data = detail.data as unknown as PodDetailData | undefined;
+  const livePods = usePods(selected === cluster ? cluster : undefined);
+  const nodes = useNodes(selected === cluster ? cluster : undefined);
+  const live = livePods?.byKey.get(podKey({ namespace, name }));
+  const gone = !!livePods && !live;
+  const pod: PodView | undefined = live ?? data?.pod;
+
+  // Event-driven refresh of the detail (events, steps): when the live pod changes or disappears,
+  // and at the grace deadline (SIGKILL follows at least 2 s after it). No polling.
+  const queryKey = useMemo(
+    () => trpc.pods.get.queryKey({ cluster, namespace, name }),
+    [trpc, cluster, namespace, name],
+  );
+  const lastRv = useRef<string | undefined>(undefined);
+  const liveRv = live?.resourceVersion;
+  useEffect(() => {
+    const key = liveRv ?? (gone ? 'gone' : undefined);
+    if (key === undefined || key === lastRv.current) return;
+    const first = lastRv.current === undefined;
+    lastRv.current = key;
+    if (!first) void qc.invalidateQueries({ queryKey });
+  }, [liveRv, gone, qc, queryKey]);
+  const deadline = pod?.deletionTimestamp;
+  useEffect(() => {
+    if (deadline === undefined || gone) return;
+    const timers = [250, 2_500, 5_000]
+      .map((extra) => deadline + extra - Date.now())
+      .filter((ms) => ms > 0)
+      .map((ms) => setTimeout(() => void qc.invalidateQueries({ queryKey }), ms));
+    return () => timers.forEach(clearTimeout);
+  }, [deadline, gone, qc, queryKey]);
+
+  const now = useNow(1000) || Date.now();
+  const node = pod?.node ? nodes?.byKey.get(pod.node) : undefined;
+  const nodeState = node ? nodeDisplayState(node, now) : undefined;
+
+  if (!pod) {
+    return (
+      <div className="p-4">
+        <Breadcrumb cluster={cluster} namespace={namespace} name={name} />
+        <p className="mt-4 text-dim" role="status">
+          {detail.isError ? `Cannot load pod: ${detail.error.message}` : 'Loading pod…'}
+        </p>
+      </div>
+    );
+  }
+  const conditions = conditionsOf(data?.conditions);
+  const containers = containersOf(data?.containerStatuses);
+  const claims = claimsOf(data?.claims, pod.claims);
+  const events = eventsOf(data?.events);
+  const { steps, error: stepsError } = stepsOf(data);
+  const terminating = pod.deletionTimestamp !== undefined || (steps?.length ?? 0) > 0;
+
+  return (
+    <div className="flex flex-col gap-3 overflow-auto p-3 text-sm">
+      <Breadcrumb cluster={cluster} namespace={namespace} name={name} />
+      <header className="flex flex-wrap items-center gap-3">
+        <h1 className="font-mono text-lg font-semibold">
+          <span className="text-dim">{namespace}/</span>
+          {name}
+        </h1>
+        <span className="flex items-center gap-1.5 rounded border border-line px-2 py-0.5">
+          <span
+            className={`inline-block h-2.5 w-2.5 rounded-sm ${POD_DOT_CLASS[pod.state]}`}
+            aria-hidden="true"
+          />
+          {pod.state}
+        </span>
+        {gone && (
+          <span className="rounded bg-muted/20 px-2 py-0.5 text-dim">
+            deleted from the cluster — showing its last known state
+          </span>
+        )}
+        {detail.isFetching && <span className="text-xs text-dim">refreshing…</span>}
+        {detail.isError && data && (
+          <span className="text-xs text-warn">detail may be stale: {detail.error.message}</span>
+        )}
+      </header>
+
+      {terminating && <TerminationTimeline pod={pod} steps={steps} gone={gone} stepsError={stepsError} />}
+
+      <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+        <Card title="Status">
+          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
+            <dt className="text-dim">Phase</dt>
+            <dd>{pod.phase ?? '—'}</dd>
+            <dt className="text-dim">Ready</dt>
+            <dd className={pod.ready ? 'text-ok' : 'text-warn'}>{pod.ready ? 'yes' : 'no'}</dd>
+            <dt className="text-dim">Node</dt>
+            <dd className="flex items-center gap-1.5 font-mono">
+              {pod.node ?? <span className="text-dim">not scheduled</span>}
+              {nodeState && (
+                <>
+                  <span
+                    className={`inline-block h-2 w-2 rounded-full ${NODE_DOT_CLASS[nodeState]}`}
+                    aria-hidden="true"
+                  />
+                  <span className="font-sans text-dim">{NODE_STATE_LABEL[nodeState]}</span>
+                </>
+              )}
+            </dd>
+            <dt className="text-dim">Owner</dt>
+            <dd>{pod.owner ? `${pod.owner.kind}/${pod.owner.name}` : '—'}</dd>
+            <dt className="text-dim">Pod IP</dt>
+            <dd className="font-mono">{pod.podIP ?? '—'}</dd>
+            <dt className="text-dim">Created</dt>
+            <dd className="font-mono">
+              {pod.createdAt ? `${formatClock(pod.createdAt)} (${formatAge(now - pod.createdAt)} ago)` : '—'}
+            </dd>
+            <dt className="text-dim">Grace period</dt>
+            <dd className="font-mono">
+              {pod.terminationGracePeriodSeconds !== undefined
+                ? `${pod.terminationGracePeriodSeconds}s`
+                : '—'}
+              {pod.deletionGracePeriodSeconds !== undefined &&
+                ` (deletion: ${pod.deletionGracePeriodSeconds}s)`}
+            </dd>
+            <dt className="text-dim">UID</dt>
+            <dd className="truncate font-mono text-xs text-dim">{pod.uid}</dd>
+          </dl>
+        </Card>
+
+        <Card title="Conditions">
+          {conditions.length === 0 ? (
+            <p className="text-xs text-dim">{data ? 'none' : 'loading…'}</p>
+          ) : (
+            <table className="w-full text-xs">
+              <tbody>
+                {conditions.map((c) => (
+                  <tr key={c.type} className="border-t border-line align-top">
+                    <td className="py-1 pr-2 font-medium">{c.type}</td>
+                    <td className={`py-1 pr-2 font-mono ${c.status === 'True' ? 'text-ok' : 'text-warn'}`}>
+                      {c.status}
+                    </td>
+                    <td className="py-1 text-dim" title={c.message}>
+                      {c.reason ?? ''}
+                      {timeOf(c.time) ? ` · ${formatClock(timeOf(c.time))}` : ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Card>
+
+        <Card title="Containers">
+          {containers.length === 0 ? (
+            <p className="text-xs text-dim">{data ? 'no status reported' : 'loading…'}</p>
+          ) : (
+            <table className="w-full text-xs">
+              <thead>
+                <tr className="text-left text-dim">
+                  <th className="pr-2 font-normal">name</th>
+                  <th className="pr-2 font-normal">state</th>
+                  <th className="pr-2 font-normal">ready</th>
+                  <th className="font-normal">restarts</th>
+                </tr>
+              </thead>
+              <tbody>
+                {containers.map((c) => (
+                  <tr key={c.name} className="border-t border-line">
+                    <td className="py-1 pr-2 font-mono">{c.name}</td>
+                    <td className="py-1 pr-2" title={c.detail}>
+                      {c.state}
+                      {c.detail ? <span className="text-dim"> · {c.detail}</span> : null}
+                    </td>
+                    <td className="py-1 pr-2">{c.ready === undefined ? '—' : c.ready ? 'yes' : 'no'}</td>
+                    <td className="py-1 tabular-nums">{c.restarts ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Card>
+
+        <Card title="Volume claims">
+          {claims.length === 0 ? (
+            <p className="text-xs text-dim">none</p>
+          ) : (
+            <ul className="flex flex-col gap-1 text-xs">
+              {claims.map((c) => (
+                <li key={c.name} className="border-t border-line pt-1">
+                  <span className="font-mono">{c.name}</span>
+                  {c.detail && <span className="text-dim"> · {c.detail}</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Card>
+      </div>
+
+      <Card title={`Events (${events.length})`}>
+        {events.length === 0 ? (
+          <p className="text-xs text-dim">{data ? 'no events' : 'loading…'}</p>
+        ) : (
+          <table className="w-full text-xs">
+            <thead>
+              <tr className="text-left text-dim">
+                <th className="pr-2 font-normal">last seen</th>
+                <th className="pr-2 font-normal">type</th>
+                <th className="pr-2 font-normal">reason</th>
+                <th className="pr-2 font-normal">count</th>
+                <th className="font-normal">message</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...events]
+                .sort((a, b) => (b.last ?? 0) - (a.last ?? 0))
+                .map((e) => (
+                  <tr key={`${e.reason}-${e.last}-${e.message}`} className="border-t border-line align-top">
+                    <td className="py-1 pr-2 font-mono whitespace-nowrap">{formatClock(e.last)}</td>
+                    <td className={`py-1 pr-2 ${e.type === 'Warning' ? 'text-warn' : 'text-dim'}`}>
+                      {e.type}
+                    </td>
+                    <td className="py-1 pr-2 font-medium">{e.reason}</td>
+                    <td className="py-1 pr-2 tabular-nums">{e.count}</td>
+                    <td className="py-1 break-words">{e.message}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function Breadcrumb({ cluster, namespace, name }: { cluster: string; namespace: string; name: string }) {
+  return (
+    <nav aria-label="Breadcrumb" className="text-xs text-dim">
+      <Link href="/pods" className="hover:underline">
+        Pods
+      </Link>{' '}
+      / <span>{cluster}</span> / <span>{namespace}</span> / <span className="text-fg">{name}</span>
+    </nav>
+  );
+}

@@ -1,0 +1,341 @@
+'use client';
+import Link from 'next/link';
+import { usePathname, useRouter } from 'next/navigation';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { formatClock } from '@/lib/console/ui/format';
+import { handleKey, type KeyState, SHORTCUTS } from '@/lib/console/ui/keys';
+import type { ClusterMode } from '../console/api-types';
+import { useCluster } from '../console/cluster';
+import { useConnection, useHealth } from '../console/live';
+
+/** Fired on window for Escape; panels and overlays close themselves. */
+export const CLOSE_EVENT = 'palisade:close';
+
+function isEditable(t: EventTarget | null): boolean {
+  if (!(t instanceof HTMLElement)) return false;
+  return t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName);
+}
+
+export function focusSearch(): boolean {
+  const el = document.querySelector<HTMLInputElement>('[data-search]');
+  if (!el) return false;
+  el.focus();
+  el.select();
+  return true;
+}
+
+const NAV = [
+  { href: '/', label: 'Map', keys: 'g m' },
+  { href: '/nodes', label: 'Nodes', keys: 'g n' },
+  { href: '/pods', label: 'Pods', keys: 'g p' },
+];
+
+export function Shell({ children }: { children: ReactNode }) {
+  const router = useRouter();
+  const [help, setHelp] = useState(false);
+  const keyState = useRef<KeyState>({});
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const r = handleKey(keyState.current, {
+        key: e.key,
+        at: performance.now(),
+        ctrl: e.ctrlKey,
+        meta: e.metaKey,
+        alt: e.altKey,
+        editable: isEditable(e.target),
+      });
+      keyState.current = r.state;
+      if (!r.action) return;
+      switch (r.action) {
+        case 'focus-search':
+          if (focusSearch()) e.preventDefault();
+          break;
+        case 'toggle-help':
+          e.preventDefault();
+          setHelp((h) => !h);
+          break;
+        case 'close':
+          setHelp(false);
+          if (isEditable(e.target)) (e.target as HTMLElement).blur();
+          window.dispatchEvent(new Event(CLOSE_EVENT));
+          break;
+        case 'go-map':
+          router.push('/');
+          break;
+        case 'go-nodes':
+          router.push('/nodes');
+          break;
+        case 'go-pods':
+          router.push('/pods');
+          break;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [router]);
+
+  const { current, cluster } = useCluster();
+  const health = useHealth(cluster);
+  const mode: ClusterMode = health?.mode ?? current?.mode ?? 'normal';
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <TopBar onHelp={() => setHelp(true)} mode={mode} />
+      <ConnectionBanner />
+      <ModeFrame mode={mode}>{children}</ModeFrame>
+      {help && <HelpOverlay onClose={() => setHelp(false)} />}
+    </div>
+  );
+}
+
+function TopBar({ onHelp, mode }: { onHelp: () => void; mode: ClusterMode }) {
+  const pathname = usePathname();
+  const { clusters, cluster, setCluster, current } = useCluster();
+  return (
+    <header className="sticky top-0 z-30 flex h-11 shrink-0 items-center gap-3 border-b border-line bg-panel px-3 text-sm">
+      <Link
+        href="/"
+        className="flex items-center gap-2 font-semibold tracking-tight"
+        aria-label="Palisade home"
+      >
+        <svg width="18" height="18" viewBox="0 0 16 16" aria-hidden="true" className="text-info">
+          <path
+            fill="currentColor"
+            d="M2 3l2-2 2 2v12H2zM7 3l2-2 2 2v12H7zM12 3l2-2 2 2v12h-4z"
+            opacity=".9"
+          />
+        </svg>
+        Palisade
+      </Link>
+      <nav aria-label="Main" className="flex items-center gap-1">
+        {NAV.map((n) => {
+          const active = n.href === '/' ? pathname === '/' : pathname.startsWith(n.href);
+          return (
+            <Link
+              key={n.href}
+              href={n.href}
+              aria-current={active ? 'page' : undefined}
+              title={`${n.label} (${n.keys})`}
+              className={`rounded px-2 py-1 ${active ? 'bg-panel-2 text-fg' : 'text-dim hover:bg-panel-2 hover:text-fg'}`}
+            >
+              {n.label}
+            </Link>
+          );
+        })}
+      </nav>
+      <div className="ml-auto flex items-center gap-3">
+        <label className="flex items-center gap-1.5 text-dim">
+          <span className="hidden sm:inline">Cluster</span>
+          <select
+            aria-label="Cluster"
+            className="max-w-56 rounded border border-line bg-panel-2 px-1.5 py-0.5 text-fg"
+            value={cluster ?? ''}
+            onChange={(e) => setCluster(e.target.value)}
+            disabled={!clusters?.length}
+          >
+            {!clusters?.length && <option value={cluster ?? ''}>{cluster ?? 'no clusters'}</option>}
+            {clusters?.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.id}
+                {c.embedded ? ' (embedded)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        {current?.embedded && (
+          <span
+            className="hidden rounded border border-info/40 px-1.5 py-0.5 text-xs text-info md:inline"
+            title="Palisade's embedded, simulated cluster"
+          >
+            simulation
+          </span>
+        )}
+        <ModeBadge mode={mode} />
+        <HealthIndicator />
+        <button
+          type="button"
+          onClick={onHelp}
+          aria-label="Keyboard shortcuts"
+          title="Keyboard shortcuts (?)"
+          className="h-6 w-6 rounded border border-line text-dim hover:text-fg"
+        >
+          ?
+        </button>
+      </div>
+    </header>
+  );
+}
+
+function ModeBadge({ mode }: { mode: ClusterMode }) {
+  if (mode === 'normal') return null;
+  return (
+    <span
+      className={`rounded px-1.5 py-0.5 text-xs font-semibold uppercase tracking-wide ${
+        mode === 'protected' ? 'bg-crit text-white' : 'bg-warn text-black'
+      }`}
+    >
+      {mode}
+    </span>
+  );
+}
+
+function HealthIndicator() {
+  const { cluster, current } = useCluster();
+  const live = useHealth(cluster);
+  const { conn } = useConnection();
+  const health = live ?? current?.health;
+  const informers = health?.informers ?? [];
+  const unsynced = informers.filter((i) => !i.synced);
+  const errors = informers.filter((i) => i.lastError);
+  const state =
+    conn !== 'connected'
+      ? 'crit'
+      : !health
+        ? 'muted'
+        : unsynced.length
+          ? 'warn'
+          : errors.length
+            ? 'warn'
+            : 'ok';
+  const label =
+    conn !== 'connected'
+      ? 'Live updates disconnected'
+      : !health
+        ? 'Informer health unknown'
+        : unsynced.length
+          ? `${unsynced.length} informer(s) not synced`
+          : errors.length
+            ? 'Informers synced, with recent errors'
+            : 'Informers synced';
+  const detail = informers
+    .map(
+      (i) =>
+        `${i.kind}: ${i.synced ? 'synced' : 'NOT synced'}, ${i.restarts} restarts${i.lastError ? `, ${i.lastError}` : ''}`,
+    )
+    .join('\n');
+  const dot = { ok: 'bg-ok', warn: 'bg-warn', crit: 'bg-crit', muted: 'bg-muted' }[state];
+  return (
+    <span
+      className="flex items-center gap-1.5 text-xs text-dim"
+      title={detail ? `${label}\n${detail}` : label}
+      role="status"
+      aria-label={label}
+    >
+      <span className={`inline-block h-2.5 w-2.5 rounded-full ${dot}`} />
+      <span className="hidden lg:inline">{label}</span>
+    </span>
+  );
+}
+
+function ConnectionBanner() {
+  const { conn, lostAt, error } = useConnection();
+  const { listError } = useCluster();
+  const [grace, setGrace] = useState(true);
+  useEffect(() => {
+    const t = setTimeout(() => setGrace(false), 2000);
+    return () => clearTimeout(t);
+  }, []);
+  const socketDown = conn === 'disconnected' || (conn === 'connecting' && !grace);
+  if (!socketDown && !listError) {
+    if (!error) return null;
+    return (
+      <div role="alert" className="border-b border-warn/50 bg-warn/12 px-3 py-1.5 text-sm">
+        <span className="font-semibold text-warn">Live updates unavailable:</span>{' '}
+        <span className="text-dim">{error}</span>
+      </div>
+    );
+  }
+  return (
+    <div
+      role="alert"
+      className="flex flex-wrap items-center gap-x-3 border-b border-crit/50 bg-crit/12 px-3 py-1.5 text-sm"
+    >
+      <span className="font-semibold text-crit">Disconnected from the Palisade server</span>
+      <span className="text-dim">
+        {socketDown
+          ? lostAt
+            ? `Live updates stopped at ${formatClock(lostAt)}; what you see may be stale. Reconnecting…`
+            : 'Connecting to live updates…'
+          : null}
+        {listError ? ` Cluster list unavailable: ${listError}` : null}
+      </span>
+    </div>
+  );
+}
+
+function ModeFrame({ mode, children }: { mode: ClusterMode; children: ReactNode }) {
+  if (mode === 'normal') return <main className="flex min-h-0 flex-1 flex-col">{children}</main>;
+  const protectedMode = mode === 'protected';
+  return (
+    <main
+      className={`relative flex min-h-0 flex-1 flex-col border-4 ${protectedMode ? 'border-crit' : 'border-warn'}`}
+      aria-label={protectedMode ? 'Cluster in protected mode' : 'Cluster in read-only mode'}
+    >
+      <div
+        className={`px-3 py-1 text-xs font-semibold uppercase tracking-wide ${
+          protectedMode ? 'bg-crit text-white' : 'bg-warn text-black'
+        }`}
+      >
+        {protectedMode
+          ? 'Protected cluster — every change here is guarded and needs explicit confirmation'
+          : 'Read-only mode — Palisade will not change this cluster'}
+      </div>
+      {children}
+    </main>
+  );
+}
+
+function HelpOverlay({ onClose }: { onClose: () => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const close = useCallback(() => onClose(), [onClose]);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <div className="fixed inset-0 z-50 flex items-center justify-center p-4">
+      <button
+        type="button"
+        aria-label="Close help"
+        tabIndex={-1}
+        className="absolute inset-0 cursor-default bg-black/40"
+        onClick={close}
+      />
+      <div
+        ref={ref}
+        tabIndex={-1}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="help-title"
+        className="relative w-full max-w-sm rounded-md border border-line bg-panel p-4 shadow-xl outline-none"
+      >
+        <div className="mb-3 flex items-center justify-between">
+          <h2 id="help-title" className="font-semibold">
+            Keyboard shortcuts
+          </h2>
+          <button type="button" onClick={close} aria-label="Close help" className="text-dim hover:text-fg">
+            ✕
+          </button>
+        </div>
+        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 text-sm">
+          {SHORTCUTS.map((s) => (
+            <div key={s.keys} className="contents">
+              <dt>
+                {s.keys.split(' ').map((k) => (
+                  <kbd
+                    key={k}
+                    className="mr-1 rounded border border-line bg-panel-2 px-1.5 font-mono text-xs"
+                  >
+                    {k}
+                  </kbd>
+                ))}
+              </dt>
+              <dd className="text-dim">{s.description}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="mt-3 text-xs text-dim">Shortcuts are ignored while you type in a field.</p>
+      </div>
+    </div>
+  );
+}

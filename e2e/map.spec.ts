@@ -1,0 +1,19 @@
+import { expect, test } from '@playwright/test';
+
+// The demo profile: three zones, two racks each, two nodes per rack.
+const DEMO_NODES = ['a1', 'a2', 'b1', 'b2', 'c1', 'c2'].flatMap((rack) => [`${rack}-1`, `${rack}-2`]);
+
+test('the cluster map shows every node of the demo cluster', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('banner')).toContainText('Palisade');
+  for (const name of DEMO_NODES) {
+    const tile = page.getByTestId(`node-tile-${name}`);
+    await expect(tile).toBeVisible();
+    await expect(tile).toHaveAccessibleName(new RegExp(`^Node ${name}:`));
+  }
+  await expect(page.getByRole('region', { name: 'Cluster summary' })).toContainText('12 nodes');
+
+  // clicking a tile opens its side panel
+  await page.getByTestId('node-tile-a1-1').click();
+  await expect(page.getByRole('complementary', { name: 'Node a1-1' })).toBeVisible();
+});

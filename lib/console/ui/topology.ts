@@ -1,0 +1,48 @@
+// Grouping nodes into zones and racks for the cluster map. Pure.
+import type { NodeView } from '../protocol';
+
+export interface RackGroup<N> {
+  rack: string;
+  nodes: N[];
+}
+export interface ZoneGroup<N> {
+  zone: string;
+  racks: RackGroup<N>[];
+  count: number;
+}
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** Natural order: a1-2 before a1-10. */
+export function naturalCompare(a: string, b: string): number {
+  return collator.compare(a, b);
+}
+
+export const NO_ZONE = '(no zone)';
+export const NO_RACK = '(no rack)';
+
+/** Zones, then racks, then nodes, each in natural order; missing labels grouped last. */
+export function groupByZoneRack<N extends Pick<NodeView, 'name' | 'zone' | 'rack'>>(
+  nodes: Iterable<N>,
+): ZoneGroup<N>[] {
+  const zones = new Map<string, Map<string, N[]>>();
+  for (const n of nodes) {
+    const z = n.zone || NO_ZONE;
+    const r = n.rack || NO_RACK;
+    let racks = zones.get(z);
+    if (!racks) zones.set(z, (racks = new Map()));
+    let list = racks.get(r);
+    if (!list) racks.set(r, (list = []));
+    list.push(n);
+  }
+  const order = (a: string, b: string, none: string) =>
+    a === none ? 1 : b === none ? -1 : naturalCompare(a, b);
+  return [...zones.entries()]
+    .sort(([a], [b]) => order(a, b, NO_ZONE))
+    .map(([zone, racks]) => {
+      const rackGroups = [...racks.entries()]
+        .sort(([a], [b]) => order(a, b, NO_RACK))
+        .map(([rack, list]) => ({ rack, nodes: list.sort((x, y) => naturalCompare(x.name, y.name)) }));
+      return { zone, racks: rackGroups, count: rackGroups.reduce((s, r) => s + r.nodes.length, 0) };
+    });
+}
