@@ -1,7 +1,10 @@
 import { defineConfig, devices } from '@playwright/test';
 
-// The Palisade server is started outside this config (PALISADE_URL points at it).
-// Browsers: Debian's Chromium; never `playwright install`.
+// Playwright starts the real console (built UI, embedded demo cluster) on 127.0.0.1
+// unless PALISADE_URL points at one already running. Browsers: Debian's Chromium;
+// never `playwright install`.
+const port = Number(process.env.PALISADE_E2E_PORT ?? 39417);
+const external = process.env.PALISADE_URL;
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
@@ -10,9 +13,20 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   fullyParallel: false,
   retries: 0,
-  reporter: [['list'], ['html', { outputFolder: '../playwright-report', open: 'never' }]],
+  reporter: [['list'], ['html', { outputFolder: '../playwright-report', open: 'never' }], ['./summary-reporter.ts']],
+  webServer: external
+    ? undefined
+    : {
+        command: `node --import tsx server/main.ts --port ${port} --state-dir .palisade/e2e --scenario demo`,
+        cwd: '..',
+        url: `http://127.0.0.1:${port}/api/trpc/clusters.list`,
+        timeout: 120_000,
+        reuseExistingServer: false,
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
   use: {
-    baseURL: process.env.PALISADE_URL ?? 'http://127.0.0.1:3000',
+    baseURL: external ?? `http://127.0.0.1:${port}`,
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     video: 'off',

@@ -23,11 +23,14 @@ const cliOptions = z.object({
   context: z.array(z.string().min(1, 'must not be empty')).default([]),
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   'read-only': z.boolean().default(false),
+  /** embedded cluster only: where its kubeconfig and infra.json go, and which scenario it runs */
+  'state-dir': z.string().min(1, 'must not be empty').default('.palisade'),
+  scenario: z.string().min(1, 'must not be empty').default('demo'),
 });
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: tsx server/main.ts [--port N] [--kubeconfig PATH] [--context NAME]... [--host ADDRESS] [--read-only]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|FILE]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -45,6 +48,8 @@ function parse(argv: string[]): CliOptions {
         context: { type: 'string', multiple: true },
         host: { type: 'string' },
         'read-only': { type: 'boolean' },
+        'state-dir': { type: 'string' },
+        scenario: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -66,8 +71,8 @@ function parse(argv: string[]): CliOptions {
 }
 
 /** The in-process embedded cluster, started only when no kubeconfig was given. */
-async function startEmbedded() {
-  const kubeconfigPath = resolve('.palisade/kubeconfig');
+async function startEmbedded(stateDir: string, scenario: string) {
+  const kubeconfigPath = resolve(stateDir, 'kubeconfig');
   await mkdir(dirname(kubeconfigPath), { recursive: true });
   // imported lazily: a console for a real cluster never loads the simulator
   const [{ startEmbeddedCluster }, { loadScenario }] = await Promise.all([
@@ -75,11 +80,11 @@ async function startEmbedded() {
     import('../sim/scenario/load.js'),
   ]);
   const cluster = await startEmbeddedCluster({
-    scenario: await loadScenario('demo'),
+    scenario: await loadScenario(scenario),
     kubeconfigPath,
     log: (m) => console.log(`  embedded cluster: ${m}`),
   });
-  console.log(`embedded cluster ready (demo scenario), kubeconfig: ${kubeconfigPath}`);
+  console.log(`embedded cluster ready (${scenario} scenario), kubeconfig: ${kubeconfigPath}`);
   return { kubeconfigPath, stop: () => cluster.stop() };
 }
 
@@ -88,7 +93,7 @@ async function main() {
   const given = opts.kubeconfig ?? process.env.KUBECONFIG;
   // $KUBECONFIG may list several files; Palisade reads the first
   const explicit = given?.split(':').find(Boolean);
-  const embedded = explicit ? undefined : await startEmbedded();
+  const embedded = explicit ? undefined : await startEmbedded(opts['state-dir'], opts.scenario);
   const kubeconfigPath = resolve(explicit ?? embedded!.kubeconfigPath);
   const clusters = await clustersFromKubeconfig(kubeconfigPath, {
     contexts: opts.context,
