@@ -13,7 +13,11 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   fullyParallel: false,
   retries: 0,
-  reporter: [['list'], ['html', { outputFolder: '../playwright-report', open: 'never' }], ['./summary-reporter.ts']],
+  reporter: [
+    ['list'],
+    ['html', { outputFolder: '../playwright-report', open: 'never' }],
+    ['./summary-reporter.ts'],
+  ],
   webServer: external
     ? undefined
     : {

@@ -13,6 +13,8 @@ export default class SummaryReporter implements Reporter {
   }
 
   onEnd(_result: FullResult) {
-    process.stdout.write(`\nplaywright: ${this.passed} passed, ${this.failed} failed${this.skipped ? `, ${this.skipped} skipped` : ''}\n`);
+    process.stdout.write(
+      `\nplaywright: ${this.passed} passed, ${this.failed} failed${this.skipped ? `, ${this.skipped} skipped` : ''}\n`,
+    );
   }
 }

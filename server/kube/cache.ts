@@ -99,9 +99,10 @@ export class ClusterCache {
 
   // ---- pods
 
-  setPod(view: PodView) {
-    const key = podKey(view);
+  setPod(incoming: PodView) {
+    const key = podKey(incoming);
     const old = this.pods.get(key);
+    const view = keepGracefulDeletion(incoming, old);
     if (old) this.unindex(key, old);
     this.pods.set(key, view);
     this.podsByNode.add(view.node, key);
@@ -185,4 +186,20 @@ export class ClusterCache {
       .filter((e): e is EventView => !!e && (!uid || !e.involved.uid || e.involved.uid === uid))
       .sort((a, b) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0));
   }
+}
+
+/**
+ * The kubelet ends every termination with a grace-0 delete, which rewrites
+ * deletionTimestamp and deletionGracePeriodSeconds just before the pod goes. Keep the
+ * graceful deletion the pod actually went through, so its timeline shows the real
+ * grace period rather than the final 0 s bookkeeping.
+ */
+export function keepGracefulDeletion(view: PodView, old: PodView | undefined): PodView {
+  if (!old?.deletionTimestamp || !old.deletionGracePeriodSeconds) return view;
+  if (view.uid !== old.uid || view.deletionGracePeriodSeconds !== 0) return view;
+  return {
+    ...view,
+    deletionTimestamp: old.deletionTimestamp,
+    deletionGracePeriodSeconds: old.deletionGracePeriodSeconds,
+  };
 }

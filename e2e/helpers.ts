@@ -1,0 +1,94 @@
+// Shared helpers for the e2e specs (not a spec itself). The specs share one server and one
+// embedded cluster (see playwright.config.ts), so each spec uses its own nodes and heals what
+// it breaks. Files are read at call time: the server writes them when it starts, after the
+// test files have been loaded.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { type APIRequestContext, expect, type Page } from '@playwright/test';
+
+const STATE_DIR = resolve(import.meta.dirname, '..', '.palisade', 'e2e');
+
+/** Nodes each spec may break, so that no spec touches another one's node. */
+export const RESERVED = {
+  reconnect: 'c2-2',
+  screenshots: 'c1-1',
+} as const;
+
+export function infraEndpoint(): { url: string; token: string } {
+  return JSON.parse(readFileSync(resolve(STATE_DIR, 'infra.json'), 'utf8'));
+}
+
+/** POST /v1/nodes/<node>/<verb> on the embedded cluster's infrastructure API. */
+export async function infra(node: string, verb: 'partition' | 'heal'): Promise<void> {
+  const { url, token } = infraEndpoint();
+  const res = await fetch(`${url}/v1/nodes/${encodeURIComponent(node)}/${verb}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (!res.ok) throw new Error(`infra ${verb} ${node}: ${res.status} ${await res.text()}`);
+}
+
+export function core(): k8s.CoreV1Api {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(resolve(STATE_DIR, 'kubeconfig'));
+  return kc.makeApiClient(k8s.CoreV1Api);
+}
+
+/** The node's Ready condition status in the Kubernetes API: 'True', 'False' or 'Unknown'. */
+export async function nodeReady(api: k8s.CoreV1Api, name: string): Promise<string | undefined> {
+  const node = await api.readNode({ name });
+  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}
+
+/** The embedded cluster's id, from clusters.list. */
+export async function clusterId(request: APIRequestContext): Promise<string> {
+  const res = await request.get('/api/trpc/clusters.list');
+  expect(res.ok()).toBeTruthy();
+  const body = await res.json();
+  const list: { id: string; embedded: boolean }[] = body.result?.data?.json ?? body.result?.data;
+  const c = list.find((x) => x.embedded) ?? list[0];
+  return c.id;
+}
+
+export const tile = (page: Page, node: string) => page.getByTestId(`node-tile-${node}`);
+
+/** Seconds shown by a heartbeat age like "12s" or "1m05s". */
+export function ageSeconds(text: string | null): number {
+  const m = (text ?? '').trim().match(/^(?:(\d+)m)?(\d+)s$/);
+  if (!m) return Number.NaN;
+  return Number(m[1] ?? 0) * 60 + Number(m[2]);
+}
+
+/** Heal a node and wait until the API says it is Ready again. */
+export async function healAndWait(node: string): Promise<void> {
+  await infra(node, 'heal');
+  const api = core();
+  await expect(async () => expect(await nodeReady(api, node)).toBe('True')).toPass({ timeout: 30_000 });
+}
+
+/** A Running, Ready storefront pod on a Ready node no other spec breaks. */
+export async function runningStorefrontPod(api: k8s.CoreV1Api): Promise<k8s.V1Pod> {
+  let pod: k8s.V1Pod | undefined;
+  await expect(async () => {
+    const nodes = await api.listNode();
+    const readyNodes = new Set(
+      nodes.items
+        .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .map((n) => n.metadata!.name!)
+        .filter((n) => !Object.values<string>(RESERVED).includes(n)),
+    );
+    const pods = await api.listNamespacedPod({ namespace: 'shop' });
+    pod = pods.items.find(
+      (p) =>
+        p.metadata?.name?.startsWith('storefront-') &&
+        !p.metadata.deletionTimestamp &&
+        p.status?.phase === 'Running' &&
+        p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') &&
+        readyNodes.has(p.spec?.nodeName ?? ''),
+    );
+    expect(pod).toBeDefined();
+  }).toPass({ timeout: 30_000 });
+  return pod!;
+}

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { clusterId, core, healAndWait, infra, RESERVED, runningStorefrontPod, tile } from './helpers';
+
+// Screenshots for the README, taken from the live console: docs/console-map.png and
+// docs/console-timeline.png.
+const DOCS = resolve(import.meta.dirname, '..', 'docs');
+test.use({ viewport: { width: 1440, height: 900 } });
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(() => mkdirSync(DOCS, { recursive: true }));
+
+test('screenshot: the map with a partitioned node', async ({ page }) => {
+  test.setTimeout(60_000);
+  const node = RESERVED.screenshots;
+  await page.goto('/');
+  const t = tile(page, node);
+  await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Ready`));
+  try {
+    await infra(node, 'partition');
+    await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Unknown`), { timeout: 20_000 });
+    await t.click();
+    const panel = page.getByRole('complementary', { name: `Node ${node}` });
+    await expect(panel.getByText('Unknown', { exact: true }).first()).toBeVisible();
+    await expect(panel.getByRole('row', { name: /^Ready Unknown NodeStatusUnknown/ })).toBeVisible();
+    await expect(page.getByRole('status', { name: 'Informers synced' })).toBeVisible();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: resolve(DOCS, 'console-map.png'), fullPage: true });
+  } finally {
+    await healAndWait(node);
+  }
+});
+
+test('screenshot: a pod termination timeline', async ({ page, request }) => {
+  test.setTimeout(60_000);
+  const api = core();
+  const pod = await runningStorefrontPod(api);
+  const name = pod.metadata!.name!;
+  const cluster = await clusterId(request);
+  await page.goto(`/clusters/${encodeURIComponent(cluster)}/namespaces/shop/pods/${name}`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`shop/${name}`);
+
+  await api.deleteNamespacedPod({ namespace: 'shop', name, gracePeriodSeconds: 30 });
+  const timeline = page.getByRole('region', { name: 'Termination timeline' });
+  await expect(timeline).toContainText('pod removed', { timeout: 20_000 });
+  await expect(timeline).toContainText('SIGTERM');
+  await timeline.getByText(/kubelet steps \(\d+\)/).click();
+  await expect(timeline.getByRole('cell', { name: 'removed', exact: true })).toBeVisible();
+  await expect(page.getByText('refreshing…')).toBeHidden();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: resolve(DOCS, 'console-timeline.png'), fullPage: true });
+});
