@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 marker=node_modules/.package-lock.json
 if [ ! -f "$marker" ] || [ package-lock.json -nt "$marker" ]; then
-  echo "installing npm dependencies (npm ci)..." >&2
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "installing npm dependencies..." >&2
+  # `npm install`, not `npm ci`: npm 11 records only this platform's optional binaries
+  # (biome, next's swc, tailwind's oxide) in the lockfile and `npm ci` then refuses it.
+  # With an up-to-date lockfile, `npm install` installs exactly the locked versions.
+  npm install --no-audit --no-fund --loglevel=error >&2
 fi
