@@ -26,8 +26,9 @@ export function passes(r: Row): boolean | undefined {
   return r.target.op === '>=' ? r.value >= r.target.value : r.value <= r.target.value;
 }
 
-function fmt(v: number): string {
+export function fmt(v: number): string {
   if (!Number.isFinite(v)) return 'n/a';
+  if (Number.isInteger(v)) return v.toLocaleString('en-US');
   if (Math.abs(v) >= 100) return Math.round(v).toLocaleString('en-US');
   if (Math.abs(v) >= 10) return v.toFixed(1);
   return v.toFixed(2);
@@ -68,6 +69,8 @@ export function markdownTable(rows: Row[]): string {
 
 export interface Machine {
   date: string;
+  /** the server code measured: the tree changes under other sessions, so say which */
+  revision: string;
   cpu: string;
   cores: number;
   memory: string;
@@ -91,12 +94,23 @@ export function machine(): Machine {
   }
   return {
     date,
+    revision: revision(),
     cpu,
     cores: os.cpus().length,
     memory: `${(os.totalmem() / GiB).toFixed(1)} GiB`,
     node: process.version,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
   };
+}
+
+function revision(): string {
+  try {
+    const git = (args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+    const dirty = git(['status', '--porcelain', '--', 'sim', 'lib']) !== '';
+    return `${git(['rev-parse', '--short', 'HEAD'])}${dirty ? ' + uncommitted changes in sim/ or lib/' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
 }
 
 export interface ResultsDoc {
@@ -111,6 +125,17 @@ export interface ResultsDoc {
 export function writeResults(path: string, d: ResultsDoc) {
   const m = d.machine;
   const failed = d.rows.filter((r) => passes(r) === false).length;
+  const others = Math.max(
+    0,
+    ...d.rows.filter((r) => r.metric === 'CPU taken by other processes').map((r) => r.value),
+  );
+  // two cores are shared with anything else running: say so where nobody can miss it
+  const warning =
+    others > 25
+      ? [
+          `- **Shared machine:** other processes took up to ${fmt(others)}% of one core during a phase; the figures are pessimistic.`,
+        ]
+      : [];
   const targeted = d.rows.filter((r) => r.target).length;
   const text = [
     '# Embedded API server benchmark',
@@ -118,9 +143,11 @@ export function writeResults(path: string, d: ResultsDoc) {
     `- Date: ${m.date}`,
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
     `- Node: ${m.node}`,
+    `- Server code: git ${m.revision}`,
     `- Command: \`${d.command}\``,
     `- Wall time: ${d.durationS.toFixed(0)} s`,
     `- Targets met: ${targeted - failed} of ${targeted}`,
+    ...warning,
     '',
     '## Setup',
     '',

@@ -6,6 +6,7 @@ import type { ServerChild } from './child.js';
 import { MERGE, cpuPercent, ensureNamespace, poolNote, sleep } from './common.js';
 import { nodeBody, nodeName, nodeStatusPatch, podBody, podName, podStatusPatch } from './fixtures.js';
 import { Client, type PoolResult, type Reply, median, runPool } from './http.js';
+import { kubeletWatches } from './kubelets.js';
 import { GiB, MiB, type Row } from './report.js';
 
 export interface ScaleConfig {
@@ -16,6 +17,7 @@ export interface ScaleConfig {
   /** for the whole load (nodes and pods); running out is reported, not fatal */
   loadBudgetMs: number;
   smallListRuns: number;
+  kubelets: { watchers: number; updates: number; concurrency: number; budgetMs: number };
 }
 
 const SECTION = 'scale';
@@ -49,6 +51,14 @@ export async function scalePhase(
       unit: 'GiB',
       note: `heap used ${(after.heapUsed / MiB).toFixed(0)} MiB`,
     });
+    // last: thousands of open watches would skew every figure above
+    const kubelets = {
+      ...cfg.kubelets,
+      watchers: Math.min(cfg.nodes, cfg.kubelets.watchers),
+      pods: load.pods,
+      nodes: cfg.nodes,
+    };
+    rows.push(...(await kubeletWatches(server, c, { ...kubelets, nsName, namespaces: cfg.namespaces })));
     return { rows, podsLoaded: load.pods };
   } finally {
     c.close();
@@ -126,7 +136,8 @@ async function loadPod(c: Client, cfg: ScaleConfig, i: number): Promise<number> 
 // ---- full list --------------------------------------------------------------------
 
 interface ListRun {
-  reply: Reply;
+  replies: Reply[];
+  /** client JSON.parse of the first reply (0 when bodies were discarded) */
   parseMs: number;
   items: number;
   peakRss: number;
@@ -135,11 +146,11 @@ interface ListRun {
 }
 
 /**
- * One full GET /api/v1/pods: time to first and last byte, then JSON.parse on the client;
- * meanwhile /healthz is polled on its own connection to see whether the server still
- * answers anyone else while it serves the list.
+ * `parallel` simultaneous GETs of `path`, timed to first and last byte, then JSON.parse
+ * on the client (single list only); meanwhile /healthz is polled on its own connection
+ * to see whether the server still answers anyone else while it serves the list.
  */
-async function listOnce(server: ServerChild, c: Client, path: string): Promise<ListRun> {
+async function listRun(server: ServerChild, c: Client, path: string, parallel = 1): Promise<ListRun> {
   await server.stats({ gc: true, reset: true });
   const probe = new Client(c.endpoint, 1);
   let done = false;
@@ -151,13 +162,23 @@ async function listOnce(server: ServerChild, c: Client, path: string): Promise<L
     }
   })();
   try {
-    const reply = await c.expect(200, 'GET', path, { timeoutMs: LIST_TIMEOUT_MS });
+    const opts = { timeoutMs: LIST_TIMEOUT_MS, discard: parallel > 1 };
+    const replies = await Promise.all(
+      Array.from({ length: parallel }, () => c.expect(200, 'GET', path, opts)),
+    );
+    // stop probing before the client parses: a probe answered during JSON.parse would be
+    // charged the client's parse time
     done = true;
-    const t0 = performance.now();
-    const items = JSON.parse(reply.body.toString('utf8')).items.length as number;
-    const parseMs = performance.now() - t0;
+    await poll.catch(() => undefined);
+    let parseMs = 0;
+    let items = Number.NaN;
+    if (parallel === 1) {
+      const t0 = performance.now();
+      items = JSON.parse(replies[0].body.toString('utf8')).items.length;
+      parseMs = performance.now() - t0;
+    }
     const s = await server.stats();
-    return { reply, parseMs, items, peakRss: s.peakRss, loopMaxMs: s.loopMaxMs, healthMaxMs };
+    return { replies, parseMs, items, peakRss: s.peakRss, loopMaxMs: s.loopMaxMs, healthMaxMs };
   } finally {
     done = true;
     await poll.catch(() => undefined);
@@ -165,74 +186,91 @@ async function listOnce(server: ServerChild, c: Client, path: string): Promise<L
   }
 }
 
+const ttlb = (r: ListRun) => Math.max(...r.replies.map((x) => x.totalMs));
+const ttfb = (r: ListRun) => Math.max(...r.replies.map((x) => x.ttfbMs));
+
+function stallNote(runs: ListRun[]): string {
+  const rss = Math.max(...runs.map((r) => r.peakRss)) / GiB;
+  const loop = Math.max(...runs.map((r) => r.loopMaxMs));
+  const health = Math.max(...runs.map((r) => r.healthMaxMs));
+  return `server peak RSS ${rss.toFixed(2)} GiB, longest event-loop stall ${loop.toFixed(0)} ms, slowest /healthz meanwhile ${health.toFixed(0)} ms`;
+}
+
 async function fullLists(server: ServerChild, c: Client, expected: number): Promise<Row[]> {
   const path = '/api/v1/pods';
-  const cold = await listOnce(server, c, path);
-  const warm = [await listOnce(server, c, path), await listOnce(server, c, path)];
+  const cold = await listRun(server, c, path);
+  const warm = [await listRun(server, c, path), await listRun(server, c, path)];
   // any create drops the sorted key index, so this is what a list costs in a cluster with churn
-  await c.expect(201, 'POST', `/api/v1/namespaces/${nsName(0)}/pods`, {
-    body: podBody(10_000_000, { namespace: nsName(0), nodes: 1 }),
+  const ns = nsName(0);
+  await c.expect(201, 'POST', `/api/v1/namespaces/${ns}/pods`, {
+    body: podBody(10_000_000, { namespace: ns, nodes: 1 }),
   });
-  const churn = await listOnce(server, c, path);
-  const runs = [cold, ...warm, churn];
-  const bad = runs.filter((r) => r.items < expected);
+  const churn = await listRun(server, c, path);
+  // two informers starting at once (a controller restart) is ordinary
+  const pair = await listRun(server, c, path, 2);
+  const single = [cold, ...warm, churn];
   const target = { op: '<=', value: 3000 } as const;
-  const w = warm[0].reply.totalMs <= warm[1].reply.totalMs ? warm[0] : warm[1];
-  const size = `${(w.reply.bytes / MiB).toFixed(0)} MiB, ${w.items} items, ${(w.reply.bytes / w.items).toFixed(0)} B/pod`;
+  const w = warm.reduce((a, b) => (ttlb(a) >= ttlb(b) ? a : b));
+  const bytes = w.replies[0].bytes;
+  const size = `${(bytes / MiB).toFixed(0)} MiB, ${w.items} items, ${(bytes / w.items).toFixed(0)} B/pod`;
+  const metric = (m: string) => `GET /api/v1/pods, ${m}`;
   const rows: Row[] = [
     {
       section: SECTION,
-      metric: 'GET /api/v1/pods, first after load: last byte',
-      value: cold.reply.totalMs,
+      metric: metric('first after load: last byte'),
+      value: ttlb(cold),
       unit: 'ms',
       target,
-      note: `first byte ${cold.reply.ttfbMs.toFixed(0)} ms`,
+      note: `first byte ${ttfb(cold).toFixed(0)} ms`,
     },
+    { section: SECTION, metric: metric('warm (slower of 2): first byte'), value: ttfb(w), unit: 'ms' },
     {
       section: SECTION,
-      metric: 'GET /api/v1/pods, warm median: first byte',
-      value: median(warm.map((r) => r.reply.ttfbMs)),
-      unit: 'ms',
-    },
-    {
-      section: SECTION,
-      metric: 'GET /api/v1/pods, warm median: last byte',
-      value: median(warm.map((r) => r.reply.totalMs)),
+      metric: metric('warm (slower of 2): last byte'),
+      value: ttlb(w),
       unit: 'ms',
       target,
       note: size,
     },
     {
       section: SECTION,
-      metric: 'GET /api/v1/pods, warm median: + JSON.parse',
-      value: median(warm.map((r) => r.reply.totalMs + r.parseMs)),
+      metric: metric('warm (slower of 2): + JSON.parse'),
+      value: ttlb(w) + w.parseMs,
       unit: 'ms',
       target,
-      note: `client JSON.parse ${median(warm.map((r) => r.parseMs)).toFixed(0)} ms`,
+      note: `client JSON.parse ${w.parseMs.toFixed(0)} ms`,
     },
     {
       section: SECTION,
-      metric: 'GET /api/v1/pods after one create: last byte',
-      value: churn.reply.totalMs,
+      metric: metric('after one create: last byte'),
+      value: ttlb(churn),
       unit: 'ms',
       target,
-      note: `first byte ${churn.reply.ttfbMs.toFixed(0)} ms`,
+      note: `first byte ${ttfb(churn).toFixed(0)} ms`,
     },
     {
       section: SECTION,
-      metric: 'server during a full pod list: peak RSS',
-      value: Math.max(...runs.map((r) => r.peakRss)) / GiB,
-      unit: 'GiB',
-      note: `longest event-loop stall ${Math.max(...runs.map((r) => r.loopMaxMs)).toFixed(0)} ms; slowest /healthz meanwhile ${Math.max(...runs.map((r) => r.healthMaxMs)).toFixed(0)} ms`,
+      metric: 'server during single full pod lists',
+      value: Math.max(...single.map((r) => r.peakRss)) / GiB,
+      unit: 'GiB peak RSS',
+      note: stallNote(single),
+    },
+    {
+      section: SECTION,
+      metric: 'two concurrent full pod lists: last byte',
+      value: ttlb(pair),
+      unit: 'ms',
+      note: `first byte ${ttfb(pair).toFixed(0)} ms; ${stallNote([pair])}`,
     },
   ];
-  if (bad.length)
+  const bad = single.filter((r) => r.items < expected).length;
+  if (bad)
     rows.push({
       section: SECTION,
       metric: 'full lists with every pod',
-      value: runs.length - bad.length,
-      unit: `of ${runs.length}`,
-      target: { op: '>=', value: runs.length },
+      value: single.length - bad,
+      unit: `of ${single.length}`,
+      target: { op: '>=', value: single.length },
     });
   return rows;
 }
@@ -282,6 +320,22 @@ async function smallLists(c: Client, cfg: ScaleConfig): Promise<Row[]> {
       note: `median of ${runs}; ${t.items} items, ${(t.bytes / 1024).toFixed(0)} KiB`,
     });
   }
+  // a create drops the sorted key index that namespaced lists binary-search
+  const ns = nsName(7);
+  await c.expect(201, 'POST', `/api/v1/namespaces/${ns}/pods`, {
+    body: podBody(10_000_001, { namespace: ns, nodes: 1 }),
+  });
+  const after = await c.expect(200, 'GET', `/api/v1/namespaces/${ns}/pods`, {
+    timeoutMs: LIST_TIMEOUT_MS,
+    discard: true,
+  });
+  rows.push({
+    section: SECTION,
+    metric: 'namespaced list right after one create',
+    value: after.totalMs,
+    unit: 'ms',
+    note: 'single run',
+  });
   rows.push(await pagedList(c));
   return rows;
 }

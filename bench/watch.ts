@@ -26,7 +26,7 @@ const SECTION = 'watch';
 const RV_KEY = '"resourceVersion":"';
 
 /** One watch stream: counts newline-delimited events and records each one's resourceVersion. */
-class WatchStream {
+export class WatchStream {
   readonly rvs: number[] = [];
   readonly at: number[] = [];
   malformed = 0;
@@ -52,6 +52,8 @@ class WatchStream {
           res.on('data', (c: Buffer) => this.onData(c));
           res.on('end', () => (this.ended = true));
           res.on('error', () => (this.ended = true));
+          // the time-out guards the handshake only: a quiet watch is not a dead one
+          this.req?.setTimeout(0);
           resolve();
         },
       );
