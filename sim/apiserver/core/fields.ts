@@ -35,7 +35,16 @@ const byResource: Record<string, Record<string, Getter>> = {
   },
 };
 
+// built once per resource: a selector over 150 000 objects must not rebuild it per object
+const cache = new WeakMap<ResourceInfo, Record<string, Getter>>();
+
 function getters(r: ResourceInfo): Record<string, Getter> {
+  let g = cache.get(r);
+  if (!g) cache.set(r, (g = buildGetters(r)));
+  return g;
+}
+
+function buildGetters(r: ResourceInfo): Record<string, Getter> {
   const base: Record<string, Getter> = { 'metadata.name': (o) => o.metadata?.name };
   if (r.namespaced) base['metadata.namespace'] = (o) => o.metadata?.namespace;
   const extra = r.custom ? undefined : byResource[`${r.group}/${r.plural}`];
