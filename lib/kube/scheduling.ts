@@ -3,42 +3,13 @@
 // NodeResourcesFit, VolumeBinding) and a spreading score. Reasons and the FitError
 // message use kube-scheduler's wording. Pure: no I/O.
 import { type LabelOperator, matchesRequirements } from './labelSelector.js';
+import { parseQuantity } from './quantity.js';
 import { formatTaint, type Taint, type Toleration, untoleratedTaint } from './tolerations.js';
 
 // ---------------------------------------------------------------------------
 // Quantities (resource.Quantity)
 
-const SUFFIXES: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-const QUANTITY = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|([a-zA-Z]*))$/;
-
-/** The value of a quantity string ("500m", "1.5Gi", "2e3"), or undefined if malformed. */
-export function parseQuantity(q: string | number | undefined | null): number | undefined {
-  if (q === undefined || q === null) return undefined;
-  if (typeof q === 'number') return q;
-  const m = QUANTITY.exec(q.trim());
-  if (!m) return undefined;
-  const [, num, exponent, suffix] = m;
-  if (exponent) return Number(num + exponent);
-  const scale = SUFFIXES[suffix ?? ''];
-  return scale === undefined ? undefined : Number(num) * scale;
-}
+export { parseQuantity };
 
 // toFixed keeps 0.1 * 1000 from becoming 100.00000000000001 and rounding up to 101
 const ceil = (v: number) => Math.ceil(Number(v.toFixed(6)));

@@ -3,7 +3,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import { labelSelectorMatches } from '../kube/labelSelector.js';
 import { type NodeInfo, volumeReachableFrom } from './nodeAffinity.js';
-import { parseQuantity } from './quantity.js';
+import { parseQuantity } from '../kube/quantity.js';
 
 export function claimKey(namespace: string | undefined, name: string | undefined): string {
   return `${namespace ?? ''}/${name ?? ''}`;

@@ -5,4 +5,4 @@ export * from './detach.js';
 export * from './names.js';
 export * from './nodeAffinity.js';
 export * from './provisioning.js';
-export * from './quantity.js';
+export * from '../kube/quantity.js';

@@ -10,7 +10,7 @@ import {
   topologyTermMatches,
   topologyToNodeSelectorTerm,
 } from './nodeAffinity.js';
-import { parseQuantity } from './quantity.js';
+import { parseQuantity } from '../kube/quantity.js';
 
 /** Access modes the simulated driver can serve. */
 export const SUPPORTED_ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany'];

@@ -1,5 +1,5 @@
-// Kubernetes resource quantities ("10Gi", "500M", "1.5e3") as plain numbers, enough to
-// compare a claim's request with a volume's capacity. Pure.
+// Kubernetes resource quantities ("10Gi", "500m", "1.5e3") as plain numbers: one parser for
+// the scheduler's requests and the volume binder's capacities. Pure.
 
 const suffixes: Record<string, number> = {
   Ki: 2 ** 10,
