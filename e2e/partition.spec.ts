@@ -52,7 +52,9 @@ test('partitioning a node from its panel: Unknown, then its pods Terminating', a
     const age = t.getByTitle(/time since the last heartbeat/);
     await expect(age).toHaveText(/^\d+s$/);
     const first = ageSeconds(await age.textContent());
-    expect(first).toBeGreaterThanOrEqual(8);
+    // the node went Unknown only after 8 s of silence; the tile's clock ticks once a second, so
+    // the first reading may still be one tick behind
+    expect(first).toBeGreaterThanOrEqual(7);
     await expect
       .poll(async () => ageSeconds(await age.textContent()), { timeout: 5_000 })
       .toBeGreaterThan(first);
