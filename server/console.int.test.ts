@@ -31,7 +31,14 @@ beforeAll(async () => {
   const [embedded] = await clustersFromKubeconfig(join(dir, 'kubeconfig'));
   // the same API as a cluster with no infrastructure API, as a real one would be
   const plain = { ...embedded, id: 'plain', infra: undefined };
-  consoleServer = await startConsole({ clusters: [embedded, plain], ui: false, hub: { intervalMs: 100 } });
+  // the same cluster again under the two guarded modes palisade.yaml can set
+  const guarded = { ...embedded, id: 'guarded', mode: 'protected' as const };
+  const frozen = { ...embedded, id: 'frozen', mode: 'read-only' as const };
+  consoleServer = await startConsole({
+    clusters: [embedded, plain, guarded, frozen],
+    ui: false,
+    hub: { intervalMs: 100 },
+  });
   trpc = trpcClient(consoleServer.url);
   await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
 });
@@ -119,6 +126,8 @@ describe('tRPC', () => {
     expect(list.map((c) => [c.id, c.embedded, c.mode])).toEqual([
       [CLUSTER, true, 'normal'],
       ['plain', false, 'normal'],
+      ['guarded', true, 'protected'],
+      ['frozen', true, 'read-only'],
     ]);
     expect(list[0].health.informers.map((i) => i.kind)).toContain('volumeattachments');
     expect(list[0].health.informers.every((i) => i.synced)).toBe(true);
@@ -169,6 +178,49 @@ describe('tRPC', () => {
     await expect(
       trpc.infra.act.mutate({ cluster: 'plain', node: 'a1-1', verb: 'partition' }),
     ).rejects.toThrow(/not Palisade's embedded cluster/);
+  });
+
+  it('records each simulated fault as a Kubernetes Event on the node', async () => {
+    const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+    const done = await trpc.infra.act.mutate({ cluster: CLUSTER, node: 'a1-3', verb: 'kubelet-restart' });
+    expect(done).toMatchObject({ verb: 'kubelet-restart', recorded: true });
+    const events = await core.listNamespacedEvent({ namespace: 'default' });
+    const mine = events.items.filter(
+      (e) =>
+        e.involvedObject.kind === 'Node' &&
+        e.involvedObject.name === 'a1-3' &&
+        e.reason === 'SimulatedKubeletRestart',
+    );
+    expect(mine).toHaveLength(1);
+    expect(mine[0].message).toMatch(/Palisade console \(simulation\): kubelet restarted/);
+    // and the console's own event cache has it for the node
+    await eventually(
+      () => consoleServer.clusters.get(CLUSTER)!.cache.eventsFor('Node', '', 'a1-3').length > 0,
+      'the event in the cache',
+    );
+  });
+
+  it('a read-only cluster refuses every action and nothing happens', async () => {
+    await expect(
+      trpc.infra.act.mutate({ cluster: 'frozen', node: 'a1-1', verb: 'partition', confirm: 'a1-1' }),
+    ).rejects.toThrow(/cluster "frozen" is read-only/);
+    expect(cluster.infra.reachable('a1-1')).toBe(true);
+  });
+
+  it('a protected cluster acts only when the node is named again', async () => {
+    await expect(trpc.infra.act.mutate({ cluster: 'guarded', node: 'a1-3', verb: 'heal' })).rejects.toThrow(
+      /cluster "guarded" is protected: confirm by typing "a1-3"/,
+    );
+    await expect(
+      trpc.infra.act.mutate({ cluster: 'guarded', node: 'a1-3', verb: 'heal', confirm: 'a1-' }),
+    ).rejects.toThrow(/does not match "a1-3"/);
+    const done = await trpc.infra.act.mutate({
+      cluster: 'guarded',
+      node: 'a1-3',
+      verb: 'heal',
+      confirm: 'a1-3',
+    });
+    expect(done).toMatchObject({ node: 'a1-3', verb: 'heal', recorded: true });
   });
 
   it('names unknown clusters and nodes', async () => {

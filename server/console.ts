@@ -10,6 +10,7 @@ import { ClusterConnection, type ClusterSpec } from './kube/connection.js';
 import type { InformerTuning } from './kube/informer.js';
 import { loadNextUi, NO_BUILD_MESSAGE, type NextUi, noUiHandler } from './next.js';
 import { type HubOptions, RealtimeHub } from './realtime/hub.js';
+import { SimulationHub } from './realtime/simulation.js';
 import { appRouter } from './trpc/router.js';
 
 export interface ConsoleOptions {
@@ -75,6 +76,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   });
   const io = new SocketServer(server, { path: '/socket.io', serveClient: false });
   const hub = new RealtimeHub(io, clusters, opts.hub);
+  const sim = new SimulationHub(io, clusters.values());
   const port = await listen(server, opts.port ?? 0, host);
 
   return {
@@ -83,6 +85,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     clusters,
     async stop() {
       hub.stop();
+      sim.stop();
       io.disconnectSockets(true);
       server.closeAllConnections();
       await new Promise<void>((r) => io.close(() => r()));

@@ -1,11 +1,14 @@
-// `tsx server/main.ts [--port N] [--kubeconfig PATH] [--context NAME]... [--host H] [--read-only]`:
-// Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG)
-// it starts the embedded cluster in-process, demo scenario, and connects to that: like
-// SQLite, the default back end needs nothing installed.
+// `tsx server/main.ts [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] ...`:
+// Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG,
+// none in palisade.yaml) it starts the embedded cluster in-process, demo scenario, and
+// connects to that: like SQLite, the default back end needs nothing installed.
+import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { loadConfig } from './config/load.js';
+import { contextsToShow, modeOf, type PalisadeConfig } from './config/schema.js';
 import { startConsole } from './console.js';
 import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
 
@@ -23,6 +26,7 @@ const cliOptions = z.object({
   context: z.array(z.string().min(1, 'must not be empty')).default([]),
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   'read-only': z.boolean().default(false),
+  config: z.string().min(1, 'must not be empty').optional(),
   /** embedded cluster only: where its kubeconfig and infra.json go, and which scenario it runs */
   'state-dir': z.string().min(1, 'must not be empty').default('.palisade'),
   scenario: z.string().min(1, 'must not be empty').default('demo'),
@@ -30,7 +34,7 @@ const cliOptions = z.object({
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|FILE]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|FILE]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -48,6 +52,7 @@ function parse(argv: string[]): CliOptions {
         context: { type: 'string', multiple: true },
         host: { type: 'string' },
         'read-only': { type: 'boolean' },
+        config: { type: 'string' },
         'state-dir': { type: 'string' },
         scenario: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -88,16 +93,25 @@ async function startEmbedded(stateDir: string, scenario: string) {
   return { kubeconfigPath, stop: () => cluster.stop() };
 }
 
+/** --kubeconfig, else $KUBECONFIG (its first file), else the config file's, relative to that file. */
+function chosenKubeconfig(opts: CliOptions, config: PalisadeConfig, configFile?: string) {
+  const given = opts.kubeconfig ?? process.env.KUBECONFIG?.split(':').find(Boolean);
+  if (given) return given;
+  const fromFile = config.kubeconfig?.replace(/^~(?=$|\/)/, homedir());
+  return fromFile && resolve(configFile ? dirname(configFile) : '.', fromFile);
+}
+
 async function main() {
   const opts = parse(process.argv.slice(2));
-  const given = opts.kubeconfig ?? process.env.KUBECONFIG;
-  // $KUBECONFIG may list several files; Palisade reads the first
-  const explicit = given?.split(':').find(Boolean);
+  const { config, file: configFile } = await loadConfig(opts.config);
+  if (configFile) console.log(`  config: ${configFile}`);
+  const explicit = chosenKubeconfig(opts, config, configFile);
   const embedded = explicit ? undefined : await startEmbedded(opts['state-dir'], opts.scenario);
   const kubeconfigPath = resolve(explicit ?? embedded!.kubeconfigPath);
   const clusters = await clustersFromKubeconfig(kubeconfigPath, {
-    contexts: opts.context,
-    readOnly: opts['read-only'],
+    // the embedded kubeconfig has one context: the file's list is for real kubeconfigs
+    contexts: embedded ? opts.context : contextsToShow(config, opts.context),
+    modeOf: (context) => modeOf(config, context, opts['read-only']),
   });
   const console_ = await startConsole({
     clusters,
@@ -106,7 +120,9 @@ async function main() {
     log: (m) => console.log(m),
   });
   for (const c of clusters)
-    console.log(`  cluster ${c.id}: context ${c.context}${c.infra ? ' (embedded)' : ''}`);
+    console.log(
+      `  cluster ${c.id}: context ${c.context}${c.infra ? ' (embedded)' : ''}${c.mode && c.mode !== 'normal' ? `, ${c.mode}` : ''}`,
+    );
   console.log(`Palisade console: ${console_.url}`);
 
   let stopping = false;

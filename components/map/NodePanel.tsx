@@ -1,8 +1,9 @@
 'use client';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
 import type { NodeView, PodView } from '@/lib/console/protocol';
+import { CONDITION_TONE_CLASS, conditionTone, readySinceLabel } from '@/lib/console/ui/conditions';
 import { formatAge, formatClock } from '@/lib/console/ui/format';
 import { naturalCompare } from '@/lib/console/ui/topology';
 import {
@@ -12,7 +13,9 @@ import {
   OUT_OF_SERVICE_TAINT,
   POD_DOT_CLASS,
 } from '@/lib/console/ui/states';
-import type { InfraVerb } from '../console/api-types';
+import type { ClusterMode, InfraVerb } from '../console/api-types';
+import { EventsTable } from '../console/EventsTable';
+import { eventsOf } from '../pod/normalize';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useTRPC } from '../console/trpc';
@@ -82,7 +85,7 @@ export function NodePanel({
               <HeartbeatAge since={node.lastHeartbeat} /> ago{' '}
               <span className="text-dim">({formatClock(node.lastHeartbeat)})</span>
             </dd>
-            <dt className="text-dim">Ready since</dt>
+            <dt className="text-dim">{readySinceLabel(node.ready)}</dt>
             <dd className="font-mono">
               {node.readySince
                 ? `${formatClock(node.readySince)} (${formatAge((now || Date.now()) - node.readySince)})`
@@ -102,11 +105,11 @@ export function NodePanel({
             <table className="w-full text-xs">
               <tbody>
                 {node.conditions.map((c) => {
-                  const bad = c.type === 'Ready' ? c.status !== 'True' : c.status === 'True';
+                  const tone = CONDITION_TONE_CLASS[conditionTone(c.type, c.status)];
                   return (
                     <tr key={c.type} className="border-t border-line align-top">
                       <td className="py-1 pr-2 font-medium">{c.type}</td>
-                      <td className={`py-1 pr-2 font-mono ${bad ? 'text-crit' : 'text-ok'}`}>{c.status}</td>
+                      <td className={`py-1 pr-2 font-mono ${tone}`}>{c.status}</td>
                       <td className="py-1 text-dim" title={c.message}>
                         {c.reason ?? ''}
                         {c.lastTransitionTime ? ` · ${formatClock(c.lastTransitionTime)}` : ''}
@@ -160,7 +163,11 @@ export function NodePanel({
             </ul>
           </section>
 
-          {current?.embedded && <SimulationControls cluster={cluster} node={name} />}
+          <NodeEvents cluster={cluster} name={name} version={node.resourceVersion} />
+
+          {current?.embedded && (
+            <SimulationControls cluster={cluster} node={name} mode={current.mode ?? 'normal'} />
+          )}
         </div>
       )}
     </aside>
@@ -191,15 +198,54 @@ const SIM_ACTIONS: { verb: InfraVerb; label: string; hint: string; danger?: bool
   { verb: 'meteor', label: 'Meteor', hint: 'The node is gone for ever', danger: true },
 ];
 
-function SimulationControls({ cluster, node }: { cluster: string; node: string }) {
+/** The node's Events, read again whenever the live node changes (no polling). */
+function NodeEvents({ cluster, name, version }: { cluster: string; name: string; version: string }) {
   const trpc = useTRPC();
-  const act = useMutation(trpc.infra.act.mutationOptions());
+  const qc = useQueryClient();
+  const input = { cluster, name };
+  const events = useQuery({ ...trpc.nodes.events.queryOptions(input), staleTime: 0 });
+  const queryKey = trpc.nodes.events.queryKey(input);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refetch on each new node version
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey });
+  }, [version]);
+  const rows = eventsOf(events.data);
+  return (
+    <section aria-label="Node events">
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">Events ({rows.length})</h3>
+      <EventsTable events={rows.slice(-20)} empty={events.isPending ? 'loading…' : 'no events'} />
+    </section>
+  );
+}
+
+const MODE_NOTE: Partial<Record<ClusterMode, string>> = {
+  'read-only': 'This cluster is read-only: Palisade will not change it.',
+  protected: "This cluster is protected: type the node's name to confirm each action.",
+};
+
+function SimulationControls({ cluster, node, mode }: { cluster: string; node: string; mode: ClusterMode }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const act = useMutation(
+    trpc.infra.act.mutationOptions({
+      onSuccess: () =>
+        void qc.invalidateQueries({ queryKey: trpc.nodes.events.queryKey({ cluster, name: node }) }),
+    }),
+  );
   const [last, setLast] = useState<string | undefined>(undefined);
-  const run = (verb: InfraVerb, danger?: boolean) => {
-    if (danger && !window.confirm(`Simulate a meteor strike on ${node}? The node is gone for ever.`)) return;
+  const [pending, setPending] = useState<InfraVerb | undefined>(undefined);
+  const run = (verb: InfraVerb, danger?: boolean, confirm?: string) => {
+    if (
+      danger &&
+      mode !== 'protected' &&
+      !window.confirm(`Simulate a meteor strike on ${node}? The node is gone for ever.`)
+    )
+      return;
     setLast(verb);
-    act.mutate({ cluster, node, verb });
+    setPending(undefined);
+    act.mutate({ cluster, node, verb, ...(confirm === undefined ? {} : { confirm }) });
   };
+  const readOnly = mode === 'read-only';
   return (
     <section
       className="rounded border border-dashed border-info/60 bg-info/5 p-2"
@@ -211,15 +257,18 @@ function SimulationControls({ cluster, node }: { cluster: string; node: string }
       <p className="mb-2 text-xs text-dim">
         Injects infrastructure faults into Palisade's simulated cluster. Not available on real clusters.
       </p>
+      {MODE_NOTE[mode] && (
+        <p className={`mb-2 text-xs ${readOnly ? 'text-warn' : 'text-crit'}`}>{MODE_NOTE[mode]}</p>
+      )}
       <div className="flex flex-wrap gap-1.5">
         {SIM_ACTIONS.map((a) => (
           <button
             key={a.verb}
             type="button"
-            title={a.hint}
+            title={readOnly ? 'read-only cluster' : a.hint}
             aria-label={`Simulate ${a.label.toLowerCase()} on ${node}`}
-            disabled={act.isPending}
-            onClick={() => run(a.verb, a.danger)}
+            disabled={act.isPending || readOnly}
+            onClick={() => (mode === 'protected' ? setPending(a.verb) : run(a.verb, a.danger))}
             className={`rounded border px-2 py-0.5 text-xs disabled:opacity-50 ${
               a.danger
                 ? 'border-crit/60 text-crit hover:bg-crit/10'
@@ -230,11 +279,71 @@ function SimulationControls({ cluster, node }: { cluster: string; node: string }
           </button>
         ))}
       </div>
+      {pending && (
+        <ConfirmByName
+          node={node}
+          verb={pending}
+          onCancel={() => setPending(undefined)}
+          onConfirm={(typed) => run(pending, false, typed)}
+        />
+      )}
       <p className="mt-1.5 min-h-4 text-xs" role="status">
         {act.isPending && `${last}…`}
         {act.isError && <span className="text-crit">{`${last} failed: ${act.error.message}`}</span>}
         {act.isSuccess && <span className="text-ok">{`${last}: done`}</span>}
       </p>
     </section>
+  );
+}
+
+/** Protected mode: the action runs only once the node's name is typed exactly. */
+function ConfirmByName({
+  node,
+  verb,
+  onCancel,
+  onConfirm,
+}: {
+  node: string;
+  verb: InfraVerb;
+  onCancel: () => void;
+  onConfirm: (typed: string) => void;
+}) {
+  const [typed, setTyped] = useState('');
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <form
+      className="mt-2 flex flex-col gap-1 rounded border border-crit/50 p-2 text-xs"
+      aria-label={`Confirm ${verb} on ${node}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (typed === node) onConfirm(typed);
+      }}
+    >
+      <label htmlFor="confirm-node">
+        Protected cluster: type <span className="font-mono font-semibold">{node}</span> to {verb} it.
+      </label>
+      <div className="flex gap-1.5">
+        <input
+          id="confirm-node"
+          ref={ref}
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          className="min-w-0 flex-1 rounded border border-line bg-bg px-1.5 py-0.5 font-mono"
+        />
+        <button
+          type="submit"
+          disabled={typed !== node}
+          className="rounded border border-crit/60 px-2 py-0.5 text-crit disabled:opacity-50"
+        >
+          {verb}
+        </button>
+        <button type="button" onClick={onCancel} className="rounded border border-line px-2 py-0.5">
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

@@ -9,6 +9,7 @@ import type { PodDetail as PodDetailData } from '../console/api-types';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useNodes, usePods } from '../console/live';
+import { EventsTable } from '../console/EventsTable';
 import { useTRPC } from '../console/trpc';
 import { claimsOf, conditionsOf, containersOf, eventsOf, stepsOf, timeOf } from './normalize';
 import { TerminationTimeline } from './TerminationTimeline';
@@ -242,36 +243,7 @@ export function PodDetail({
       </div>
 
       <Card title={`Events (${events.length})`}>
-        {events.length === 0 ? (
-          <p className="text-xs text-dim">{data ? 'no events' : 'loading…'}</p>
-        ) : (
-          <table className="w-full text-xs">
-            <thead>
-              <tr className="text-left text-dim">
-                <th className="pr-2 font-normal">last seen</th>
-                <th className="pr-2 font-normal">type</th>
-                <th className="pr-2 font-normal">reason</th>
-                <th className="pr-2 font-normal">count</th>
-                <th className="font-normal">message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...events]
-                .sort((a, b) => (b.last ?? 0) - (a.last ?? 0))
-                .map((e) => (
-                  <tr key={`${e.reason}-${e.last}-${e.message}`} className="border-t border-line align-top">
-                    <td className="py-1 pr-2 font-mono whitespace-nowrap">{formatClock(e.last)}</td>
-                    <td className={`py-1 pr-2 ${e.type === 'Warning' ? 'text-warn' : 'text-dim'}`}>
-                      {e.type}
-                    </td>
-                    <td className="py-1 pr-2 font-medium">{e.reason}</td>
-                    <td className="py-1 pr-2 tabular-nums">{e.count}</td>
-                    <td className="py-1 break-words">{e.message}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        )}
+        <EventsTable events={events} empty={data ? 'no events' : 'loading…'} />
       </Card>
     </div>
   );

@@ -105,3 +105,40 @@ export interface ClusterHealth {
 export function podKey(p: Pick<PodView, 'namespace' | 'name'>): string {
   return `${p.namespace}/${p.name}`;
 }
+
+// ---- the embedded cluster's ground truth (simulation only)
+
+/** client -> server: follow a cluster's ghosts, or one pod's kubelet termination steps */
+export const SimEvents = {
+  watchGhosts: 'watchGhosts',
+  unwatchGhosts: 'unwatchGhosts',
+  ghosts: 'ghosts',
+  watchTermination: 'watchTermination',
+  unwatchTermination: 'unwatchTermination',
+  terminationStep: 'terminationStep',
+} as const;
+
+export interface GhostsMessage {
+  cluster: ClusterId;
+  /** false until the ground truth has been read once */
+  synced: boolean;
+  /** running processes in the ground truth */
+  processes: number;
+  ghosts: import('./ghosts.js').Ghost[];
+  /** ghosts left out of `ghosts` to keep the message small */
+  omitted: number;
+}
+
+export interface TerminationStepMessage {
+  cluster: ClusterId;
+  podUid: string;
+  podName: string;
+  namespace: string;
+  node: string;
+  step: string;
+  at: number;
+  detail?: string;
+}
+
+export const ghostsRoom = (cluster: ClusterId) => `${cluster}/ghosts`;
+export const terminationRoom = (cluster: ClusterId, podUid: string) => `${cluster}/termination/${podUid}`;

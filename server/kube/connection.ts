@@ -13,6 +13,7 @@ import {
   readyHeartbeat,
   workloadView,
 } from '../../lib/console/views.js';
+import type { ClusterMode } from '../config/schema.js';
 import { ClusterCache } from './cache.js';
 import type { InfraEndpoint } from './infra.js';
 import { type InformerSpec, type InformerTuning, SupervisedInformer } from './informer.js';
@@ -24,7 +25,8 @@ export interface ClusterSpec {
   kc: k8s.KubeConfig;
   /** set when the cluster is Palisade's embedded one: its infrastructure control API */
   infra?: InfraEndpoint;
-  readOnly?: boolean;
+  /** from palisade.yaml (or --read-only): what Palisade may change on this cluster */
+  mode?: ClusterMode;
 }
 
 type AnyInformer = SupervisedInformer<any, any>;
@@ -187,7 +189,7 @@ export class ClusterConnection {
         ...(h.lastError ? { lastError: h.lastError } : {}),
       })),
       embedded: this.spec.infra !== undefined,
-      mode: this.spec.readOnly ? 'read-only' : 'normal',
+      mode: this.spec.mode ?? 'normal',
     };
   }
 

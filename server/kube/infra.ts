@@ -84,3 +84,20 @@ export async function nodeFault(ep: InfraEndpoint, node: string, verb: ConsoleVe
   const body = await call<{ node: unknown }>(ep, 'POST', `/v1/nodes/${encodeURIComponent(node)}/${verb}`);
   return body.node;
 }
+
+/** The processes running right now, as the infrastructure's ground truth has them. */
+export async function runningProcesses(ep: InfraEndpoint): Promise<RawProcess[]> {
+  const body = await call<{ processes: RawProcess[] }>(ep, 'GET', '/v1/processes');
+  return body.processes;
+}
+
+/** The fields of the infrastructure's process record the console reads. */
+export interface RawProcess {
+  id: number;
+  node: string;
+  podUid: string;
+  podName: string;
+  namespace: string;
+  startedAt: number;
+  volumes?: { pv: string }[];
+}

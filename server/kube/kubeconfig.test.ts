@@ -39,11 +39,11 @@ describe('clustersFromKubeconfig', () => {
   it('connects each context named, with its own id', async () => {
     const specs = await clustersFromKubeconfig(join(dir, 'good'), {
       contexts: ['prod', 'arn:aws:eks:eu-west-1:1:cluster/Staging'],
-      readOnly: true,
+      modeOf: (context) => (context === 'prod' ? 'protected' : 'read-only'),
     });
-    expect(specs.map((s) => [s.id, s.kc.getCurrentContext(), s.readOnly])).toEqual([
-      ['prod', 'prod', true],
-      ['arn-aws-eks-eu-west-1-1-cluster-staging', 'arn:aws:eks:eu-west-1:1:cluster/Staging', true],
+    expect(specs.map((s) => [s.id, s.kc.getCurrentContext(), s.mode])).toEqual([
+      ['prod', 'prod', 'protected'],
+      ['arn-aws-eks-eu-west-1-1-cluster-staging', 'arn:aws:eks:eu-west-1:1:cluster/Staging', 'read-only'],
     ]);
   });
 

@@ -2,6 +2,7 @@
 // errors that name the file and say what is wrong with it.
 import { readFile } from 'node:fs/promises';
 import * as k8s from '@kubernetes/client-node';
+import type { ClusterMode } from '../config/schema.js';
 import type { ClusterSpec } from './connection.js';
 import { readInfraFile } from './infra.js';
 
@@ -51,7 +52,8 @@ export function clusterId(context: string, taken: Set<string>): string {
 
 export interface LoadOptions {
   contexts?: string[];
-  readOnly?: boolean;
+  /** each context's mode (palisade.yaml); normal when not given */
+  modeOf?: (context: string) => ClusterMode;
 }
 
 export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {}): Promise<ClusterSpec[]> {
@@ -73,7 +75,13 @@ export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {
       throw new StartupError(`kubeconfig ${path}: context "${context}" names no cluster`);
     // ground truth only for the embedded cluster, found by its context and infra.json
     const infra = context === EMBEDDED_CONTEXT ? await readInfraFile(path) : undefined;
-    specs.push({ id: clusterId(context, taken), context, kc: own, infra, readOnly: opts.readOnly });
+    specs.push({
+      id: clusterId(context, taken),
+      context,
+      kc: own,
+      infra,
+      mode: opts.modeOf?.(context) ?? 'normal',
+    });
   }
   return specs;
 }

@@ -1,0 +1,110 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fieldPath, loadConfig, parseConfig } from './load';
+import { contextsToShow, modeOf } from './schema';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'palisade-config-'));
+  await writeFile(
+    join(dir, 'good.yaml'),
+    'clusters:\n  - context: prod\n    mode: protected\n  - context: dev\n',
+  );
+  await writeFile(join(dir, 'broken.yaml'), 'clusters: [\n');
+  await mkdir(join(dir, 'adir'));
+  await mkdir(join(dir, 'empty-cwd'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('parseConfig', () => {
+  it('fills in defaults', () => {
+    expect(parseConfig('f', null)).toEqual({ clusters: [], defaultMode: 'normal' });
+    expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
+      { context: 'a', mode: 'normal' },
+    ]);
+  });
+
+  it.each([
+    [
+      'a bad mode',
+      { clusters: [{ context: 'a' }, { context: 'b', mode: 'readonly' }] },
+      /clusters\[1\]\.mode: must be one of normal, read-only, protected, got "readonly"/,
+    ],
+    ['an unknown field', { clusters: [{ context: 'a', mood: 'x' }] }, /clusters\[0\]\.mood: unknown field/],
+    ['an unknown top-level field', { cluster: [] }, /cluster: unknown field/],
+    ['an empty context', { clusters: [{ context: '' }] }, /clusters\[0\]\.context: must not be empty/],
+    [
+      'a context listed twice',
+      { clusters: [{ context: 'a' }, { context: 'a' }] },
+      /clusters\[1\]\.context: "a" is listed twice/,
+    ],
+    ['a bad default mode', { defaultMode: 'safe' }, /defaultMode: must be one of/],
+    ['clusters not a list', { clusters: 'prod' }, /clusters: /],
+  ])('refuses %s, naming the file and the field', (_what, doc, message) => {
+    expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(/^config \/etc\/palisade\.yaml: /);
+    expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(message);
+  });
+});
+
+describe('fieldPath', () => {
+  it.each([
+    [['clusters', 0, 'mode'], 'clusters[0].mode'],
+    [['defaultMode'], 'defaultMode'],
+    [[], '(top level)'],
+  ] as const)('%j -> %s', (path, want) => {
+    expect(fieldPath(path)).toBe(want);
+  });
+});
+
+describe('modes and contexts', () => {
+  const cfg = parseConfig('f', {
+    clusters: [{ context: 'prod', mode: 'protected' }, { context: 'dev' }],
+    defaultMode: 'read-only',
+  });
+  it.each([
+    ['prod', false, 'protected'],
+    ['dev', false, 'normal'],
+    ['other', false, 'read-only'],
+    ['dev', true, 'read-only'],
+    ['prod', true, 'read-only'],
+  ] as const)('%s (--read-only %s) runs %s', (context, force, mode) => {
+    expect(modeOf(cfg, context, force)).toBe(mode);
+  });
+  it('shows --context over the file list, else the file list', () => {
+    expect(contextsToShow(cfg, ['x'])).toEqual(['x']);
+    expect(contextsToShow(cfg, [])).toEqual(['prod', 'dev']);
+  });
+});
+
+describe('loadConfig', () => {
+  it('reads the named file', async () => {
+    const { config, file } = await loadConfig(join(dir, 'good.yaml'));
+    expect(file).toBe(join(dir, 'good.yaml'));
+    expect(config.clusters.map((c) => [c.context, c.mode])).toEqual([
+      ['prod', 'protected'],
+      ['dev', 'normal'],
+    ]);
+  });
+
+  it('uses built-in defaults when no file is named and ./palisade.yaml is absent', async () => {
+    const saved = process.env.PALISADE_CONFIG;
+    delete process.env.PALISADE_CONFIG;
+    try {
+      expect(await loadConfig(undefined, join(dir, 'empty-cwd'))).toEqual({
+        config: { clusters: [], defaultMode: 'normal' },
+      });
+    } finally {
+      if (saved !== undefined) process.env.PALISADE_CONFIG = saved;
+    }
+  });
+
+  it.each([
+    ['a missing named file', 'missing.yaml', /cannot read config .*missing\.yaml: no such file/],
+    ['a directory', 'adir', /cannot read config .*adir: it is a directory/],
+    ['broken YAML', 'broken.yaml', /config .*broken\.yaml is not valid YAML/],
+  ])('refuses %s', async (_what, name, message) => {
+    await expect(loadConfig(join(dir, name))).rejects.toThrow(message);
+  });
+});

@@ -1,0 +1,130 @@
+// The embedded cluster's ground truth in the console: ghosts appear when a partitioned
+// node keeps running a pod the API gave up on, and a pod's termination steps are pushed
+// to whoever watches it, as they happen.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GhostsMessage, SimEvents, type TerminationStepMessage } from '../../lib/console/protocol.js';
+import { eventually } from '../../sim/apiserver/test/harness.js';
+import { type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
+import { parseScenario } from '../../sim/scenario/load.js';
+import { tinyDurations } from '../../sim/test/clusterHarness.js';
+import { type Console, startConsole } from '../console.js';
+import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+
+let dir: string;
+let cluster: EmbeddedCluster;
+let consoleServer: Console;
+let socket: Socket;
+let core: k8s.CoreV1Api;
+const CLUSTER = 'palisade-embedded';
+const ghosts: GhostsMessage[] = [];
+const steps: TerminationStepMessage[] = [];
+const latest = () => ghosts.at(-1);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'palisade-sim-hub-'));
+  const scenario = parseScenario(
+    `name: sim-hub-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 2 }] }]\nworkloads: []\n`,
+    'sim hub test',
+  );
+  cluster = await startEmbeddedCluster({ scenario, kubeconfigPath: join(dir, 'kubeconfig') });
+  core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+  consoleServer = await startConsole({
+    clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
+    ui: false,
+  });
+  await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
+  socket = io(consoleServer.url, { path: '/socket.io', transports: ['websocket'] });
+  socket.on(SimEvents.ghosts, (m: GhostsMessage) => ghosts.push(m));
+  socket.on(SimEvents.terminationStep, (m: TerminationStepMessage) => steps.push(m));
+  await eventually(() => socket.connected, 'socket connected');
+});
+
+afterAll(async () => {
+  socket?.close();
+  await consoleServer?.stop();
+  await cluster?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function runningPod(name: string, graceSeconds: number) {
+  await core.createNamespacedPod({
+    namespace: 'default',
+    body: {
+      metadata: { name, annotations: { 'sim.palisade.dev/prestop-ms': '300' } },
+      spec: { terminationGracePeriodSeconds: graceSeconds, containers: [{ name: 'app', image: 'app:1' }] },
+    },
+  });
+  return eventually(async () => {
+    const p = await core.readNamespacedPod({ namespace: 'default', name });
+    return p.status?.phase === 'Running' ? p : undefined;
+  }, `${name} Running`);
+}
+
+describe('ghosts', () => {
+  it('follows a partitioned node: unseen, then critical once the pod is force-deleted, gone after heal', async () => {
+    const pod = await runningPod('ghost', 30);
+    const node = pod.spec!.nodeName!;
+    const reply = await socket.emitWithAck(SimEvents.watchGhosts, { cluster: CLUSTER });
+    expect(reply).toEqual({ ok: true });
+    await eventually(() => latest()?.synced && latest()!.processes >= 1, 'the ground truth read');
+    expect(latest()!.ghosts).toEqual([]);
+
+    cluster.infra.partition(node);
+    const unseen = await eventually(
+      () => latest()?.ghosts.find((g) => g.podName === 'ghost' && g.reason === 'node-unseen'),
+      'an unseen process once the node is Unknown',
+      15_000,
+    );
+    expect(unseen).toMatchObject({ node, critical: false, podUid: pod.metadata!.uid });
+
+    await core.deleteNamespacedPod({ namespace: 'default', name: 'ghost', gracePeriodSeconds: 0 });
+    const orphan = await eventually(
+      () => latest()?.ghosts.find((g) => g.podName === 'ghost' && g.reason === 'pod-deleted'),
+      'a critical ghost once the pod object is gone',
+    );
+    expect(orphan.message).toMatch(/still runs, but its pod is gone from the API/);
+
+    cluster.infra.heal(node);
+    await eventually(
+      () => latest()?.ghosts.every((g) => g.podName !== 'ghost'),
+      'no ghost once the healed kubelet stops the orphan',
+      15_000,
+    );
+  });
+
+  it('refuses a cluster without a ground truth, and bad input, saying why', async () => {
+    expect(await socket.emitWithAck(SimEvents.watchGhosts, { cluster: 'nope' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/cluster "nope" has no ground truth/),
+    });
+    expect(await socket.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/podUid/),
+    });
+  });
+});
+
+describe('termination steps', () => {
+  it('pushes each kubelet step of a watched pod as it happens, and nothing of others', async () => {
+    const watched = await runningPod('watched', 5);
+    const other = await runningPod('other', 5);
+    const uid = watched.metadata!.uid!;
+    expect(await socket.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER, podUid: uid })).toEqual({
+      ok: true,
+    });
+    await core.deleteNamespacedPod({ namespace: 'default', name: 'watched' });
+    await core.deleteNamespacedPod({ namespace: 'default', name: 'other' });
+    await eventually(() => steps.some((s) => s.step === 'removed'), 'the final removal step', 15_000);
+    const names = steps.map((s) => s.step);
+    expect(names.indexOf('preStop-started')).toBeGreaterThanOrEqual(0);
+    expect(names.indexOf('preStop-started')).toBeLessThan(names.indexOf('SIGTERM'));
+    expect(names.indexOf('SIGTERM')).toBeLessThan(names.indexOf('removed'));
+    expect(steps.every((s) => s.podUid === uid && s.cluster === CLUSTER)).toBe(true);
+    expect(steps.some((s) => s.podUid === other.metadata!.uid)).toBe(false);
+  });
+});

@@ -1,0 +1,69 @@
+// infra.act: a simulated fault on the embedded cluster's infrastructure. The cluster's
+// mode decides first (read-only refuses, protected wants the node's name typed again);
+// then the infrastructure acts, and the action is recorded as a Kubernetes Event on the
+// Node so the cluster's own history shows it.
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { simulatedFaultEvent } from '../../lib/console/actionEvents.js';
+import { judgeAction } from '../../lib/console/actionGuard.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { type ConsoleVerb, consoleVerbs, InfraError, nodeFault } from '../kube/infra.js';
+import { clusterOf, publicProcedure, router } from './trpc.js';
+
+const objectName = z.string().min(1, 'name is required').max(253, 'name is longer than 253 characters');
+
+export const actInput = z.object({
+  cluster: z.string().min(1, 'cluster id is required'),
+  node: objectName,
+  verb: z.enum(consoleVerbs),
+  /** protected clusters: the node's name, typed by the user */
+  confirm: z.string().max(253, 'confirmation is longer than 253 characters').optional(),
+});
+
+/** No sign-in yet: the console acts with its own credentials, and says so in the record. */
+const ACTOR = 'a console user (the console acts with its own credentials)';
+
+async function record(conn: ClusterConnection, node: string, verb: ConsoleVerb) {
+  const event = simulatedFaultEvent({
+    verb,
+    node,
+    by: ACTOR,
+    at: new Date(),
+    mode: conn.spec.mode ?? 'normal',
+  });
+  try {
+    await conn.core.createNamespacedEvent({ namespace: 'default', body: event });
+    return { recorded: true as const };
+  } catch (e) {
+    // the fault has happened: a lost record is reported, not turned into a failure
+    return { recorded: false as const, recordError: (e as Error).message };
+  }
+}
+
+function refuseUnlessAllowed(conn: ClusterConnection, node: string, confirm?: string) {
+  const verdict = judgeAction({ cluster: conn.id, mode: conn.spec.mode ?? 'normal', target: node, confirm });
+  if (!verdict.allowed) throw new TRPCError({ code: verdict.code, message: verdict.message });
+}
+
+export const infraRouter = router({
+  act: publicProcedure.input(actInput).mutation(async ({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    const ep = conn.spec.infra;
+    if (!ep)
+      throw new TRPCError({
+        code: 'PRECONDITION_FAILED',
+        message: `cluster "${conn.id}" is not Palisade's embedded cluster: it has no infrastructure API to act on`,
+      });
+    refuseUnlessAllowed(conn, input.node, input.confirm);
+    let state: unknown;
+    try {
+      state = await nodeFault(ep, input.node, input.verb);
+    } catch (e) {
+      if (!(e instanceof InfraError)) throw e;
+      const code =
+        e.status === 404 ? 'NOT_FOUND' : e.status === 400 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+      throw new TRPCError({ code, message: `infrastructure: ${e.message}`, cause: e });
+    }
+    return { node: input.node, verb: input.verb, state, ...(await record(conn, input.node, input.verb)) };
+  }),
+});
