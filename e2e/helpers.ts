@@ -13,6 +13,7 @@ const STATE_DIR = resolve(import.meta.dirname, '..', '.palisade', 'e2e');
 export const RESERVED = {
   reconnect: 'c2-2',
   screenshots: 'c1-1',
+  protected: 'b2-2',
 } as const;
 
 export function infraEndpoint(): { url: string; token: string } {

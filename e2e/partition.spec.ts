@@ -35,7 +35,10 @@ test('partitioning a node from its panel: Unknown, then its pods Terminating', a
   await t.click();
   const panel = page.getByRole('complementary', { name: `Node ${node}` });
   await expect(panel).toBeVisible();
-  const podItem = panel.getByRole('listitem').filter({ hasText: `shop/${pod}` });
+  const podItem = panel
+    .getByRole('region', { name: 'Pods on this node' })
+    .getByRole('listitem')
+    .filter({ hasText: `shop/${pod}` });
   await expect(podItem).toContainText('Ready');
 
   try {
@@ -47,6 +50,10 @@ test('partitioning a node from its panel: Unknown, then its pods Terminating', a
     await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Unknown`), { timeout: 20_000 });
     await expect(t).toHaveAttribute('data-state', 'unknown');
     await expect(panel.getByText('Unknown', { exact: true }).first()).toBeVisible();
+
+    // the ground truth (simulation) shows the pod's process still running out of the API's sight
+    const unseen = panel.getByRole('region', { name: "Processes out of the API's sight" });
+    await expect(unseen).toContainText(`shop/${pod} on ${node} still runs; the API cannot see it`);
 
     // the tile shows the heartbeat age, and it counts up
     const age = t.getByTitle(/time since the last heartbeat/);

@@ -47,6 +47,8 @@ interface LiveCtx {
   error?: string;
 }
 const Ctx = createContext<LiveCtx>({ conn: 'connecting', syncing: true });
+/** the one socket, for features with rooms of their own (ground truth, termination steps) */
+const SocketCtx = createContext<Socket | null>(null);
 
 export function configureLiveQueries(qc: QueryClient): void {
   qc.setQueryDefaults(['live'], {
@@ -64,6 +66,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
   const socketRef = useRef<Socket | null>(null);
+  const [socketState, setSocketState] = useState<Socket | null>(null);
   const clusterRef = useRef<string | undefined>(cluster);
   /** room -> last seq applied */
   const seqs = useRef(new Map<string, number>());
@@ -74,6 +77,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     const socket = io({ path: '/socket.io', transports: ['websocket', 'polling'] });
     socketRef.current = socket;
+    setSocketState(socket);
 
     const subscribe = (c: string, kind: Kind, resume: boolean) => {
       const r = room(c, kind);
@@ -146,6 +150,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       socket.removeAllListeners();
       socket.close();
       socketRef.current = null;
+      setSocketState(null);
       subscribeRef.current = null;
     };
   }, [qc]);
@@ -166,7 +171,47 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   }, [cluster]);
 
   const syncing = !!cluster && KINDS.some((k) => pending.has(room(cluster, k)));
-  return <Ctx.Provider value={{ conn, lostAt, syncing, error }}>{children}</Ctx.Provider>;
+  return (
+    <SocketCtx.Provider value={socketState}>
+      <Ctx.Provider value={{ conn, lostAt, syncing, error }}>{children}</Ctx.Provider>
+    </SocketCtx.Provider>
+  );
+}
+
+export function useSocket(): Socket | null {
+  return useContext(SocketCtx);
+}
+
+/**
+ * Joins a server room while mounted: `watch` is sent now and after every reconnect (the
+ * server forgets rooms with the connection), `unwatch` on unmount. `onResync` runs after a
+ * reconnect, for callers that must re-read what they may have missed.
+ */
+export function useRoom(
+  event: { watch: string; unwatch: string } | undefined,
+  args: object | undefined,
+  onResync?: () => void,
+): void {
+  const socket = useSocket();
+  const key = JSON.stringify(args ?? null);
+  const resync = useRef(onResync);
+  resync.current = onResync;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for `args`
+  useEffect(() => {
+    if (!socket || !event || !args) return;
+    let first = true;
+    const watch = () => {
+      socket.emit(event.watch, args);
+      if (!first) resync.current?.();
+      first = false;
+    };
+    if (socket.connected) watch();
+    socket.on('connect', watch);
+    return () => {
+      socket.off('connect', watch);
+      if (socket.connected) socket.emit(event.unwatch, args);
+    };
+  }, [socket, event?.watch, event?.unwatch, key]);
 }
 
 export function useConnection(): LiveCtx {

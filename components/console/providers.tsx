@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { type ReactNode, useState } from 'react';
 import { ClusterProvider } from './cluster';
+import { GroundTruthProvider } from './groundTruth';
 import { configureLiveQueries, LiveProvider } from './live';
 import type { AppRouter } from './router-type';
 import { TRPCProvider } from './trpc';
@@ -26,7 +27,9 @@ export function Providers({ children }: { children: ReactNode }) {
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
         <ClusterProvider>
-          <LiveProvider>{children}</LiveProvider>
+          <LiveProvider>
+            <GroundTruthProvider>{children}</GroundTruthProvider>
+          </LiveProvider>
         </ClusterProvider>
       </TRPCProvider>
     </QueryClientProvider>

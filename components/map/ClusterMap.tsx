@@ -14,6 +14,7 @@ import { groupByZoneRack, type RackGroup } from '@/lib/console/ui/topology';
 import { useCluster } from '../console/cluster';
 import { useConnection, useNodes, usePods } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
+import { GhostSummary } from '../sim/GhostSummary';
 import { NodePanel } from './NodePanel';
 import { NodeTile } from './NodeTile';
 import { SummaryBar } from './SummaryBar';
@@ -83,6 +84,7 @@ export function ClusterMap() {
             {unscheduled > 0 && (
               <span className="text-xs text-warn">{unscheduled} pods not scheduled to any node</span>
             )}
+            <GhostSummary />
             <Legend />
           </div>
           {!nodes ? (

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { NodeView, PodView } from '@/lib/console/protocol';
 import { CONDITION_TONE_CLASS, conditionTone, readySinceLabel } from '@/lib/console/ui/conditions';
 import { formatAge, formatClock } from '@/lib/console/ui/format';
@@ -15,6 +15,8 @@ import {
 } from '@/lib/console/ui/states';
 import type { ClusterMode, InfraVerb } from '../console/api-types';
 import { EventsTable } from '../console/EventsTable';
+import { useGhosts } from '../console/groundTruth';
+import { GhostList } from '../sim/GhostList';
 import { eventsOf } from '../pod/normalize';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
@@ -100,7 +102,7 @@ export function NodePanel({
             </dd>
           </dl>
 
-          <section>
+          <section aria-label="Conditions">
             <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">Conditions</h3>
             <table className="w-full text-xs">
               <tbody>
@@ -121,7 +123,7 @@ export function NodePanel({
             </table>
           </section>
 
-          <section>
+          <section aria-label="Taints">
             <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">Taints</h3>
             {node.taints.length === 0 ? (
               <p className="text-xs text-dim">none</p>
@@ -140,7 +142,7 @@ export function NodePanel({
             )}
           </section>
 
-          <section>
+          <section aria-label="Pods on this node">
             <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">
               Pods ({nodePods.length})
             </h3>
@@ -164,6 +166,8 @@ export function NodePanel({
           </section>
 
           <NodeEvents cluster={cluster} name={name} version={node.resourceVersion} />
+
+          {current?.embedded && <NodeGhosts cluster={cluster} node={name} now={now || Date.now()} />}
 
           {current?.embedded && (
             <SimulationControls cluster={cluster} node={name} mode={current.mode ?? 'normal'} />
@@ -197,6 +201,19 @@ const SIM_ACTIONS: { verb: InfraVerb; label: string; hint: string; danger?: bool
   { verb: 'kubelet-restart', label: 'Kubelet restart', hint: 'The kubelet comes back with an empty memory' },
   { verb: 'meteor', label: 'Meteor', hint: 'The node is gone for ever', danger: true },
 ];
+
+function NodeGhosts({ cluster, node, now }: { cluster: string; node: string; now: number }) {
+  const msg = useGhosts(cluster);
+  const ghosts = useMemo(() => msg?.ghosts.filter((g) => g.node === node) ?? [], [msg, node]);
+  return (
+    <GhostList
+      ghosts={ghosts}
+      title="Processes out of the API's sight"
+      now={now}
+      empty={msg?.synced ? 'none: the API sees every process on this node' : 'reading the ground truth…'}
+    />
+  );
+}
 
 /** The node's Events, read again whenever the live node changes (no polling). */
 function NodeEvents({ cluster, name, version }: { cluster: string; name: string; version: string }) {

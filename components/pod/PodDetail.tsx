@@ -1,7 +1,7 @@
 'use client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { podKey, type PodView } from '@/lib/console/protocol';
 import { formatAge, formatClock } from '@/lib/console/ui/format';
 import { NODE_DOT_CLASS, NODE_STATE_LABEL, nodeDisplayState, POD_DOT_CLASS } from '@/lib/console/ui/states';
@@ -10,6 +10,8 @@ import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useNodes, usePods } from '../console/live';
 import { EventsTable } from '../console/EventsTable';
+import { useGhosts, useTerminationSteps } from '../console/groundTruth';
+import { GhostList } from '../sim/GhostList';
 import { useTRPC } from '../console/trpc';
 import { claimsOf, conditionsOf, containersOf, eventsOf, stepsOf, timeOf } from './normalize';
 import { TerminationTimeline } from './TerminationTimeline';
@@ -83,6 +85,16 @@ export function PodDetail({
     return () => timers.forEach(clearTimeout);
   }, [deadline, gone, qc, queryKey]);
 
+  // the kubelet's steps (preStop, SIGTERM, exit…) change no API object: they are pushed
+  const refresh = useCallback(() => void qc.invalidateQueries({ queryKey }), [qc, queryKey]);
+  const embedded = !!clusters?.find((c) => c.id === cluster)?.embedded;
+  useTerminationSteps(embedded ? cluster : undefined, pod?.uid, refresh);
+  const ghostsMsg = useGhosts(embedded ? cluster : undefined);
+  const ghosts = useMemo(
+    () => ghostsMsg?.ghosts.filter((g) => g.namespace === namespace && g.podName === name) ?? [],
+    [ghostsMsg, namespace, name],
+  );
+
   const now = useNow(1000) || Date.now();
   const node = pod?.node ? nodes?.byKey.get(pod.node) : undefined;
   const nodeState = node ? nodeDisplayState(node, now) : undefined;
@@ -129,6 +141,8 @@ export function PodDetail({
           <span className="text-xs text-warn">detail may be stale: {detail.error.message}</span>
         )}
       </header>
+
+      <GhostList ghosts={ghosts} title="Processes out of the API's sight" now={now} />
 
       {terminating && <TerminationTimeline pod={pod} steps={steps} gone={gone} stepsError={stepsError} />}
 
