@@ -73,7 +73,12 @@ describe('assignLanes', () => {
     ],
     [
       [0, 0.01, 0.02, 0.03],
-      [0, 1, 2, 0],
+      [0, 1, 2, 3],
+    ],
+    // more close marks than lanes: the least recently used lane is reused
+    [
+      [0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08],
+      [0, 1, 2, 3, 4, 5, 6, 7, 0],
     ],
   ])('%o -> lanes %o', (xs, lanes) =>
     expect(assignLanes(xs.map((x) => ({ x }))).map((m) => m.lane)).toEqual(lanes),

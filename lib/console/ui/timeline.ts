@@ -138,11 +138,12 @@ export function layoutTimeline(
   };
 }
 
-/** Greedy: each mark goes to the lowest lane whose last label is far enough to the left. */
+/** Greedy: each mark goes to the lowest lane whose last label is far enough to the left
+ * (up to 8 lanes: a fast termination puts most steps within a few pixels of each other). */
 export function assignLanes<M extends { x: number }>(
   marks: readonly M[],
   gap = LANE_GAP,
-  lanes = 3,
+  lanes = 8,
 ): (M & { lane: number })[] {
   const lastX: number[] = Array.from({ length: lanes }, () => Number.NEGATIVE_INFINITY);
   return marks.map((m) => {
