@@ -34,13 +34,19 @@ beforeAll(async () => {
   // the same cluster again under the two guarded modes palisade.yaml can set
   const guarded = { ...embedded, id: 'guarded', mode: 'protected' as const };
   const frozen = { ...embedded, id: 'frozen', mode: 'read-only' as const };
+  // and once with credentials the API server rejects
+  const locked = new k8s.KubeConfig();
+  locked.loadFromString(embedded.kc.exportConfig().replace(cluster.apiserver.token, 'not-the-token'));
+  const rejected = { ...embedded, id: 'rejected', kc: locked, infra: undefined };
   consoleServer = await startConsole({
-    clusters: [embedded, plain, guarded, frozen],
+    clusters: [embedded, plain, guarded, frozen, rejected],
     ui: false,
     hub: { intervalMs: 100 },
   });
   trpc = trpcClient(consoleServer.url);
-  await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
+  await Promise.all(
+    [...consoleServer.clusters.values()].filter((c) => c.id !== 'rejected').map((c) => c.synced()),
+  );
 });
 
 afterAll(async () => {
@@ -128,9 +134,21 @@ describe('tRPC', () => {
       ['plain', false, 'normal'],
       ['guarded', true, 'protected'],
       ['frozen', true, 'read-only'],
+      ['rejected', false, 'normal'],
     ]);
     expect(list[0].health.informers.map((i) => i.kind)).toContain('volumeattachments');
     expect(list[0].health.informers.every((i) => i.synced)).toBe(true);
+  });
+
+  it('says in plain words why a cluster cannot be read', async () => {
+    const rejected = await eventually(async () => {
+      const c = (await trpc.clusters.list.query()).find((x) => x.id === 'rejected');
+      return c?.health.informers.find((i) => i.lastError) ? c : undefined;
+    }, 'an informer error for the rejected cluster');
+    expect(rejected.health.informers.every((i) => !i.synced)).toBe(true);
+    expect(rejected.health.informers.find((i) => i.lastError)?.lastError).toMatch(
+      /^401 Unauthorized: the API server rejected the kubeconfig's credentials/,
+    );
   });
 
   it('pods.get tells the termination story after the pod is deleted', async () => {

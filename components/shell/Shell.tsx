@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { clusterProblem } from '@/lib/console/clusterProblems';
 import { formatClock } from '@/lib/console/ui/format';
 import { handleKey, type KeyState, SHORTCUTS } from '@/lib/console/ui/keys';
 import type { ClusterMode } from '../console/api-types';
@@ -83,6 +84,7 @@ export function Shell({ children }: { children: ReactNode }) {
     <div className="flex min-h-dvh flex-col">
       <TopBar onHelp={() => setHelp(true)} mode={mode} />
       <ConnectionBanner />
+      <ClusterProblemBanner />
       <ModeFrame mode={mode}>{children}</ModeFrame>
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
     </div>
@@ -225,6 +227,28 @@ function HealthIndicator() {
       <span className={`inline-block h-2.5 w-2.5 rounded-full ${dot}`} />
       <span className="hidden lg:inline">{label}</span>
     </span>
+  );
+}
+
+/** The selected cluster cannot be read (credentials, RBAC, network, TLS): say so, never a blank map. */
+function ClusterProblemBanner() {
+  const { cluster, current } = useCluster();
+  const live = useHealth(cluster);
+  const problem = clusterProblem(live ?? current?.health);
+  if (!problem || !cluster) return null;
+  return (
+    <div
+      role="alert"
+      aria-label="Cluster problem"
+      className="border-b border-crit/50 bg-crit/12 px-3 py-1.5 text-sm"
+    >
+      <span className="font-semibold text-crit">Cannot read cluster {cluster}:</span>{' '}
+      <span>{problem.text}</span>{' '}
+      <span className="text-dim">
+        ({problem.kinds.join(', ')} not synced; Palisade keeps retrying, so what is shown may be missing or
+        stale)
+      </span>
+    </div>
   );
 }
 

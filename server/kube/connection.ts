@@ -13,6 +13,7 @@ import {
   readyHeartbeat,
   workloadView,
 } from '../../lib/console/views.js';
+import { explainInformerError } from '../../lib/console/clusterProblems.js';
 import type { ClusterMode } from '../config/schema.js';
 import { ClusterCache } from './cache.js';
 import type { InfraEndpoint } from './infra.js';
@@ -186,7 +187,8 @@ export class ClusterConnection {
         kind: h.kind,
         synced: h.synced,
         restarts: h.restarts,
-        ...(h.lastError ? { lastError: h.lastError } : {}),
+        // readable causes (401, 403 with the resource, unreachable at which URL, TLS)
+        ...(h.lastError ? { lastError: explainInformerError(h.lastError, h.kind).text } : {}),
       })),
       embedded: this.spec.infra !== undefined,
       mode: this.spec.mode ?? 'normal',
