@@ -1,18 +1,46 @@
 // bench/RESULTS.md holds every benchmark's latest results: the API server's (written by
-// bench/run.ts) followed by the embedded cluster's (bench/cluster/RESULTS.md).
+// bench/run.ts) followed by the embedded cluster's (bench/cluster/RESULTS.md) and the
+// console's (bench/console/RESULTS.md), each between its own markers so that any one
+// bench can be rerun alone and merged again.
 import { readFile, writeFile } from 'node:fs/promises';
 
-const START = '<!-- embedded-cluster-benchmark:start -->';
-const END = '<!-- embedded-cluster-benchmark:end -->';
+const SECTIONS = [
+  { file: 'bench/cluster/RESULTS.md', marker: 'embedded-cluster-benchmark', title: 'Embedded' },
+  { file: 'bench/console/RESULTS.md', marker: 'console-benchmark', title: 'Console' },
+];
+
+const start = (marker: string) => `<!-- ${marker}:start -->`;
+const end = (marker: string) => `<!-- ${marker}:end -->`;
+
+/** The section between a marker pair in the current bench/RESULTS.md, kept when its file is missing. */
+function existing(text: string, marker: string): string {
+  const a = text.indexOf(start(marker));
+  const b = text.indexOf(end(marker));
+  return a >= 0 && b > a ? text.slice(a + start(marker).length, b).trim() : '';
+}
+
+/** A bench's own RESULTS.md, one heading level down. */
+function demote(text: string, title: string): string {
+  return text
+    .replace(/^# /m, '## ')
+    .replace(new RegExp(`^## (?!${title})`, 'gm'), '### ')
+    .trim();
+}
 
 async function main() {
-  const api = await readFile('bench/RESULTS.md', 'utf8');
-  const cluster = await readFile('bench/cluster/RESULTS.md', 'utf8').catch(() => '');
-  const base = api.includes(START) ? api.slice(0, api.indexOf(START)).trimEnd() : api.trimEnd();
-  if (!cluster) return;
-  const section = cluster.replace(/^# /m, '## ').replace(/^## (?!Embedded)/gm, '### ');
-  await writeFile('bench/RESULTS.md', `${base}\n\n${START}\n${section.trim()}\n${END}\n`);
-  console.log('bench/RESULTS.md: API server and embedded cluster results combined');
+  const all = await readFile('bench/RESULTS.md', 'utf8');
+  const firstMarker = Math.min(
+    ...SECTIONS.map((s) => all.indexOf(start(s.marker))).filter((i) => i >= 0),
+    all.length,
+  );
+  const parts = [all.slice(0, firstMarker).trimEnd()];
+  for (const s of SECTIONS) {
+    const own = await readFile(s.file, 'utf8').catch(() => '');
+    const section = own ? demote(own, s.title) : existing(all, s.marker);
+    if (section) parts.push(`${start(s.marker)}\n${section}\n${end(s.marker)}`);
+  }
+  await writeFile('bench/RESULTS.md', `${parts.join('\n\n')}\n`);
+  console.log('bench/RESULTS.md: API server, embedded cluster and console results combined');
 }
 
 void main();

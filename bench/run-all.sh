@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `npm run bench [-- --quick]`: the API server benchmark, then the embedded cluster at
-# scale, then both into bench/RESULTS.md (a --quick run prints only).
+# scale, then the console (map render and live latency in Chromium), then all three into
+# bench/RESULTS.md (a --quick run prints only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 npx tsx bench/run.ts "$@"
 npx tsx bench/cluster/run.ts "$@"
+npx tsx bench/console/run.ts "$@"
 case " $* " in *" --quick "*) ;; *) npx tsx bench/combine.ts ;; esac

@@ -2,12 +2,48 @@
 // embedded cluster (see playwright.config.ts), so each spec uses its own nodes and heals what
 // it breaks. Files are read at call time: the server writes them when it starts, after the
 // test files have been loaded.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { type APIRequestContext, expect, type Page } from '@playwright/test';
 
-const STATE_DIR = resolve(import.meta.dirname, '..', '.palisade', 'e2e');
+const ROOT = resolve(import.meta.dirname, '..');
+const STATE_DIR = resolve(ROOT, '.palisade', 'e2e');
+/** the e2e embedded cluster's kubeconfig (written by the main console when it starts) */
+export const E2E_KUBECONFIG = resolve(STATE_DIR, 'kubeconfig');
+
+export interface SecondConsole {
+  url: string;
+  stop(): void;
+}
+
+/**
+ * Another console process (port 0, 127.0.0.1) with its own command line, for specs that need a
+ * differently configured server; resolves once it prints its URL.
+ */
+export async function startSecondConsole(args: string[]): Promise<SecondConsole> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`the second console did not start:\n${out}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = out.match(/Palisade console: (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]);
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', (code) => fail(new Error(`the second console exited (${code}):\n${out}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
 
 /** Nodes each spec may break, so that no spec touches another one's node. */
 export const RESERVED = {

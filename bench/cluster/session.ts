@@ -125,7 +125,7 @@ function killAll() {
 }
 
 /** However the bench ends (normally, Ctrl-C, a crash), no child outlives it. */
-function killOnExit(proc: ChildProcess) {
+export function killOnExit(proc: ChildProcess) {
   proc.on('exit', () => children.delete(proc));
   if (!installed) install();
   children.add(proc);

@@ -12,7 +12,7 @@ import {
 import { matchesSearch } from '@/lib/console/ui/table';
 import { groupByZoneRack, type RackGroup } from '@/lib/console/ui/topology';
 import { useCluster } from '../console/cluster';
-import { useConnection, useNodes, usePods } from '../console/live';
+import { useConnection, useHealth, useNodes, usePods } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
 import { GhostSummary } from '../sim/GhostSummary';
 import { NodePanel } from './NodePanel';
@@ -22,10 +22,14 @@ import { SummaryBar } from './SummaryBar';
 const NO_PODS: readonly PodView[] = [];
 
 export function ClusterMap() {
-  const { cluster, listLoading } = useCluster();
+  const { cluster, listLoading, current } = useCluster();
   const nodes = useNodes(cluster);
   const pods = usePods(cluster);
   const { syncing, conn } = useConnection();
+  // an empty map only means "no nodes" once the nodes informer has synced
+  const nodesHealth = (useHealth(cluster) ?? current?.health)?.informers.find((i) => i.kind === 'nodes');
+  const nodesSynced = nodesHealth?.synced ?? true;
+  const nodesError = nodesHealth?.lastError;
   // the selection belongs to a cluster: switching clusters closes the panel
   const [selection, setSelection] = useState<{ cluster?: string; name: string } | undefined>(undefined);
   const selected = selection && selection.cluster === cluster ? selection.name : undefined;
@@ -102,7 +106,15 @@ export function ClusterMap() {
               }
             />
           ) : zones.length === 0 ? (
-            <MapPlaceholder text="This cluster has no nodes." />
+            <MapPlaceholder
+              text={
+                nodesSynced
+                  ? 'This cluster has no nodes.'
+                  : nodesError
+                    ? 'Nodes not loaded: the cluster cannot be read (see above). Retrying…'
+                    : 'Loading nodes…'
+              }
+            />
           ) : (
             <div className="flex flex-col gap-4">
               {zones.map((z) => (

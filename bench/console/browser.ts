@@ -1,0 +1,87 @@
+// Debian's Chromium through Playwright's library (never a downloaded browser): open the
+// map in a fresh context, time its first full render, and hand the page over for the
+// latency phase.
+import { writeFileSync } from 'node:fs';
+import { type Browser, type BrowserContext, type CDPSession, type Page, chromium } from '@playwright/test';
+import { IS_FULL, type ProbeState, READ_STATE, probeScript } from './probe.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RENDER_TIMEOUT_MS = 60_000;
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface Render extends ProbeState {
+  /** navigation timing, ms after navigation start */
+  responseEndMs: number;
+  domContentLoadedMs: number;
+  loadMs: number;
+}
+
+export interface OpenMap {
+  ctx: BrowserContext;
+  page: Page;
+  render: Render;
+}
+
+/** A CPU profile of the page's main thread from now until the returned function writes it to `path`. */
+export async function profilePage(
+  ctx: BrowserContext,
+  page: Page,
+): Promise<(path: string) => Promise<string>> {
+  const cdp: CDPSession = await ctx.newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.start');
+  return async (path) => {
+    const { profile } = await cdp.send('Profiler.stop');
+    writeFileSync(path, JSON.stringify(profile));
+    await cdp.detach();
+    return path;
+  };
+}
+
+/**
+ * A new context (no cache, no storage), the probe, then `/` until the map is full.
+ * profilePath: also write a CPU profile of the page's load there.
+ */
+export async function openMap(
+  browser: Browser,
+  url: string,
+  nodes: number,
+  pods: number,
+  profilePath?: string,
+): Promise<OpenMap> {
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  try {
+    const page = await ctx.newPage();
+    await page.addInitScript({ content: probeScript(nodes, pods) });
+    const profiled = profilePath ? await profilePage(ctx, page) : undefined;
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.waitForFunction(IS_FULL, null, { timeout: RENDER_TIMEOUT_MS, polling: 250 });
+    await profiled?.(profilePath!);
+    const state = (await page.evaluate(READ_STATE)) as ProbeState;
+    const nav = (await page.evaluate(
+      "(({ responseEnd, domContentLoadedEventEnd, loadEventEnd }) => ({ responseEnd, domContentLoadedEventEnd, loadEventEnd }))(performance.getEntriesByType('navigation')[0])",
+    )) as { responseEnd: number; domContentLoadedEventEnd: number; loadEventEnd: number };
+    const render: Render = {
+      ...state,
+      responseEndMs: nav.responseEnd,
+      domContentLoadedMs: nav.domContentLoadedEventEnd,
+      loadMs: nav.loadEventEnd,
+    };
+    return { ctx, page, render };
+  } catch (e) {
+    await ctx.close().catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,85 @@
+// The console server in a process of its own, started exactly as `npm start` starts it
+// (node --import tsx server/main.ts), so /proc/<pid> measures the console alone.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { sleep } from '../common.js';
+import { killOnExit } from '../cluster/session.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const START_TIMEOUT_MS = 90_000;
+const LOG_TAIL = 30;
+
+export class ConsoleChild {
+  readonly log: string[] = [];
+  private readonly proc: ChildProcess;
+  private exited = false;
+
+  /** profileDir: write a V8 CPU profile of the console there when it stops */
+  constructor(kubeconfig: string, profileDir?: string) {
+    const prof = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const args = [...prof, '--import', 'tsx', 'server/main.ts', '--kubeconfig', kubeconfig];
+    this.proc = spawn(process.execPath, [...args, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    killOnExit(this.proc);
+    this.proc.on('exit', () => (this.exited = true));
+    this.proc.stdout?.on('data', (c: Buffer) => this.keep(c));
+    this.proc.stderr?.on('data', (c: Buffer) => this.keep(c));
+  }
+
+  get pid(): number {
+    return this.proc.pid ?? 0;
+  }
+
+  private keep(c: Buffer) {
+    for (const line of c.toString().split('\n')) if (line.trim()) this.log.push(line);
+    this.log.splice(0, Math.max(0, this.log.length - LOG_TAIL));
+  }
+
+  /** The URL main.ts prints once it serves. */
+  async url(): Promise<string> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (this.exited) throw new Error(`console exited early:\n${this.log.join('\n')}`);
+      const m = this.log.map((l) => /Palisade console: (\S+)/.exec(l)).find(Boolean);
+      if (m) return m[1];
+      await sleep(100);
+    }
+    throw new Error(`console did not print its URL in ${START_TIMEOUT_MS} ms:\n${this.log.join('\n')}`);
+  }
+
+  /** SIGTERM (main.ts then stops cleanly and --cpu-prof writes its file); SIGKILL after graceMs. */
+  async stop(graceMs = 10_000) {
+    if (this.exited) return;
+    const gone = new Promise<void>((r) => this.proc.once('exit', () => r()));
+    this.proc.kill('SIGTERM');
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), graceMs);
+    await gone;
+    clearTimeout(timer);
+  }
+}
+
+interface ClusterHealth {
+  id: string;
+  health: { informers: { kind: string; synced: boolean }[] };
+}
+
+/** Waits until every informer of the console's cluster has its first list; returns the cluster id. */
+export async function waitSynced(url: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const body = await (await fetch(`${url}/api/trpc/clusters.list`)).json();
+      const list: ClusterHealth[] = body.result?.data?.json ?? body.result?.data;
+      const pending = list[0].health.informers.filter((i) => !i.synced).map((i) => i.kind);
+      if (pending.length === 0) return list[0].id;
+      last = `waiting for ${pending.join(', ')}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await sleep(250);
+  }
+  throw new Error(`console informers not synced in ${timeoutMs} ms (${last})`);
+}
