@@ -1,5 +1,5 @@
 'use client';
-import { memo, useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { NodeView, PodView } from '@/lib/console/protocol';
 import { type PodCollection, UNSCHEDULED } from '@/lib/console/ui/live';
 import {
@@ -10,7 +10,7 @@ import {
   POD_STATES,
 } from '@/lib/console/ui/states';
 import { matchesSearch } from '@/lib/console/ui/table';
-import { groupByZoneRack, type RackGroup } from '@/lib/console/ui/topology';
+import { groupByZoneRack, type RackGroup, reuseGroups, type ZoneGroup } from '@/lib/console/ui/topology';
 import { useCluster } from '../console/cluster';
 import { useConnection, useHealth, useNodes, usePods } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
@@ -54,7 +54,12 @@ export function ClusterMap() {
     (name: string) => setSelected((s) => (s === name ? undefined : name)),
     [setSelected],
   );
-  const zones = useMemo(() => groupByZoneRack(nodes?.byKey.values() ?? []), [nodes]);
+  const lastZones = useRef<ZoneGroup<NodeView>[] | undefined>(undefined);
+  const zones = useMemo(() => {
+    const next = reuseGroups(lastZones.current, groupByZoneRack(nodes?.byKey.values() ?? []));
+    lastZones.current = next;
+    return next;
+  }, [nodes]);
   const matching = useMemo(() => {
     if (!deferredQuery.trim() || !nodes) return undefined;
     const m = new Set<string>();
@@ -91,7 +96,7 @@ export function ClusterMap() {
             <GhostSummary />
             <Legend />
           </div>
-          {!nodes ? (
+          {!nodes || !pods ? (
             <MapPlaceholder
               text={
                 !cluster
@@ -101,7 +106,9 @@ export function ClusterMap() {
                   : conn !== 'connected'
                     ? 'Waiting for the live connection…'
                     : syncing
-                      ? 'Loading nodes…'
+                      ? nodes
+                        ? 'Loading pods…'
+                        : 'Loading nodes…'
                       : 'Waiting for the first snapshot…'
               }
             />
@@ -127,7 +134,7 @@ export function ClusterMap() {
                       <Rack
                         key={r.rack}
                         rack={r}
-                        pods={pods}
+                        byNode={pods.byNode}
                         selected={selected}
                         matching={matching}
                         onSelect={onSelect}
@@ -155,19 +162,25 @@ export function ClusterMap() {
   );
 }
 
-const Rack = memo(function Rack({
-  rack,
-  pods,
-  selected,
-  matching,
-  onSelect,
-}: {
+interface RackProps {
   rack: RackGroup<NodeView>;
-  pods: PodCollection | undefined;
+  byNode: PodCollection['byNode'];
   selected: string | undefined;
   matching: Set<string> | undefined;
   onSelect: (name: string) => void;
-}) {
+}
+
+/** A rack re-renders only when its own nodes, their pods, the selection or the filter change. */
+function sameRack(a: RackProps, b: RackProps): boolean {
+  if (a.rack !== b.rack || a.matching !== b.matching || a.onSelect !== b.onSelect) return false;
+  for (const n of b.rack.nodes) {
+    if ((a.selected === n.name) !== (b.selected === n.name)) return false;
+    if (a.byNode !== b.byNode && a.byNode.get(n.name) !== b.byNode.get(n.name)) return false;
+  }
+  return true;
+}
+
+const Rack = memo(function Rack({ rack, byNode, selected, matching, onSelect }: RackProps) {
   return (
     <div
       className="rounded border border-line/70 bg-panel/60 p-1.5 [contain:content]"
@@ -179,7 +192,7 @@ const Rack = memo(function Rack({
           <NodeTile
             key={n.name}
             node={n}
-            pods={pods?.byNode.get(n.name) ?? NO_PODS}
+            pods={byNode.get(n.name) ?? NO_PODS}
             selected={selected === n.name}
             dimmed={matching ? !matching.has(n.name) : false}
             onSelect={onSelect}
@@ -188,7 +201,7 @@ const Rack = memo(function Rack({
       </div>
     </div>
   );
-});
+}, sameRack);
 
 function MapPlaceholder({ text }: { text: string }) {
   return (

@@ -1,39 +1,78 @@
 'use client';
-import { memo, useLayoutEffect, useRef } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import type { PodView } from '@/lib/console/protocol';
-import { markGrid, markPosition } from '@/lib/console/ui/marks';
+import { type MarkGrid, markGrid, markPosition } from '@/lib/console/ui/marks';
 import { POD_COLOR } from '@/lib/console/ui/states';
+
+// Canvases are drawn only while on (or near) the screen: at 1000 nodes most racks are
+// scrolled away, and drawing them all made the first map render ~250 ms slower. One shared
+// IntersectionObserver tells each canvas when it comes into view; it then draws its latest pods.
+const drawers = new WeakMap<Element, () => void>();
+const onScreen = new WeakSet<Element>();
+let observer: IntersectionObserver | undefined;
+
+function visibility(): IntersectionObserver {
+  observer ??= new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) {
+          onScreen.delete(e.target);
+          continue;
+        }
+        onScreen.add(e.target);
+        drawers.get(e.target)?.();
+      }
+    },
+    { rootMargin: '300px' },
+  );
+  return observer;
+}
+
+function draw(canvas: HTMLCanvasElement, pods: readonly PodView[], g: MarkGrid) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(g.width * dpr);
+  const h = Math.round(g.height * dpr);
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, g.width, g.height);
+  for (let i = 0; i < pods.length; i++) {
+    const p = pods[i];
+    const { x, y } = markPosition(g, i);
+    ctx.fillStyle = POD_COLOR[p.state] ?? POD_COLOR.Unknown;
+    if (p.state === 'Terminating' || p.state === 'Pending') {
+      // hollow-ish marks for transitional states, so they read without colour too
+      ctx.fillRect(x, y, g.size, g.size);
+      ctx.clearRect(x + 1.5, y + 1.5, g.size - 3, g.size - 3);
+    } else {
+      ctx.fillRect(x, y, g.size, g.size);
+    }
+  }
+}
 
 /** One small canvas per node: a mark per pod, coloured by state. Redrawn only when `pods` changes. */
 export const PodMarks = memo(function PodMarks({ pods, width }: { pods: readonly PodView[]; width: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
-  const g = markGrid(pods.length, width);
+  const g = useMemo(() => markGrid(pods.length, width), [pods.length, width]);
   useLayoutEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.round(g.width * dpr);
-    const h = Math.round(g.height * dpr);
-    if (canvas.width !== w) canvas.width = w;
-    if (canvas.height !== h) canvas.height = h;
-    const ctx = canvas.getContext('2d');
-    if (!ctx) return;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, g.width, g.height);
-    for (let i = 0; i < pods.length; i++) {
-      const p = pods[i];
-      const { x, y } = markPosition(g, i);
-      ctx.fillStyle = POD_COLOR[p.state] ?? POD_COLOR.Unknown;
-      if (p.state === 'Terminating' || p.state === 'Pending') {
-        // hollow-ish marks for transitional states, so they read without colour too
-        ctx.fillRect(x, y, g.size, g.size);
-        ctx.clearRect(x + 1.5, y + 1.5, g.size - 3, g.size - 3);
-      } else {
-        ctx.fillRect(x, y, g.size, g.size);
-      }
-    }
-  }, [pods, g.width, g.height, g]);
-  if (pods.length === 0)
-    return <div className="h-[5px] text-[10px] leading-none text-dim" aria-hidden="true" />;
+    drawers.set(canvas, () => draw(canvas, pods, g));
+    if (onScreen.has(canvas)) draw(canvas, pods, g);
+  }, [pods, g]);
+  const hasCanvas = pods.length > 0;
+  useLayoutEffect(() => {
+    const canvas = ref.current;
+    if (!canvas) return;
+    const io = visibility();
+    io.observe(canvas);
+    return () => {
+      io.unobserve(canvas);
+      onScreen.delete(canvas);
+    };
+  }, [hasCanvas]);
+  if (!hasCanvas) return <div className="h-[5px] text-[10px] leading-none text-dim" aria-hidden="true" />;
   return <canvas ref={ref} style={{ width: g.width, height: g.height, display: 'block' }} />;
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupByZoneRack, NO_RACK, NO_ZONE, naturalCompare } from './topology';
+import { groupByZoneRack, NO_RACK, NO_ZONE, naturalCompare, reuseGroups } from './topology';
 
 const n = (name: string, zone: string, rack: string) => ({ name, zone, rack });
 
@@ -35,4 +35,33 @@ describe('naturalCompare', () => {
     ['zone-b', 'zone-a', 1],
     ['n1', 'n1', 0],
   ] as const)('%s vs %s', (a, b, sign) => expect(Math.sign(naturalCompare(a, b))).toBe(sign));
+});
+
+describe('reuseGroups', () => {
+  const node = (name: string, rack: string, zone = 'z') => ({ name, rack, zone });
+  it('keeps the groups whose nodes are unchanged, and only those', () => {
+    const a1 = node('a1-1', 'a1');
+    const a2 = node('a2-1', 'a2');
+    const b1 = node('b1-1', 'b1', 'y');
+    const prev = groupByZoneRack([a1, a2, b1]);
+    const a2new = { ...a2 };
+    const next = reuseGroups(prev, groupByZoneRack([a1, a2new, b1]));
+    const [py, pz] = prev;
+    const [ny, nz] = next;
+    expect(ny).toBe(py); // zone y untouched
+    expect(nz).not.toBe(pz);
+    expect(nz.racks[0]).toBe(pz.racks[0]); // rack a1 untouched
+    expect(nz.racks[1]).not.toBe(pz.racks[1]);
+    expect(nz.racks[1].nodes[0]).toBe(a2new);
+  });
+
+  it('sees added and removed nodes and racks', () => {
+    const a1 = node('a1-1', 'a1');
+    const prev = groupByZoneRack([a1]);
+    const added = reuseGroups(prev, groupByZoneRack([a1, node('a1-2', 'a1')]));
+    expect(added[0].racks[0].nodes.map((x) => x.name)).toEqual(['a1-1', 'a1-2']);
+    const removed = reuseGroups(added, groupByZoneRack([]));
+    expect(removed).toEqual([]);
+    expect(reuseGroups(undefined, prev)).toBe(prev);
+  });
 });

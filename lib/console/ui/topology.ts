@@ -46,3 +46,29 @@ export function groupByZoneRack<N extends Pick<NodeView, 'name' | 'zone' | 'rack
       return { zone, racks: rackGroups, count: rackGroups.reduce((s, r) => s + r.nodes.length, 0) };
     });
 }
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * `next`, with every rack (and zone) whose nodes are the very same objects as in `prev`
+ * replaced by prev's group, so memoized racks skip re-rendering when a delta touched
+ * other nodes only (a Lease renewal changes one node at a time).
+ */
+export function reuseGroups<N>(
+  prev: readonly ZoneGroup<N>[] | undefined,
+  next: ZoneGroup<N>[],
+): ZoneGroup<N>[] {
+  if (!prev) return next;
+  const old = new Map(prev.map((z) => [z.zone, z]));
+  return next.map((z) => {
+    const pz = old.get(z.zone);
+    if (!pz) return z;
+    const oldRacks = new Map(pz.racks.map((r) => [r.rack, r]));
+    const racks = z.racks.map((r) => {
+      const pr = oldRacks.get(r.rack);
+      return pr && sameItems(pr.nodes, r.nodes) ? pr : r;
+    });
+    return sameItems(racks, pz.racks) ? pz : { ...z, racks };
+  });
+}
