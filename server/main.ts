@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { loadConfig } from './config/load.js';
 import { contextsToShow, modeOf, type PalisadeConfig } from './config/schema.js';
 import { startConsole } from './console.js';
+import { runningEmbeddedCluster } from './kube/attach.js';
 import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
 
 const portError = (i: { input: unknown }) =>
@@ -75,10 +76,17 @@ function parse(argv: string[]): CliOptions {
   return parsed.data;
 }
 
-/** The in-process embedded cluster, started only when no kubeconfig was given. */
+/** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
 async function startEmbedded(stateDir: string, scenario: string) {
   const kubeconfigPath = resolve(stateDir, 'kubeconfig');
   await mkdir(dirname(kubeconfigPath), { recursive: true });
+  const running = await runningEmbeddedCluster(kubeconfigPath);
+  if (running) {
+    console.log(
+      `attached to the embedded cluster already running at ${running} (kubeconfig: ${kubeconfigPath})`,
+    );
+    return { kubeconfigPath, stop: async () => undefined };
+  }
   // imported lazily: a console for a real cluster never loads the simulator
   const [{ startEmbeddedCluster }, { loadScenario }] = await Promise.all([
     import('../sim/cluster.js'),
