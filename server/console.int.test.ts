@@ -180,6 +180,45 @@ describe('tRPC', () => {
     expect(gone.pod.uid).toBe(running.pod.uid);
   });
 
+  it('pods.get says when the pod left its Service and when it was gone from the API', async () => {
+    const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespacedService({
+      namespace: 'default',
+      body: { metadata: { name: 'shop' }, spec: { selector: { app: 'shop' }, ports: [{ port: 80 }] } },
+    });
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: {
+          name: 'served',
+          labels: { app: 'shop' },
+          annotations: { 'sim.palisade.dev/prestop-ms': '500' },
+        },
+        spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'app', image: 'app:1' }] },
+      },
+    });
+    const conn = consoleServer.clusters.get(CLUSTER)!;
+    const ready = await eventually(async () => {
+      const p = await trpc.pods.get.query({ cluster: CLUSTER, namespace: 'default', name: 'served' });
+      const inSlice = [...conn.informers.endpointSlices.values()].some((s) =>
+        s.endpoints.some((e) => e.podUid === p.pod.uid && e.ready),
+      );
+      return p.pod.state === 'Ready' && inSlice ? p : undefined;
+    }, 'served Ready and in the Service');
+    const asked = Date.now();
+    await core.deleteNamespacedPod({ namespace: 'default', name: 'served' });
+    const gone = await eventually(async () => {
+      const p = await trpc.pods.get.query({ cluster: CLUSTER, namespace: 'default', name: 'served' });
+      return p.deleted && p.deletedAt !== undefined ? p : undefined;
+    }, 'served gone');
+    expect(gone.pod.uid).toBe(ready.pod.uid);
+    const left = gone.endpoints.find((e) => e.change === 'terminating');
+    expect(left).toMatchObject({ service: 'shop' });
+    // out of the load balancer at once, in parallel with preStop, well before the pod was gone
+    expect(left!.at).toBeGreaterThanOrEqual(asked);
+    expect(left!.at).toBeLessThan(gone.deletedAt!);
+  });
+
   it.each([
     ['nodes.get', () => trpc.nodes.get.query({ cluster: CLUSTER, name: '' }), /name: name is required/],
     ['pods.get', () => trpc.pods.get.query({ cluster: CLUSTER, name: 'x' } as any), /namespace:/],

@@ -4,7 +4,14 @@ import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { podKey, type PodView } from '@/lib/console/protocol';
 import { formatAge, formatClock } from '@/lib/console/ui/format';
-import { NODE_DOT_CLASS, NODE_STATE_LABEL, nodeDisplayState, POD_DOT_CLASS } from '@/lib/console/ui/states';
+import { apiSteps, type EndpointChangeLike } from '@/lib/console/ui/apiSteps';
+import {
+  deletionRequestedAt,
+  NODE_DOT_CLASS,
+  NODE_STATE_LABEL,
+  nodeDisplayState,
+  POD_DOT_CLASS,
+} from '@/lib/console/ui/states';
 import type { PodDetail as PodDetailData } from '../console/api-types';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
@@ -13,8 +20,36 @@ import { EventsTable } from '../console/EventsTable';
 import { useGhosts, useTerminationSteps } from '../console/groundTruth';
 import { GhostList } from '../sim/GhostList';
 import { useTRPC } from '../console/trpc';
-import { claimsOf, conditionsOf, containersOf, eventsOf, stepsOf, timeOf } from './normalize';
+import {
+  claimsOf,
+  conditionsOf,
+  containersOf,
+  type EventRow,
+  eventsOf,
+  type StepRow,
+  stepsOf,
+  timeOf,
+} from './normalize';
 import { TerminationTimeline } from './TerminationTimeline';
+
+/** The kubelet's recorded steps (embedded cluster) plus what the API itself tells. */
+function withApiSteps(
+  kubelet: StepRow[] | undefined,
+  data: PodDetailData | undefined,
+  events: EventRow[],
+  pod: PodView,
+): StepRow[] | undefined {
+  const loose = data as unknown as { endpoints?: EndpointChangeLike[]; deletedAt?: number } | undefined;
+  const extra = apiSteps({
+    events,
+    endpoints: Array.isArray(loose?.endpoints) ? loose.endpoints : [],
+    deletedAt: typeof loose?.deletedAt === 'number' ? loose.deletedAt : undefined,
+    requestedAt: deletionRequestedAt(pod),
+    kubeletSteps: (kubelet?.length ?? 0) > 0,
+  });
+  if (!kubelet && extra.length === 0) return undefined;
+  return [...(kubelet ?? []), ...extra];
+}
 
 function Card({
   title,
@@ -113,8 +148,9 @@ export function PodDetail({
   const containers = containersOf(data?.containerStatuses);
   const claims = claimsOf(data?.claims, pod.claims);
   const events = eventsOf(data?.events);
-  const { steps, error: stepsError } = stepsOf(data);
-  const terminating = pod.deletionTimestamp !== undefined || (steps?.length ?? 0) > 0;
+  const { steps: kubeletSteps, error: stepsError } = stepsOf(data);
+  const steps = withApiSteps(kubeletSteps, data, events, pod);
+  const terminating = pod.deletionTimestamp !== undefined || (kubeletSteps?.length ?? 0) > 0;
 
   return (
     <div className="flex flex-col gap-3 overflow-auto p-3 text-sm">

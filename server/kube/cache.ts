@@ -49,6 +49,8 @@ export class ClusterCache {
   private readonly events = new Map<string, EventView>();
   private readonly eventsByObject = new Index();
   private readonly tombstones = new Map<string, PodView>();
+  /** when the console saw each tombstoned pod go (ms since epoch) */
+  private readonly deletedAt = new Map<string, number>();
   private readonly listeners: ChangeListener[] = [];
 
   constructor(private readonly maxTombstones = 5000) {}
@@ -108,6 +110,7 @@ export class ClusterCache {
     this.podsByNode.add(view.node, key);
     this.podsByOwner.add(ownerOf(view), key);
     this.tombstones.delete(key);
+    this.deletedAt.delete(key);
     this.emit('pods', key, view);
   }
 
@@ -118,8 +121,12 @@ export class ClusterCache {
     this.unindex(key, old);
     this.pods.delete(key);
     this.tombstones.set(key, old);
-    if (this.tombstones.size > this.maxTombstones)
-      this.tombstones.delete(this.tombstones.keys().next().value!);
+    this.deletedAt.set(key, Date.now());
+    if (this.tombstones.size > this.maxTombstones) {
+      const oldest = this.tombstones.keys().next().value!;
+      this.tombstones.delete(oldest);
+      this.deletedAt.delete(oldest);
+    }
     this.emit('pods', key, undefined);
   }
 
@@ -133,6 +140,11 @@ export class ClusterCache {
   }
 
   /** The last view of a pod that has been deleted, while it is remembered. */
+  /** When the console saw the pod disappear from the API, if it did. */
+  podDeletedAt(namespace: string, name: string): number | undefined {
+    return this.deletedAt.get(`${namespace}/${name}`);
+  }
+
   deletedPod(namespace: string, name: string): PodView | undefined {
     return this.tombstones.get(`${namespace}/${name}`);
   }

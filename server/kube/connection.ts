@@ -15,7 +15,9 @@ import {
 } from '../../lib/console/views.js';
 import { explainInformerError } from '../../lib/console/clusterProblems.js';
 import type { ClusterMode } from '../config/schema.js';
+import { endpointSliceView } from '../../lib/console/endpoints.js';
 import { ClusterCache } from './cache.js';
+import { EndpointTracker } from './endpoints.js';
 import type { InfraEndpoint } from './infra.js';
 import { type InformerSpec, type InformerTuning, SupervisedInformer } from './informer.js';
 
@@ -36,6 +38,7 @@ function specs(kc: k8s.KubeConfig) {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
   const storage = kc.makeApiClient(k8s.StorageV1Api);
+  const discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
   const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
   const nodeLeases = 'kube-node-lease';
   return {
@@ -75,6 +78,12 @@ function specs(kc: k8s.KubeConfig) {
       list: (p) => storage.listVolumeAttachment(p),
       project: attachmentView,
     } satisfies InformerSpec<k8s.V1VolumeAttachment, unknown>,
+    endpointSlices: {
+      kind: 'endpointslices',
+      path: '/apis/discovery.k8s.io/v1/endpointslices',
+      list: (p) => discovery.listEndpointSliceForAllNamespaces(p),
+      project: endpointSliceView,
+    } satisfies InformerSpec<k8s.V1EndpointSlice, unknown>,
     events: {
       kind: 'events',
       path: '/api/v1/events',
@@ -113,6 +122,7 @@ function informersFor(kc: k8s.KubeConfig, tuning?: InformerTuning) {
     persistentVolumes: make(s.persistentVolumes),
     persistentVolumeClaims: make(s.persistentVolumeClaims),
     volumeAttachments: make(s.volumeAttachments),
+    endpointSlices: make(s.endpointSlices),
     events: make(s.events),
     statefulSets: make(s.statefulSets),
     deployments: make(s.deployments),
@@ -122,6 +132,8 @@ function informersFor(kc: k8s.KubeConfig, tuning?: InformerTuning) {
 
 export class ClusterConnection {
   readonly cache = new ClusterCache();
+  /** when pods left their Services' endpoints, for the termination timeline */
+  readonly endpoints = new EndpointTracker();
   readonly informers: ReturnType<typeof informersFor>;
   readonly core: k8s.CoreV1Api;
   private readonly healthListeners: ((h: ClusterHealth) => void)[] = [];
@@ -141,7 +153,7 @@ export class ClusterConnection {
   }
 
   private wire() {
-    const { nodes, leases, pods, events } = this.informers;
+    const { nodes, leases, pods, events, endpointSlices } = this.informers;
     const c = this.cache;
     nodes.on({
       add: (n) => c.setNode(n.view, n.heartbeat),
@@ -154,6 +166,10 @@ export class ClusterConnection {
       delete: (l) => c.deleteLease(l.name),
     });
     pods.on({ add: (p) => c.setPod(p), update: (p) => c.setPod(p), delete: (p) => c.deletePod(p) });
+    endpointSlices.on({
+      update: (next, old) => this.endpoints.record(old, next),
+      delete: (old) => this.endpoints.record(old, undefined),
+    });
     events.on({
       add: (e) => c.setEvent(e),
       update: (e) => c.setEvent(e),

@@ -55,5 +55,9 @@ export async function podDetails(conn: ClusterConnection, namespace: string, nam
     claims: claimsWithVolumes(conn, pod),
     events: conn.cache.eventsFor('Pod', namespace, name, pod.uid),
     termination: await termination(conn, pod.uid),
+    /** when the pod left its Services' endpoints, as the console observed it */
+    endpoints: conn.endpoints.changesFor(pod.uid),
+    /** when the console saw the pod object go */
+    deletedAt: conn.cache.podDeletedAt(namespace, name),
   };
 }

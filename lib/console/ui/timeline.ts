@@ -57,6 +57,12 @@ export const STEP_LABEL: Record<string, string> = {
   'status-reported': 'status reported',
   removed: 'removed',
   'kubelet-restarted': 'kubelet restarted',
+  // from the API (any cluster): see apiSteps.ts
+  'left-endpoints': 'left endpoints',
+  'event-killing': 'Killing (event)',
+  'event-prestop-failed': 'preStop failed (event)',
+  'event-grace-exceeded': 'grace exceeded (event)',
+  'gone-from-api': 'gone from the API',
 };
 
 const STEP_TONE: Record<string, TimelineMark['tone']> = {
@@ -70,6 +76,11 @@ const STEP_TONE: Record<string, TimelineMark['tone']> = {
   'status-reported': 'info',
   removed: 'neutral',
   'kubelet-restarted': 'crit',
+  'left-endpoints': 'info',
+  'event-killing': 'warn',
+  'event-prestop-failed': 'crit',
+  'event-grace-exceeded': 'crit',
+  'gone-from-api': 'neutral',
 };
 
 /** Minimum horizontal distance (fraction of the axis) between labels on one lane. */
@@ -85,7 +96,7 @@ export function layoutTimeline(
   const grace = pod.deletionGracePeriodSeconds;
   const requested = deadline !== undefined && grace !== undefined ? deadline - grace * 1000 : undefined;
   if (deadline === undefined && sorted.length === 0) return null;
-  const finished = sorted.some((s) => s.step === 'removed');
+  const finished = sorted.some((s) => s.step === 'removed' || s.step === 'gone-from-api');
   const times = sorted.map((s) => s.at);
   if (requested !== undefined) times.push(requested);
   if (deadline !== undefined) times.push(deadline);
