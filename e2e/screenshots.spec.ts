@@ -45,7 +45,7 @@ test('screenshot: a pod termination timeline', async ({ page, request }) => {
   const timeline = page.getByRole('region', { name: 'Termination timeline' });
   await expect(timeline).toContainText('pod removed', { timeout: 20_000 });
   await expect(timeline).toContainText('SIGTERM');
-  await timeline.getByText(/kubelet steps \(\d+\)/).click();
+  await timeline.getByText(/every step \(\d+\)/).click();
   await expect(timeline.getByRole('cell', { name: 'removed', exact: true })).toBeVisible();
   await expect(page.getByText('refreshing…')).toBeHidden();
   await page.mouse.move(0, 0);

@@ -37,7 +37,7 @@ test('a deleted pod shows its termination timeline', async ({ page, request }) =
   await expect(timeline).toContainText('pod removed', { timeout: 20_000 });
   await expect(page.getByText('deleted from the cluster — showing its last known state')).toBeVisible();
   await expect(countdown).toBeHidden();
-  await timeline.getByText(/kubelet steps \(\d+\)/).click();
+  await timeline.getByText(/every step \(\d+\)/).click();
   for (const step of ['observed', 'preStop-started', 'preStop-finished', 'SIGTERM', 'removed'])
     await expect(timeline.getByRole('cell', { name: step, exact: true })).toBeVisible();
 });

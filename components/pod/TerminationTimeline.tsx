@@ -125,7 +125,7 @@ export function TerminationTimeline({
 
       {steps && steps.length > 0 && (
         <details className="mt-2 text-xs">
-          <summary className="cursor-pointer text-dim">kubelet steps ({steps.length})</summary>
+          <summary className="cursor-pointer text-dim">every step ({steps.length})</summary>
           <table className="mt-1 w-full">
             <tbody>
               {[...steps]
