@@ -54,6 +54,8 @@ test('partitioning a node from its panel: Unknown, then its pods Terminating', a
     // the ground truth (simulation) shows the pod's process still running out of the API's sight
     const unseen = panel.getByRole('region', { name: "Processes out of the API's sight" });
     await expect(unseen).toContainText(`shop/${pod} on ${node} still runs; the API cannot see it`);
+    // and the map's tile carries the overlay's count
+    await expect(t).toHaveAccessibleName(/process(es)? out of the API's sight \(unseen, simulation\)$/);
 
     // the tile shows the heartbeat age, and it counts up
     const age = t.getByTitle(/time since the last heartbeat/);

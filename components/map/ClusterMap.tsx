@@ -1,5 +1,6 @@
 'use client';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { ghostsByNode } from '@/lib/console/ghosts';
 import type { NodeView, PodView } from '@/lib/console/protocol';
 import { type PodCollection, UNSCHEDULED } from '@/lib/console/ui/live';
 import {
@@ -14,7 +15,10 @@ import { groupByZoneRack, type RackGroup, reuseGroups, type ZoneGroup } from '@/
 import { useCluster } from '../console/cluster';
 import { useConnection, useHealth, useNodes, usePods } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
+import { useGhosts } from '../console/groundTruth';
 import { GhostSummary } from '../sim/GhostSummary';
+
+type GhostCounts = ReturnType<typeof ghostsByNode>;
 import { NodePanel } from './NodePanel';
 import { NodeTile } from './NodeTile';
 import { SummaryBar } from './SummaryBar';
@@ -54,6 +58,8 @@ export function ClusterMap() {
     (name: string) => setSelected((s) => (s === name ? undefined : name)),
     [setSelected],
   );
+  const ghostMsg = useGhosts(current?.embedded ? cluster : undefined);
+  const ghostCounts = useMemo(() => ghostsByNode(ghostMsg?.ghosts ?? []), [ghostMsg]);
   const lastZones = useRef<ZoneGroup<NodeView>[] | undefined>(undefined);
   const zones = useMemo(() => {
     const next = reuseGroups(lastZones.current, groupByZoneRack(nodes?.byKey.values() ?? []));
@@ -135,6 +141,7 @@ export function ClusterMap() {
                         key={r.rack}
                         rack={r}
                         byNode={pods.byNode}
+                        ghosts={ghostCounts}
                         selected={selected}
                         matching={matching}
                         onSelect={onSelect}
@@ -164,6 +171,7 @@ export function ClusterMap() {
 
 interface RackProps {
   rack: RackGroup<NodeView>;
+  ghosts: GhostCounts;
   byNode: PodCollection['byNode'];
   selected: string | undefined;
   matching: Set<string> | undefined;
@@ -174,13 +182,16 @@ interface RackProps {
 function sameRack(a: RackProps, b: RackProps): boolean {
   if (a.rack !== b.rack || a.matching !== b.matching || a.onSelect !== b.onSelect) return false;
   for (const n of b.rack.nodes) {
+    if (a.ghosts !== b.ghosts && a.ghosts.get(n.name)?.total !== b.ghosts.get(n.name)?.total) return false;
+    if (a.ghosts !== b.ghosts && a.ghosts.get(n.name)?.critical !== b.ghosts.get(n.name)?.critical)
+      return false;
     if ((a.selected === n.name) !== (b.selected === n.name)) return false;
     if (a.byNode !== b.byNode && a.byNode.get(n.name) !== b.byNode.get(n.name)) return false;
   }
   return true;
 }
 
-const Rack = memo(function Rack({ rack, byNode, selected, matching, onSelect }: RackProps) {
+const Rack = memo(function Rack({ rack, byNode, ghosts, selected, matching, onSelect }: RackProps) {
   return (
     <div
       className="rounded border border-line/70 bg-panel/60 p-1.5 [contain:content]"
@@ -193,6 +204,7 @@ const Rack = memo(function Rack({ rack, byNode, selected, matching, onSelect }: 
             key={n.name}
             node={n}
             pods={byNode.get(n.name) ?? NO_PODS}
+            ghosts={ghosts.get(n.name)}
             selected={selected === n.name}
             dimmed={matching ? !matching.has(n.name) : false}
             onSelect={onSelect}

@@ -37,6 +37,12 @@ export function HeartbeatAge({ since, className }: { since: number | undefined; 
   );
 }
 
+function ghostText(g: NodeTileProps['ghosts']): string {
+  if (!g) return '';
+  const what = g.critical ? `${g.critical} ghost${g.critical === 1 ? '' : 's'}` : 'unseen';
+  return `; ${g.total} process${g.total === 1 ? '' : 'es'} out of the API's sight (${what}, simulation)`;
+}
+
 function podCounts(pods: readonly PodView[]): string {
   const c = new Map<PodState, number>();
   for (const p of pods) c.set(p.state, (c.get(p.state) ?? 0) + 1);
@@ -49,13 +55,22 @@ export interface NodeTileProps {
   selected: boolean;
   dimmed: boolean;
   onSelect: (name: string) => void;
+  /** embedded cluster: processes on this node the API cannot see (ground truth) */
+  ghosts?: { total: number; critical: number };
 }
 
 /** A node on the map. Memoized: re-renders only when its node, its pods array or selection change. */
-export const NodeTile = memo(function NodeTile({ node, pods, selected, dimmed, onSelect }: NodeTileProps) {
+export const NodeTile = memo(function NodeTile({
+  node,
+  pods,
+  selected,
+  dimmed,
+  onSelect,
+  ghosts,
+}: NodeTileProps) {
   useSuspectTimer(node);
   const state = nodeDisplayState(node, Date.now());
-  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}`;
+  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${ghostText(ghosts)}`;
   return (
     <button
       type="button"
@@ -65,7 +80,7 @@ export const NodeTile = memo(function NodeTile({ node, pods, selected, dimmed, o
       aria-pressed={selected}
       title={label}
       onClick={() => onSelect(node.name)}
-      className={`flex w-[110px] flex-col gap-1 rounded border px-1.5 pt-1 pb-1.5 text-left transition-opacity ${NODE_TILE_CLASS[state]} ${
+      className={`relative flex w-[110px] flex-col gap-1 rounded border px-1.5 pt-1 pb-1.5 text-left transition-opacity ${NODE_TILE_CLASS[state]} ${
         selected ? 'outline-2 outline-offset-1 outline-info' : ''
       } ${dimmed ? 'opacity-25' : ''} hover:brightness-110 focus-visible:outline-2 focus-visible:outline-info`}
     >
@@ -78,6 +93,16 @@ export const NodeTile = memo(function NodeTile({ node, pods, selected, dimmed, o
         )}
       </span>
       <PodMarks pods={pods} width={TILE_MARKS_WIDTH} />
+      {ghosts && (
+        <span
+          aria-hidden="true"
+          className={`absolute -top-1.5 -right-1.5 rounded-full border border-dashed px-1 font-mono text-[9px] leading-tight ${
+            ghosts.critical ? 'border-crit bg-crit text-white' : 'border-warn bg-panel text-warn'
+          }`}
+        >
+          {ghosts.total}
+        </span>
+      )}
     </button>
   );
 });

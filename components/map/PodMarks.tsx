@@ -63,6 +63,7 @@ export const PodMarks = memo(function PodMarks({ pods, width }: { pods: readonly
     if (onScreen.has(canvas)) draw(canvas, pods, g);
   }, [pods, g]);
   const hasCanvas = pods.length > 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the canvas mounts and unmounts with hasCanvas
   useLayoutEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
