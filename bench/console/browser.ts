@@ -3,21 +3,16 @@
 // latency phase.
 import { writeFileSync } from 'node:fs';
 import { type Browser, type BrowserContext, type CDPSession, type Page, chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium.js';
 import { IS_FULL, type ProbeState, READ_STATE, probeScript } from './probe.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM_PATH as CHROMIUM } from '../../e2e/chromium.js';
 const RENDER_TIMEOUT_MS = 60_000;
 
 export function launch(): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
   });
 }
 

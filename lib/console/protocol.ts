@@ -129,8 +129,8 @@ export interface GhostsMessage {
   omitted: number;
 }
 
-export interface TerminationStepMessage {
-  cluster: ClusterId;
+/** One step of a pod's termination as the embedded cluster's kubelet recorded it. */
+export interface KubeletStep {
   podUid: string;
   podName: string;
   namespace: string;
@@ -138,6 +138,10 @@ export interface TerminationStepMessage {
   step: string;
   at: number;
   detail?: string;
+}
+
+export interface TerminationStepMessage extends KubeletStep {
+  cluster: ClusterId;
 }
 
 export const ghostsRoom = (cluster: ClusterId) => `${cluster}/ghosts`;

@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import type { ProcessView } from '../../lib/console/ghosts.js';
+import type { KubeletStep } from '../../lib/console/protocol.js';
 
 export interface InfraEndpoint {
   url: string;
@@ -21,15 +23,7 @@ export const consoleVerbs = [
 ] as const;
 export type ConsoleVerb = (typeof consoleVerbs)[number];
 
-export interface TerminationStep {
-  podUid: string;
-  podName: string;
-  namespace: string;
-  node: string;
-  step: string;
-  at: number;
-  detail?: string;
-}
+export type { KubeletStep as TerminationStep } from '../../lib/console/protocol.js';
 
 export class InfraError extends Error {
   constructor(
@@ -71,12 +65,8 @@ async function call<T>(ep: InfraEndpoint, method: 'GET' | 'POST', path: string):
   return body as T;
 }
 
-export async function terminationSteps(ep: InfraEndpoint, podUid: string): Promise<TerminationStep[]> {
-  const body = await call<{ steps: TerminationStep[] }>(
-    ep,
-    'GET',
-    `/v1/timeline/${encodeURIComponent(podUid)}`,
-  );
+export async function terminationSteps(ep: InfraEndpoint, podUid: string): Promise<KubeletStep[]> {
+  const body = await call<{ steps: KubeletStep[] }>(ep, 'GET', `/v1/timeline/${encodeURIComponent(podUid)}`);
   return body.steps;
 }
 
@@ -92,12 +82,4 @@ export async function runningProcesses(ep: InfraEndpoint): Promise<RawProcess[]>
 }
 
 /** The fields of the infrastructure's process record the console reads. */
-export interface RawProcess {
-  id: number;
-  node: string;
-  podUid: string;
-  podName: string;
-  namespace: string;
-  startedAt: number;
-  volumes?: { pv: string }[];
-}
+export type RawProcess = Omit<ProcessView, 'volumes'> & { volumes?: { pv: string }[] };
