@@ -16,4 +16,12 @@ test('the cluster map shows every node of the demo cluster', async ({ page }) =>
   // clicking a tile opens its side panel
   await page.getByTestId('node-tile-a1-1').click();
   await expect(page.getByRole('complementary', { name: 'Node a1-1' })).toBeVisible();
+
+  // compact density: small squares for thousands of nodes, the same names and states
+  await page.getByRole('combobox', { name: 'Map density' }).selectOption('compact');
+  const compact = page.getByTestId('node-tile-b2-1');
+  await expect(compact).toHaveAccessibleName(/^Node b2-1: Ready; \d+ pods/);
+  expect((await compact.boundingBox())!.width).toBeLessThan(20);
+  await compact.click();
+  await expect(page.getByRole('complementary', { name: 'Node b2-1' })).toBeVisible();
 });

@@ -10,6 +10,7 @@ import {
   POD_DOT_CLASS,
   POD_STATES,
 } from '@/lib/console/ui/states';
+import { type Density, type DensityChoice, effectiveDensity, parseDensity } from '@/lib/console/ui/density';
 import { matchesSearch } from '@/lib/console/ui/table';
 import { groupByZoneRack, type RackGroup, reuseGroups, type ZoneGroup } from '@/lib/console/ui/topology';
 import { useCluster } from '../console/cluster';
@@ -58,6 +59,8 @@ export function ClusterMap() {
     (name: string) => setSelected((s) => (s === name ? undefined : name)),
     [setSelected],
   );
+  const [densityChoice, setDensityChoice] = useDensityChoice();
+  const density = effectiveDensity(densityChoice, nodes?.byKey.size ?? 0);
   const ghostMsg = useGhosts(current?.embedded ? cluster : undefined);
   const ghostCounts = useMemo(() => ghostsByNode(ghostMsg?.ghosts ?? []), [ghostMsg]);
   const lastZones = useRef<ZoneGroup<NodeView>[] | undefined>(undefined);
@@ -99,6 +102,7 @@ export function ClusterMap() {
             {unscheduled > 0 && (
               <span className="text-xs text-warn">{unscheduled} pods not scheduled to any node</span>
             )}
+            <DensitySwitch choice={densityChoice} effective={density} onChange={setDensityChoice} />
             <GhostSummary />
             <Legend />
           </div>
@@ -142,6 +146,7 @@ export function ClusterMap() {
                         rack={r}
                         byNode={pods.byNode}
                         ghosts={ghostCounts}
+                        compact={density === 'compact'}
                         selected={selected}
                         matching={matching}
                         onSelect={onSelect}
@@ -171,6 +176,7 @@ export function ClusterMap() {
 
 interface RackProps {
   rack: RackGroup<NodeView>;
+  compact: boolean;
   ghosts: GhostCounts;
   byNode: PodCollection['byNode'];
   selected: string | undefined;
@@ -180,7 +186,8 @@ interface RackProps {
 
 /** A rack re-renders only when its own nodes, their pods, the selection or the filter change. */
 function sameRack(a: RackProps, b: RackProps): boolean {
-  if (a.rack !== b.rack || a.matching !== b.matching || a.onSelect !== b.onSelect) return false;
+  if (a.rack !== b.rack || a.matching !== b.matching || a.onSelect !== b.onSelect || a.compact !== b.compact)
+    return false;
   for (const n of b.rack.nodes) {
     if (a.ghosts !== b.ghosts && a.ghosts.get(n.name)?.total !== b.ghosts.get(n.name)?.total) return false;
     if (a.ghosts !== b.ghosts && a.ghosts.get(n.name)?.critical !== b.ghosts.get(n.name)?.critical)
@@ -191,20 +198,24 @@ function sameRack(a: RackProps, b: RackProps): boolean {
   return true;
 }
 
-const Rack = memo(function Rack({ rack, byNode, ghosts, selected, matching, onSelect }: RackProps) {
+const Rack = memo(function Rack({ rack, compact, byNode, ghosts, selected, matching, onSelect }: RackProps) {
   return (
     <div
       className="rounded border border-line/70 bg-panel/60 p-1.5 [contain:content]"
       style={{ contentVisibility: 'auto', containIntrinsicSize: 'auto 240px auto 120px' }}
     >
       <div className="mb-1 font-mono text-[10px] text-dim">rack {rack.rack}</div>
-      <div className="flex flex-wrap gap-1.5" style={{ maxWidth: 6 * 116 }}>
+      <div
+        className={`flex flex-wrap ${compact ? 'gap-[3px]' : 'gap-1.5'}`}
+        style={{ maxWidth: compact ? 20 * 17 : 6 * 116 }}
+      >
         {rack.nodes.map((n) => (
           <NodeTile
             key={n.name}
             node={n}
             pods={byNode.get(n.name) ?? NO_PODS}
             ghosts={ghosts.get(n.name)}
+            compact={compact}
             selected={selected === n.name}
             dimmed={matching ? !matching.has(n.name) : false}
             onSelect={onSelect}
@@ -214,6 +225,55 @@ const Rack = memo(function Rack({ rack, byNode, ghosts, selected, matching, onSe
     </div>
   );
 }, sameRack);
+
+const DENSITY_KEY = 'palisade.mapDensity';
+
+/** The map density the user chose (remembered in localStorage), default auto. */
+function useDensityChoice(): [DensityChoice, (c: DensityChoice) => void] {
+  const [choice, setChoice] = useState<DensityChoice>('auto');
+  useEffect(() => {
+    try {
+      setChoice(parseDensity(window.localStorage.getItem(DENSITY_KEY)));
+    } catch {
+      // storage unavailable: auto
+    }
+  }, []);
+  const set = useCallback((c: DensityChoice) => {
+    setChoice(c);
+    try {
+      window.localStorage.setItem(DENSITY_KEY, c);
+    } catch {
+      // ignore
+    }
+  }, []);
+  return [choice, set];
+}
+
+function DensitySwitch({
+  choice,
+  effective,
+  onChange,
+}: {
+  choice: DensityChoice;
+  effective: Density;
+  onChange: (c: DensityChoice) => void;
+}) {
+  return (
+    <label className="flex items-center gap-1 text-xs text-dim">
+      Density
+      <select
+        aria-label="Map density"
+        value={choice}
+        onChange={(e) => onChange(parseDensity(e.target.value))}
+        className="rounded border border-line bg-panel px-1 py-0.5 text-fg"
+      >
+        <option value="auto">auto ({effective})</option>
+        <option value="tiles">tiles</option>
+        <option value="compact">compact</option>
+      </select>
+    </label>
+  );
+}
 
 function MapPlaceholder({ text }: { text: string }) {
   return (

@@ -4,6 +4,7 @@ import type { NodeView, PodState, PodView } from '@/lib/console/protocol';
 import { formatAge } from '@/lib/console/ui/format';
 import {
   DEFAULT_SUSPECT_AFTER_MS,
+  NODE_DOT_CLASS,
   NODE_STATE_LABEL,
   NODE_TILE_CLASS,
   nodeDisplayState,
@@ -57,6 +58,8 @@ export interface NodeTileProps {
   onSelect: (name: string) => void;
   /** embedded cluster: processes on this node the API cannot see (ground truth) */
   ghosts?: { total: number; critical: number };
+  /** a small square without name or marks, for thousands of nodes on one screen */
+  compact?: boolean;
 }
 
 /** A node on the map. Memoized: re-renders only when its node, its pods array or selection change. */
@@ -67,10 +70,28 @@ export const NodeTile = memo(function NodeTile({
   dimmed,
   onSelect,
   ghosts,
+  compact,
 }: NodeTileProps) {
   useSuspectTimer(node);
   const state = nodeDisplayState(node, Date.now());
   const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${ghostText(ghosts)}`;
+  if (compact)
+    return (
+      <button
+        type="button"
+        data-testid={`node-tile-${node.name}`}
+        data-state={state}
+        aria-label={label}
+        aria-pressed={selected}
+        title={label}
+        onClick={() => onSelect(node.name)}
+        className={`h-3.5 w-3.5 rounded-[3px] ${NODE_DOT_CLASS[state]} ${
+          selected ? 'outline-2 outline-offset-1 outline-info' : ''
+        } ${dimmed ? 'opacity-20' : ''} ${
+          ghosts ? (ghosts.critical ? 'ring-2 ring-crit' : 'ring-2 ring-warn') : ''
+        } ${pods.some((p) => p.state === 'Terminating') ? 'border-2 border-dashed border-fg/60' : ''} hover:brightness-125 focus-visible:outline-2 focus-visible:outline-info`}
+      />
+    );
   return (
     <button
       type="button"
