@@ -8,7 +8,12 @@ import * as k8s from '@kubernetes/client-node';
 import { type ApiServer, startApiServer } from './apiserver/index.js';
 import { SafetyChecker } from './checker/checker.js';
 import { allControllers } from './controllers/index.js';
-import { type Controller, type ControllerContext, makeContext } from './controllers/runtime/context.js';
+import {
+  type Controller,
+  type ControllerContext,
+  makeContext,
+  shareConnections,
+} from './controllers/runtime/context.js';
 import { type InfraApi, startInfraApi } from './infra/api.js';
 import { Infrastructure } from './infra/infrastructure.js';
 import { KubeletFleet } from './kubelet/fleet.js';
@@ -51,15 +56,24 @@ export function infraFileFor(kubeconfigPath: string): string {
   return join(dirname(kubeconfigPath), 'infra.json');
 }
 
+/** workloads created at once: enough to hide round trips, few enough not to flood the API */
+const CREATE_CONCURRENCY = 16;
+
 async function createAll(kc: k8s.KubeConfig, objects: k8s.KubernetesObject[]) {
+  shareConnections(kc);
   const api = k8s.KubernetesObjectApi.makeApiClient(kc);
-  for (const o of objects) {
-    try {
-      await api.create(o);
-    } catch (e) {
-      if ((e as { code?: number }).code !== 409) throw e;
+  let next = 0;
+  const worker = async () => {
+    while (next < objects.length) {
+      const o = objects[next++];
+      try {
+        await api.create(o);
+      } catch (e) {
+        if ((e as { code?: number }).code !== 409) throw e;
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, objects.length) }, worker));
 }
 
 export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promise<EmbeddedCluster> {
@@ -85,7 +99,8 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   for (const c of controllers) c.start();
   log(`${controllers.length} controllers running`);
 
-  const fleet = new KubeletFleet(kc, infra, durations);
+  // the kubelets read the controllers' informers: every pod event decoded once, not twice
+  const fleet = new KubeletFleet(kc, infra, durations, { informers: context.informers });
   await fleet.start();
   await createAll(kc, storageClasses(s));
   const specs = nodeSpecs(s);

@@ -427,7 +427,7 @@ export function observations(d: RunData, pts: CurvePoint[]): string[] {
     const r = leaseRate(d, w);
     if (w.to - w.from >= 5_000 && r < 0.9 * expected)
       out.push(
-        `Lease renewals in the ${name} window ran at ${r.toFixed(0)} /s, ${pct(r, expected)} of the ${expected.toFixed(0)} /s that ${num(t.nodes)} nodes renewing every ${t.leaseRenewIntervalMs / 1000} s need (kubelets share one work queue of concurrency 16; queue length at the end ${num(end?.fleetQueue ?? 0)}).`,
+        `Lease renewals in the ${name} window ran at ${r.toFixed(0)} /s, ${pct(r, expected)} of the ${expected.toFixed(0)} /s that ${num(t.nodes)} nodes renewing every ${t.leaseRenewIntervalMs / 1000} s need (kubelets renew Leases in a lane of their own; pod work queue at the end ${num(end?.fleetQueue ?? 0)} keys).`,
       );
   }
   const worstStale = Math.max(0, ...d.leaseSnapshots.map((s) => s.staleGrace));
@@ -483,11 +483,11 @@ function clientObservations(d: RunData): string[] {
   const statusPerSec = t.nodes / (t.nodeStatusUpdateMs / 1000);
   const cores = (msPerReq: number) => ((leasesPerSec + statusPerSec) * msPerReq) / 1000;
   return [
-    `Every API call the simulated components make costs ${plain.cpuMsPerRequest.toFixed(1)} ms of CPU in the cluster process (client-node 1.x creates a new https.Agent per request, so each call opens a new TLS connection: CA parsing, handshake on both ends, certificate check), against ${shared.cpuMsPerRequest.toFixed(1)} ms with one shared keep-alive agent (${(plain.cpuMsPerRequest / shared.cpuMsPerRequest).toFixed(1)}x). The heartbeats alone (${leasesPerSec.toFixed(0)} Lease renewals/s + ${statusPerSec.toFixed(0)} node status posts/s) then need ${cores(plain.cpuMsPerRequest).toFixed(2)} cores as sim/ is built, ${cores(shared.cpuMsPerRequest).toFixed(2)} with a shared agent; the whole cluster has one JavaScript thread.`,
+    `Every API call costs ${plain.cpuMsPerRequest.toFixed(1)} ms of CPU in the cluster process with client-node alone (client-node 1.x creates a new https.Agent per request, so each call opens a new TLS connection: CA parsing, handshake on both ends, certificate check), against ${shared.cpuMsPerRequest.toFixed(1)} ms with one shared keep-alive agent (${(plain.cpuMsPerRequest / shared.cpuMsPerRequest).toFixed(1)}x). The heartbeats alone (${leasesPerSec.toFixed(0)} Lease renewals/s + ${statusPerSec.toFixed(0)} node status posts/s) would need ${cores(plain.cpuMsPerRequest).toFixed(2)} cores with client-node alone and need ${cores(shared.cpuMsPerRequest).toFixed(2)} with the shared agent sim/ uses; the whole cluster has one JavaScript thread.`,
   ];
 }
 
-/** startEmbeddedCluster() creates the scenario's objects one request at a time, under the boot's load. */
+/** startEmbeddedCluster() creates the scenario's objects a few at a time, under the boot's load. */
 function startupObservations(d: RunData): string[] {
   const m = d.marks;
   if (!m.startedAt || m.startedAt - m.startAt < 30_000) return [];
@@ -498,6 +498,6 @@ function startupObservations(d: RunData): string[] {
       ? ` (${secs(created.at - booting.at)} between "${booting.msg}" and "${created.msg}")`
       : '';
   return [
-    `startEmbeddedCluster() took ${secs(m.startedAt - m.startAt)} to return${span}: it creates the scenario's namespaces and workloads one awaited request at a time while the nodes boot, so each create waits behind the boot's load.`,
+    `startEmbeddedCluster() took ${secs(m.startedAt - m.startAt)} to return${span}: it creates the scenario's namespaces and workloads (16 requests at a time) while the nodes boot, so each create waits behind the boot's load.`,
   ];
 }

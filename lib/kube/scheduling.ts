@@ -184,6 +184,23 @@ export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
  */
 export function effectiveTaints(node: Pick<NodeView, 'taints' | 'ready'>): Taint[] {
   if (node.ready === 'True') return node.taints;
+  // views do not change once made: one array per view, not one per pod that looks at it
+  let taints = effective.get(node);
+  if (!taints) effective.set(node, (taints = withReadinessTaint(node)));
+  return taints;
+}
+
+const effective = new WeakMap<object, Taint[]>();
+/** the reason per taint object, built once: a failing pod looks at thousands of nodes */
+const taintReasons = new WeakMap<Taint, string[]>();
+
+function taintReason(taint: Taint): string[] {
+  let r = taintReasons.get(taint);
+  if (!r) taintReasons.set(taint, (r = [`node(s) had untolerated taint ${formatTaint(taint)}`]));
+  return r;
+}
+
+function withReadinessTaint(node: Pick<NodeView, 'taints' | 'ready'>): Taint[] {
   const key = node.ready === 'False' ? 'node.kubernetes.io/not-ready' : 'node.kubernetes.io/unreachable';
   const has = node.taints.some(
     (t) =>
@@ -230,13 +247,14 @@ function volumeReasons(pod: PodDemand, node: NodeView): string[] {
 
 /**
  * Why `pod` cannot run on `node` (empty: it can), checked in the default plugin order and
- * stopping at the first plugin that fails, as the scheduling framework does.
+ * stopping at the first plugin that fails, as the scheduling framework does. The array
+ * returned may be shared: do not modify it.
  */
 export function unfitReasons(pod: PodDemand, node: NodeView): string[] {
   const cordonTaint = { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' };
   if (node.unschedulable && untoleratedTaint([cordonTaint], pod.tolerations)) return [REASON_UNSCHEDULABLE];
   const taint = untoleratedTaint(effectiveTaints(node), pod.tolerations);
-  if (taint) return [`node(s) had untolerated taint ${formatTaint(taint)}`];
+  if (taint) return taintReason(taint);
   if (!affinityMatches(pod, node)) return [REASON_AFFINITY];
   const resources = resourceReasons(pod, node);
   if (resources.length) return resources;
@@ -275,7 +293,11 @@ export function feasibleNodesToFind(nodeCount: number): number {
 export function chooseNode(feasible: NodeView[], preferred?: string): NodeView | undefined {
   const pick = preferred ? feasible.find((n) => n.name === preferred) : undefined;
   if (pick) return pick;
-  return [...feasible].sort(
-    (a, b) => a.requested.pods - b.requested.pods || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-  )[0];
+  // one pass, not a sort: this runs for every pod over hundreds of feasible nodes
+  let best: NodeView | undefined;
+  for (const n of feasible) {
+    const d = best ? n.requested.pods - best.requested.pods : -1;
+    if (d < 0 || (d === 0 && n.name < best!.name)) best = n;
+  }
+  return best;
 }

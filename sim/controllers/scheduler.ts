@@ -17,7 +17,7 @@ import {
   type VolumeConstraint,
 } from '../../lib/kube/scheduling.js';
 import { errorText, podSubject, splitKey, writePodStatus } from './pods.js';
-import { countsOnNode, NodeUsage, nodeFingerprint, nodeView } from './schedulerCache.js';
+import { countsOnNode, NodeUsage, NodeViews } from './schedulerCache.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';
 import { isTerminal, podKey } from './runtime/conventions.js';
 import { mergePatch } from './runtime/patches.js';
@@ -25,6 +25,10 @@ import { WorkQueue } from './runtime/queue.js';
 
 export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 const COMPONENT = 'default-scheduler';
+/** cluster changes are gathered this long before waiting pods are tried again */
+const RETRY_COALESCE_MS = 200;
+/** waiting pods tried again per gathered change; the others keep their backoff timers */
+const RETRY_BATCH = 200;
 
 export interface SchedulerOptions {
   schedulerName?: string;
@@ -50,8 +54,14 @@ export class Scheduler implements Controller {
   private ctx!: ControllerContext;
   private queue!: WorkQueue;
   private readonly usage = new NodeUsage();
+  private readonly nodes = new NodeViews(this.usage);
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** waiting pods the current round of retries has yet to reach */
+  private retryLeft = 0;
   private readonly pending = new Set<string>();
   private readonly attempts = new Map<string, number>();
+  /** when each waiting pod was last tried, least recently tried first */
+  private readonly lastTried = new Map<string, number>();
   private running = false;
   private nextStart = 0;
   /** bumped whenever the cluster changes in a way that may let waiting pods fit */
@@ -65,7 +75,8 @@ export class Scheduler implements Controller {
     this.schedulerName = opts.schedulerName ?? COMPONENT;
     this.initialBackoffMs = opts.initialBackoffMs ?? 1_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 10_000;
-    this.concurrency = opts.concurrency ?? 16;
+    // bindings are round trips: kube-scheduler binds asynchronously, many at a time
+    this.concurrency = opts.concurrency ?? 32;
   }
 
   register(ctx: ControllerContext) {
@@ -81,9 +92,12 @@ export class Scheduler implements Controller {
       update: (p, old) => this.podSeen(p, old),
       delete: (p) => this.podGone(p),
     });
+    // heartbeats change nothing the filters read: only other changes wake waiting pods
+    const nodeChanged = (n: k8s.V1Node) => this.nodes.upsert(n) && this.retryPending();
     inf.nodes.on({
-      add: () => this.retryPending(),
-      update: (n, old) => nodeFingerprint(n) !== nodeFingerprint(old) && this.retryPending(),
+      add: nodeChanged,
+      update: nodeChanged,
+      delete: (n) => this.nodes.remove(n.metadata!.name!),
     });
     // a claim bound or provisioned, a PV or class created: volume checks may now pass
     const retry = { add: () => this.retryPending(), update: () => this.retryPending() };
@@ -99,6 +113,7 @@ export class Scheduler implements Controller {
 
   stop() {
     this.running = false;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.queue?.stop();
   }
 
@@ -116,7 +131,7 @@ export class Scheduler implements Controller {
     this.usage.observe(p);
     if (!this.needsScheduling(p)) {
       this.pending.delete(key);
-      this.attempts.delete(key);
+      this.forgetAttempts(key);
     } else {
       this.pending.add(key);
       // status writes (ours included) do not change the decision; spec and labels can
@@ -133,15 +148,48 @@ export class Scheduler implements Controller {
     const key = podKey(p);
     this.usage.forget(key);
     this.pending.delete(key);
-    this.attempts.delete(key);
+    this.forgetAttempts(key);
     if (countsOnNode(p)) this.retryPending();
   }
 
-  /** Something changed that may let a waiting pod fit: try the waiting pods again now. */
+  /**
+   * Something changed that may let a waiting pod fit: try waiting pods again soon. Changes
+   * are gathered (5000 nodes turning Ready are not 5000 passes over every waiting pod), a
+   * pod tried within the initial backoff is left to its timer, and a pass takes a bounded
+   * batch, least recently tried first; the rest follow in the next pass.
+   */
   private retryPending() {
     this.clusterChanges++;
+    this.retryLeft = this.lastTried.size;
+    if (!this.running || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => this.retryBatch(), RETRY_COALESCE_MS);
+  }
+
+  private retryBatch() {
+    this.retryTimer = undefined;
     if (!this.running) return;
-    for (const key of this.attempts.keys()) this.queue.add(key);
+    const now = Date.now();
+    const due: string[] = [];
+    let visited = 0;
+    for (const [key, at] of this.lastTried) {
+      if (visited >= this.retryLeft || due.length >= RETRY_BATCH) break;
+      visited++;
+      if (now - at >= this.initialBackoffMs) due.push(key);
+    }
+    for (const key of due) {
+      // to the back of the line, so the next pass starts with pods this one did not reach
+      this.lastTried.delete(key);
+      this.lastTried.set(key, now);
+      this.queue.add(key);
+    }
+    this.retryLeft -= visited;
+    if (this.retryLeft > 0 && visited > 0)
+      this.retryTimer = setTimeout(() => this.retryBatch(), RETRY_COALESCE_MS);
+  }
+
+  private forgetAttempts(key: string) {
+    this.attempts.delete(key);
+    this.lastTried.delete(key);
   }
 
   /**
@@ -151,8 +199,12 @@ export class Scheduler implements Controller {
   private retryLater(key: string, changesAtStart: number) {
     const n = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, n);
+    this.lastTried.delete(key);
+    this.lastTried.set(key, Date.now());
     const backoff = Math.min(this.initialBackoffMs * 2 ** (n - 1), this.maxBackoffMs);
-    this.queue.addAfter(key, this.clusterChanges === changesAtStart ? backoff : 0);
+    // not at once: while 5000 nodes turn Ready the cluster changes during every attempt
+    const changed = this.clusterChanges !== changesAtStart;
+    this.queue.addAfter(key, changed ? Math.min(backoff, this.initialBackoffMs) : backoff);
   }
 
   private async schedule(key: string) {
@@ -160,7 +212,6 @@ export class Scheduler implements Controller {
     const pod = this.ctx.informers.pods.get(name, namespace);
     if (!pod || !this.needsScheduling(pod)) return;
     const changes = this.clusterChanges;
-    const nodes = this.ctx.informers.nodes.list();
     const volumes = this.volumePlan(pod);
     const demand: PodDemand = {
       requests: podRequests(pod.spec),
@@ -171,11 +222,11 @@ export class Scheduler implements Controller {
     };
     const { feasible, reasons } = volumes.preFilter
       ? { feasible: [], reasons: [] }
-      : this.filter(demand, nodes);
+      : this.filter(demand, this.nodes.list());
     const chosen = chooseNode(feasible, volumes.preferred);
     if (!chosen) {
       this.retryLater(key, changes);
-      return this.unschedulable(pod, fitErrorMessage(nodes.length, reasons, volumes.preFilter));
+      return this.unschedulable(pod, fitErrorMessage(this.nodes.size, reasons, volumes.preFilter));
     }
     if (volumes.provision.length) {
       // the provisioner creates the volume in the chosen node's topology; once the claim
@@ -195,14 +246,13 @@ export class Scheduler implements Controller {
    * Filter nodes, round-robin from where the last search stopped; a large cluster is
    * searched only until enough feasible nodes are found, as kube-scheduler does.
    */
-  private filter(demand: PodDemand, nodes: k8s.V1Node[]) {
+  private filter(demand: PodDemand, nodes: NodeView[]) {
     const reasons: string[][] = [];
     const feasible: NodeView[] = [];
     const enough = feasibleNodesToFind(nodes.length);
     let i = 0;
     for (; i < nodes.length && feasible.length < enough; i++) {
-      const n = nodes[(this.nextStart + i) % nodes.length];
-      const view = nodeView(n, this.usage.of(n.metadata!.name!));
+      const view = nodes[(this.nextStart + i) % nodes.length];
       const why = unfitReasons(demand, view);
       if (why.length) reasons.push(why);
       else feasible.push(view);
@@ -280,7 +330,7 @@ export class Scheduler implements Controller {
       if ([404, 409].includes(statusCode(err))) return;
       throw err;
     }
-    this.attempts.delete(podKey(pod));
+    this.forgetAttempts(podKey(pod));
     const message = `Successfully assigned ${namespace}/${name} to ${node}`;
     void this.ctx.events.record(COMPONENT, podSubject(pod), 'Normal', 'Scheduled', message);
   }

@@ -21,7 +21,8 @@ type Usage = Resources & { pods: number };
 /**
  * What non-terminal pods request per node. A pod the scheduler decided to bind counts on
  * its node at once ("assumed"), before the binding is written and before the informer
- * shows it, so that the next decision does not overcommit the node.
+ * shows it, so that the next decision does not overcommit the node. Each node's usage is
+ * one object, updated in place, that the node's view refers to.
  */
 export class NodeUsage {
   private readonly byPod = new Map<string, { node: string; r: Resources }>();
@@ -32,6 +33,9 @@ export class NodeUsage {
     const key = podKey(p);
     if (p.spec?.nodeName) this.assumed.delete(key);
     const node = countsOnNode(p) ? p.spec!.nodeName : this.assumed.get(key);
+    const prev = this.byPod.get(key);
+    // status updates (most pod events) change neither the node nor the requests
+    if (prev && prev.node === node) return;
     this.set(key, node, podRequests(p.spec));
   }
 
@@ -50,8 +54,11 @@ export class NodeUsage {
     this.set(key, undefined, { milliCpu: 0, memory: 0 });
   }
 
+  /** The node's usage: the same object for as long as the scheduler runs. */
   of(node: string): Usage {
-    return this.byNode.get(node) ?? { milliCpu: 0, memory: 0, pods: 0 };
+    let u = this.byNode.get(node);
+    if (!u) this.byNode.set(node, (u = { milliCpu: 0, memory: 0, pods: 0 }));
+    return u;
   }
 
   private set(key: string, node: string | undefined, r: Resources) {
@@ -64,13 +71,9 @@ export class NodeUsage {
 
   private add(node: string, r: Resources, sign: 1 | -1) {
     const u = this.of(node);
-    const next = {
-      milliCpu: u.milliCpu + sign * r.milliCpu,
-      memory: u.memory + sign * r.memory,
-      pods: u.pods + sign,
-    };
-    if (next.pods === 0) this.byNode.delete(node);
-    else this.byNode.set(node, next);
+    u.milliCpu += sign * r.milliCpu;
+    u.memory += sign * r.memory;
+    u.pods += sign;
   }
 }
 
@@ -86,26 +89,56 @@ export function nodeFingerprint(n: k8s.V1Node): string {
   ]);
 }
 
-// the informer replaces a node object on every change, so the object identifies the version
-const parsed = new WeakMap<k8s.V1Node, Omit<NodeView, 'requested'>>();
-
 export function nodeView(n: k8s.V1Node, requested: Usage): NodeView {
-  let view = parsed.get(n);
-  if (!view) {
-    const a = n.status?.allocatable ?? {};
-    view = {
-      name: n.metadata!.name!,
-      labels: n.metadata?.labels ?? {},
-      taints: n.spec?.taints ?? [],
-      unschedulable: !!n.spec?.unschedulable,
-      ready: nodeReady(n),
-      allocatable: {
-        milliCpu: a.cpu === undefined ? undefined : milliValue(a.cpu),
-        memory: a.memory === undefined ? undefined : wholeValue(a.memory),
-        pods: a.pods === undefined ? DEFAULT_MAX_PODS : wholeValue(a.pods),
-      },
-    };
-    parsed.set(n, view);
+  const a = n.status?.allocatable ?? {};
+  return {
+    name: n.metadata!.name!,
+    labels: n.metadata?.labels ?? {},
+    taints: n.spec?.taints ?? [],
+    unschedulable: !!n.spec?.unschedulable,
+    ready: nodeReady(n),
+    allocatable: {
+      milliCpu: a.cpu === undefined ? undefined : milliValue(a.cpu),
+      memory: a.memory === undefined ? undefined : wholeValue(a.memory),
+      pods: a.pods === undefined ? DEFAULT_MAX_PODS : wholeValue(a.pods),
+    },
+    requested,
+  };
+}
+
+/**
+ * Every node's view, kept up to date from node events (parsed once per change that
+ * matters, not once per pod), in a stable order for the round-robin search.
+ */
+export class NodeViews {
+  private readonly views = new Map<string, { view: NodeView; fingerprint: string }>();
+  private ordered: NodeView[] | undefined;
+
+  constructor(private readonly usage: NodeUsage) {}
+
+  /** Returns whether the change may let a waiting pod fit. */
+  upsert(n: k8s.V1Node): boolean {
+    const name = n.metadata!.name!;
+    const fingerprint = nodeFingerprint(n);
+    const prev = this.views.get(name);
+    if (prev?.fingerprint === fingerprint) return false;
+    const view = nodeView(n, this.usage.of(name));
+    this.views.set(name, { view, fingerprint });
+    if (prev) this.ordered?.splice(this.ordered.indexOf(prev.view), 1, view);
+    else this.ordered = undefined;
+    return true;
   }
-  return { ...view, requested };
+
+  remove(name: string) {
+    if (this.views.delete(name)) this.ordered = undefined;
+  }
+
+  get size(): number {
+    return this.views.size;
+  }
+
+  list(): NodeView[] {
+    this.ordered ??= [...this.views.values()].map((v) => v.view);
+    return this.ordered;
+  }
 }

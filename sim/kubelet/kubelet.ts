@@ -19,7 +19,6 @@ import {
   isTerminal,
   uniqueVolumeName,
 } from '../controllers/runtime/conventions.js';
-import { mergePatch } from '../controllers/runtime/patches.js';
 import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
 import type { KubeletFleet } from './fleet.js';
 import { micro, pendingStatus, rfc3339, runningStatus, terminatedStatus } from './podStatus.js';
@@ -62,6 +61,8 @@ export class SimKubelet {
   private readonly finished = new Set<string>();
   private readonly bootedAt = Date.now();
   private podIpSeq = 1;
+  /** when the next Lease renewal is due */
+  private leaseDueAt: number | undefined;
 
   constructor(
     readonly spec: NodeSpec,
@@ -84,9 +85,19 @@ export class SimKubelet {
     return `${this.name}|${kind}|${arg}`;
   }
 
+  /** Heartbeats have a lane of their own: pod work, however much, must not delay them. */
+  private laneFor(kind: string) {
+    if (kind === 'pod') return this.fleet.queue;
+    return kind === 'lease' ? this.fleet.leases : this.fleet.heartbeats;
+  }
+
+  private add(kind: string, arg = '') {
+    if (this.alive) this.laneFor(kind).add(this.key(kind, arg));
+  }
+
   boot() {
     this.alive = true;
-    this.fleet.queue.add(this.key('register'));
+    this.add('register');
   }
 
   halt() {
@@ -104,8 +115,8 @@ export class SimKubelet {
       this.enqueuePod(uid);
     }
     for (const proc of this.fleet.infra.truth.running(this.name)) this.enqueuePod(proc.podUid);
-    this.fleet.queue.add(this.key('lease'));
-    this.fleet.queue.add(this.key('status'));
+    this.add('lease');
+    this.add('status');
   }
 
   podEvent(uid: string) {
@@ -116,17 +127,23 @@ export class SimKubelet {
     this.enqueuePod(uid);
   }
 
-  volumesChanged() {
-    if (!this.reachable()) return;
-    for (const [uid, w] of this.work) if (w.startAt === undefined && !w.term) this.enqueuePod(uid);
+  /** Volumes changed (attached, bound): pods still waiting for theirs look again. Returns how many. */
+  volumesChanged(): number {
+    let waiting = 0;
+    for (const [uid, w] of this.work)
+      if (w.startAt === undefined && !w.term) {
+        waiting++;
+        if (this.reachable()) this.enqueuePod(uid);
+      }
+    return waiting;
   }
 
   enqueuePod(uid: string) {
-    if (this.alive) this.fleet.queue.add(this.key('pod', uid));
+    this.add('pod', uid);
   }
 
   private later(kind: string, arg: string, ms: number) {
-    if (this.alive) this.fleet.queue.addAfter(this.key(kind, arg), Math.max(0, ms));
+    if (this.alive) this.laneFor(kind).addAfter(this.key(kind, arg), Math.max(0, ms));
   }
 
   async handle(kind: string, arg: string) {
@@ -151,8 +168,12 @@ export class SimKubelet {
     };
     const capacity = { cpu: s.cpu, memory: s.memory, pods: String(s.pods) };
     try {
-      await this.fleet.clients.core.createNode({
-        body: { metadata: { name: s.name, labels }, spec: {}, status: { capacity, allocatable: capacity } },
+      await this.fleet.heartbeatApi.post('/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: s.name, labels },
+        spec: {},
+        status: { capacity, allocatable: capacity },
       });
     } catch (e) {
       if ((e as { code?: number }).code !== 409) throw e;
@@ -162,9 +183,9 @@ export class SimKubelet {
   }
 
   private async renewLease() {
-    this.later('lease', '', this.d.leaseRenewIntervalMs);
+    this.scheduleRenewal();
     if (!this.reachable()) return;
-    const coord = this.fleet.clients.coordination;
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
     const body = {
       spec: {
         holderIdentity: this.name,
@@ -173,15 +194,30 @@ export class SimKubelet {
       },
     };
     try {
-      await coord.patchNamespacedLease({ name: this.name, namespace: 'kube-node-lease', body }, mergePatch);
+      await this.fleet.heartbeatApi.patch(`${leases}/${encodeURIComponent(this.name)}`, body);
     } catch (e) {
       if ((e as { code?: number }).code !== 404) throw e;
-      await coord.createNamespacedLease({
-        namespace: 'kube-node-lease',
-        body: { metadata: { name: this.name, namespace: 'kube-node-lease' } },
+      await this.fleet.heartbeatApi.post(leases, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: this.name, namespace: 'kube-node-lease' },
+        ...body,
       });
-      await coord.patchNamespacedLease({ name: this.name, namespace: 'kube-node-lease', body }, mergePatch);
     }
+  }
+
+  /**
+   * Every interval from when the renewal was due, not from when the shared lane got to it:
+   * a real kubelet's own loop is not held up by a thousand other nodes' work. The first
+   * renewal, an early one (after a reconnect) or one late by an interval starts anew.
+   */
+  private scheduleRenewal() {
+    const now = Date.now();
+    const every = this.d.leaseRenewIntervalMs;
+    const late = this.leaseDueAt === undefined ? -1 : now - this.leaseDueAt;
+    const due = late >= 0 && late < every ? this.leaseDueAt! : now;
+    this.leaseDueAt = due + every;
+    this.later('lease', '', this.leaseDueAt - now);
   }
 
   private async postStatus() {
@@ -234,7 +270,7 @@ export class SimKubelet {
       },
       volumesInUse: inUse.length ? inUse : null,
     };
-    await this.fleet.clients.core.patchNodeStatus({ name: this.name, body: { status } }, mergePatch);
+    await this.fleet.heartbeatApi.patch(`/api/v1/nodes/${encodeURIComponent(this.name)}/status`, { status });
   }
 
   /** Volumes mounted on this node: those of processes still running here. */
@@ -275,6 +311,7 @@ export class SimKubelet {
       if (w.startAt === undefined) {
         const volumes = this.volumeState(pod);
         if (volumes.waiting) {
+          this.fleet.waitingForVolumes(this.name);
           await this.report(pod, pendingStatus(pod, 'ContainerCreating', volumes.waiting));
           return this.later('pod', uid, 1_000);
         }
@@ -352,10 +389,9 @@ export class SimKubelet {
 
   private async report(pod: k8s.V1Pod, status: object) {
     if (!this.reachable()) return;
-    await this.fleet.clients.core.patchNamespacedPodStatus(
-      { name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, body: { status } },
-      mergePatch,
-    );
+    const { name, namespace } = pod.metadata as { name: string; namespace: string };
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/status`;
+    await this.fleet.podApi.patch(path, { status });
   }
 
   // ---- termination (seed 003) -------------------------------------------------------------
@@ -447,7 +483,7 @@ export class SimKubelet {
     this.step(pod, 'removed');
     this.work.delete(uid);
     this.finished.add(uid);
-    this.fleet.queue.add(this.key('status'));
+    this.add('status');
   }
 
   /** A process whose pod the API no longer has (e.g. force-deleted): stop it. */
@@ -455,7 +491,7 @@ export class SimKubelet {
     const w = this.work.get(uid);
     if (!proc) {
       this.work.delete(uid);
-      if (w) this.fleet.queue.add(this.key('status'));
+      if (w) this.add('status');
       return;
     }
     const now = Date.now();

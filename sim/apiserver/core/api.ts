@@ -389,6 +389,8 @@ export class ApiCore {
         }
       },
       typeof pinnedRv === 'string' ? pinnedRv : undefined,
+      // applyPatch builds a new object and leaves the stored one alone: no copy needed
+      false,
     );
   }
 

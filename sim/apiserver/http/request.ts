@@ -118,9 +118,13 @@ export function deleteOptions(body: unknown, q: URLSearchParams, dryRun: boolean
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, warnings: string[] = []) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
+  // a length instead of chunked encoding: node-fetch 2 (client-node's transport) reports a
+  // false "Premature close" for chunked responses on a kept-alive socket that an agent
+  // hands straight to a queued request (node-fetch#1767)
   const headers: Record<string, string | string[]> = {
     'content-type': 'application/json',
     'cache-control': 'no-cache, private',
+    'content-length': String(Buffer.byteLength(text)),
   };
   if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(code, headers);

@@ -127,7 +127,9 @@ export function shareConnections(kc: k8s.KubeConfig) {
   const caData = kc.getCurrentCluster()?.caData;
   if (shared.has(kc) || !caData) return;
   shared.add(kc);
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: Buffer.from(caData, 'base64') });
+  // enough sockets that one busy client (a burst of pod creations) does not hold every
+  // other request of the process in the agent's queue
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 128, ca: Buffer.from(caData, 'base64') });
   const original = kc.applySecurityAuthentication.bind(kc);
   kc.applySecurityAuthentication = async (context) => {
     await original(context);

@@ -23,6 +23,8 @@ const key = (o: Obj) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''
 export class SupervisedInformer<T extends Obj> {
   private informer: (k8s.Informer<T> & k8s.ObjectCache<T>) | undefined;
   private readonly known = new Map<string, T>();
+  /** the same objects by namespace: controllers list one namespace of 150 000 pods */
+  private readonly byNamespace = new Map<string, Map<string, T>>();
   private readonly handlers: Handler<T>[] = [];
   private stopped = true;
   private backoffMs = 200;
@@ -44,8 +46,12 @@ export class SupervisedInformer<T extends Obj> {
   }
 
   list(namespace?: string): T[] {
-    const all = [...this.known.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
+    if (namespace === undefined) return [...this.known.values()];
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  get size(): number {
+    return this.known.size;
   }
 
   get(name: string, namespace?: string): T | undefined {
@@ -97,6 +103,7 @@ export class SupervisedInformer<T extends Obj> {
     const k = key(o);
     const old = this.known.get(k);
     this.known.set(k, o);
+    this.indexed(o.metadata?.namespace ?? '').set(k, o);
     for (const h of this.handlers) {
       if (old) h.update?.(o, old);
       else h.add?.(o);
@@ -107,7 +114,17 @@ export class SupervisedInformer<T extends Obj> {
     const k = key(o);
     const last = this.known.get(k) ?? o;
     if (!this.known.delete(k)) return;
+    const ns = last.metadata?.namespace ?? '';
+    const inNs = this.byNamespace.get(ns);
+    inNs?.delete(k);
+    if (inNs?.size === 0) this.byNamespace.delete(ns);
     for (const h of this.handlers) h.delete?.(last);
+  }
+
+  private indexed(namespace: string): Map<string, T> {
+    let m = this.byNamespace.get(namespace);
+    if (!m) this.byNamespace.set(namespace, (m = new Map()));
+    return m;
   }
 
   private failed(inf: k8s.Informer<T>, err: unknown) {
