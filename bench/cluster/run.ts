@@ -1,4 +1,4 @@
-// `npx tsx bench/cluster/run.ts [--quick] [--no-profile] [--shared-agent]`: the whole embedded cluster at
+// `npx tsx bench/cluster/run.ts [--quick|--until-all] [--no-profile] [--shared-agent]`: the whole embedded cluster at
 // scale. Starts `startEmbeddedCluster` for the scale scenario (5000 nodes, 150 000 pods)
 // in a child process and measures boot to all nodes Ready, pods Running over time, the
 // child's memory, Lease renewal throughput and staleness, and /healthz latency. The run
@@ -67,6 +67,9 @@ const FULL: Config = {
   rampProfileAfterMs: 60_000,
   progressEveryMs: 15_000,
 };
+
+/** --until-all: wait up to 40 minutes for every pod to run (the full boot of the scale profile) */
+const UNTIL_ALL: Config = { ...FULL, podsDeadlineMs: 40 * 60_000, hardStopMs: 45 * 60_000, curveStepMs: 60_000 };
 
 const QUICK: Config = {
   mode: 'quick',
@@ -395,7 +398,7 @@ function print(d: RunData, pts: CurvePoint[], sharedAgent: boolean) {
 
 async function main() {
   const args = process.argv.slice(2);
-  const cfg = args.includes('--quick') ? QUICK : FULL;
+  const cfg = args.includes('--quick') ? QUICK : args.includes('--until-all') ? UNTIL_ALL : FULL;
   const profile = !args.includes('--no-profile');
   const sharedAgent = args.includes('--shared-agent');
   const command = ['npx tsx bench/cluster/run.ts', ...args].join(' ');
