@@ -69,7 +69,12 @@ const FULL: Config = {
 };
 
 /** --until-all: wait up to 40 minutes for every pod to run (the full boot of the scale profile) */
-const UNTIL_ALL: Config = { ...FULL, podsDeadlineMs: 40 * 60_000, hardStopMs: 45 * 60_000, curveStepMs: 60_000 };
+const UNTIL_ALL: Config = {
+  ...FULL,
+  podsDeadlineMs: 40 * 60_000,
+  hardStopMs: 45 * 60_000,
+  curveStepMs: 60_000,
+};
 
 const QUICK: Config = {
   mode: 'quick',
