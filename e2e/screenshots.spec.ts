@@ -24,6 +24,18 @@ test('screenshot: the map with a partitioned node', async ({ page }) => {
     const panel = page.getByRole('complementary', { name: `Node ${node}` });
     await expect(panel.getByText('Unknown', { exact: true }).first()).toBeVisible();
     await expect(panel.getByRole('row', { name: /^Ready Unknown NodeStatusUnknown/ })).toBeVisible();
+    // force-delete one of its Deployment pods: the API forgets it, its process runs on (a ghost)
+    const api = core();
+    const onNode = await api.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
+    const victim = onNode.items.find((p) => p.metadata?.ownerReferences?.[0]?.kind === 'ReplicaSet');
+    if (victim) {
+      const { namespace, name } = victim.metadata!;
+      await api.deleteNamespacedPod({ namespace: namespace!, name: name!, gracePeriodSeconds: 0 });
+      const summary = page.getByTestId('ghost-summary');
+      await expect(summary).toContainText('(1 ghost)');
+      await summary.locator('summary').click();
+      await expect(panel.getByText(`ghost: ${namespace}/${name} on ${node} still runs`)).toBeVisible();
+    }
     await expect(page.getByRole('status', { name: 'Informers synced' })).toBeVisible();
     await page.mouse.move(0, 0);
     await page.screenshot({ path: resolve(DOCS, 'console-map.png'), fullPage: true });
