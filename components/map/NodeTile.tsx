@@ -75,16 +75,20 @@ export const NodeTile = memo(function NodeTile({
   useSuspectTimer(node);
   const state = nodeDisplayState(node, Date.now());
   const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${ghostText(ghosts)}`;
+  // the same button either way: tests, screen readers and the panel find a node by these
+  const common = {
+    type: 'button' as const,
+    'data-testid': `node-tile-${node.name}`,
+    'data-state': state,
+    'aria-label': label,
+    'aria-pressed': selected,
+    title: label,
+    onClick: () => onSelect(node.name),
+  };
   if (compact)
     return (
       <button
-        type="button"
-        data-testid={`node-tile-${node.name}`}
-        data-state={state}
-        aria-label={label}
-        aria-pressed={selected}
-        title={label}
-        onClick={() => onSelect(node.name)}
+        {...common}
         className={`h-3.5 w-3.5 rounded-[3px] ${NODE_DOT_CLASS[state]} ${
           selected ? 'outline-2 outline-offset-1 outline-info' : ''
         } ${dimmed ? 'opacity-20' : ''} ${
@@ -94,13 +98,7 @@ export const NodeTile = memo(function NodeTile({
     );
   return (
     <button
-      type="button"
-      data-testid={`node-tile-${node.name}`}
-      data-state={state}
-      aria-label={label}
-      aria-pressed={selected}
-      title={label}
-      onClick={() => onSelect(node.name)}
+      {...common}
       className={`relative flex w-[110px] flex-col gap-1 rounded border px-1.5 pt-1 pb-1.5 text-left transition-opacity ${NODE_TILE_CLASS[state]} ${
         selected ? 'outline-2 outline-offset-1 outline-info' : ''
       } ${dimmed ? 'opacity-25' : ''} hover:brightness-110 focus-visible:outline-2 focus-visible:outline-info`}
