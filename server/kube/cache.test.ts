@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PodView } from '../../lib/console/protocol.js';
-import { keepGracefulDeletion } from './cache.js';
+import { ClusterCache, keepGracefulDeletion } from './cache.js';
 
 const pod = (extra: Partial<PodView>): PodView => ({
   uid: 'u1',
@@ -47,5 +47,31 @@ describe('keepGracefulDeletion', () => {
     const out = keepGracefulDeletion(view, old);
     expect(out.deletionGracePeriodSeconds).toBe(grace);
     expect(out.deletionTimestamp).toBe(ts);
+  });
+});
+
+describe('ClusterCache pods by uid and tombstones', () => {
+  it('finds a pod by uid, not the one that replaced it under the same name', () => {
+    const c = new ClusterCache();
+    c.setPod(pod({ uid: 'u1', state: 'Ready' }));
+    expect(c.podByUid('u1')?.name).toBe('web-0');
+    c.setPod(pod({ uid: 'u2', state: 'Pending' }));
+    expect(c.podByUid('u1')).toBeUndefined();
+    expect(c.podByUid('u2')?.state).toBe('Pending');
+  });
+
+  it('keeps a deleted pod, and when it went, until the bound is reached', () => {
+    const c = new ClusterCache(1);
+    c.setPod(pod({ name: 'a', uid: 'ua' }));
+    c.setPod(pod({ name: 'b', uid: 'ub' }));
+    const before = Date.now();
+    c.deletePod(pod({ name: 'a', uid: 'ua' }));
+    expect(c.podByUid('ua')).toBeUndefined();
+    expect(c.deletedPod('shop', 'a')?.uid).toBe('ua');
+    expect(c.podDeletedAt('shop', 'a')).toBeGreaterThanOrEqual(before);
+    c.deletePod(pod({ name: 'b', uid: 'ub' }));
+    expect(c.deletedPod('shop', 'a')).toBeUndefined();
+    expect(c.podDeletedAt('shop', 'a')).toBeUndefined();
+    expect(c.deletedPod('shop', 'b')?.uid).toBe('ub');
   });
 });

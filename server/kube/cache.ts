@@ -48,9 +48,10 @@ export class ClusterCache {
   private readonly podsByOwner = new Index();
   private readonly events = new Map<string, EventView>();
   private readonly eventsByObject = new Index();
-  private readonly tombstones = new Map<string, PodView>();
-  /** when the console saw each tombstoned pod go (ms since epoch) */
-  private readonly deletedAt = new Map<string, number>();
+  /** recently deleted pods: their last view, and when the console saw them go (ms since epoch) */
+  private readonly tombstones = new Map<string, { view: PodView; at: number }>();
+  /** pod key by uid: the ground truth names processes by pod uid */
+  private readonly keyByUid = new Map<string, string>();
   private readonly listeners: ChangeListener[] = [];
 
   constructor(private readonly maxTombstones = 5000) {}
@@ -109,8 +110,8 @@ export class ClusterCache {
     this.pods.set(key, view);
     this.podsByNode.add(view.node, key);
     this.podsByOwner.add(ownerOf(view), key);
+    this.keyByUid.set(view.uid, key);
     this.tombstones.delete(key);
-    this.deletedAt.delete(key);
     this.emit('pods', key, view);
   }
 
@@ -120,19 +121,22 @@ export class ClusterCache {
     if (!old) return;
     this.unindex(key, old);
     this.pods.delete(key);
-    this.tombstones.set(key, old);
-    this.deletedAt.set(key, Date.now());
-    if (this.tombstones.size > this.maxTombstones) {
-      const oldest = this.tombstones.keys().next().value!;
-      this.tombstones.delete(oldest);
-      this.deletedAt.delete(oldest);
-    }
+    this.tombstones.set(key, { view: old, at: Date.now() });
+    if (this.tombstones.size > this.maxTombstones)
+      this.tombstones.delete(this.tombstones.keys().next().value!);
     this.emit('pods', key, undefined);
   }
 
   private unindex(key: string, old: PodView) {
+    if (this.keyByUid.get(old.uid) === key) this.keyByUid.delete(old.uid);
     this.podsByNode.remove(old.node, key);
     this.podsByOwner.remove(ownerOf(old), key);
+  }
+
+  /** The pod the API has with this uid (not one that replaced it under the same name). */
+  podByUid(uid: string): PodView | undefined {
+    const key = this.keyByUid.get(uid);
+    return key === undefined ? undefined : this.pods.get(key);
   }
 
   pod(namespace: string, name: string): PodView | undefined {
@@ -142,11 +146,11 @@ export class ClusterCache {
   /** The last view of a pod that has been deleted, while it is remembered. */
   /** When the console saw the pod disappear from the API, if it did. */
   podDeletedAt(namespace: string, name: string): number | undefined {
-    return this.deletedAt.get(`${namespace}/${name}`);
+    return this.tombstones.get(`${namespace}/${name}`)?.at;
   }
 
   deletedPod(namespace: string, name: string): PodView | undefined {
-    return this.tombstones.get(`${namespace}/${name}`);
+    return this.tombstones.get(`${namespace}/${name}`)?.view;
   }
 
   podList(): PodView[] {

@@ -8,7 +8,6 @@ import {
   type ClusterId,
   type GhostsMessage,
   ghostsRoom,
-  type PodView,
   SimEvents,
   type TerminationStepMessage,
   terminationRoom,
@@ -29,11 +28,8 @@ interface Sim {
 }
 
 function ghostsOf(sim: Sim): GhostsMessage {
-  const byUid = new Map<string, PodView>();
-  const pods = sim.conn.cache.podList();
-  for (const p of pods) byUid.set(p.uid, p);
   const ghosts: Ghost[] = findGhosts(sim.mirror.processes(), {
-    podByUid: (uid) => byUid.get(uid),
+    podByUid: (uid) => sim.conn.cache.podByUid(uid),
     podByName: (namespace, name) => sim.conn.cache.pod(namespace, name),
     nodeState: (name) => sim.conn.cache.node(name)?.ready,
   });
