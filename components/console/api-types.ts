@@ -42,13 +42,5 @@ export interface PodDetail {
   steps?: PodStep[];
 }
 
-export const INFRA_VERBS = [
-  'partition',
-  'heal',
-  'power-off',
-  'power-on',
-  'kubelet-crash',
-  'kubelet-restart',
-  'meteor',
-] as const;
-export type InfraVerb = (typeof INFRA_VERBS)[number];
+/** the fault verbs infra.act takes: the server's own list, type-only */
+export type { ConsoleVerb as InfraVerb } from '@/server/kube/infra';

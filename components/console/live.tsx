@@ -229,3 +229,9 @@ export function usePods(cluster: string | undefined): PodCollection | undefined 
 export function useHealth(cluster: string | undefined): ClusterHealth | undefined {
   return useQuery<ClusterHealth>({ queryKey: liveKey(cluster, 'health'), queryFn: skipToken }).data;
 }
+
+/** The selected cluster's health: live over the socket, else as clusters.list last gave it. */
+export function useSelectedHealth(): ClusterHealth | undefined {
+  const { cluster, current } = useCluster();
+  return useHealth(cluster) ?? current?.health;
+}

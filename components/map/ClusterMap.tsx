@@ -14,7 +14,7 @@ import { type Density, type DensityChoice, effectiveDensity, parseDensity } from
 import { matchesSearch } from '@/lib/console/ui/table';
 import { groupByZoneRack, type RackGroup, reuseGroups, type ZoneGroup } from '@/lib/console/ui/topology';
 import { useCluster } from '../console/cluster';
-import { useConnection, useHealth, useNodes, usePods } from '../console/live';
+import { useConnection, useNodes, usePods, useSelectedHealth } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
 import { useGhosts } from '../console/groundTruth';
 import { GhostSummary } from '../sim/GhostSummary';
@@ -32,7 +32,7 @@ export function ClusterMap() {
   const pods = usePods(cluster);
   const { syncing, conn } = useConnection();
   // an empty map only means "no nodes" once the nodes informer has synced
-  const nodesHealth = (useHealth(cluster) ?? current?.health)?.informers.find((i) => i.kind === 'nodes');
+  const nodesHealth = useSelectedHealth()?.informers.find((i) => i.kind === 'nodes');
   const nodesSynced = nodesHealth?.synced ?? true;
   const nodesError = nodesHealth?.lastError;
   // the selection belongs to a cluster: switching clusters closes the panel

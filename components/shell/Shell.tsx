@@ -7,7 +7,7 @@ import { formatClock } from '@/lib/console/ui/format';
 import { handleKey, type KeyState, SHORTCUTS } from '@/lib/console/ui/keys';
 import type { ClusterMode } from '../console/api-types';
 import { useCluster } from '../console/cluster';
-import { useConnection, useHealth } from '../console/live';
+import { useConnection, useSelectedHealth } from '../console/live';
 
 /** Fired on window for Escape; panels and overlays close themselves. */
 export const CLOSE_EVENT = 'palisade:close';
@@ -76,9 +76,8 @@ export function Shell({ children }: { children: ReactNode }) {
     return () => window.removeEventListener('keydown', onKey);
   }, [router]);
 
-  const { current, cluster } = useCluster();
-  const health = useHealth(cluster);
-  const mode: ClusterMode = health?.mode ?? current?.mode ?? 'normal';
+  const { current } = useCluster();
+  const mode: ClusterMode = useSelectedHealth()?.mode ?? current?.mode ?? 'normal';
 
   return (
     <div className="flex min-h-dvh flex-col">
@@ -183,10 +182,8 @@ function ModeBadge({ mode }: { mode: ClusterMode }) {
 }
 
 function HealthIndicator() {
-  const { cluster, current } = useCluster();
-  const live = useHealth(cluster);
   const { conn } = useConnection();
-  const health = live ?? current?.health;
+  const health = useSelectedHealth();
   const informers = health?.informers ?? [];
   const unsynced = informers.filter((i) => !i.synced);
   const errors = informers.filter((i) => i.lastError);
@@ -232,9 +229,8 @@ function HealthIndicator() {
 
 /** The selected cluster cannot be read (credentials, RBAC, network, TLS): say so, never a blank map. */
 function ClusterProblemBanner() {
-  const { cluster, current } = useCluster();
-  const live = useHealth(cluster);
-  const problem = clusterProblem(live ?? current?.health);
+  const { cluster } = useCluster();
+  const problem = clusterProblem(useSelectedHealth());
   if (!problem || !cluster) return null;
   return (
     <div

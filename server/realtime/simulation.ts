@@ -100,21 +100,34 @@ export class SimulationHub {
     return this.sims.get(cluster);
   }
 
+  /**
+   * A validated watch request for a cluster with a ground truth, or undefined once the
+   * client has been told (through its ack) what was wrong.
+   */
+  private accept<T extends { cluster: string }>(
+    schema: z.ZodType<T>,
+    raw: unknown,
+    ack: Ack | undefined,
+  ): { req: T; sim: Sim } | undefined {
+    const refuse = (error: string) => {
+      if (typeof ack === 'function') ack({ ok: false, error });
+      return undefined;
+    };
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success)
+      return refuse(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    const sim = this.simOf(parsed.data.cluster);
+    if (!sim)
+      return refuse(`cluster "${parsed.data.cluster}" has no ground truth (not Palisade's embedded cluster)`);
+    return { req: parsed.data, sim };
+  }
+
   private connected(socket: Socket) {
-    const refuse = (ack: Ack | undefined, error: string) =>
-      typeof ack === 'function' ? ack({ ok: false, error }) : undefined;
     socket.on(SimEvents.watchGhosts, (raw: unknown, ack?: Ack) => {
-      const req = watchGhosts.safeParse(raw);
-      if (!req.success)
-        return refuse(ack, req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      const sim = this.simOf(req.data.cluster);
-      if (!sim)
-        return refuse(
-          ack,
-          `cluster "${req.data.cluster}" has no ground truth (not Palisade's embedded cluster)`,
-        );
-      void socket.join(ghostsRoom(sim.conn.id));
-      socket.emit(SimEvents.ghosts, ghostsOf(sim));
+      const ok = this.accept(watchGhosts, raw, ack);
+      if (!ok) return;
+      void socket.join(ghostsRoom(ok.sim.conn.id));
+      socket.emit(SimEvents.ghosts, ghostsOf(ok.sim));
       ack?.({ ok: true });
     });
     socket.on(SimEvents.unwatchGhosts, (raw: unknown) => {
@@ -122,15 +135,9 @@ export class SimulationHub {
       if (req.success) void socket.leave(ghostsRoom(req.data.cluster));
     });
     socket.on(SimEvents.watchTermination, (raw: unknown, ack?: Ack) => {
-      const req = watchTermination.safeParse(raw);
-      if (!req.success)
-        return refuse(ack, req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      if (!this.simOf(req.data.cluster))
-        return refuse(
-          ack,
-          `cluster "${req.data.cluster}" has no ground truth (not Palisade's embedded cluster)`,
-        );
-      void socket.join(terminationRoom(req.data.cluster, req.data.podUid));
+      const ok = this.accept(watchTermination, raw, ack);
+      if (!ok) return;
+      void socket.join(terminationRoom(ok.req.cluster, ok.req.podUid));
       ack?.({ ok: true });
     });
     socket.on(SimEvents.unwatchTermination, (raw: unknown) => {

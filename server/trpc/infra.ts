@@ -8,12 +8,10 @@ import { simulatedFaultEvent } from '../../lib/console/actionEvents.js';
 import { judgeAction } from '../../lib/console/actionGuard.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { type ConsoleVerb, consoleVerbs, InfraError, nodeFault } from '../kube/infra.js';
-import { clusterOf, publicProcedure, router } from './trpc.js';
-
-const objectName = z.string().min(1, 'name is required').max(253, 'name is longer than 253 characters');
+import { clusterInput, clusterOf, objectName, publicProcedure, router } from './trpc.js';
 
 export const actInput = z.object({
-  cluster: z.string().min(1, 'cluster id is required'),
+  cluster: clusterInput,
   node: objectName,
   verb: z.enum(consoleVerbs),
   /** protected clusters: the node's name, typed by the user */

@@ -5,10 +5,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { infraRouter } from './infra.js';
 import { podDetails } from './pods.js';
-import { clusterOf, publicProcedure, router } from './trpc.js';
-
-const cluster = z.string().min(1, 'cluster id is required');
-const objectName = z.string().min(1, 'name is required').max(253, 'name is longer than 253 characters');
+import { clusterInput as cluster, clusterOf, objectName, publicProcedure, router } from './trpc.js';
 
 const clusters = router({
   list: publicProcedure.query(({ ctx }) =>

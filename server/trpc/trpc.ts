@@ -1,6 +1,7 @@
 // tRPC setup: the request context (the connected clusters) and an error shape in which
 // an invalid input names the field, e.g. "name: Too small: expected string to have >=1 characters".
 import { initTRPC, TRPCError } from '@trpc/server';
+import { z } from 'zod';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { ClusterConnection } from '../kube/connection.js';
 
@@ -35,6 +36,13 @@ const t = initTRPC.context<Context>().create({
     };
   },
 });
+
+/** Input fields every router shares, so their error texts read the same everywhere. */
+export const clusterInput = z.string().min(1, 'cluster id is required');
+export const objectName = z
+  .string()
+  .min(1, 'name is required')
+  .max(253, 'name is longer than 253 characters');
 
 export const router = t.router;
 export const publicProcedure = t.procedure;
