@@ -5,24 +5,16 @@
 import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
 import { contextsToShow, modeOf, type PalisadeConfig } from './config/schema.js';
 import { startConsole } from './console.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
 
-const portError = (i: { input: unknown }) =>
-  `must be an integer between 0 and 65535, got "${String(i.input)}"`;
-
 const cliOptions = z.object({
-  port: z
-    .string()
-    .regex(/^\d{1,5}$/, { error: portError })
-    .transform(Number)
-    .refine((n) => n <= 65535, { error: portError })
-    .default(3000),
+  port: portOption(3000),
   kubeconfig: z.string().min(1, 'must not be empty').optional(),
   context: z.array(z.string().min(1, 'must not be empty')).default([]),
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
@@ -43,37 +35,26 @@ function usage(msg: string): never {
 }
 
 function parse(argv: string[]): CliOptions {
-  let values: Record<string, unknown>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string', multiple: true },
-        host: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        config: { type: 'string' },
-        'state-dir': { type: 'string' },
-        scenario: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    usage((e as Error).message);
-  }
-  if (values.help) {
+  const cli = parseCommandLine(
+    argv,
+    {
+      port: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string', multiple: true },
+      host: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      config: { type: 'string' },
+      'state-dir': { type: 'string' },
+      scenario: { type: 'string' },
+    },
+    cliOptions,
+  );
+  if (!cli.ok) usage(cli.error);
+  if (cli.help) {
     console.log(USAGE);
     process.exit(0);
   }
-  const { help: _h, ...rest } = values;
-  const parsed = cliOptions.safeParse(rest);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    usage(`--${String(issue.path[0])}: ${issue.message}`);
-  }
-  return parsed.data;
+  return cli.options;
 }
 
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */

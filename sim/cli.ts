@@ -2,19 +2,14 @@
 // start the embedded cluster, write its kubeconfig (and infra.json beside it), and
 // run until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseCommandLine, portOption } from '../lib/cli.js';
 import { startApiServer } from './apiserver/index.js';
 import { startEmbeddedCluster } from './cluster.js';
 import { builtinProfiles, loadScenario } from './scenario/load.js';
 
 const cliOptions = z.object({
-  port: z.coerce
-    .number({ error: (i) => `must be an integer between 0 and 65535, got "${String(i.input)}"` })
-    .int({ error: (i) => `must be an integer between 0 and 65535, got "${String(i.input)}"` })
-    .min(0, { error: 'must be an integer between 0 and 65535' })
-    .max(65535, { error: 'must be an integer between 0 and 65535' })
-    .default(0),
+  port: portOption(0),
   kubeconfig: z.string().min(1).default('.palisade/kubeconfig'),
   profile: z
     .enum(builtinProfiles, {
@@ -33,30 +28,20 @@ function usage(msg: string): never {
 }
 
 function parse() {
-  let values: Record<string, unknown>;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        profile: { type: 'string' },
-        scenario: { type: 'string' },
-        'api-only': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    usage((e as Error).message);
-  }
-  if (values.help) usage('help requested');
-  const { help: _h, ...rest } = values;
-  const parsed = cliOptions.safeParse(rest);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    usage(`--${String(issue.path[0])}: ${issue.message}`);
-  }
-  return parsed.data;
+  const cli = parseCommandLine(
+    process.argv.slice(2),
+    {
+      port: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      profile: { type: 'string' },
+      scenario: { type: 'string' },
+      'api-only': { type: 'boolean' },
+    },
+    cliOptions,
+  );
+  if (!cli.ok) usage(cli.error);
+  if (cli.help) usage('help requested');
+  return cli.options;
 }
 
 async function main() {
