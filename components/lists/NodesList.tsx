@@ -10,7 +10,7 @@ import {
   nodeDisplayState,
 } from '@/lib/console/ui/states';
 import { emptyNodeCounts } from '@/lib/console/ui/summary';
-import { matchesSearch, type SortSpec, sortRows, toggleSort } from '@/lib/console/ui/table';
+import { matchesSearch, type SortSpec, sortRows, toggleSort, toggled } from '@/lib/console/ui/table';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useNodes, usePods } from '../console/live';
@@ -157,14 +157,7 @@ export function NodesList() {
           counts={counts}
           dot={NODE_DOT_CLASS}
           names={NODE_STATE_LABEL}
-          onToggle={(s) =>
-            setStates((cur) => {
-              const n = new Set(cur);
-              if (n.has(s)) n.delete(s);
-              else n.add(s);
-              return n;
-            })
-          }
+          onToggle={(s) => setStates((cur) => toggled(cur, s))}
         />
         <span className="ml-auto text-xs text-dim">
           {rows.length} of {all.length}

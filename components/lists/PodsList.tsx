@@ -5,7 +5,7 @@ import type { PodState, PodView } from '@/lib/console/protocol';
 import { formatAge, formatCountdown } from '@/lib/console/ui/format';
 import { isOverdue, POD_DOT_CLASS, POD_STATES } from '@/lib/console/ui/states';
 import { emptyPodCounts } from '@/lib/console/ui/summary';
-import { matchesSearch, type SortSpec, sortRows, toggleSort } from '@/lib/console/ui/table';
+import { matchesSearch, type SortSpec, sortRows, toggleSort, toggled } from '@/lib/console/ui/table';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useNodes, usePods } from '../console/live';
@@ -168,14 +168,7 @@ export function PodsList() {
           active={states}
           counts={counts}
           dot={POD_DOT_CLASS}
-          onToggle={(s) =>
-            setStates((cur) => {
-              const n = new Set(cur);
-              if (n.has(s)) n.delete(s);
-              else n.add(s);
-              return n;
-            })
-          }
+          onToggle={(s) => setStates((cur) => toggled(cur, s))}
         />
         <label className="flex items-center gap-1 text-xs">
           <input type="checkbox" checked={overdueOnly} onChange={(e) => setOverdueOnly(e.target.checked)} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesSearch, sortRows, toggleSort, visibleRange } from './table';
+import { matchesSearch, sortRows, toggleSort, visibleRange, toggled } from './table';
 
 describe('matchesSearch', () => {
   it.each([
@@ -43,4 +43,17 @@ describe('visibleRange', () => {
     [0, 280, 28, 3, 8, { from: 0, to: 3 }],
     [99999, 280, 28, 10, 0, { from: 10, to: 10 }],
   ])('scroll %i', (top, vp, rh, n, over, want) => expect(visibleRange(top, vp, rh, n, over)).toEqual(want));
+});
+
+describe('toggled', () => {
+  it.each([
+    [[], 'a', ['a']],
+    [['a'], 'a', []],
+    [['a', 'b'], 'c', ['a', 'b', 'c']],
+    [['a', 'b'], 'b', ['a']],
+  ])('%j toggling %s -> %j', (start, item, want) => {
+    const before = new Set(start);
+    expect([...toggled(before, item)]).toEqual(want);
+    expect([...before]).toEqual(start); // a new set: React sees the change
+  });
 });

@@ -70,3 +70,11 @@ export function visibleRange(
   const to = Math.min(count, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
   return { from, to: Math.max(from, to) };
 }
+
+/** The set with `item` added, or removed if it was there (a filter chip's click). */
+export function toggled<T>(set: ReadonlySet<T>, item: T): ReadonlySet<T> {
+  const next = new Set(set);
+  if (next.has(item)) next.delete(item);
+  else next.add(item);
+  return next;
+}
