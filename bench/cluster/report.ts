@@ -1,8 +1,5 @@
 // Printing the cluster bench: a console table, and the same figures as markdown for
 // bench/cluster/RESULTS.md, with the machine they were measured on.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import type { ProfileSummary } from './profile.js';
 
 export interface Row {
@@ -12,37 +9,8 @@ export interface Row {
   notes?: string;
 }
 
-export interface Machine {
-  date: string;
-  cpu: string;
-  cores: number;
-  memory: string;
-  os: string;
-  node: string;
-}
-
-export function machine(): Machine {
-  let cpu = os.cpus()[0]?.model ?? 'unknown';
-  try {
-    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpu;
-  } catch {
-    // not Linux: os.cpus() it is
-  }
-  let date = new Date().toUTCString();
-  try {
-    date = execFileSync('date', ['-u'], { encoding: 'utf8' }).trim();
-  } catch {
-    // no date(1): the JS clock says the same
-  }
-  return {
-    date,
-    cpu,
-    cores: os.cpus().length,
-    memory: bytes(os.totalmem()),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-  };
-}
+// the machine a run was measured on: the same record the API server and console benches give
+export { type Machine, machine } from '../report.js';
 
 export function bytes(n: number): string {
   if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(2)} GiB`;
