@@ -2,6 +2,7 @@
 // which volumes they write to, whatever the Kubernetes API believes. Every change is
 // an event, so the checker, the control API's live stream and the console can follow.
 import { EventEmitter } from 'node:events';
+import type { TerminationStepName } from '../../lib/kube/termination.js';
 
 export type AccessMode = 'ReadWriteOnce' | 'ReadWriteOncePod' | 'ReadWriteMany' | 'ReadOnlyMany';
 
@@ -29,17 +30,7 @@ export interface Process {
   exitCode?: number;
 }
 
-export type TerminationStep =
-  | 'observed'
-  | 'preStop-started'
-  | 'preStop-finished'
-  | 'preStop-cut-short'
-  | 'SIGTERM'
-  | 'exited'
-  | 'SIGKILL'
-  | 'status-reported'
-  | 'removed'
-  | 'kubelet-restarted';
+export type TerminationStep = TerminationStepName;
 
 export interface StepRecord {
   podUid: string;

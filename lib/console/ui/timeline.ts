@@ -1,18 +1,9 @@
 // Layout of the pod termination timeline (seed 003): where each event sits on a horizontal
 // axis. Pure: times in ms since epoch in, fractions in [0, 1] out.
+import type { TerminationStepName } from '../../kube/termination';
 import type { PodView } from '../protocol';
 
-export type StepName =
-  | 'observed'
-  | 'preStop-started'
-  | 'preStop-finished'
-  | 'preStop-cut-short'
-  | 'SIGTERM'
-  | 'exited'
-  | 'SIGKILL'
-  | 'status-reported'
-  | 'removed'
-  | 'kubelet-restarted';
+export type StepName = TerminationStepName;
 
 export interface TerminationStep {
   step: StepName | string;
