@@ -91,6 +91,8 @@ describe('Deployment', () => {
     });
     await setImage('web', 'nginx:1.27');
     const done = await complete('web');
+    // complete() reads the API; the informer collecting the reasons may be a moment behind it
+    await eventually(() => reasons.has('NewReplicaSetAvailable'), 'the informer sees the rollout end');
     expect([...reasons]).toEqual(['NewReplicaSetCreated', 'ReplicaSetUpdated', 'NewReplicaSetAvailable']);
     // 4 replicas: surge 1 -> at most 5 pods; 25% of 4 = 1 unavailable -> at least 3 ready
     expect(maxActive).toBe(5);
