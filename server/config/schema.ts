@@ -19,6 +19,58 @@ const clusterEntry = z.strictObject({
   mode: mode.default('normal'),
 });
 
+const cellEntry = z.strictObject({
+  /** the cell ID: the last segment of the webhook URL and the key of status.cells[] */
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, ".", "_" or "-"'),
+  /** the kubeconfig context of the cluster whose pods this cell counts and guards */
+  context: z.string().min(1, 'must not be empty'),
+});
+
+/** Deletion protection (Podseidon-compatible): where protectors live, the cells, the webhook. */
+export const protectionSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** the context holding PodProtectors (default: the first cluster) */
+  core: z.string().min(1, 'must not be empty').optional(),
+  /** default: every cluster, cell ID = context name */
+  cells: z.array(cellEntry).optional(),
+  webhook: z
+    .strictObject({
+      /** 0 picks a free port */
+      port: z.number().int().min(0).max(65535).default(0),
+      host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+      /** create or update each cell's ValidatingWebhookConfiguration (default: on the embedded cluster only) */
+      register: z.boolean().optional(),
+      /** the URL the API servers call (default https://<host>:<port>) */
+      url: z.string().url().optional(),
+    })
+    .default({ port: 0, host: '127.0.0.1' }),
+  aggregator: z
+    .strictObject({
+      /** a label selector: the protectors the aggregators reconcile (default all) */
+      protectorSelector: z.string().default(''),
+      updateTrigger: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          namespace: z.string().min(1, 'must not be empty').default('default'),
+          intervalMillis: z.number().int().min(50).default(1000),
+        })
+        .default({ enabled: true, namespace: 'default', intervalMillis: 1000 }),
+    })
+    .default({
+      protectorSelector: '',
+      updateTrigger: { enabled: true, namespace: 'default', intervalMillis: 1000 },
+    }),
+  generator: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** a label selector on Deployments and StatefulSets */
+      workloadSelector: z.string().default('podseidon.kubewharf.io/protect=true'),
+    })
+    .default({ enabled: true, workloadSelector: 'podseidon.kubewharf.io/protect=true' }),
+});
+
+export type ProtectionConfig = z.infer<typeof protectionSchema>;
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -27,6 +79,7 @@ export const configSchema = z
     clusters: z.array(clusterEntry).default([]),
     /** the mode of a context the file does not list */
     defaultMode: mode.default('normal'),
+    protection: protectionSchema.optional(),
   })
   .superRefine((cfg, ctx) => {
     const seen = new Set<string>();
