@@ -52,6 +52,17 @@ describe('dropSeen', () => {
   });
 });
 
+describe('dropSeen with pods still running', () => {
+  const unseen = (alive: string[]) => ({ stillRunning: (u: string) => alive.includes(u), graceMs: 1000 });
+  it.each([
+    ['pod gone: dropped once the snapshot passes', [], 150, 0],
+    ['pod still running, within grace: kept', ['u100'], 150, 1],
+    ['pod still running, grace over: dropped (the deletion failed elsewhere)', ['u100'], 1200, 0],
+  ])('%s', (_n, alive, t, remaining) => {
+    expect(dropSeen([single(100)], t, unseen(alive as string[])).length).toBe(remaining);
+  });
+});
+
 describe('wire format', () => {
   it('writes MicroTime with six fractional digits and reads it back', () => {
     const t = Date.parse('2026-11-23T10:00:00.123Z');

@@ -43,8 +43,19 @@ export function compact(buckets: readonly Bucket[], threshold: number): Bucket[]
  * bucket that straddles the snapshot stays whole: which of its admissions are seen
  * is unknown, and keeping them is the safe side.
  */
-export function dropSeen(buckets: readonly Bucket[], snapshotTime: number): Bucket[] {
-  return buckets.filter((b) => endOf(b) > snapshotTime);
+export function dropSeen(
+  buckets: readonly Bucket[],
+  snapshotTime: number,
+  unseen?: { stillRunning: (podUid: string) => boolean; graceMs: number },
+): Bucket[] {
+  return buckets.filter((b) => {
+    if (endOf(b) > snapshotTime) return true;
+    // Beyond Podseidon: in clock mode an unrelated event can move the snapshot past an
+    // admission whose deletion the stream has not delivered yet. A single-pod bucket
+    // whose pod the aggregator still sees alive stays, for a grace period after which
+    // the deletion is taken to have failed elsewhere (another webhook refused it).
+    return !!(unseen && b.podUid && unseen.stillRunning(b.podUid) && snapshotTime < b.start + unseen.graceMs);
+  });
 }
 
 // ---- wire format (metav1.MicroTime: RFC 3339 with microseconds) -------------------------

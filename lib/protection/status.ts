@@ -168,12 +168,13 @@ export function recordAggregation(
   cellId: string,
   counts: Counts,
   snapshotTime: number,
+  unseen?: Parameters<typeof dropSeen>[2],
 ): Cell[] {
   const [next, cell] = upsert(cells, cellId);
   cell.counts = { ...counts };
   // the snapshot time only moves forward, whatever clock skew says
   cell.lastEventTime = Math.max(cell.lastEventTime ?? 0, snapshotTime);
-  cell.buckets = dropSeen(cell.buckets, cell.lastEventTime);
+  cell.buckets = dropSeen(cell.buckets, cell.lastEventTime, unseen);
   return next;
 }
 

@@ -113,7 +113,7 @@ export const podProtectorSchema = z
     status: z
       .object({
         cells: z.array(cellStatusSchema).nullish(),
-        summary: z.record(z.string(), z.unknown()).nullish(),
+        summary: z.any().optional(),
       })
       .passthrough()
       .nullish(),

@@ -1,0 +1,299 @@
+// The webhook's decision for one pod deletion or eviction: find the protectors that
+// select the pod, judge it in each through its RetryBatch, and answer. Fail closed: any
+// error is thrown (the listener turns it into HTTP 500, and failurePolicy Fail keeps the
+// pod). A pod under several protectors goes only if all admit; an admission one of them
+// made is then taken back, so no quota stays half-reserved.
+import * as k8s from '@kubernetes/client-node';
+import {
+  allowed,
+  type AdmitRequest,
+  type BatchRequest,
+  type BatchRound,
+  evaluateBatch,
+} from '../../lib/protection/batch.js';
+import { lagOf } from '../../lib/protection/buckets.js';
+import type { PodFacts } from '../../lib/protection/counts.js';
+import { criterionOf, isForceDelete, podFacts, podHealth } from '../../lib/protection/pods.js';
+import {
+  cellsOf,
+  statusOf,
+  type HistoryConfig,
+  DEFAULT_HISTORY_CONFIG,
+} from '../../lib/protection/status.js';
+import {
+  GROUP,
+  PLURAL,
+  type PodProtector,
+  parseProtector,
+  protectorKey,
+  VERSION,
+} from '../../lib/protection/types.js';
+import type { Criterion } from '../../lib/protection/types.js';
+import type { DecisionLog } from './decisions.js';
+import type { ProtectionMetrics } from './metrics.js';
+import type { ProtectorStore } from './protectors.js';
+import { RetryBatch, type RoundResult } from './retryBatch.js';
+
+export interface AdmissionInput {
+  cellId: string;
+  operation: 'DELETE' | 'EVICT';
+  pod: k8s.V1Pod;
+  dryRun: boolean;
+  evictionAnnotations?: Record<string, string>;
+  user: string;
+  /** ms since epoch after which the API server stops waiting */
+  deadline: number;
+}
+
+export interface AdmissionAnswer {
+  allowed: boolean;
+  code?: number;
+  message?: string;
+  /** the protectors consulted, for the record */
+  protectors: string[];
+  warnings?: string[];
+}
+
+type Verdict = BatchRound['verdicts'][number];
+
+export const tooFewMessage = (key: string, criterion: Criterion) =>
+  `PodProtector ${key} reports too few ${criterion.toLowerCase()} replicas to admit pod deletion`;
+export const bufferFullMessage = (key: string) =>
+  `PodProtector ${key} has full admission buffer and is temporarily unable to admit pod deletion`;
+
+export class ProtectorCacheNotSynced extends Error {
+  constructor() {
+    super('PodProtector informer is not synced yet');
+  }
+}
+
+export class Admission {
+  private readonly batch: RetryBatch<BatchRequest, Verdict>;
+  private readonly custom: k8s.CustomObjectsApi;
+  /** our own last successful write per protector: fresher than the informer until it catches up */
+  private readonly written = new Map<string, PodProtector>();
+
+  constructor(
+    coreKc: k8s.KubeConfig,
+    private readonly store: ProtectorStore,
+    private readonly metrics: ProtectionMetrics,
+    private readonly decisions: DecisionLog,
+    private readonly defaults: HistoryConfig = DEFAULT_HISTORY_CONFIG,
+  ) {
+    this.custom = coreKc.makeApiClient(k8s.CustomObjectsApi);
+    this.batch = new RetryBatch({
+      execute: (key, reqs, attempt) => this.round(key, reqs, attempt),
+      onRound: (_k, size) => this.metrics.batchSize.observe(size),
+    });
+  }
+
+  stop() {
+    this.batch.stop();
+  }
+
+  async decide(input: AdmissionInput): Promise<AdmissionAnswer> {
+    if (!this.store.synced) throw new ProtectorCacheNotSynced();
+    const pod = input.pod;
+    const facts = podFacts(pod);
+    const entries = this.store
+      .matching(facts.namespace, facts.labels)
+      .sort((a, b) => protectorKey(a.protector).localeCompare(protectorKey(b.protector)));
+    const keys = entries.map((e) => protectorKey(e.protector));
+    if (entries.length === 0) return { allowed: true, protectors: [] };
+    if (facts.terminating)
+      return this.record(input, facts, { allowed: true, protectors: keys }, 'already terminating');
+    const choice = criterionOf(pod.metadata?.annotations, input.evictionAnnotations);
+    if (!choice.ok)
+      return this.record(input, facts, {
+        allowed: false,
+        code: 400,
+        message: choice.error,
+        protectors: keys,
+      });
+    const force = isForceDelete(pod.metadata?.annotations);
+    const now = Date.now();
+    const requests = entries.map((e) => ({
+      key: protectorKey(e.protector),
+      req: {
+        kind: 'admit',
+        cellId: input.cellId,
+        podUid: facts.uid,
+        podName: facts.name,
+        at: now,
+        dryRun: input.dryRun || force,
+        criterion: choice.criterion,
+        health: podHealth(facts, e.protector.spec.minReadySeconds, now),
+      } satisfies AdmitRequest,
+    }));
+    const verdicts = await Promise.all(
+      requests.map((r) =>
+        r.req.dryRun ? this.judgeDry(r.key, r.req) : this.batch.submit(r.key, r.req, input.deadline),
+      ),
+    );
+    const refusal = verdicts.findIndex((v) => !allowed(v));
+    if (refusal < 0)
+      return this.record(
+        input,
+        facts,
+        { allowed: true, protectors: keys },
+        force ? 'force-delete' : undefined,
+      );
+    // one protector said no: take back what the others reserved
+    await Promise.all(
+      verdicts.map((v, i) =>
+        v === 'Ok' && !requests[i].req.dryRun
+          ? this.batch
+              .submit(
+                requests[i].key,
+                { kind: 'release', cellId: input.cellId, podUid: facts.uid, at: now },
+                input.deadline + 5000,
+              )
+              .catch(() => undefined)
+          : undefined,
+      ),
+    );
+    const v = verdicts[refusal];
+    const key = requests[refusal].key;
+    const answer: AdmissionAnswer =
+      v === 'Denied'
+        ? { allowed: false, code: 429, message: tooFewMessage(key, choice.criterion), protectors: keys }
+        : { allowed: false, code: 409, message: bufferFullMessage(key), protectors: keys };
+    if (force)
+      return this.record(
+        input,
+        facts,
+        {
+          allowed: true,
+          protectors: keys,
+          warnings: [`${answer.message} (allowed: the pod carries podseidon.kubewharf.io/force-delete)`],
+        },
+        'force-delete',
+        answer,
+      );
+    return this.record(input, facts, answer);
+  }
+
+  /** Dry runs and force-deletes: judged on the freshest copy, nothing written. */
+  private async judgeDry(key: string, req: AdmitRequest): Promise<Verdict> {
+    const p = this.current(key);
+    if (!p) return 'Ok';
+    return evaluateBatch(p, [req], Date.now(), this.defaults).verdicts[0];
+  }
+
+  private current(key: string): PodProtector | undefined {
+    const fromStore = this.store.get(key)?.protector;
+    const mine = this.written.get(key);
+    if (mine && fromStore && mine.metadata.resourceVersion === fromStore.metadata.resourceVersion)
+      this.written.delete(key);
+    return this.written.get(key) ?? fromStore;
+  }
+
+  private async round(key: string, reqs: BatchRequest[], attempt: number): Promise<RoundResult<Verdict>> {
+    // the first try judges on the copy we have; after a conflict, on a fresh read
+    const entry = this.store.get(key);
+    if (!entry) return { kind: 'done', results: reqs.map((r) => (r.kind === 'release' ? 'Released' : 'Ok')) };
+    const p = attempt > 0 && !entry.dangling ? await this.read(key) : this.current(key);
+    if (!p) return { kind: 'done', results: reqs.map((r) => (r.kind === 'release' ? 'Released' : 'Ok')) };
+    const now = Date.now();
+    const round = evaluateBatch(p, reqs, now, this.defaults);
+    if (!round.cells) return { kind: 'done', results: round.verdicts };
+    const next: PodProtector = { ...p, status: { ...(p.status ?? {}), ...statusOf(round.cells, now) } };
+    this.metrics.lag.set(
+      { namespace: p.metadata.namespace, protector: p.metadata.name },
+      round.cells.reduce((n, c) => n + lagOf(c.buckets), 0),
+    );
+    if (entry.dangling) {
+      this.store.updateDangling(key, next);
+      return { kind: 'done', results: round.verdicts };
+    }
+    const outcome = await this.write(next);
+    if (outcome === 'conflict') return { kind: 'conflict' };
+    return { kind: 'done', results: round.verdicts };
+  }
+
+  private async read(key: string): Promise<PodProtector | undefined> {
+    const [namespace, name] = key.split('/');
+    try {
+      const raw = await this.custom.getNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        name,
+      });
+      const parsed = parseProtector(raw);
+      if (!parsed.ok) throw new Error(`PodProtector ${key}: ${parsed.error}`);
+      this.written.set(key, parsed.value);
+      return parsed.value;
+    } catch (e) {
+      if ((e as { code?: number }).code === 404) return this.store.get(key)?.protector;
+      throw e;
+    }
+  }
+
+  private async write(next: PodProtector): Promise<'ok' | 'conflict'> {
+    const { namespace, name } = next.metadata;
+    try {
+      const res = await this.custom.replaceNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        name,
+        body: next,
+      });
+      const parsed = parseProtector(res);
+      if (parsed.ok) this.written.set(protectorKey(next), parsed.value);
+      this.metrics.statusWrites.inc({ writer: 'webhook', outcome: 'ok' });
+      return 'ok';
+    } catch (e) {
+      if ((e as { code?: number }).code === 409) {
+        this.written.delete(protectorKey(next));
+        this.metrics.statusWrites.inc({ writer: 'webhook', outcome: 'conflict' });
+        return 'conflict';
+      }
+      this.metrics.statusWrites.inc({ writer: 'webhook', outcome: 'error' });
+      throw new Error(`cannot update PodProtector ${namespace}/${name} status: ${(e as Error).message}`);
+    }
+  }
+
+  private record(
+    input: AdmissionInput,
+    facts: PodFacts,
+    answer: AdmissionAnswer,
+    note?: string,
+    wouldBe?: AdmissionAnswer,
+  ): AdmissionAnswer {
+    const now = Date.now();
+    for (const key of answer.protectors) {
+      const p = this.current(key);
+      this.decisions.add({
+        at: now,
+        protector: key,
+        cell: input.cellId,
+        pod: `${facts.namespace}/${facts.name}`,
+        podUid: facts.uid,
+        operation: input.operation,
+        allowed: answer.allowed,
+        code: answer.allowed ? 200 : (answer.code ?? 400),
+        message: answer.message ?? wouldBe?.message ?? note ?? 'admitted',
+        requester: input.user,
+        dryRun: input.dryRun,
+        ...(note ? { note } : {}),
+        ...(p ? { snapshot: snapshotOf(p, now) } : {}),
+      });
+    }
+    return answer;
+  }
+}
+
+function snapshotOf(p: PodProtector, now: number) {
+  const s = statusOf(cellsOf(p), now).summary;
+  return {
+    aggregated: s.aggregatedAvailableReplicas,
+    estimated: s.estimatedAvailableReplicas,
+    minAvailable: p.spec.minAvailable,
+  };
+}
+
+export type { PodFacts };

@@ -1,0 +1,266 @@
+// The generator, on the core cluster: a PodProtector for every selected Deployment and
+// StatefulSet (deployment-<name>, statefulset-<name>), floor = replicas - maxUnavailable.
+// A finalizer on both sides: the protector goes only when its workload is explicitly
+// deleted (deletionTimestamp) or deselected, and survives a workload that merely vanishes.
+// It also applies podseidon.kubewharf.io/remove-cell-once. Writes carry resourceVersion.
+import * as k8s from '@kubernetes/client-node';
+import { matchesRequirements, parseLabelSelector } from '../../lib/kube/labelSelector.js';
+import {
+  cellsToRemove,
+  desiredProtector,
+  protectorName,
+  specMatches,
+  type WorkloadFacts,
+  type WorkloadKind,
+} from '../../lib/protection/generator.js';
+import { cellsOf, removeCells, statusOf } from '../../lib/protection/status.js';
+import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../lib/protection/types.js';
+import { SupervisedInformer } from '../kube/informer.js';
+import type { ProtectionMetrics } from './metrics.js';
+import type { ProtectorStore } from './protectors.js';
+
+interface Workload {
+  facts: WorkloadFacts;
+  labels: Record<string, string>;
+  finalizers: string[];
+  terminating: boolean;
+  resourceVersion: string;
+}
+
+function workload(kind: WorkloadKind, o: k8s.V1Deployment | k8s.V1StatefulSet): Workload {
+  const spec = o.spec as any;
+  return {
+    facts: {
+      kind,
+      namespace: o.metadata?.namespace ?? '',
+      name: o.metadata?.name ?? '',
+      uid: o.metadata?.uid ?? '',
+      replicas: spec?.replicas ?? 1,
+      minReadySeconds: spec?.minReadySeconds ?? 0,
+      selector: spec?.selector ?? {},
+      strategy: kind === 'Deployment' ? spec?.strategy : spec?.updateStrategy,
+    },
+    labels: o.metadata?.labels ?? {},
+    finalizers: o.metadata?.finalizers ?? [],
+    terminating: !!o.metadata?.deletionTimestamp,
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+  };
+}
+
+const isConflict = (e: unknown) => (e as { code?: number }).code === 409;
+const isNotFound = (e: unknown) => (e as { code?: number }).code === 404;
+
+export class Generator {
+  private readonly informers: Record<WorkloadKind, SupervisedInformer<any, Workload>>;
+  private readonly custom: k8s.CustomObjectsApi;
+  private readonly objects: k8s.KubernetesObjectApi;
+  private readonly queue = new Set<string>();
+  private running = false;
+  private readonly selector;
+  private stopped = false;
+
+  constructor(
+    kc: k8s.KubeConfig,
+    private readonly store: ProtectorStore,
+    private readonly metrics: ProtectionMetrics,
+    workloadSelector: string,
+    private readonly log: (m: string) => void = () => undefined,
+  ) {
+    this.selector = parseLabelSelector(workloadSelector);
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+    this.informers = {
+      Deployment: new SupervisedInformer(kc, {
+        kind: 'deployments',
+        path: '/apis/apps/v1/deployments',
+        list: (p) => apps.listDeploymentForAllNamespaces(p),
+        project: (o) => workload('Deployment', o),
+      }),
+      StatefulSet: new SupervisedInformer(kc, {
+        kind: 'statefulsets',
+        path: '/apis/apps/v1/statefulsets',
+        list: (p) => apps.listStatefulSetForAllNamespaces(p),
+        project: (o) => workload('StatefulSet', o),
+      }),
+    };
+    for (const inf of Object.values(this.informers))
+      inf.on({
+        add: (w) => this.enqueue(w.facts),
+        update: (w) => this.enqueue(w.facts),
+        delete: (w) => {
+          // vanished without an explicit delete: the protector stays
+          if (
+            !w.terminating &&
+            this.store.get(`${w.facts.namespace}/${protectorName(w.facts.kind, w.facts.name)}`)
+          )
+            this.metrics.generator.inc({ action: 'dangling' });
+        },
+      });
+    store.onChange((_k, e) => {
+      const kind = e?.protector.metadata.labels?.['podseidon.kubewharf.io/source-kind'] as
+        | WorkloadKind
+        | undefined;
+      const name = e?.protector.metadata.labels?.['podseidon.kubewharf.io/source-name'];
+      if (e && kind && name && this.informers[kind])
+        this.enqueue({ kind, namespace: e.protector.metadata.namespace, name });
+    });
+  }
+
+  async start() {
+    for (const inf of Object.values(this.informers)) inf.start();
+    await Promise.all(Object.values(this.informers).map((i) => i.synced()));
+  }
+
+  async stop() {
+    this.stopped = true;
+    await Promise.all(Object.values(this.informers).map((i) => i.stop()));
+  }
+
+  private enqueue(f: Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>) {
+    this.queue.add(`${f.kind}/${f.namespace}/${f.name}`);
+    if (!this.running) void this.drain();
+  }
+
+  private async drain() {
+    this.running = true;
+    while (this.queue.size && !this.stopped) {
+      const key = this.queue.values().next().value!;
+      this.queue.delete(key);
+      try {
+        await this.reconcile(key);
+      } catch (e) {
+        if (!isConflict(e)) this.log(`generator: ${key}: ${(e as Error).message}`);
+        setTimeout(
+          () => this.queue.add(key) && !this.running && void this.drain(),
+          isConflict(e) ? 50 : 2000,
+        );
+      }
+    }
+    this.running = false;
+  }
+
+  private async reconcile(key: string) {
+    const [kind, namespace, name] = key.split('/') as [WorkloadKind, string, string];
+    const w = this.informers[kind].get(`${namespace}/${name}`);
+    if (!w) return; // vanished: nothing to do, the protector stays (dangling)
+    const pprName = protectorName(kind, name);
+    const ppr = this.store.get(`${namespace}/${pprName}`);
+    const wanted = !w.terminating && matchesRequirements(this.selector, w.labels);
+    if (!wanted) {
+      if (ppr && !ppr.dangling) await this.retire(namespace, pprName);
+      if (w.finalizers.includes(GENERATOR_FINALIZER)) await this.setWorkloadFinalizer(w, false);
+      return;
+    }
+    if (!w.finalizers.includes(GENERATOR_FINALIZER)) await this.setWorkloadFinalizer(w, true);
+    if (!ppr || ppr.dangling) {
+      await this.custom
+        .createNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: PLURAL,
+          namespace,
+          body: desiredProtector(w.facts),
+        })
+        .catch((e) => {
+          if (!isConflict(e)) throw e;
+        });
+      this.metrics.generator.inc({ action: 'create' });
+      return;
+    }
+    const p = ppr.protector;
+    if (!specMatches(p.spec, w.facts)) {
+      const want = desiredProtector(w.facts);
+      await this.custom.replaceNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        name: pprName,
+        body: { ...p, spec: { ...p.spec, ...want.spec } },
+      });
+      this.metrics.generator.inc({ action: 'sync' });
+    }
+    const remove = cellsToRemove(p.metadata.annotations?.[ANNOTATIONS.removeCellOnce]);
+    if (remove.length) await this.removeCells(namespace, pprName, remove);
+  }
+
+  private async removeCells(namespace: string, name: string, ids: string[]) {
+    const p = this.store.get(`${namespace}/${name}`)!.protector;
+    const cells = cellsOf(p);
+    const kept = removeCells(cells, ids);
+    if (kept.length !== cells.length)
+      await this.custom.replaceNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        name,
+        body: { ...p, status: { ...(p.status ?? {}), ...statusOf(kept, Date.now()) } },
+      });
+    await this.custom
+      .patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          plural: PLURAL,
+          namespace,
+          name,
+          body: [
+            { op: 'remove', path: `/metadata/annotations/${ANNOTATIONS.removeCellOnce.replace('/', '~1')}` },
+          ],
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
+      )
+      .catch((e) => {
+        if (!isNotFound(e) && (e as { code?: number }).code !== 422) throw e;
+      });
+    this.metrics.generator.inc({ action: 'remove-cells' });
+  }
+
+  /** Remove our finalizer from the protector, then delete it. */
+  private async retire(namespace: string, name: string) {
+    const p = this.store.get(`${namespace}/${name}`)!.protector;
+    const finalizers = (p.metadata.finalizers ?? []).filter((f) => f !== GENERATOR_FINALIZER);
+    if (finalizers.length !== (p.metadata.finalizers ?? []).length)
+      await this.custom.replaceNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+        name,
+        body: { ...p, metadata: { ...p.metadata, finalizers } },
+      });
+    if (!p.metadata.deletionTimestamp)
+      await this.custom
+        .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })
+        .catch((e) => {
+          if (!isNotFound(e)) throw e;
+        });
+    this.metrics.generator.inc({ action: 'delete' });
+  }
+
+  private async setWorkloadFinalizer(w: Workload, present: boolean) {
+    const finalizers = present
+      ? [...w.finalizers, GENERATOR_FINALIZER]
+      : w.finalizers.filter((f) => f !== GENERATOR_FINALIZER);
+    // a merge patch that carries the resourceVersion: optimistic, 409 on a stale view
+    await this.objects.patch(
+      {
+        apiVersion: 'apps/v1',
+        kind: w.facts.kind,
+        metadata: {
+          name: w.facts.name,
+          namespace: w.facts.namespace,
+          resourceVersion: w.resourceVersion,
+          finalizers,
+        },
+      } as never,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      k8s.PatchStrategy.MergePatch,
+    );
+  }
+}

@@ -1,0 +1,159 @@
+// Deletion protection in the console's process: the protector store on the core cluster,
+// the webhook listener, one aggregator and update trigger per cell, the generator, and
+// (by default on the embedded cluster) each cell's ValidatingWebhookConfiguration.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
+import { protectionSchema, type ProtectionConfig } from '../config/schema.js';
+import type { ClusterSpec } from '../kube/connection.js';
+import { Admission } from './admission.js';
+import { Aggregator } from './aggregator.js';
+import { DecisionLog } from './decisions.js';
+import { Generator } from './generator.js';
+import { protectionMetrics } from './metrics.js';
+import { ProtectorStore } from './protectors.js';
+import { registerWebhook } from './register.js';
+import { UpdateTrigger } from './updateTrigger.js';
+import { type CellClient, startWebhook, type WebhookServer } from './webhook.js';
+
+export interface CellInfo {
+  id: string;
+  cluster: string;
+  context: string;
+  registered: boolean;
+}
+
+export interface ProtectionService {
+  core: ClusterSpec;
+  cells: CellInfo[];
+  store: ProtectorStore;
+  decisions: DecisionLog;
+  aggregators: Aggregator[];
+  webhook: WebhookServer;
+  metrics: ReturnType<typeof protectionMetrics>;
+  stop(): Promise<void>;
+}
+
+const CRD_DIR = join(import.meta.dirname, '../../deploy/crds');
+
+/** Install the PodProtector CRD on the core cluster when it is missing (same file as kubectl apply). */
+async function ensureCrd(kc: k8s.KubeConfig, log: (m: string) => void) {
+  const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
+  const files = (await readdir(CRD_DIR)).filter((f) => f.startsWith('podseidon') && f.endsWith('.yaml'));
+  for (const f of files) {
+    const crd = parseYaml(await readFile(join(CRD_DIR, f), 'utf8')) as k8s.V1CustomResourceDefinition;
+    try {
+      await api.readCustomResourceDefinition({ name: crd.metadata!.name! });
+    } catch (e) {
+      if ((e as { code?: number }).code !== 404) throw e;
+      await api.createCustomResourceDefinition({ body: crd }).catch((err) => {
+        if ((err as { code?: number }).code !== 409) throw err;
+      });
+      log(`  protection: installed CRD ${crd.metadata!.name}`);
+    }
+  }
+}
+
+export async function startProtection(opts: {
+  config?: Partial<ProtectionConfig>;
+  clusters: ClusterSpec[];
+  log?: (m: string) => void;
+}): Promise<ProtectionService> {
+  const log = opts.log ?? (() => undefined);
+  const cfg = protectionSchema.parse(opts.config ?? {});
+  const byContext = (ctx: string, field: string) => {
+    const c = opts.clusters.find((x) => x.context === ctx || x.id === ctx);
+    if (!c)
+      throw new Error(
+        `protection.${field}: no cluster with context "${ctx}" (have ${opts.clusters.map((x) => x.context).join(', ')})`,
+      );
+    return c;
+  };
+  const core = cfg.core ? byContext(cfg.core, 'core') : opts.clusters[0];
+  const cellSpecs = (cfg.cells ?? opts.clusters.map((c) => ({ id: c.context, context: c.context }))).map(
+    (c, i) => ({
+      id: c.id,
+      cluster: byContext(c.context, `cells[${i}].context`),
+    }),
+  );
+  await ensureCrd(core.kc, log);
+
+  const metrics = protectionMetrics();
+  const decisions = new DecisionLog();
+  const store = new ProtectorStore(core.kc, log);
+  store.onChange((key, e) => e && decisions.observe(key, e.protector));
+  store.start();
+  const admission = new Admission(core.kc, store, metrics, decisions);
+  const cellClients = new Map<string, CellClient>(
+    cellSpecs.map((c) => [c.id, { id: c.id, core: c.cluster.kc.makeApiClient(k8s.CoreV1Api) }]),
+  );
+  const webhook = await startWebhook({
+    admission,
+    cells: cellClients,
+    metrics,
+    port: cfg.webhook.port,
+    host: cfg.webhook.host,
+    log,
+  });
+  const base = cfg.webhook.url ?? webhook.url;
+
+  const aggregators = cellSpecs.map(
+    (c) =>
+      new Aggregator({
+        cellId: c.id,
+        cellKc: c.cluster.kc,
+        coreKc: core.kc,
+        store,
+        metrics,
+        protectorSelector: cfg.aggregator.protectorSelector,
+        log,
+      }),
+  );
+  const triggers = cfg.aggregator.updateTrigger.enabled
+    ? cellSpecs.map(
+        (c) =>
+          new UpdateTrigger({
+            cellId: c.id,
+            kc: c.cluster.kc,
+            namespace: cfg.aggregator.updateTrigger.namespace,
+            intervalMillis: cfg.aggregator.updateTrigger.intervalMillis,
+            metrics,
+            log,
+          }),
+      )
+    : [];
+  const generator = cfg.generator.enabled
+    ? new Generator(core.kc, store, metrics, cfg.generator.workloadSelector, log)
+    : undefined;
+
+  await store.whenSynced();
+  await Promise.all([...aggregators.map((a) => a.start()), generator?.start()]);
+  for (const t of triggers) t.start();
+  const cells: CellInfo[] = [];
+  for (const c of cellSpecs) {
+    const register = cfg.webhook.register ?? c.cluster.infra !== undefined;
+    if (register)
+      await registerWebhook(c.cluster.kc, `${base}/admission/${encodeURIComponent(c.id)}`, webhook.caPem);
+    cells.push({ id: c.id, cluster: c.cluster.id, context: c.cluster.context, registered: register });
+  }
+  log(
+    `  protection: webhook ${webhook.url}, core ${core.context}, cells ${cells.map((c) => `${c.id}${c.registered ? ' (registered)' : ''}`).join(', ')}`,
+  );
+
+  return {
+    core,
+    cells,
+    store,
+    decisions,
+    aggregators,
+    webhook,
+    metrics,
+    async stop() {
+      for (const t of triggers) t.stop();
+      admission.stop();
+      await Promise.all([...aggregators.map((a) => a.stop()), generator?.stop(), store.stop()]);
+      await webhook.stop();
+    },
+  };
+}
