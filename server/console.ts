@@ -11,6 +11,9 @@ import type { InformerTuning } from './kube/informer.js';
 import { loadNextUi, NO_BUILD_MESSAGE, type NextUi, noUiHandler } from './next.js';
 import { type HubOptions, RealtimeHub } from './realtime/hub.js';
 import { SimulationHub } from './realtime/simulation.js';
+import type { ProtectionConfig } from './config/schema.js';
+import { type ProtectionService, startProtection } from './protection/service.js';
+import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
 
 export interface ConsoleOptions {
@@ -23,12 +26,15 @@ export interface ConsoleOptions {
   hub?: HubOptions;
   informers?: InformerTuning;
   log?: (msg: string) => void;
+  /** deletion protection (webhook, aggregators, generator); undefined or enabled: false: off */
+  protection?: Partial<ProtectionConfig>;
 }
 
 export interface Console {
   url: string;
   port: number;
   clusters: Map<ClusterId, ClusterConnection>;
+  protection?: ProtectionService;
   stop(): Promise<void>;
 }
 
@@ -49,6 +55,15 @@ async function listen(server: http.Server, port: number, host: string): Promise<
   return (server.address() as AddressInfo).port;
 }
 
+async function serveMetrics(p: ProtectionService | undefined, res: http.ServerResponse) {
+  const text = p ? await p.metrics.registry.metrics() : '';
+  res.writeHead(200, {
+    'content-type': p?.metrics.registry.contentType ?? 'text/plain; version=0.0.4',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
 export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const log = opts.log ?? (() => undefined);
   const host = opts.host ?? '127.0.0.1';
@@ -60,13 +75,18 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     ui = await loadNextUi(opts.ui?.dir ?? process.cwd(), host, opts.port ?? 0);
     if (!ui) log(NO_BUILD_MESSAGE);
   }
+  const protection =
+    opts.protection && opts.protection.enabled !== false
+      ? await startProtection({ config: opts.protection, clusters: opts.clusters, log })
+      : undefined;
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
-    createContext: () => ({ clusters }),
+    createContext: () => ({ clusters, protection }),
   });
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
+    if (path === '/metrics') return void serveMetrics(protection, res);
     if (path === TRPC_PREFIX || path.startsWith(`${TRPC_PREFIX}/`) || path.startsWith(`${TRPC_PREFIX}?`))
       return trpc(req, res);
     void Promise.resolve((ui?.handle ?? noUiHandler)(req, res)).catch((e) => {
@@ -77,13 +97,17 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const io = new SocketServer(server, { path: '/socket.io', serveClient: false });
   const hub = new RealtimeHub(io, clusters, opts.hub);
   const sim = new SimulationHub(io, clusters.values());
+  const feed = protection && new ProtectionFeed(io, protection);
   const port = await listen(server, opts.port ?? 0, host);
 
   return {
     url: `http://${displayHost(host)}:${port}`,
     port,
     clusters,
+    protection,
     async stop() {
+      feed?.stop();
+      await protection?.stop();
       hub.stop();
       sim.stop();
       io.disconnectSockets(true);

@@ -107,6 +107,8 @@ async function main() {
     port: opts.port,
     host: opts.host,
     log: (m) => console.log(m),
+    // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
+    protection: config.protection ?? (embedded ? {} : undefined),
   });
   for (const c of clusters)
     console.log(

@@ -88,7 +88,7 @@ export class RetryBatch<Req, Res> {
       );
       this.opts.onRound?.(key, batch.length, r.kind);
       if (r.kind === 'conflict') return 'retry';
-      batch.forEach((p, i) => p.resolve(r.results[i]));
+      for (const [i, p] of batch.entries()) p.resolve(r.results[i]);
       return 'done';
     } catch (e) {
       this.opts.onRound?.(key, batch.length, 'error');

@@ -5,6 +5,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { infraRouter } from './infra.js';
 import { podDetails } from './pods.js';
+import { protectionRouter } from './protection.js';
 import { clusterInput as cluster, clusterOf, objectName, publicProcedure, router } from './trpc.js';
 
 const clusters = router({
@@ -35,5 +36,5 @@ const pods = router({
     .query(({ ctx, input }) => podDetails(clusterOf(ctx, input.cluster), input.namespace, input.name)),
 });
 
-export const appRouter = router({ clusters, nodes, pods, infra: infraRouter });
+export const appRouter = router({ clusters, nodes, pods, infra: infraRouter, protection: protectionRouter });
 export type AppRouter = typeof appRouter;

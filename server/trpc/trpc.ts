@@ -4,9 +4,12 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import type { ProtectionService } from '../protection/service.js';
 
 export interface Context {
   clusters: Map<ClusterId, ClusterConnection>;
+  /** deletion protection, when this console runs it */
+  protection?: ProtectionService;
 }
 
 interface Issue {

@@ -115,7 +115,11 @@ function podTemplate(w: Workload): k8s.V1PodTemplateSpec {
 }
 
 export function workloadObjects(w: Workload): k8s.KubernetesObject[] {
-  const metadata = { name: w.name, namespace: w.namespace, labels: { app: w.name } };
+  const metadata = {
+    name: w.name,
+    namespace: w.namespace,
+    labels: { app: w.name, ...(w.protect ? { 'podseidon.kubewharf.io/protect': 'true' } : {}) },
+  };
   const selector = { matchLabels: { app: w.name } };
   const out: k8s.KubernetesObject[] = [];
   if (w.kind === 'StatefulSet') {

@@ -41,7 +41,8 @@ const workloadBase = {
   service: z.boolean().default(false),
   /** schedule only in these zones */
   zones: z.array(name).optional(),
-  protect: z.object({ minAvailable: z.number().int().min(0) }).optional(),
+  /** label the workload podseidon.kubewharf.io/protect=true: Palisade's generator then guards it */
+  protect: z.boolean().default(false),
 };
 
 const volume = z.object({
