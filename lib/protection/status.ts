@@ -30,6 +30,8 @@ export interface Summary {
   aggregatedReady: number;
   aggregatedScheduled: number;
   aggregatedRunning: number;
+  /** Palisade's extension: admissions not yet aggregated (printed as the Lag column) */
+  admissionLag: number;
 }
 
 /** Podseidon's per-object tuning with its defaults filled in. */
@@ -102,6 +104,7 @@ export function summarize(cells: readonly Cell[], now: number): Summary {
     aggregatedReady: counts.ready,
     aggregatedScheduled: counts.scheduled,
     aggregatedRunning: counts.running,
+    admissionLag: lag,
   };
 }
 
