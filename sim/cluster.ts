@@ -1,13 +1,16 @@
-// The whole embedded cluster in one process: the API server, the simulated control
-// plane, the kubelets, the infrastructure with its ground truth and safety checker,
-// and the infrastructure's control API. Everything below the API server talks to it
+// The whole embedded cluster in one process: the API server with the project's CRDs, the
+// simulated control plane, the kubelets, the infrastructure with its ground truth and
+// safety checkers, and the infrastructure's control API. Everything below the API server talks to it
 // only through the Kubernetes API, from the kubeconfig it wrote.
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { type ApiServer, startApiServer } from './apiserver/index.js';
 import { SafetyChecker } from './checker/checker.js';
+import type { ProtectionChecker } from './checker/protection.js';
+import { watchProtection } from './checker/protectionWatch.js';
 import { allControllers } from './controllers/index.js';
+import { CRD_DIR, installCrds } from './crdInstall.js';
 import {
   type Controller,
   type ControllerContext,
@@ -35,6 +38,8 @@ export interface EmbeddedClusterOptions {
   serviceHosts?: Record<string, string>;
   /** create the scenario's workloads (tests may want an empty cluster with nodes) */
   workloads?: boolean;
+  /** folder of CRDs to install at start (default deploy/crds/), or false for none */
+  crdDir?: string | false;
   log?: (msg: string) => void;
 }
 
@@ -43,6 +48,10 @@ export interface EmbeddedCluster {
   kc: k8s.KubeConfig;
   infra: Infrastructure;
   checker: SafetyChecker;
+  /** deletion protection, judged from the API view (PodProtectors and pods) */
+  protection: ProtectionChecker;
+  /** names of the CRDs installed at start */
+  crds: string[];
   fleet: KubeletFleet;
   controllers: Controller[];
   context: ControllerContext;
@@ -89,6 +98,8 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   const kc = new k8s.KubeConfig();
   kc.loadFromString(apiserver.kubeconfig);
   log(`API server ready at ${apiserver.url}`);
+  const crds = opts.crdDir === false ? [] : await installCrds(kc, opts.crdDir ?? CRD_DIR);
+  if (crds.length) log(`CRDs established: ${crds.join(', ')}`);
 
   const infra = new Infrastructure();
   const checker = new SafetyChecker(infra.truth);
@@ -98,6 +109,10 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   await context.informers.startAll();
   for (const c of controllers) c.start();
   log(`${controllers.length} controllers running`);
+  const protection = await watchProtection(kc, context.informers, {
+    emit: (type, violation) => infra.truth.emitEvent({ type, violation }),
+    waitForProtectors: crds.includes('podprotectors.podseidon.kubewharf.io'),
+  });
 
   // the kubelets read the controllers' informers: every pod event decoded once, not twice
   const fleet = new KubeletFleet(kc, infra, durations, { informers: context.informers });
@@ -116,7 +131,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
     log(`${s.workloads.length} workloads created`);
   }
 
-  const infraApi = await startInfraApi(infra, checker, opts.infraPort);
+  const infraApi = await startInfraApi(infra, [checker, protection], opts.infraPort);
   let infraFile: string | undefined;
   if (opts.kubeconfigPath) {
     infraFile = infraFileFor(opts.kubeconfigPath);
@@ -132,6 +147,8 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
     kc,
     infra,
     checker,
+    protection,
+    crds,
     fleet,
     controllers,
     context,
@@ -141,6 +158,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
       await infraApi.stop();
       await fleet.stop();
       for (const c of controllers) c.stop();
+      await protection.stop();
       await context.informers.stopAll();
       checker.stop();
       infra.stop();

@@ -40,6 +40,8 @@ const CRD_DIR = join(import.meta.dirname, '../../deploy/crds');
 /** Install the PodProtector CRD on the core cluster when it is missing (same file as kubectl apply). */
 async function ensureCrd(kc: k8s.KubeConfig, log: (m: string) => void) {
   const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
+  // the generic client sends the YAML as it is: the typed one would drop x-kubernetes-* and defaults
+  const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
   const files = (await readdir(CRD_DIR)).filter((f) => f.startsWith('podseidon') && f.endsWith('.yaml'));
   for (const f of files) {
     const crd = parseYaml(await readFile(join(CRD_DIR, f), 'utf8')) as k8s.V1CustomResourceDefinition;
@@ -47,7 +49,7 @@ async function ensureCrd(kc: k8s.KubeConfig, log: (m: string) => void) {
       await api.readCustomResourceDefinition({ name: crd.metadata!.name! });
     } catch (e) {
       if ((e as { code?: number }).code !== 404) throw e;
-      await api.createCustomResourceDefinition({ body: crd }).catch((err) => {
+      await objects.create(crd as k8s.KubernetesObject).catch((err) => {
         if ((err as { code?: number }).code !== 409) throw err;
       });
       log(`  protection: installed CRD ${crd.metadata!.name}`);

@@ -1,7 +1,7 @@
 // Evaluates the invariants continuously and keeps each violation with its evidence,
 // when it began and when it ended. It indexes running processes by subject and
 // re-judges only the subjects a change touched (a burst of changes is coalesced).
-// Open for more invariants: deletion protection will register its own.
+// Deletion protection is judged from the API view instead (protection.ts).
 import type { GroundTruth, InfraEvent, Process } from '../infra/groundTruth.js';
 import { type Invariant, defaultInvariants } from './invariants.js';
 
@@ -16,14 +16,22 @@ export interface Violation {
   evidence: Process[];
 }
 
-export class SafetyChecker {
+/** Violation ids shared by every checker, so a merged listing has no duplicates. */
+let lastViolationId = 0;
+export const nextViolationId = () => ++lastViolationId;
+
+/** What the infrastructure's control API lists: any checker's violations. */
+export interface ViolationSource {
+  list(): Violation[];
+}
+
+export class SafetyChecker implements ViolationSource {
   private readonly invariants: Invariant[] = [];
   /** invariant name -> subject -> running process ids */
   private readonly index = new Map<string, Map<string, Set<number>>>();
   private readonly dirty = new Set<string>();
   private readonly violations: Violation[] = [];
   private readonly open = new Map<string, Violation>();
-  private nextId = 1;
   private pending: NodeJS.Timeout | undefined;
   private readonly listener = (e: InfraEvent) => this.observe(e);
 
@@ -97,7 +105,7 @@ export class SafetyChecker {
     const open = this.open.get(key);
     if (finding && !open) {
       const v: Violation = {
-        id: this.nextId++,
+        id: nextViolationId(),
         invariant: finding.invariant,
         subject: finding.subject,
         message: finding.message,

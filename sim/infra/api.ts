@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { SafetyChecker } from '../checker/checker.js';
+import type { Violation, ViolationSource } from '../checker/checker.js';
 import type { InfraEvent } from './groundTruth.js';
 import { InfraError, type Infrastructure } from './infrastructure.js';
 
@@ -48,7 +48,12 @@ function act(infra: Infrastructure, verb: NodeVerb, node: string, volume?: strin
   table[verb]();
 }
 
-export function status(infra: Infrastructure, checker: SafetyChecker) {
+/** Every checker's violations, oldest first (ids are shared, so they sort by discovery). */
+function violations(checkers: ViolationSource[]): Violation[] {
+  return checkers.flatMap((c) => c.list()).sort((a, b) => a.id - b.id);
+}
+
+export function status(infra: Infrastructure, checkers: ViolationSource[]) {
   return {
     nodes: infra.list().map((n) => ({
       ...n,
@@ -56,7 +61,7 @@ export function status(infra: Infrastructure, checker: SafetyChecker) {
       storageFenced: infra.truth.fencedVolumes(n.name),
     })),
     processes: infra.list().reduce((sum, n) => sum + infra.truth.runningCount(n.name), 0),
-    violations: checker.list().filter((v) => !v.until).length,
+    violations: violations(checkers).filter((v) => !v.until).length,
   };
 }
 
@@ -97,7 +102,7 @@ function stream(infra: Infrastructure, req: http.IncomingMessage, res: http.Serv
 
 async function route(
   infra: Infrastructure,
-  checker: SafetyChecker,
+  checkers: ViolationSource[],
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ) {
@@ -106,14 +111,14 @@ async function route(
   const method = req.method ?? 'GET';
   if (parts[0] !== 'v1') throw new InfraError(`no such path: ${url.pathname}`, 404);
   const [, what, a, b] = parts;
-  if (method === 'GET' && what === 'status') return send(res, 200, status(infra, checker));
+  if (method === 'GET' && what === 'status') return send(res, 200, status(infra, checkers));
   if (method === 'GET' && what === 'processes') {
     const all = url.searchParams.get('all') === 'true';
     const node = url.searchParams.get('node') ?? undefined;
     const list = (all ? infra.truth.all() : infra.truth.running()).filter((p) => !node || p.node === node);
     return send(res, 200, { processes: list });
   }
-  if (method === 'GET' && what === 'violations') return send(res, 200, { violations: checker.list() });
+  if (method === 'GET' && what === 'violations') return send(res, 200, { violations: violations(checkers) });
   if (method === 'GET' && what === 'timeline' && a)
     return send(res, 200, { podUid: a, steps: infra.truth.timeline(a) });
   if (method === 'GET' && what === 'events') return stream(infra, req, res);
@@ -144,14 +149,15 @@ async function route(
 
 export async function startInfraApi(
   infra: Infrastructure,
-  checker: SafetyChecker,
+  /** the checkers whose violations GET /v1/violations lists */
+  checkers: ViolationSource[],
   port = 0,
 ): Promise<InfraApi> {
   const token = randomBytes(24).toString('hex');
   const server = http.createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`)
       return send(res, 401, { error: 'unauthorized: send the token from infra.json as a bearer token' });
-    route(infra, checker, req, res).catch((e) => {
+    route(infra, checkers, req, res).catch((e) => {
       const code = e instanceof InfraError ? e.code : 500;
       if (!res.headersSent) send(res, code, { error: (e as Error).message });
       else res.end();

@@ -27,6 +27,7 @@ import { Store, type Stored } from '../store/store.js';
 import type { WriteOptions, WriteResult } from './context.js';
 import { applyCreateDefaults, tracksGeneration } from './defaults.js';
 import { shouldRemoveAfterUpdate } from './deletion.js';
+import { writeOptionsForReview } from './dryRun.js';
 import { fieldsOf, supportedFields } from './fields.js';
 import { generateName, validateName } from './names.js';
 import { clone, isObject, nowRfc3339, sameValue, specOf } from './objects.js';
@@ -173,6 +174,7 @@ export class ApiCore {
       resource: r,
       subresource: '',
       kind: { group: r.group, version: r.version, kind: r.kind },
+      options: writeOptionsForReview(o),
       dryRun: o.dryRun,
       user: o.user,
       ...rest,
@@ -297,14 +299,17 @@ export class ApiCore {
       obj = clone(old);
       if ('status' in incoming) obj.status = incoming.status;
       else delete obj.status;
+      // a status write is pruned like any other: unknown status fields are dropped
+      if (r.custom) this.pruneCustom(r, obj);
     } else {
       // the incoming object is the request's own (parsed body or patch result): no copy needed,
       // and the old status may be shared because stored objects are immutable
       obj = incoming;
       if (r.subresources.includes('status')) {
-        if ('status' in old) obj.status = old.status;
+        if ('status' in old) obj.status = r.custom ? clone(old.status) : old.status;
         else delete obj.status;
       }
+      // (pruning edits in place: a custom resource's status was copied above)
       if (r.custom) this.pruneCustom(r, obj);
     }
     obj.apiVersion = old.apiVersion;

@@ -6,6 +6,7 @@ import type { KubeObject, ResourceInfo } from '../resources/types.js';
 import type { ApiCore } from './api.js';
 import type { WriteOptions } from './context.js';
 import type { DeleteOptions } from './deletion.js';
+import { dryRunRequested, writeOptionsForReview } from './dryRun.js';
 import { isObject, nowRfc3339 } from './objects.js';
 import { deleteOne } from './remove.js';
 
@@ -43,6 +44,7 @@ export async function bindPod(
       ...body,
       metadata: { ...(body.metadata ?? {}), name, namespace: ns },
     },
+    options: writeOptionsForReview(o),
     dryRun: o.dryRun,
     user: o.user,
   });
@@ -112,6 +114,23 @@ async function chargeBudget(core: ApiCore, pdb: KubeObject, podName: string, o: 
   );
 }
 
+/**
+ * kube-apiserver's propagateDryRun: a dry run asked for in the query or in the Eviction's
+ * deleteOptions makes the whole eviction dry (budget charge and delete). A query dry run is
+ * copied into deleteOptions the eviction already carries, and a body dry run into the
+ * CreateOptions; the review's own dryRun flag stays the query's, as it is fixed before.
+ */
+function evictionDryRun(body: Obj, o: WriteOptions) {
+  const given = body.deleteOptions;
+  if (given !== undefined && given !== null && !isObject(given))
+    throw errors.badRequest('deleteOptions in the Eviction must be an object');
+  const bodyDry = dryRunRequested(given?.dryRun);
+  const dry = o.dryRun || bodyDry;
+  const shown = given && dry && !bodyDry ? { ...given, dryRun: ['All'] } : given;
+  const deleteOptions: DeleteOptions = { ...(given ?? {}), ...(dry ? { dryRun: ['All'] } : {}) };
+  return { dry, shown, deleteOptions };
+}
+
 export async function evictPod(
   core: ApiCore,
   pods: ResourceInfo,
@@ -128,10 +147,12 @@ export async function evictPod(
     typeof body.apiVersion === 'string' && body.apiVersion.startsWith('policy/')
       ? body.apiVersion.slice(7)
       : 'v1';
+  const { dry, shown, deleteOptions } = evictionDryRun(body, o);
   const eviction = {
     apiVersion: `policy/${version}`,
     kind: 'Eviction',
     ...body,
+    ...(shown ? { deleteOptions: shown } : {}),
     metadata: { ...(body.metadata ?? {}), name, namespace: ns },
   };
   const warnings = await core.admit({
@@ -142,11 +163,12 @@ export async function evictPod(
     namespace: ns,
     name,
     object: eviction,
+    options: writeOptionsForReview({ ...o, dryRun: dry }),
     dryRun: o.dryRun,
     user: o.user,
   });
+  const eo: WriteOptions = { ...o, dryRun: dry };
   const pod = core.getStored(pods, ns, name).obj as Obj;
-  const deleteOptions: DeleteOptions = { ...(body.deleteOptions ?? {}) };
   // a pod that is finished, not yet running, or already terminating costs no disruption
   const ignoreBudget =
     ['Succeeded', 'Failed', 'Pending'].includes(pod.status?.phase) || !!pod.metadata.deletionTimestamp;
@@ -158,10 +180,10 @@ export async function evictPod(
         'InternalError',
         'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
       );
-    if (pdbs.length === 1) await chargeBudget(core, pdbs[0], name, o);
+    if (pdbs.length === 1) await chargeBudget(core, pdbs[0], name, eo);
   }
   // the delete that follows an eviction does not go through DELETE admission again
-  await deleteOne(core, pods, ns, name, deleteOptions, { ...o, skipAdmission: true } as WriteOptions);
+  await deleteOne(core, pods, ns, name, deleteOptions, { ...eo, skipAdmission: true });
   return { obj: success, warnings, code: 201 };
 }
 

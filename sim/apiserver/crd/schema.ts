@@ -6,7 +6,15 @@ import type { StatusCause } from '../http/errors.js';
 
 type Schema = Record<string, any>;
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
+// useDefaults: the schema's defaults are filled in as the real server's structural defaulting
+// does, on the object that is then stored
+const ajv = new Ajv({
+  strict: false,
+  allErrors: true,
+  validateFormats: false,
+  validateSchema: false,
+  useDefaults: true,
+});
 
 /** Rewrite Kubernetes' schema dialect into plain JSON schema Ajv understands. */
 function toJsonSchema(s: Schema): Schema {
@@ -119,7 +127,11 @@ export function validateAgainst(validate: ValidateFunction, obj: unknown): Statu
   return out;
 }
 
-/** Drop fields the schema does not declare, unless it preserves unknown fields. Mutates obj. */
+/**
+ * Drop fields the schema does not declare, unless it preserves unknown fields, and null
+ * values of fields that are not nullable (as the real server does before defaulting, so
+ * a Go client's `"field": null` is read as absent). Mutates obj.
+ */
 export function prune(obj: unknown, schema: Schema | undefined, root = true): void {
   if (!schema || typeof obj !== 'object' || obj === null) return;
   if (Array.isArray(obj)) {
@@ -131,10 +143,16 @@ export function prune(obj: unknown, schema: Schema | undefined, root = true): vo
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   for (const key of Object.keys(o)) {
     if (root && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
-    if (props && key in props) prune(o[key], props[key], false);
-    else if (typeof schema.additionalProperties === 'object')
-      prune(o[key], schema.additionalProperties, false);
-    else if (!preserve && (props || schema.type === 'object') && schema.additionalProperties !== true)
+    const sub: Schema | undefined =
+      props && key in props
+        ? props[key]
+        : typeof schema.additionalProperties === 'object'
+          ? schema.additionalProperties
+          : undefined;
+    if (sub) {
+      if (o[key] === null && sub.nullable !== true) delete o[key];
+      else prune(o[key], sub, false);
+    } else if (!preserve && (props || schema.type === 'object') && schema.additionalProperties !== true)
       delete o[key];
   }
 }

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiCore } from '../core/api.js';
 import type { UserInfo, WriteOptions } from '../core/context.js';
+import { dryRunRequested } from '../core/dryRun.js';
 import { isObject } from '../core/objects.js';
 import { deleteCollection, deleteOne } from '../core/remove.js';
 import { bindPod, evictPod, toScale, updateScale } from '../core/subresources.js';
@@ -251,11 +252,7 @@ async function handleDelete(ctx: HandlerContext) {
   const body = await bodyOf(ctx);
   const opts = deleteOptions(body, ctx.query, o.dryRun);
   // kubectl sends dryRun inside DeleteOptions rather than as a query parameter
-  if (opts.dryRun?.length) {
-    for (const v of opts.dryRun)
-      if (v !== 'All') throw errors.badRequest(`Invalid dryRun value: "${v}"; supported values: "All"`);
-    o.dryRun = true;
-  }
+  if (dryRunRequested(opts.dryRun)) o.dryRun = true;
   if (route.subresource) throw errors.methodNotAllowed();
   if (route.name !== undefined) {
     const res = await deleteOne(core, route.resource, route.namespace, route.name, opts, o);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import YAML from 'yaml';
 import type { UserInfo } from '../core/context.js';
 import type { DeleteOptions } from '../core/deletion.js';
+import { dryRunRequested } from '../core/dryRun.js';
 import { StatusError, errors } from './errors.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -76,10 +77,7 @@ export function parseBody(buf: Buffer, contentType: string | undefined): unknown
 }
 
 export function parseDryRun(q: URLSearchParams): boolean {
-  const values = q.getAll('dryRun');
-  for (const v of values)
-    if (v !== 'All') throw errors.badRequest(`Invalid dryRun value: "${v}"; supported values: "All"`);
-  return values.length > 0;
+  return dryRunRequested(q.getAll('dryRun'));
 }
 
 function intParam(q: URLSearchParams, name: string): number | undefined {

@@ -364,3 +364,144 @@ describe('binding and eviction', () => {
     expect((await evict('ev2')).code).toBe(429);
   });
 });
+
+describe('server-side dry run changes nothing on any path', () => {
+  const policy = () => c.kc.makeApiClient(k8s.PolicyV1Api);
+  const running = async (name: string, labels: Record<string, string>) => {
+    await c.core.createNamespacedPod({ namespace: ns, body: boundPod(name, labels) });
+    await c.core.patchNamespacedPodStatus(
+      { name, namespace: ns, body: { status: { phase: 'Running' } } },
+      merge,
+    );
+  };
+  const evict = (name: string, deleteOptions?: object, query = '') =>
+    raw(
+      c,
+      'POST',
+      `/api/v1/namespaces/${ns}/pods/${name}/eviction${query}`,
+      JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name }, deleteOptions }),
+    );
+  const untouched = async (name: string) => {
+    const p = await read(name);
+    expect(p.metadata?.deletionTimestamp).toBeUndefined();
+    return p;
+  };
+
+  it('an eviction with deleteOptions.dryRun keeps the pod and does not charge the budget', async () => {
+    await running('dry-ev', { app: 'dry-guarded' });
+    await policy().createNamespacedPodDisruptionBudget({
+      namespace: ns,
+      body: {
+        metadata: { name: 'dry-pdb' },
+        spec: { minAvailable: 0, selector: { matchLabels: { app: 'dry-guarded' } } },
+      },
+    });
+    await policy().patchNamespacedPodDisruptionBudgetStatus(
+      {
+        name: 'dry-pdb',
+        namespace: ns,
+        body: {
+          status: { observedGeneration: 1, disruptionsAllowed: 1, currentHealthy: 1, expectedPods: 1 },
+        },
+      },
+      merge,
+    );
+    const before = await read('dry-ev');
+    const res = await evict('dry-ev', { dryRun: ['All'], gracePeriodSeconds: 0 });
+    expect(res.code).toBe(201);
+    const after = await untouched('dry-ev');
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    const pdb = await policy().readNamespacedPodDisruptionBudget({ name: 'dry-pdb', namespace: ns });
+    expect(pdb.status?.disruptionsAllowed).toBe(1);
+    expect(pdb.status?.disruptedPods ?? {}).toEqual({});
+    // the dry run still says what the real eviction would: the budget is checked
+    await policy().patchNamespacedPodDisruptionBudgetStatus(
+      { name: 'dry-pdb', namespace: ns, body: { status: { disruptionsAllowed: 0 } } },
+      merge,
+    );
+    expect((await evict('dry-ev', { dryRun: ['All'] })).code).toBe(429);
+  });
+
+  it('a dry-run eviction of a pod that skips the budget (pending) keeps it too', async () => {
+    await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dry-pending') });
+    expect((await evict('dry-pending', { dryRun: ['All'] })).code).toBe(201);
+    await untouched('dry-pending');
+    expect((await evict('dry-pending', {}, '?dryRun=All')).code).toBe(201);
+    await untouched('dry-pending');
+  });
+
+  it('rejects a dryRun value other than All in an eviction, changing nothing', async () => {
+    await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dry-bad') });
+    const res = await evict('dry-bad', { dryRun: ['Some'] });
+    expect(res.code).toBe(400);
+    expect(res.body.message).toBe('Invalid dryRun value: "Some"; supported values: "All"');
+    await untouched('dry-bad');
+  });
+
+  it('DELETE with dryRun in the body keeps the pod, even with grace 0', async () => {
+    await running('dry-del', { app: 'dry-del' });
+    await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dry-del-pending') });
+    for (const name of ['dry-del', 'dry-del-pending']) {
+      const res = await raw(
+        c,
+        'DELETE',
+        `/api/v1/namespaces/${ns}/pods/${name}`,
+        JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], gracePeriodSeconds: 0 }),
+      );
+      expect(res.code).toBe(200);
+      await untouched(name);
+    }
+  });
+
+  it('deletecollection with dryRun in the body or the query keeps every pod', async () => {
+    await running('dry-dc-1', { batch: 'dry-dc' });
+    await c.core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('dry-dc-2', { metadata: { name: 'dry-dc-2', labels: { batch: 'dry-dc' } } }),
+    });
+    const body = await raw(
+      c,
+      'DELETE',
+      `/api/v1/namespaces/${ns}/pods?labelSelector=batch%3Ddry-dc`,
+      JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], gracePeriodSeconds: 0 }),
+    );
+    expect(body.code).toBe(200);
+    expect(body.body.items.map((p: k8s.V1Pod) => p.metadata?.name).sort()).toEqual(['dry-dc-1', 'dry-dc-2']);
+    await c.core.deleteCollectionNamespacedPod({
+      namespace: ns,
+      labelSelector: 'batch=dry-dc',
+      dryRun: 'All',
+      gracePeriodSeconds: 0,
+    });
+    await untouched('dry-dc-1');
+    await untouched('dry-dc-2');
+  });
+
+  it('binding, status, PATCH and PUT with ?dryRun=All store nothing', async () => {
+    await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dry-misc') });
+    const before = await read('dry-misc');
+    await c.core.createNamespacedBinding({
+      namespace: ns,
+      dryRun: 'All',
+      body: { metadata: { name: 'dry-misc' }, target: { kind: 'Node', name: 'node-9' } },
+    });
+    await c.core.patchNamespacedPodStatus(
+      { name: 'dry-misc', namespace: ns, dryRun: 'All', body: { status: { phase: 'Running' } } },
+      merge,
+    );
+    await c.core.patchNamespacedPod(
+      { name: 'dry-misc', namespace: ns, dryRun: 'All', body: { metadata: { labels: { x: 'y' } } } },
+      merge,
+    );
+    await c.core.replaceNamespacedPod({
+      name: 'dry-misc',
+      namespace: ns,
+      dryRun: 'All',
+      body: { ...before, metadata: { ...before.metadata, labels: { replaced: 'yes' } } },
+    });
+    const after = await read('dry-misc');
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    expect(after.spec?.nodeName).toBeUndefined();
+    expect(after.status?.phase).toBe(before.status?.phase);
+  });
+});

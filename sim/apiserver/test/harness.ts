@@ -91,6 +91,8 @@ export async function raw(
           headers: {
             authorization: `Bearer ${c.server.token}`,
             'content-type': 'application/json',
+            // Node does not frame a DELETE body by itself: without a length it is never sent
+            ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
             ...headers,
           },
         },

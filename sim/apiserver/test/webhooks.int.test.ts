@@ -131,6 +131,33 @@ describe('validating admission webhooks', () => {
     expect(hook.reviews[0].request.kind).toEqual({ group: 'policy', version: 'v1', kind: 'Eviction' });
   });
 
+  it('an eviction dry only in its deleteOptions: review dryRun stays false, the object says dry', async () => {
+    await c.core.createNamespacedPod({
+      namespace: 'wh',
+      body: { ...podSpec('dry-evictee'), spec: { nodeName: 'n1', containers: [{ name: 'a', image: 'x' }] } },
+    });
+    await register('watch-dry-evictions');
+    const ev = await raw(
+      c,
+      'POST',
+      '/api/v1/namespaces/wh/pods/dry-evictee/eviction',
+      JSON.stringify({
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name: 'dry-evictee' },
+        deleteOptions: { dryRun: ['All'], gracePeriodSeconds: 0 },
+      }),
+    );
+    expect(ev.code).toBe(201);
+    const { request } = hook.reviews[0];
+    // as kube-apiserver: the flag comes from the query; the body's dry run shows in object and options
+    expect(request.dryRun).toBe(false);
+    expect(request.object.deleteOptions).toEqual({ dryRun: ['All'], gracePeriodSeconds: 0 });
+    expect(request.options).toMatchObject({ kind: 'CreateOptions', dryRun: ['All'] });
+    const pod = await c.core.readNamespacedPod({ name: 'dry-evictee', namespace: 'wh' });
+    expect(pod.metadata?.deletionTimestamp).toBeUndefined();
+  });
+
   it('namespaceSelector and objectSelector decide which requests are sent', async () => {
     await register('scoped', {
       objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
