@@ -13,11 +13,21 @@ import { cellsOf, summarize } from '../../lib/protection/status.js';
 import { protectorKey, SOURCE_LABELS } from '../../lib/protection/types.js';
 import type { ProtectorEntry } from '../protection/protectors.js';
 import type { ProtectionService } from '../protection/service.js';
-import { clusterInput as cluster, clusterOf, objectName, publicProcedure, router, type Context } from './trpc.js';
+import {
+  clusterInput as cluster,
+  clusterOf,
+  objectName,
+  publicProcedure,
+  router,
+  type Context,
+} from './trpc.js';
 
 function serviceOf(ctx: Context): ProtectionService {
   if (!ctx.protection)
-    throw new TRPCError({ code: 'PRECONDITION_FAILED', message: 'deletion protection is not enabled on this console' });
+    throw new TRPCError({
+      code: 'PRECONDITION_FAILED',
+      message: 'deletion protection is not enabled on this console',
+    });
   return ctx.protection;
 }
 
@@ -40,13 +50,24 @@ export function protectorRow(svc: ProtectionService, e: ProtectorEntry, now = Da
     lag: s.aggregatedAvailableReplicas - s.estimatedAvailableReplicas,
     maxLatencyMillis: s.maxLatencyMillis,
     dangling: e.dangling,
-    state: protectorState(p.spec.minAvailable, s, { dangling: e.dangling, recentDenials: svc.decisions.recentDenials(key, now) }),
-    source: labels[SOURCE_LABELS.kind] ? { kind: labels[SOURCE_LABELS.kind], name: labels[SOURCE_LABELS.name] } : undefined,
+    state: protectorState(p.spec.minAvailable, s, {
+      dangling: e.dangling,
+      recentDenials: svc.decisions.recentDenials(key, now),
+    }),
+    source: labels[SOURCE_LABELS.kind]
+      ? { kind: labels[SOURCE_LABELS.kind], name: labels[SOURCE_LABELS.name] }
+      : undefined,
     cells: cells.map((c) => ({
       id: c.id,
       ...c.counts,
       lastEventTime: c.lastEventTime,
-      buckets: c.buckets.map((b) => ({ start: b.start, end: b.end, count: b.count, podName: b.podName, podUid: b.podUid })),
+      buckets: c.buckets.map((b) => ({
+        start: b.start,
+        end: b.end,
+        count: b.count,
+        podName: b.podName,
+        podUid: b.podUid,
+      })),
       lag: lagOf(c.buckets),
     })),
   };
@@ -73,13 +94,19 @@ export const protectionRouter = router({
     };
   }),
 
-  get: publicProcedure.input(z.object({ namespace: objectName, name: objectName })).query(({ ctx, input }) => {
-    const svc = serviceOf(ctx);
-    const key = `${input.namespace}/${input.name}`;
-    const e = svc.store.get(key);
-    if (!e) throw new TRPCError({ code: 'NOT_FOUND', message: `PodProtector ${key} not found` });
-    return { row: protectorRow(svc, e), history: svc.decisions.history(key), decisions: svc.decisions.recent(key, 200) };
-  }),
+  get: publicProcedure
+    .input(z.object({ namespace: objectName, name: objectName }))
+    .query(({ ctx, input }) => {
+      const svc = serviceOf(ctx);
+      const key = `${input.namespace}/${input.name}`;
+      const e = svc.store.get(key);
+      if (!e) throw new TRPCError({ code: 'NOT_FOUND', message: `PodProtector ${key} not found` });
+      return {
+        row: protectorRow(svc, e),
+        history: svc.decisions.history(key),
+        decisions: svc.decisions.recent(key, 200),
+      };
+    }),
 
   /** recent decisions across all protectors */
   decisions: publicProcedure.query(({ ctx }) => serviceOf(ctx).decisions.recent(undefined, 200)),
@@ -111,11 +138,18 @@ export const protectionRouter = router({
           name: input.pod,
           body: { dryRun: ['All'] },
         });
-        return { admitted: true as const, message: 'The API server would admit this deletion (dry run: nothing was deleted or reserved).' };
+        return {
+          admitted: true as const,
+          message: 'The API server would admit this deletion (dry run: nothing was deleted or reserved).',
+        };
       } catch (e) {
         if (!(e instanceof k8s.ApiException)) throw e;
         const body = typeof e.body === 'string' ? safeJson(e.body) : e.body;
-        return { admitted: false as const, code: e.code, message: (body as { message?: string })?.message ?? String(e.message) };
+        return {
+          admitted: false as const,
+          code: e.code,
+          message: (body as { message?: string })?.message ?? String(e.message),
+        };
       }
     }),
 });
