@@ -33,6 +33,7 @@ import type { DecisionLog } from './decisions.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { RetryBatch, type RoundResult } from './retryBatch.js';
+import { writeStatus } from './statusWrite.js';
 
 export interface AdmissionInput {
   cellId: string;
@@ -232,29 +233,15 @@ export class Admission {
   }
 
   private async write(next: PodProtector): Promise<'ok' | 'conflict'> {
-    const { namespace, name } = next.metadata;
-    try {
-      const res = await this.custom.replaceNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        name,
-        body: next,
-      });
-      const parsed = parseProtector(res);
-      if (parsed.ok) this.written.set(protectorKey(next), parsed.value);
-      this.metrics.statusWrites.inc({ writer: 'webhook', outcome: 'ok' });
-      return 'ok';
-    } catch (e) {
-      if ((e as { code?: number }).code === 409) {
-        this.written.delete(protectorKey(next));
-        this.metrics.statusWrites.inc({ writer: 'webhook', outcome: 'conflict' });
-        return 'conflict';
-      }
-      this.metrics.statusWrites.inc({ writer: 'webhook', outcome: 'error' });
-      throw new Error(`cannot update PodProtector ${namespace}/${name} status: ${(e as Error).message}`);
+    const key = protectorKey(next);
+    const r = await writeStatus(this.custom, this.metrics, 'webhook', next);
+    if (r.outcome === 'gone') throw new Error(`PodProtector ${key} is gone from the API`);
+    if (r.outcome === 'conflict') {
+      this.written.delete(key);
+      return 'conflict';
     }
+    if (r.outcome === 'ok' && r.written) this.written.set(key, r.written);
+    return 'ok';
   }
 
   private record(

@@ -24,6 +24,7 @@ import { GROUP, PLURAL, type PodProtector, protectorKey, VERSION } from '../../l
 import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
+import { writeStatus } from './statusWrite.js';
 
 export interface AggregatorOptions {
   cellId: string;
@@ -173,27 +174,15 @@ export class Aggregator {
   }
 
   private async write(key: string, next: PodProtector) {
-    const { namespace, name } = next.metadata;
+    let outcome: string;
     try {
-      await this.custom.replaceNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        name,
-        body: next,
-      });
-      this.o.metrics.statusWrites.inc({ writer: 'aggregator', outcome: 'ok' });
-      this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'written' });
+      outcome = (await writeStatus(this.custom, this.o.metrics, 'aggregator', next)).outcome;
     } catch (e) {
-      const code = (e as { code?: number }).code;
-      this.o.metrics.statusWrites.inc({ writer: 'aggregator', outcome: code === 409 ? 'conflict' : 'error' });
-      this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'error' });
-      if (code === 404) return;
-      if (code !== 409)
-        this.o.log?.(`aggregator ${this.o.cellId}: cannot write ${key}: ${(e as Error).message}`);
-      // the informer brings the fresh copy; try again soon
-      this.enqueue(key, code === 409 ? 50 : 1000);
+      this.o.log?.(`aggregator ${this.o.cellId}: ${(e as Error).message}`);
+      outcome = 'error';
     }
+    this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: outcome === 'ok' ? 'written' : 'error' });
+    // on a conflict or an error the informer brings the fresh copy: try again soon
+    if (outcome === 'conflict' || outcome === 'error') this.enqueue(key, outcome === 'conflict' ? 50 : 1000);
   }
 }

@@ -18,6 +18,7 @@ import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../
 import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
+import { writeStatus } from './statusWrite.js';
 
 interface Workload {
   facts: WorkloadFacts;
@@ -189,15 +190,12 @@ export class Generator {
     const p = this.store.get(`${namespace}/${name}`)!.protector;
     const cells = cellsOf(p);
     const kept = removeCells(cells, ids);
-    if (kept.length !== cells.length)
-      await this.custom.replaceNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        name,
-        body: { ...p, status: { ...(p.status ?? {}), ...statusOf(kept, Date.now()) } },
-      });
+    if (kept.length !== cells.length) {
+      const body = { ...p, status: { ...(p.status ?? {}), ...statusOf(kept, Date.now()) } };
+      const r = await writeStatus(this.custom, this.metrics, 'generator', body);
+      // a stale copy: the queue retries this workload once the informer has the fresh one
+      if (r.outcome === 'conflict') throw Object.assign(new Error('conflict'), { code: 409 });
+    }
     await this.custom
       .patchNamespacedCustomObject(
         {
