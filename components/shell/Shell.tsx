@@ -29,6 +29,7 @@ const NAV = [
   { href: '/', label: 'Map', keys: 'g m' },
   { href: '/nodes', label: 'Nodes', keys: 'g n' },
   { href: '/pods', label: 'Pods', keys: 'g p' },
+  { href: '/protectors', label: 'Protectors', keys: 'g r' },
 ];
 
 export function Shell({ children }: { children: ReactNode }) {
@@ -69,6 +70,9 @@ export function Shell({ children }: { children: ReactNode }) {
           break;
         case 'go-pods':
           router.push('/pods');
+          break;
+        case 'go-protectors':
+          router.push('/protectors');
           break;
       }
     };

@@ -1,6 +1,13 @@
 // Keyboard shortcuts: a small state machine for "g m"-style sequences. Pure.
 
-export type ShortcutAction = 'focus-search' | 'toggle-help' | 'close' | 'go-map' | 'go-nodes' | 'go-pods';
+export type ShortcutAction =
+  | 'focus-search'
+  | 'toggle-help'
+  | 'close'
+  | 'go-map'
+  | 'go-nodes'
+  | 'go-pods'
+  | 'go-protectors';
 
 export interface Shortcut {
   keys: string;
@@ -14,6 +21,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'g m', action: 'go-map', description: 'Go to the cluster map' },
   { keys: 'g n', action: 'go-nodes', description: 'Go to the node list' },
   { keys: 'g p', action: 'go-pods', description: 'Go to the pod list' },
+  { keys: 'g r', action: 'go-protectors', description: 'Go to the deletion protectors' },
   { keys: 'Esc', action: 'close', description: 'Close the side panel or overlay' },
 ];
 
@@ -34,7 +42,12 @@ export interface KeyInput {
 
 export const SEQUENCE_TIMEOUT_MS = 1200;
 
-const SEQUENCES: Record<string, ShortcutAction> = { 'g m': 'go-map', 'g n': 'go-nodes', 'g p': 'go-pods' };
+const SEQUENCES: Record<string, ShortcutAction> = {
+  'g m': 'go-map',
+  'g n': 'go-nodes',
+  'g p': 'go-pods',
+  'g r': 'go-protectors',
+};
 
 export function handleKey(state: KeyState, k: KeyInput): { state: KeyState; action?: ShortcutAction } {
   if (k.key === 'Escape') return { state: {}, action: 'close' };

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { matchesSearch, sortRows, toggleSort, visibleRange, toggled } from './table';
+import {
+  compareByRank,
+  compareNodeStates,
+  comparePodStates,
+  compareValues,
+  matchesSearch,
+  matchesTerms,
+  searchTerms,
+  toggled,
+} from './table';
 
 describe('matchesSearch', () => {
   it.each([
@@ -11,38 +20,66 @@ describe('matchesSearch', () => {
   ] as const)('%o ~ %s -> %s', (fields, q, want) => expect(matchesSearch(fields, q)).toBe(want));
 });
 
-describe('sortRows', () => {
-  const rows = [
-    { name: 'a1-10', age: 5 },
-    { name: 'a1-2', age: undefined },
-    { name: 'a1-1', age: 7 },
-  ];
-  const acc = { name: (r: (typeof rows)[0]) => r.name, age: (r: (typeof rows)[0]) => r.age };
+describe('searchTerms + matchesTerms', () => {
   it.each([
-    ['name', 'asc', ['a1-1', 'a1-2', 'a1-10']],
-    ['name', 'desc', ['a1-10', 'a1-2', 'a1-1']],
-    ['age', 'asc', ['a1-10', 'a1-1', 'a1-2']],
-    ['age', 'desc', ['a1-1', 'a1-10', 'a1-2']],
-  ] as const)('%s %s', (key, dir, want) =>
-    expect(sortRows(rows, { key, dir }, acc).map((r) => r.name)).toEqual(want),
-  );
+    ['', []],
+    ['  Orders   SHOP ', ['orders', 'shop']],
+    ['a\tb\nc', ['a', 'b', 'c']],
+  ])('%j -> %j', (q, want) => expect(searchTerms(q)).toEqual(want));
+  it.each([
+    [['x'], [], true],
+    [['orders-db-0', 'shop'], ['db-0', 'sho'], true],
+    [['orders-db-0', undefined], ['shop'], false],
+  ] as const)('%o ~ %o -> %s', (fields, terms, want) => expect(matchesTerms(fields, terms)).toBe(want));
 });
 
-describe('toggleSort', () => {
+describe('compareValues', () => {
+  const sorted = (xs: (string | number | undefined)[]) => [...xs].sort(compareValues);
   it.each([
-    [{ key: 'a', dir: 'asc' }, 'a', { key: 'a', dir: 'desc' }],
-    [{ key: 'a', dir: 'desc' }, 'a', { key: 'a', dir: 'asc' }],
-    [{ key: 'a', dir: 'desc' }, 'b', { key: 'b', dir: 'asc' }],
-  ] as const)('%o + %s', (cur, key, want) => expect(toggleSort<string>(cur, key)).toEqual(want));
+    [
+      ['a1-10', 'a1-2', 'a1-1'],
+      ['a1-1', 'a1-2', 'a1-10'],
+    ],
+    [
+      [10, 9, 100],
+      [9, 10, 100],
+    ],
+    [
+      [undefined, 'b', 'a'],
+      ['a', 'b', undefined],
+    ],
+    [
+      [3, undefined, 1],
+      [1, 3, undefined],
+    ],
+  ])('%j -> %j', (xs, want) => expect(sorted(xs)).toEqual(want));
+  it('equal values compare 0', () => expect(compareValues('x', 'x')).toBe(0));
 });
 
-describe('visibleRange', () => {
+describe('compareByRank', () => {
+  const cmp = compareByRank<string>(['hi', 'mid', 'lo']);
   it.each([
-    [0, 280, 28, 1000, 0, { from: 0, to: 10 }],
-    [2800, 280, 28, 1000, 2, { from: 98, to: 112 }],
-    [0, 280, 28, 3, 8, { from: 0, to: 3 }],
-    [99999, 280, 28, 10, 0, { from: 10, to: 10 }],
-  ])('scroll %i', (top, vp, rh, n, over, want) => expect(visibleRange(top, vp, rh, n, over)).toEqual(want));
+    ['hi', 'lo', -1],
+    ['lo', 'mid', 1],
+    ['mid', 'mid', 0],
+    ['other', 'lo', 1], // unranked last
+  ])('%s vs %s', (a, b, sign) => expect(Math.sign(cmp(a, b))).toBe(sign));
+});
+
+describe('domain state orders', () => {
+  it('nodes: most urgent first', () =>
+    expect(
+      (['ready', 'suspect', 'unknown', 'cordoned', 'out-of-service', 'not-ready'] as const)
+        .slice()
+        .sort(compareNodeStates),
+    ).toEqual(['out-of-service', 'unknown', 'not-ready', 'suspect', 'cordoned', 'ready']));
+  it('pods: along their life', () =>
+    expect((['Unknown', 'Ready', 'Pending', 'Terminating'] as const).slice().sort(comparePodStates)).toEqual([
+      'Pending',
+      'Ready',
+      'Terminating',
+      'Unknown',
+    ]));
 });
 
 describe('toggled', () => {

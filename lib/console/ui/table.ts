@@ -1,23 +1,29 @@
-// Filtering and sorting for the node and pod lists. Pure.
+// Search, comparison and filter-chip helpers for the console's lists (components/lists, which
+// hand them to TanStack Table as its filter and sort functions). Pure.
+import { type NodeDisplayState, POD_STATES } from './states';
 import { naturalCompare } from './topology';
 
-export type SortDir = 'asc' | 'desc';
-export interface SortSpec<K extends string> {
-  key: K;
-  dir: SortDir;
+/** The lower-cased, whitespace-separated terms of a search query. */
+export function searchTerms(query: string): string[] {
+  return query.toLowerCase().split(/\s+/).filter(Boolean);
 }
 
-export type Accessor<T> = (row: T) => string | number | undefined;
-
-/** Case-insensitive; every whitespace-separated term must match one of the fields. */
-export function matchesSearch(fields: readonly (string | undefined)[], query: string): boolean {
-  const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+/** Every term must occur in one of the fields (case-insensitive); no terms match everything. */
+export function matchesTerms(fields: readonly (string | undefined)[], terms: readonly string[]): boolean {
   if (terms.length === 0) return true;
   const hay = fields.filter(Boolean).join(' ').toLowerCase();
   return terms.every((t) => hay.includes(t));
 }
 
-export function compareValues(a: string | number | undefined, b: string | number | undefined): number {
+/** Case-insensitive; every whitespace-separated term must match one of the fields. */
+export function matchesSearch(fields: readonly (string | undefined)[], query: string): boolean {
+  return matchesTerms(fields, searchTerms(query));
+}
+
+export type SortValue = string | number | undefined;
+
+/** Ascending order: numbers numerically, everything else in natural order ("a1-2" before "a1-10"). */
+export function compareValues(a: SortValue, b: SortValue): number {
   if (a === b) return 0;
   if (a === undefined) return 1; // missing values last
   if (b === undefined) return -1;
@@ -25,51 +31,26 @@ export function compareValues(a: string | number | undefined, b: string | number
   return naturalCompare(String(a), String(b));
 }
 
-/** Stable sort by one column; ties broken by `tieBreak`. Missing values go last in both directions. */
-export function sortRows<T, K extends string>(
-  rows: readonly T[],
-  spec: SortSpec<K>,
-  accessors: Record<K, Accessor<T>>,
-  tieBreak?: Accessor<T>,
-): T[] {
-  const get = accessors[spec.key];
-  const sign = spec.dir === 'asc' ? 1 : -1;
-  return rows
-    .map((r, i) => ({ r, i, v: get(r) }))
-    .sort((x, y) => {
-      if (x.v === undefined || y.v === undefined) {
-        const c = compareValues(x.v, y.v);
-        if (c !== 0) return c;
-      } else {
-        const c = compareValues(x.v, y.v) * sign;
-        if (c !== 0) return c;
-      }
-      if (tieBreak) {
-        const t = compareValues(tieBreak(x.r), tieBreak(y.r));
-        if (t !== 0) return t;
-      }
-      return x.i - y.i;
-    })
-    .map((x) => x.r);
+/** Ascending order of the values by their place in `order`; values not in it go last. */
+export function compareByRank<S extends string>(order: readonly S[]): (a: S, b: S) => number {
+  const rank = new Map(order.map((s, i) => [s, i]));
+  const of = (s: S) => rank.get(s) ?? order.length;
+  return (a, b) => of(a) - of(b);
 }
 
-export function toggleSort<K extends string>(cur: SortSpec<K>, key: K): SortSpec<K> {
-  if (cur.key !== key) return { key, dir: 'asc' };
-  return { key, dir: cur.dir === 'asc' ? 'desc' : 'asc' };
-}
+/** Nodes sort most urgent first: a node out of service before an unknown one, Ready ones last. */
+export const NODE_STATE_ORDER: readonly NodeDisplayState[] = [
+  'out-of-service',
+  'unknown',
+  'not-ready',
+  'suspect',
+  'cordoned',
+  'ready',
+];
+export const compareNodeStates = compareByRank(NODE_STATE_ORDER);
 
-/** Visible row window for a virtualized list of fixed-height rows. */
-export function visibleRange(
-  scrollTop: number,
-  viewport: number,
-  rowHeight: number,
-  count: number,
-  overscan = 8,
-): { from: number; to: number } {
-  const from = Math.min(count, Math.max(0, Math.floor(scrollTop / rowHeight) - overscan));
-  const to = Math.min(count, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
-  return { from, to: Math.max(from, to) };
-}
+/** Pods sort in the order of their filter chips: along their life, then the finished ones. */
+export const comparePodStates = compareByRank(POD_STATES);
 
 /** The set with `item` added, or removed if it was there (a filter chip's click). */
 export function toggled<T>(set: ReadonlySet<T>, item: T): ReadonlySet<T> {

@@ -1,0 +1,39 @@
+import { formatClock } from '@/lib/console/ui/format';
+import type { Decision } from './types';
+
+const HEAD = ['Time', 'Pod', 'Result', 'Code', 'Message', 'Requester', 'Dry run'];
+
+/** The webhook's recent decisions for this protector, newest first. */
+export function DecisionsTable({ decisions }: { decisions: readonly Decision[] }) {
+  if (decisions.length === 0) return <p className="text-sm text-dim">No admission decision yet.</p>;
+  return (
+    <div className="max-h-80 overflow-auto">
+      <table aria-label="Recent decisions" className="w-full text-sm">
+        <thead className="sticky top-0 bg-panel text-left text-xs text-dim">
+          <tr>
+            {HEAD.map((h) => (
+              <th key={h} className="py-1 pr-3 font-medium">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {decisions.map((d) => (
+            <tr key={`${d.at}-${d.podUid}-${d.dryRun}`} className="border-t border-line align-top">
+              <td className="py-1 pr-3 font-mono tabular-nums">{formatClock(d.at)}</td>
+              <td className="pr-3 font-mono">{d.pod}</td>
+              <td className={`pr-3 font-semibold ${d.allowed ? 'text-ok' : 'text-crit'}`}>
+                {d.allowed ? 'allowed' : 'denied'}
+              </td>
+              <td className="pr-3 tabular-nums">{d.code}</td>
+              <td className="pr-3 text-xs">{d.message || d.note || '—'}</td>
+              <td className="pr-3 font-mono text-xs">{d.requester}</td>
+              <td className="pr-3">{d.dryRun ? 'yes' : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
