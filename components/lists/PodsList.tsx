@@ -9,7 +9,9 @@ import { comparePodStates, toggled } from '@/lib/console/ui/table';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useNodes, usePods } from '../console/live';
-import { podHref } from '../map/NodePanel';
+import { GuardLinks, podHref } from '../map/NodePanel';
+import { usePodProtection } from '../protection/usePodProtection';
+import { type PodProtectorIndex, podKey } from '@/lib/console/ui/protection';
 import { AgeCell, GraceCell } from './cells';
 import { FilterChips, SearchBox } from './controls';
 import { DataTable } from './DataTable';
@@ -17,8 +19,11 @@ import { columnsFor, inSet, sortBy } from './tableModel';
 
 const col = columnsFor<PodView>();
 
-/** The columns; the name links to the pod's page, the node shows red when not Ready. */
-function podColumns(cluster: string, nodes: NodeCollection | undefined) {
+/**
+ * The columns; the name links to the pod's page, the node shows red when not Ready, the
+ * protector column links to the PodProtectors that guard the pod.
+ */
+function podColumns(cluster: string, nodes: NodeCollection | undefined, guarded: PodProtectorIndex) {
   return col.columns([
     col.accessor('namespace', {
       header: 'Namespace',
@@ -72,6 +77,14 @@ function podColumns(cluster: string, nodes: NodeCollection | undefined) {
         );
       },
     }),
+    col.accessor((p) => guarded.get(podKey(p))?.join(', '), {
+      id: 'protector',
+      header: 'Protector',
+      meta: { width: 'minmax(120px,1fr)' },
+      // the filter's value is "protected only": rows without a protector go
+      filterFn: (row, id) => !!row.getValue(id),
+      cell: ({ row: { original: p } }) => <GuardLinks keys={guarded.get(podKey(p))} />,
+    }),
     col.accessor((p) => (p.owner ? `${p.owner.kind}/${p.owner.name}` : undefined), {
       id: 'owner',
       header: 'Owner',
@@ -96,7 +109,6 @@ function podColumns(cluster: string, nodes: NodeCollection | undefined) {
 
 /** rows a sort leaves tied stay in namespace/name order */
 const TIE_BREAK = ['namespace', 'name'];
-const searchFields = (p: PodView) => [p.namespace, p.name, p.node, p.owner?.name, p.podIP, p.state];
 
 export function PodsList() {
   const { cluster } = useCluster();
@@ -106,9 +118,24 @@ export function PodsList() {
   const [query, setQuery] = useState('');
   const [states, setStates] = useState<ReadonlySet<PodState>>(new Set());
   const [overdueOnly, setOverdueOnly] = useState(false);
+  const [guardedOnly, setGuardedOnly] = useState(false);
+  const protection = usePodProtection(cluster);
+  const guarded = protection.index;
+  const searchFields = useMemo(
+    () => (p: PodView) => [
+      p.namespace,
+      p.name,
+      p.node,
+      p.owner?.name,
+      p.podIP,
+      p.state,
+      ...(guarded.get(podKey(p)) ?? []),
+    ],
+    [guarded],
+  );
 
   const rows = useMemo(() => [...(pods?.byKey.values() ?? [])], [pods]);
-  const columns = useMemo(() => podColumns(cluster ?? '', nodes), [cluster, nodes]);
+  const columns = useMemo(() => podColumns(cluster ?? '', nodes, guarded), [cluster, nodes, guarded]);
   const counts = useMemo(() => {
     const c = emptyPodCounts();
     for (const p of rows) c[p.state]++;
@@ -126,7 +153,7 @@ export function PodsList() {
       search={query}
       searchFields={searchFields}
       // the clock matters to the rows only when "past grace only" is on
-      filters={{ state: states, grace: overdueOnly ? now : undefined }}
+      filters={{ state: states, grace: overdueOnly ? now : undefined, protector: guardedOnly || undefined }}
       empty={pods ? 'No pods match.' : 'Loading pods…'}
       toolbar={
         <>
@@ -149,6 +176,16 @@ export function PodsList() {
             <input type="checkbox" checked={overdueOnly} onChange={(e) => setOverdueOnly(e.target.checked)} />
             past grace only
           </label>
+          {protection.enabled && (
+            <label className="flex items-center gap-1 text-xs">
+              <input
+                type="checkbox"
+                checked={guardedOnly}
+                onChange={(e) => setGuardedOnly(e.target.checked)}
+              />
+              protected only
+            </label>
+          )}
         </>
       }
     />

@@ -17,6 +17,8 @@ import { useCluster } from '../console/cluster';
 import { useConnection, useNodes, usePods, useSelectedHealth } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
 import { useGhosts } from '../console/groundTruth';
+import { usePodProtection } from '../protection/usePodProtection';
+import type { PodProtectorIndex } from '@/lib/console/ui/protection';
 import { GhostSummary } from '../sim/GhostSummary';
 
 type GhostCounts = ReturnType<typeof ghostsByNode>;
@@ -61,6 +63,7 @@ export function ClusterMap() {
   );
   const [densityChoice, setDensityChoice] = useDensityChoice();
   const density = effectiveDensity(densityChoice, nodes?.byKey.size ?? 0);
+  const protection = usePodProtection(cluster);
   const ghostMsg = useGhosts(current?.embedded ? cluster : undefined);
   const ghostCounts = useMemo(() => ghostsByNode(ghostMsg?.ghosts ?? []), [ghostMsg]);
   const lastZones = useRef<ZoneGroup<NodeView>[] | undefined>(undefined);
@@ -81,7 +84,11 @@ export function ClusterMap() {
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <SummaryBar nodes={nodes} pods={pods} />
+      <SummaryBar
+        nodes={nodes}
+        pods={pods}
+        protection={protection.enabled ? protection.summary : undefined}
+      />
       <div className="flex min-h-0 flex-1">
         <div className="min-w-0 flex-1 overflow-auto p-3">
           <div className="mb-3 flex flex-wrap items-center gap-3">
@@ -146,6 +153,7 @@ export function ClusterMap() {
                         rack={r}
                         byNode={pods.byNode}
                         ghosts={ghostCounts}
+                        guarded={protection.index}
                         compact={density === 'compact'}
                         selected={selected}
                         matching={matching}
@@ -165,6 +173,7 @@ export function ClusterMap() {
               name={selected}
               live={nodes?.byKey.get(selected)}
               pods={pods?.byNode.get(selected) ?? NO_PODS}
+              guarded={protection.index}
               onClose={() => setSelection(undefined)}
             />
           </div>
@@ -178,6 +187,7 @@ interface RackProps {
   rack: RackGroup<NodeView>;
   compact: boolean;
   ghosts: GhostCounts;
+  guarded: PodProtectorIndex;
   byNode: PodCollection['byNode'];
   selected: string | undefined;
   matching: Set<string> | undefined;
@@ -186,7 +196,13 @@ interface RackProps {
 
 /** A rack re-renders only when its own nodes, their pods, the selection or the filter change. */
 function sameRack(a: RackProps, b: RackProps): boolean {
-  if (a.rack !== b.rack || a.matching !== b.matching || a.onSelect !== b.onSelect || a.compact !== b.compact)
+  if (
+    a.rack !== b.rack ||
+    a.matching !== b.matching ||
+    a.onSelect !== b.onSelect ||
+    a.compact !== b.compact ||
+    a.guarded !== b.guarded
+  )
     return false;
   for (const n of b.rack.nodes) {
     if (a.ghosts !== b.ghosts && a.ghosts.get(n.name)?.total !== b.ghosts.get(n.name)?.total) return false;
@@ -198,7 +214,16 @@ function sameRack(a: RackProps, b: RackProps): boolean {
   return true;
 }
 
-const Rack = memo(function Rack({ rack, compact, byNode, ghosts, selected, matching, onSelect }: RackProps) {
+const Rack = memo(function Rack({
+  rack,
+  compact,
+  byNode,
+  ghosts,
+  guarded,
+  selected,
+  matching,
+  onSelect,
+}: RackProps) {
   return (
     <div
       className="rounded border border-line/70 bg-panel/60 p-1.5 [contain:content]"
@@ -215,6 +240,7 @@ const Rack = memo(function Rack({ rack, compact, byNode, ghosts, selected, match
             node={n}
             pods={byNode.get(n.name) ?? NO_PODS}
             ghosts={ghosts.get(n.name)}
+            guarded={guarded}
             compact={compact}
             selected={selected === n.name}
             dimmed={matching ? !matching.has(n.name) : false}
@@ -309,6 +335,12 @@ function Legend() {
             </span>
           ))}
           <span>hollow: Pending / Terminating</span>
+          <span className="flex items-center gap-1.5">
+            <span className="inline-flex h-2.5 w-2.5 items-center justify-center rounded-sm bg-ok">
+              <span className="h-1 w-1 bg-slate-900" />
+            </span>
+            dark centre: guarded by a PodProtector
+          </span>
         </div>
       </div>
     </details>

@@ -21,7 +21,9 @@ import { eventsOf } from '../pod/normalize';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useTRPC } from '../console/trpc';
-import { HeartbeatAge } from './NodeTile';
+import { protectorHref } from '../protection/usePodProtection';
+import { type PodProtectorIndex, podKey } from '@/lib/console/ui/protection';
+import { HeartbeatAge, ShieldIcon } from './NodeTile';
 
 export function podHref(cluster: string, p: Pick<PodView, 'namespace' | 'name'>): string {
   return `/clusters/${encodeURIComponent(cluster)}/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`;
@@ -32,12 +34,15 @@ export function NodePanel({
   name,
   live,
   pods,
+  guarded,
   onClose,
 }: {
   cluster: string;
   name: string;
   live: NodeView | undefined;
   pods: readonly PodView[];
+  /** pods some PodProtector guards ("ns/name" -> protector keys) */
+  guarded?: PodProtectorIndex;
   onClose: () => void;
 }) {
   const trpc = useTRPC();
@@ -159,6 +164,7 @@ export function NodePanel({
                       <span className="text-dim">{p.namespace}/</span>
                       {p.name}
                     </Link>
+                    <GuardLinks keys={guarded?.get(podKey(p))} />
                     <span className="ml-auto shrink-0 text-dim">{p.state}</span>
                   </li>
                 ))}
@@ -175,6 +181,26 @@ export function NodePanel({
         </div>
       )}
     </aside>
+  );
+}
+
+/** The protectors guarding a pod, as links to their pages. */
+export function GuardLinks({ keys }: { keys: readonly string[] | undefined }) {
+  if (!keys?.length) return null;
+  return (
+    <span className="flex shrink-0 items-center gap-1 text-info">
+      <ShieldIcon />
+      {keys.map((k) => (
+        <Link
+          key={k}
+          href={protectorHref(k)}
+          title={`Guarded by PodProtector ${k}`}
+          className="font-mono hover:underline"
+        >
+          {k.split('/')[1]}
+        </Link>
+      ))}
+    </span>
   );
 }
 

@@ -1,7 +1,8 @@
 'use client';
-import { memo, useEffect, useReducer } from 'react';
+import { memo, useEffect, useMemo, useReducer } from 'react';
 import type { NodeView, PodState, PodView } from '@/lib/console/protocol';
 import { formatAge } from '@/lib/console/ui/format';
+import { type PodProtectorIndex, protectedCount, protectorsOf } from '@/lib/console/ui/protection';
 import {
   DEFAULT_SUSPECT_AFTER_MS,
   NODE_DOT_CLASS,
@@ -44,6 +45,20 @@ function ghostText(g: NodeTileProps['ghosts']): string {
   return `; ${g.total} process${g.total === 1 ? '' : 'es'} out of the API's sight (${what}, simulation)`;
 }
 
+function guardText(guarded: number, protectors: string[]): string {
+  if (!guarded) return '';
+  return `; ${guarded} protected pod${guarded === 1 ? '' : 's'} (${protectors.join(', ')})`;
+}
+
+/** A small shield: the node runs pods a PodProtector guards. */
+export function ShieldIcon({ className }: { className?: string }) {
+  return (
+    <svg viewBox="0 0 12 14" width="9" height="10" aria-hidden="true" className={className}>
+      <path d="M6 0.5 11.5 2.5V7c0 3.2-2.4 5.5-5.5 6.5C2.9 12.5.5 10.2.5 7V2.5Z" fill="currentColor" />
+    </svg>
+  );
+}
+
 function podCounts(pods: readonly PodView[]): string {
   const c = new Map<PodState, number>();
   for (const p of pods) c.set(p.state, (c.get(p.state) ?? 0) + 1);
@@ -60,6 +75,8 @@ export interface NodeTileProps {
   ghosts?: { total: number; critical: number };
   /** a small square without name or marks, for thousands of nodes on one screen */
   compact?: boolean;
+  /** pods some PodProtector guards ("ns/name" -> protector keys) */
+  guarded?: PodProtectorIndex;
 }
 
 /** A node on the map. Memoized: re-renders only when its node, its pods array or selection change. */
@@ -71,10 +88,15 @@ export const NodeTile = memo(function NodeTile({
   onSelect,
   ghosts,
   compact,
+  guarded,
 }: NodeTileProps) {
   useSuspectTimer(node);
   const state = nodeDisplayState(node, Date.now());
-  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${ghostText(ghosts)}`;
+  const guard = useMemo(
+    () => ({ count: protectedCount(pods, guarded), protectors: protectorsOf(pods, guarded) }),
+    [pods, guarded],
+  );
+  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}`;
   // the same button either way: tests, screen readers and the panel find a node by these
   const common = {
     type: 'button' as const,
@@ -105,13 +127,22 @@ export const NodeTile = memo(function NodeTile({
     >
       <span className="flex w-full items-baseline justify-between gap-1 font-mono text-[11px] leading-tight">
         <span className="truncate font-semibold">{node.name}</span>
+        {guard.count > 0 && (
+          <span
+            data-testid="node-protected"
+            className="ml-auto flex shrink-0 items-center gap-px text-[10px] text-info tabular-nums"
+          >
+            <ShieldIcon />
+            {guard.count}
+          </span>
+        )}
         {showsHeartbeatAge(state) ? (
           <HeartbeatAge since={node.lastHeartbeat} className="shrink-0 text-[10px] text-warn tabular-nums" />
         ) : (
           <span className="shrink-0 text-[10px] text-dim tabular-nums">{pods.length}</span>
         )}
       </span>
-      <PodMarks pods={pods} width={TILE_MARKS_WIDTH} />
+      <PodMarks pods={pods} width={TILE_MARKS_WIDTH} guarded={guard.count ? guarded : undefined} />
       {ghosts && (
         <span
           aria-hidden="true"

@@ -2,6 +2,7 @@
 import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import type { PodView } from '@/lib/console/protocol';
 import { type MarkGrid, markGrid, markPosition } from '@/lib/console/ui/marks';
+import { type PodProtectorIndex, podKey } from '@/lib/console/ui/protection';
 import { POD_COLOR } from '@/lib/console/ui/states';
 
 // Canvases are drawn only while on (or near) the screen: at 1000 nodes most racks are
@@ -28,7 +29,10 @@ function visibility(): IntersectionObserver {
   return observer;
 }
 
-function draw(canvas: HTMLCanvasElement, pods: readonly PodView[], g: MarkGrid) {
+/** the dot inside a protected pod's mark: dark on every state colour */
+const GUARD_DOT = 'rgba(15, 23, 42, 0.9)';
+
+function draw(canvas: HTMLCanvasElement, pods: readonly PodView[], g: MarkGrid, guarded?: PodProtectorIndex) {
   const dpr = window.devicePixelRatio || 1;
   const w = Math.round(g.width * dpr);
   const h = Math.round(g.height * dpr);
@@ -49,19 +53,34 @@ function draw(canvas: HTMLCanvasElement, pods: readonly PodView[], g: MarkGrid) 
     } else {
       ctx.fillRect(x, y, g.size, g.size);
     }
+    if (guarded?.has(podKey(p))) {
+      ctx.fillStyle = GUARD_DOT;
+      ctx.fillRect(x + 1.5, y + 1.5, g.size - 3, g.size - 3);
+    }
   }
 }
 
-/** One small canvas per node: a mark per pod, coloured by state. Redrawn only when `pods` changes. */
-export const PodMarks = memo(function PodMarks({ pods, width }: { pods: readonly PodView[]; width: number }) {
+/**
+ * One small canvas per node: a mark per pod, coloured by state, with a dark centre when a
+ * PodProtector guards the pod. Redrawn only when `pods` or the protection index changes.
+ */
+export const PodMarks = memo(function PodMarks({
+  pods,
+  width,
+  guarded,
+}: {
+  pods: readonly PodView[];
+  width: number;
+  guarded?: PodProtectorIndex;
+}) {
   const ref = useRef<HTMLCanvasElement>(null);
   const g = useMemo(() => markGrid(pods.length, width), [pods.length, width]);
   useLayoutEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
-    drawers.set(canvas, () => draw(canvas, pods, g));
-    if (onScreen.has(canvas)) draw(canvas, pods, g);
-  }, [pods, g]);
+    drawers.set(canvas, () => draw(canvas, pods, g, guarded));
+    if (onScreen.has(canvas)) draw(canvas, pods, g, guarded);
+  }, [pods, g, guarded]);
   const hasCanvas = pods.length > 0;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the canvas mounts and unmounts with hasCanvas
   useLayoutEffect(() => {

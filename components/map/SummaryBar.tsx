@@ -1,5 +1,7 @@
 'use client';
+import Link from 'next/link';
 import { useMemo } from 'react';
+import type { ProtectionSummary } from '@/lib/console/ui/protection';
 import type { PodState } from '@/lib/console/protocol';
 import type { NodeCollection, PodCollection } from '@/lib/console/ui/live';
 import {
@@ -26,7 +28,41 @@ function Count({ dot, label, n, strong }: { dot: string; label: string; n: numbe
 
 const SHOWN_POD_STATES: PodState[] = POD_STATES.filter((s) => s !== 'Succeeded' && s !== 'Unknown');
 
-export function SummaryBar({ nodes, pods }: { nodes?: NodeCollection; pods?: PodCollection }) {
+/** Protectors, and how many stand at or below their floor (no deletion would be admitted). */
+function ProtectorCount({ s }: { s: ProtectionSummary }) {
+  const alarm = s.atOrBelowFloor > 0;
+  return (
+    <Link
+      href="/protectors"
+      data-testid="summary-protectors"
+      title="PodProtectors; at or below floor: every deletion of a pod they guard is refused now"
+      className={`flex items-center gap-1 whitespace-nowrap rounded px-1.5 py-0.5 hover:underline ${
+        alarm ? 'bg-warn/15 font-semibold text-warn' : 'text-dim'
+      }`}
+    >
+      <span className="tabular-nums">{s.total}</span> protector{s.total === 1 ? '' : 's'}
+      <span aria-hidden="true">·</span>
+      <span className="tabular-nums">{s.atOrBelowFloor}</span> at or below floor
+      {s.dangling > 0 && (
+        <>
+          <span aria-hidden="true">·</span>
+          <span className="tabular-nums text-oos">{s.dangling} dangling</span>
+        </>
+      )}
+    </Link>
+  );
+}
+
+export function SummaryBar({
+  nodes,
+  pods,
+  protection,
+}: {
+  nodes?: NodeCollection;
+  pods?: PodCollection;
+  /** deletion protection, when the console runs it */
+  protection?: ProtectionSummary;
+}) {
   const now = useNow(1000);
   const s = useMemo(
     () => summarize(nodes?.byKey.values() ?? [], pods?.byKey.values() ?? [], now || Date.now()),
@@ -64,6 +100,7 @@ export function SummaryBar({ nodes, pods }: { nodes?: NodeCollection; pods?: Pod
           <Count dot={POD_DOT_CLASS.Unknown} label="Unknown" n={s.pods.byState.Unknown} strong />
         )}
       </div>
+      {protection && <ProtectorCount s={protection} />}
       <div
         className={`ml-auto flex items-center gap-1 rounded px-2 py-0.5 ${
           s.pods.overdue > 0 ? 'bg-crit/15 font-semibold text-crit' : 'text-dim'

@@ -30,6 +30,7 @@ import {
   stepsOf,
   timeOf,
 } from './normalize';
+import { PodProtection } from './PodProtection';
 import { TerminationTimeline } from './TerminationTimeline';
 
 /** The kubelet's recorded steps (embedded cluster) plus what the API itself tells. */
@@ -181,6 +182,10 @@ export function PodDetail({
       <GhostList ghosts={ghosts} title="Processes out of the API's sight" now={now} />
 
       {terminating && <TerminationTimeline pod={pod} steps={steps} gone={gone} stepsError={stepsError} />}
+
+      {!gone && (
+        <PodProtection cluster={cluster} namespace={namespace} name={name} terminating={terminating} />
+      )}
 
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
         <Card title="Status">
