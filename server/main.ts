@@ -4,11 +4,11 @@
 // connects to that: like SQLite, the default back end needs nothing installed.
 import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { delimiter, dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
-import { contextsToShow, modeOf, type PalisadeConfig } from './config/schema.js';
+import { contextsToShow, modeOf, type PalisadeConfig, type ProtectionConfig } from './config/schema.js';
 import { startConsole } from './console.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
@@ -27,7 +27,7 @@ const cliOptions = z.object({
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|FILE]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -58,7 +58,8 @@ function parse(argv: string[]): CliOptions {
 }
 
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
-async function startEmbedded(stateDir: string, scenario: string) {
+async function startEmbedded(stateDir: string, scenario: string): Promise<Embedded> {
+  if (scenario === 'cells') return startCellsScenario(stateDir);
   const kubeconfigPath = resolve(stateDir, 'kubeconfig');
   await mkdir(dirname(kubeconfigPath), { recursive: true });
   const running = await runningEmbeddedCluster(kubeconfigPath);
@@ -66,7 +67,7 @@ async function startEmbedded(stateDir: string, scenario: string) {
     console.log(
       `attached to the embedded cluster already running at ${running} (kubeconfig: ${kubeconfigPath})`,
     );
-    return { kubeconfigPath, stop: async () => undefined };
+    return { kubeconfigPath, protection: {}, stop: async () => undefined };
   }
   // imported lazily: a console for a real cluster never loads the simulator
   const [{ startEmbeddedCluster }, { loadScenario }] = await Promise.all([
@@ -79,13 +80,53 @@ async function startEmbedded(stateDir: string, scenario: string) {
     log: (m) => console.log(`  embedded cluster: ${m}`),
   });
   console.log(`embedded cluster ready (${scenario} scenario), kubeconfig: ${kubeconfigPath}`);
-  return { kubeconfigPath, stop: () => cluster.stop() };
+  return { kubeconfigPath, protection: {}, stop: () => cluster.stop() };
 }
 
-/** --kubeconfig, else $KUBECONFIG (its first file), else the config file's, relative to that file. */
+interface Embedded {
+  kubeconfigPath: string;
+  /** the contexts to show (all of them for core + cells) */
+  contexts?: string[];
+  /** protection's default on this embedded setup */
+  protection: Partial<ProtectionConfig>;
+  stop(): Promise<void>;
+}
+
+/** `--scenario cells`: a core API server and two worker cells, protection across them. */
+async function startCellsScenario(stateDir: string): Promise<Embedded> {
+  const [{ startCells }, { loadScenario, profilePath }] = await Promise.all([
+    import('../sim/cells.js'),
+    import('../sim/scenario/load.js'),
+  ]);
+  const cells = await startCells({
+    scenario: await loadScenario(profilePath('cells')),
+    stateDir: resolve(stateDir, 'cells'),
+    log: (m) => console.log(`  embedded cells: ${m}`),
+  });
+  console.log(
+    `embedded core + ${cells.cellContexts.length} worker cells ready, kubeconfig: ${cells.kubeconfigPath} (contexts ${[cells.coreContext, ...cells.cellContexts].join(', ')})`,
+  );
+  return {
+    kubeconfigPath: cells.kubeconfigPath,
+    // the worker cells first: the console opens on the first, which has nodes to show
+    contexts: [...cells.cellContexts, cells.coreContext],
+    protection: {
+      core: cells.coreContext,
+      cells: cells.cellContexts.map((c) => ({ id: c, context: c })),
+    },
+    stop: () => cells.stop(),
+  };
+}
+
+/** --kubeconfig, else $KUBECONFIG (all its files, merged), else the config file's, relative to that file. */
 function chosenKubeconfig(opts: CliOptions, config: PalisadeConfig, configFile?: string) {
-  const given = opts.kubeconfig ?? process.env.KUBECONFIG?.split(':').find(Boolean);
-  if (given) return given;
+  const given = opts.kubeconfig ?? process.env.KUBECONFIG;
+  if (given?.split(delimiter).some(Boolean))
+    return given
+      .split(delimiter)
+      .filter(Boolean)
+      .map((f) => resolve(f))
+      .join(delimiter);
   const fromFile = config.kubeconfig?.replace(/^~(?=$|\/)/, homedir());
   return fromFile && resolve(configFile ? dirname(configFile) : '.', fromFile);
 }
@@ -96,10 +137,14 @@ async function main() {
   if (configFile) console.log(`  config: ${configFile}`);
   const explicit = chosenKubeconfig(opts, config, configFile);
   const embedded = explicit ? undefined : await startEmbedded(opts['state-dir'], opts.scenario);
-  const kubeconfigPath = resolve(explicit ?? embedded!.kubeconfigPath);
+  const kubeconfigPath = explicit ?? resolve(embedded!.kubeconfigPath);
   const clusters = await clustersFromKubeconfig(kubeconfigPath, {
-    // the embedded kubeconfig has one context: the file's list is for real kubeconfigs
-    contexts: embedded ? opts.context : contextsToShow(config, opts.context),
+    // the embedded kubeconfig has its own contexts: the file's list is for real kubeconfigs
+    contexts: embedded
+      ? opts.context.length
+        ? opts.context
+        : embedded.contexts
+      : contextsToShow(config, opts.context),
     modeOf: (context) => modeOf(config, context, opts['read-only']),
   });
   const console_ = await startConsole({
@@ -108,7 +153,7 @@ async function main() {
     host: opts.host,
     log: (m) => console.log(m),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
-    protection: config.protection ?? (embedded ? {} : undefined),
+    protection: config.protection ?? embedded?.protection,
   });
   for (const c of clusters)
     console.log(

@@ -1,8 +1,13 @@
-// `npm run cluster -- [--port N] [--kubeconfig PATH] [--profile demo|tiny|scale] [--scenario FILE] [--api-only]`:
+// `npm run cluster -- [--port N] [--kubeconfig PATH] [--context NAME] [--profile demo|tiny|scale] [--scenario FILE] [--api-only]`:
 // start the embedded cluster, write its kubeconfig (and infra.json beside it), and
-// run until SIGINT/SIGTERM.
-import { resolve } from 'node:path';
+// run until SIGINT/SIGTERM. --context names the kubeconfig's context (and its cluster and
+// user), so that several clusters' kubeconfigs merge: KUBECONFIG=core:cell-a:cell-b.
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import YAML from 'yaml';
 import { z } from 'zod';
+import { type KubeconfigDoc, renameSingleContext } from '../lib/kube/kubeconfigDoc.js';
+import { writeKubeconfig } from './apiserver/kubeconfig.js';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { startApiServer } from './apiserver/index.js';
 import { startEmbeddedCluster } from './cluster.js';
@@ -18,12 +23,22 @@ const cliOptions = z.object({
     .default('demo'),
   scenario: z.string().min(1).optional(),
   'api-only': z.boolean().default(false),
+  context: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a lowercase DNS label' })
+    .optional(),
 });
 
+const USAGE_LINE = `usage: npm run cluster -- [--port N] [--kubeconfig PATH] [--context NAME] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`;
+
+/** Give the written kubeconfig's one context (its cluster and user too) the chosen name. */
+async function renameContext(kubeconfigPath: string, context: string) {
+  const doc = YAML.parse(await readFile(kubeconfigPath, 'utf8')) as KubeconfigDoc;
+  await writeKubeconfig(kubeconfigPath, YAML.stringify(renameSingleContext(doc, context)));
+}
+
 function usage(msg: string): never {
-  console.error(
-    `error: ${msg}\nusage: npm run cluster -- [--port N] [--kubeconfig PATH] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`,
-  );
+  console.error(`error: ${msg}\n${USAGE_LINE}`);
   process.exit(2);
 }
 
@@ -36,6 +51,7 @@ function parse() {
       profile: { type: 'string' },
       scenario: { type: 'string' },
       'api-only': { type: 'boolean' },
+      context: { type: 'string' },
     },
     cliOptions,
   );
@@ -58,13 +74,16 @@ async function main() {
       scenario,
       port: opts.port,
       kubeconfigPath,
+      // a named context's infrastructure file is infra-<context>.json, so that several lie side by side
+      infraFile: opts.context ? join(dirname(kubeconfigPath), `infra-${opts.context}.json`) : undefined,
       log: (m) => console.log(`  ${m}`),
     });
     console.log(`embedded cluster ready: ${cluster.apiserver.url} (scenario ${scenario.name})`);
     console.log(`infrastructure control API: ${cluster.infraApi.url} (token in ${cluster.infraFile})`);
     stop = () => cluster.stop();
   }
-  console.log(`kubeconfig: ${kubeconfigPath}`);
+  if (opts.context) await renameContext(kubeconfigPath, opts.context);
+  console.log(`kubeconfig: ${kubeconfigPath}${opts.context ? ` (context ${opts.context})` : ''}`);
   console.log(`try: kubectl --kubeconfig ${kubeconfigPath} get nodes   |   npm run infra -- status`);
   let stopping = false;
   const onSignal = async (signal: string) => {

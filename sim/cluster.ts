@@ -40,6 +40,8 @@ export interface EmbeddedClusterOptions {
   workloads?: boolean;
   /** folder of CRDs to install at start (default deploy/crds/), or false for none */
   crdDir?: string | false;
+  /** where to write the infrastructure file (default: infra.json beside the kubeconfig) */
+  infraFile?: string;
   log?: (msg: string) => void;
 }
 
@@ -68,7 +70,7 @@ export function infraFileFor(kubeconfigPath: string): string {
 /** workloads created at once: enough to hide round trips, few enough not to flood the API */
 const CREATE_CONCURRENCY = 16;
 
-async function createAll(kc: k8s.KubeConfig, objects: k8s.KubernetesObject[]) {
+export async function createAll(kc: k8s.KubeConfig, objects: k8s.KubernetesObject[]) {
   shareConnections(kc);
   const api = k8s.KubernetesObjectApi.makeApiClient(kc);
   let next = 0;
@@ -133,8 +135,8 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
 
   const infraApi = await startInfraApi(infra, [checker, protection], opts.infraPort);
   let infraFile: string | undefined;
-  if (opts.kubeconfigPath) {
-    infraFile = infraFileFor(opts.kubeconfigPath);
+  if (opts.infraFile || opts.kubeconfigPath) {
+    infraFile = opts.infraFile ?? infraFileFor(opts.kubeconfigPath!);
     await writeFile(
       infraFile,
       JSON.stringify({ url: infraApi.url, token: infraApi.token, scenario: s.name }, null, 2),

@@ -36,11 +36,26 @@ export class InfraError extends Error {
 
 const infraFile = z.object({ url: z.string().url(), token: z.string().min(1) });
 
-/** The infra.json `npm run cluster` writes beside its kubeconfig, if there is one. */
-export async function readInfraFile(kubeconfigPath: string): Promise<InfraEndpoint | undefined> {
+/** The context `npm run cluster` writes by default; its infra file is plain infra.json. */
+const DEFAULT_EMBEDDED_CONTEXT = 'palisade-embedded';
+
+/** The infrastructure file for an embedded cluster's context, beside its kubeconfig. */
+export function infraFileName(context: string): string {
+  return context === DEFAULT_EMBEDDED_CONTEXT ? 'infra.json' : `infra-${context}.json`;
+}
+
+/**
+ * The infra file `npm run cluster` (or `--scenario cells`) writes beside its kubeconfig for
+ * this context, if there is one: infra.json for palisade-embedded, infra-<context>.json for a
+ * named one. Real clusters have none, so nothing is found for them.
+ */
+export async function readInfraFile(
+  kubeconfigPath: string,
+  context: string = DEFAULT_EMBEDDED_CONTEXT,
+): Promise<InfraEndpoint | undefined> {
   try {
     const parsed = infraFile.safeParse(
-      JSON.parse(await readFile(join(dirname(kubeconfigPath), 'infra.json'), 'utf8')),
+      JSON.parse(await readFile(join(dirname(kubeconfigPath), infraFileName(context)), 'utf8')),
     );
     return parsed.success ? parsed.data : undefined;
   } catch {

@@ -1,7 +1,10 @@
 // Turns a kubeconfig file and the chosen contexts into cluster specs, with startup
 // errors that name the file and say what is wrong with it.
 import { readFile } from 'node:fs/promises';
+import { delimiter } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import YAML from 'yaml';
+import { type KubeconfigDoc, mergeKubeconfigs } from '../../lib/kube/kubeconfigDoc.js';
 import type { ClusterMode } from '../config/schema.js';
 import type { ClusterSpec } from './connection.js';
 import { readInfraFile } from './infra.js';
@@ -56,8 +59,44 @@ export interface LoadOptions {
   modeOf?: (context: string) => ClusterMode;
 }
 
+/**
+ * One file's text, or several (`a:b:c`, as in $KUBECONFIG) merged the way kubectl merges
+ * them: the first to name a context, cluster or user wins.
+ */
+async function readKubeconfigs(path: string): Promise<string> {
+  const files = path.split(delimiter).filter(Boolean);
+  if (files.length <= 1) return readKubeconfig(path);
+  const docs: KubeconfigDoc[] = [];
+  for (const f of files) {
+    const text = await readKubeconfig(f);
+    try {
+      docs.push((YAML.parse(text) ?? {}) as KubeconfigDoc);
+    } catch (e) {
+      throw new StartupError(`kubeconfig ${f} is not valid: ${(e as Error).message}`);
+    }
+  }
+  return YAML.stringify(mergeKubeconfigs(docs));
+}
+
+function contextNames(text: string): string[] {
+  try {
+    return ((YAML.parse(text) as KubeconfigDoc)?.contexts ?? []).map((c) => c.name);
+  } catch {
+    return [];
+  }
+}
+
+/** Which of the files (a:b:c) defines this context first: its infra file lies beside it. */
+async function fileDefining(path: string, context: string): Promise<string> {
+  const files = path.split(delimiter).filter(Boolean);
+  if (files.length <= 1) return path;
+  for (const f of files)
+    if (contextNames(await readFile(f, 'utf8').catch(() => '')).includes(context)) return f;
+  return files[0];
+}
+
 export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {}): Promise<ClusterSpec[]> {
-  const text = await readKubeconfig(path);
+  const text = await readKubeconfigs(path);
   const kc = parseKubeconfig(path, text);
   const known = kc.getContexts().map((c) => c.name);
   const wanted = opts.contexts?.length ? opts.contexts : [kc.getCurrentContext() || known[0]];
@@ -73,8 +112,8 @@ export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {
     own.setCurrentContext(context);
     if (!own.getCurrentCluster())
       throw new StartupError(`kubeconfig ${path}: context "${context}" names no cluster`);
-    // ground truth only for the embedded cluster, found by its context and infra.json
-    const infra = context === EMBEDDED_CONTEXT ? await readInfraFile(path) : undefined;
+    // ground truth only for embedded clusters, found by the infra file beside their kubeconfig
+    const infra = await readInfraFile(await fileDefining(path, context), context);
     specs.push({
       id: clusterId(context, taken),
       context,

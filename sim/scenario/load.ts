@@ -6,7 +6,9 @@ import YAML from 'yaml';
 import { type Scenario, scenarioSchema } from './schema.js';
 
 export const builtinProfiles = ['demo', 'tiny', 'scale'] as const;
-export type ProfileName = (typeof builtinProfiles)[number];
+/** scenarios that need more than one cluster (`npm start -- --scenario cells`) */
+export const multiClusterProfiles = ['cells'] as const;
+export type ProfileName = (typeof builtinProfiles)[number] | (typeof multiClusterProfiles)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
 
