@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'server/**/*.test.ts'],
+          include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', 'node_modules/**'],
         },
       },

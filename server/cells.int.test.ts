@@ -158,20 +158,28 @@ describe('three api-only clusters, merged kubeconfigs, palisade.yaml', () => {
           },
         });
       }
-    await eventually(async () => {
-      const p = await protector(kube.core.custom, ns, 'web');
-      expect(p.status?.cells?.map((c) => c.cellID).sort()).toEqual(['cell-a', 'cell-b']);
-      expect(p.status?.summary?.aggregatedAvailableReplicas).toBe(4);
-      return true;
-    }, 'both cells aggregated', 30_000);
+    await eventually(
+      async () => {
+        const p = await protector(kube.core.custom, ns, 'web');
+        expect(p.status?.cells?.map((c) => c.cellID).sort()).toEqual(['cell-a', 'cell-b']);
+        expect(p.status?.summary?.aggregatedAvailableReplicas).toBe(4);
+        return true;
+      },
+      'both cells aggregated',
+      30_000,
+    );
 
     expect((await deleteRefusal(kube['cell-a'].core, ns, 'web-0')).code).toBe(200);
     // the first deletion spends the only spare replica: once aggregated, cell-b is at the floor
-    await eventually(async () => {
-      const p = await protector(kube.core.custom, ns, 'web');
-      expect(p.status?.summary?.aggregatedAvailableReplicas).toBe(3);
-      return true;
-    }, 'the deletion aggregated', 30_000);
+    await eventually(
+      async () => {
+        const p = await protector(kube.core.custom, ns, 'web');
+        expect(p.status?.summary?.aggregatedAvailableReplicas).toBe(3);
+        return true;
+      },
+      'the deletion aggregated',
+      30_000,
+    );
     expect(await deleteRefusal(kube['cell-b'].core, ns, 'web-1')).toEqual({
       code: 429,
       message:
@@ -202,20 +210,24 @@ describe('npm start -- --scenario cells', () => {
     const clusters = (await trpc('clusters.list')) as { id: string; embedded?: boolean }[];
     expect(clusters.map((c) => c.id)).toEqual(['cell-a', 'cell-b', 'core']);
     expect(clusters.map((c) => !!c.embedded)).toEqual([true, true, false]);
-    await eventually(async () => {
-      const list = await trpc('protection.list');
-      expect(list.core.context).toBe('core');
-      expect(list.cells.map((c: { id: string }) => c.id)).toEqual(['cell-a', 'cell-b']);
-      const checkout = list.protectors.find((p: { name: string }) => p.name === 'deployment-checkout');
-      // 8 replicas, 25% maxUnavailable rounded down: floor 6; 4 pods in each cell
-      expect(checkout).toMatchObject({ minAvailable: 6, aggregated: 8, total: 8 });
-      expect(checkout.cells.map((c: { id: string; total: number }) => [c.id, c.total])).toEqual([
-        ['cell-a', 4],
-        ['cell-b', 4],
-      ]);
-      const db = list.protectors.find((p: { name: string }) => p.name === 'statefulset-orders-db');
-      expect(db).toMatchObject({ minAvailable: 3, aggregated: 4 });
-      return true;
-    }, 'protectors over both cells', 60_000);
+    await eventually(
+      async () => {
+        const list = await trpc('protection.list');
+        expect(list.core.context).toBe('core');
+        expect(list.cells.map((c: { id: string }) => c.id)).toEqual(['cell-a', 'cell-b']);
+        const checkout = list.protectors.find((p: { name: string }) => p.name === 'deployment-checkout');
+        // 8 replicas, 25% maxUnavailable rounded down: floor 6; 4 pods in each cell
+        expect(checkout).toMatchObject({ minAvailable: 6, aggregated: 8, total: 8 });
+        expect(checkout.cells.map((c: { id: string; total: number }) => [c.id, c.total])).toEqual([
+          ['cell-a', 4],
+          ['cell-b', 4],
+        ]);
+        const db = list.protectors.find((p: { name: string }) => p.name === 'statefulset-orders-db');
+        expect(db).toMatchObject({ minAvailable: 3, aggregated: 4 });
+        return true;
+      },
+      'protectors over both cells',
+      60_000,
+    );
   }, 90_000);
 });

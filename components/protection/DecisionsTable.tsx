@@ -3,9 +3,24 @@ import type { Decision } from './types';
 
 const HEAD = ['Time', 'Pod', 'Result', 'Code', 'Message', 'Requester', 'Dry run'];
 
+/**
+ * Row keys: a storm brings several decisions for one pod in the same millisecond, and
+ * React mixes up rows with equal keys (stale rows stay on screen), so repeats are numbered.
+ */
+function rowKeys(decisions: readonly Decision[]): string[] {
+  const seen = new Map<string, number>();
+  return decisions.map((d) => {
+    const base = `${d.at}-${d.podUid}-${d.dryRun}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return `${base}-${n}`;
+  });
+}
+
 /** The webhook's recent decisions for this protector, newest first. */
 export function DecisionsTable({ decisions }: { decisions: readonly Decision[] }) {
   if (decisions.length === 0) return <p className="text-sm text-dim">No admission decision yet.</p>;
+  const keys = rowKeys(decisions);
   return (
     <div className="max-h-80 overflow-auto">
       <table aria-label="Recent decisions" className="w-full text-sm">
@@ -19,8 +34,8 @@ export function DecisionsTable({ decisions }: { decisions: readonly Decision[] }
           </tr>
         </thead>
         <tbody>
-          {decisions.map((d) => (
-            <tr key={`${d.at}-${d.podUid}-${d.dryRun}`} className="border-t border-line align-top">
+          {decisions.map((d, i) => (
+            <tr key={keys[i]} className="border-t border-line align-top">
               <td className="py-1 pr-3 font-mono tabular-nums">{formatClock(d.at)}</td>
               <td className="pr-3 font-mono">{d.pod}</td>
               <td className={`pr-3 font-semibold ${d.allowed ? 'text-ok' : 'text-crit'}`}>
