@@ -53,3 +53,36 @@ test('a protector page shows cells, history, and a dry-run preview that admits',
   await expect(preview).toContainText('dry run');
   await page.screenshot({ path: test.info().outputPath('protector.png'), fullPage: true });
 });
+
+test('the map counts the protectors and marks the nodes that run protected pods', async ({ page }) => {
+  const pod = await readyCheckoutPod(core());
+  await page.goto('/');
+  await expect(page.getByTestId('summary-protectors')).toContainText('2 protectors', { timeout: 30_000 });
+  await expect(page.getByTestId('summary-protectors')).toContainText('at or below floor');
+  // the checkout pod's node tile counts it among its protected pods and says so to screen readers
+  const tile = page.getByTestId(`node-tile-${pod.spec!.nodeName}`);
+  await expect(tile.getByTestId('node-protected')).toBeVisible();
+  await expect(tile).toHaveAttribute('aria-label', /protected pods? \(.*shop\/deployment-checkout/);
+  await tile.click();
+  const panel = page.getByRole('complementary', { name: `Node ${pod.spec!.nodeName}` });
+  await expect(panel.getByRole('link', { name: 'deployment-checkout' }).first()).toBeVisible();
+});
+
+test('the pods list filters to protected pods and the pod page previews its deletion', async ({ page }) => {
+  test.setTimeout(60_000);
+  const pod = await readyCheckoutPod(core());
+  await page.goto('/pods');
+  await page.getByRole('checkbox', { name: 'protected only' }).check();
+  const table = page.getByRole('table', { name: 'Pods' });
+  const row = table.getByRole('row').filter({ hasText: pod.metadata!.name! });
+  await expect(row.getByRole('link', { name: 'deployment-checkout' })).toBeVisible({ timeout: 30_000 });
+  await expect(table.getByRole('row').filter({ hasText: 'storefront-' })).toHaveCount(0);
+
+  await row.getByRole('link', { name: pod.metadata!.name! }).click();
+  const card = page.getByRole('region', { name: 'Deletion protection' });
+  await expect(card.getByRole('link', { name: 'shop/deployment-checkout' })).toBeVisible();
+  await card.getByRole('button', { name: 'Would deleting this pod be admitted?' }).click();
+  await expect(card.getByRole('status', { name: 'Preview result' })).toContainText('Admitted');
+  // a dry run: the pod is still there
+  await core().readNamespacedPod({ namespace: 'shop', name: pod.metadata!.name! });
+});

@@ -130,7 +130,7 @@ export const NodeTile = memo(function NodeTile({
         {guard.count > 0 && (
           <span
             data-testid="node-protected"
-            className="ml-auto flex shrink-0 items-center gap-px text-[10px] text-info tabular-nums"
+            className="ml-auto flex shrink-0 items-center gap-px self-center text-[10px] leading-none text-info tabular-nums"
           >
             <ShieldIcon />
             {guard.count}
