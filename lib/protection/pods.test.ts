@@ -9,9 +9,32 @@ const pod = (over: Record<string, unknown> = {}) =>
     spec: { nodeName: 'n1', containers: [] },
     status: {
       phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(T - 10_000) }],
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: new Date(T - 20_000) },
+        { type: 'Ready', status: 'True', lastTransitionTime: new Date(T - 10_000) },
+      ],
     },
   } as never);
+
+describe('podFacts: scheduled is the PodScheduled condition, as in Podseidon', () => {
+  const facts = (nodeName: string | undefined, podScheduled: string | undefined) =>
+    podFacts({
+      metadata: { uid: 'u', name: 'p', namespace: 'n' },
+      spec: { nodeName, containers: [] },
+      status: {
+        phase: 'Pending',
+        conditions: podScheduled ? [{ type: 'PodScheduled', status: podScheduled }] : [],
+      },
+    } as never).scheduled;
+  it.each([
+    ['condition True, no node (a fixture pod no scheduler takes)', undefined, 'True', true],
+    ['condition True and a node', 'n1', 'True', true],
+    ['condition False (unschedulable)', undefined, 'False', false],
+    ['a node but no condition yet', 'n1', undefined, false],
+  ])('%s', (_n, node, cond, want) => {
+    expect(facts(node, cond)).toBe(want);
+  });
+});
 
 describe('podHealth', () => {
   it.each([
@@ -43,18 +66,26 @@ describe('criterionOf', () => {
   it.each([
     [undefined, undefined, 'Available'],
     [{ [key]: 'Ready' }, undefined, 'Ready'],
-    [{ [key]: 'running' }, undefined, 'Running'],
+    [{ [key]: 'Running' }, undefined, 'Running'],
     [{ [key]: 'Ready' }, { [key]: 'Scheduled' }, 'Scheduled'],
   ])('pod %j eviction %j -> %s', (podAnn, evAnn, want) => {
     expect(criterionOf(podAnn, evAnn)).toEqual({ ok: true, criterion: want });
   });
-  it('names a bad value', () => {
-    const r = criterionOf({ [key]: 'Alive' });
-    expect(r.ok).toBe(false);
-    expect(!r.ok && r.error).toContain('"Alive"');
+  it.each([['Alive'], ['running'], [' Ready'], ['']])(
+    'judges an unknown value %j as Available (the strictest), with a warning naming it',
+    (v) => {
+      const r = criterionOf({ [key]: v });
+      expect(r).toMatchObject({ ok: true, criterion: 'Available' });
+      expect(r.ok && r.warning).toContain(JSON.stringify(v));
+    },
+  );
+  it('an unknown value on the Eviction does not fall back to the pod', () => {
+    expect(criterionOf({ [key]: 'Running' }, { [key]: 'Alive' })).toMatchObject({ criterion: 'Available' });
   });
-  it('force delete annotation', () => {
+  it('force delete annotation: present with any value', () => {
     expect(isForceDelete({ 'podseidon.kubewharf.io/force-delete': 'true' })).toBe(true);
+    expect(isForceDelete({ 'podseidon.kubewharf.io/force-delete': '' })).toBe(true);
+    expect(isForceDelete({ 'podseidon.kubewharf.io/force-delete': 'false' })).toBe(true);
     expect(isForceDelete({})).toBe(false);
   });
 });

@@ -10,6 +10,9 @@ const ms = (t: Date | string | undefined | null) => (t ? new Date(t).getTime() :
 export function podFacts(p: k8s.V1Pod): PodFacts {
   const ready = p.status?.conditions?.find((c) => c.type === 'Ready');
   const isReady = ready?.status === 'True';
+  // as Podseidon: scheduled means the PodScheduled condition is True (the scheduler, or the
+  // kubelet for a pod created with its node set, writes it), not merely a nodeName
+  const scheduled = p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'True');
   return {
     uid: p.metadata?.uid ?? '',
     namespace: p.metadata?.namespace ?? '',
@@ -18,7 +21,7 @@ export function podFacts(p: k8s.V1Pod): PodFacts {
     annotations: p.metadata?.annotations ?? {},
     terminating: !!p.metadata?.deletionTimestamp,
     finished: p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed',
-    scheduled: !!p.spec?.nodeName,
+    scheduled: !!scheduled,
     running: p.status?.phase === 'Running',
     // a Ready condition without a transition time has been ready for as long as we know
     readySince: isReady ? (ms(ready?.lastTransitionTime) ?? 0) : undefined,
@@ -35,15 +38,23 @@ export function podHealth(p: PodFacts, minReadySeconds: number, now: number): Po
   };
 }
 
-export type CriterionChoice = { ok: true; criterion: Criterion } | { ok: false; error: string };
+export type CriterionChoice =
+  | { ok: true; criterion: Criterion; warning?: string }
+  | { ok: false; error: string };
 
+/**
+ * The value as Podseidon reads it: exactly Scheduled, Running or Ready picks that count;
+ * anything else (Available, a typo, another case) is Available, the strictest criterion, so a
+ * mistyped annotation can only make a deletion harder, never easier. A warning says so.
+ */
 function parseCriterion(v: string | undefined, where: string): CriterionChoice | undefined {
   if (v === undefined) return undefined;
-  const found = CRITERIA.find((c) => c.toLowerCase() === v.trim().toLowerCase());
+  const found = CRITERIA.find((c) => c === v);
   if (found) return { ok: true, criterion: found };
   return {
-    ok: false,
-    error: `${where} annotation ${ANNOTATIONS.healthCriterion}: unknown health criterion ${JSON.stringify(v)}, expected one of ${CRITERIA.join(', ')}`,
+    ok: true,
+    criterion: 'Available',
+    warning: `${where} annotation ${ANNOTATIONS.healthCriterion}: unknown health criterion ${JSON.stringify(v)} (expected one of ${CRITERIA.join(', ')}): judged as Available`,
   };
 }
 
@@ -60,5 +71,6 @@ export function criterionOf(
   );
 }
 
+/** As Podseidon: the annotation's presence, whatever its value, forces the deletion. */
 export const isForceDelete = (annotations: Record<string, string> | undefined) =>
-  annotations?.[ANNOTATIONS.forceDelete] !== undefined && annotations[ANNOTATIONS.forceDelete] !== 'false';
+  annotations?.[ANNOTATIONS.forceDelete] !== undefined;

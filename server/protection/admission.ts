@@ -111,6 +111,8 @@ export class Admission {
         message: choice.error,
         protectors: keys,
       });
+    // an unknown criterion is judged as Available; the caller is told why
+    const warnings = choice.warning ? [choice.warning] : [];
     const force = isForceDelete(pod.metadata?.annotations);
     const now = Date.now();
     const requests = entries.map((e) => ({
@@ -121,28 +123,34 @@ export class Admission {
         podUid: facts.uid,
         podName: facts.name,
         at: now,
-        dryRun: input.dryRun || force,
+        // a forced deletion happens: what the quota admits is booked like any other
+        // deletion (as Podseidon does), or a second deletion could spend it again
+        dryRun: input.dryRun,
         criterion: choice.criterion,
         health: podHealth(facts, e.protector.spec.minReadySeconds, now),
       } satisfies AdmitRequest,
     }));
     const verdicts = await Promise.all(
-      requests.map((r) =>
-        r.req.dryRun ? this.judgeDry(r.key, r.req) : this.batch.submit(r.key, r.req, input.deadline),
-      ),
+      requests.map((r) => {
+        if (r.req.dryRun) return this.judgeDry(r.key, r.req);
+        const booked = this.batch.submit(r.key, r.req, input.deadline);
+        // a forced deletion is never refused, not even for an error
+        return force ? booked.catch(() => this.judgeDry(r.key, r.req)) : booked;
+      }),
     );
     const refusal = verdicts.findIndex((v) => !allowed(v));
     if (refusal < 0)
       return this.record(
         input,
         facts,
-        { allowed: true, protectors: keys },
+        { allowed: true, protectors: keys, ...(warnings.length && { warnings }) },
         force ? 'force-delete' : undefined,
       );
-    // one protector said no: take back what the others reserved
+    // one protector said no: take back what the others reserved (not when forced: the
+    // pod goes anyway, so those reservations stand)
     await Promise.all(
       verdicts.map((v, i) =>
-        v === 'Ok' && !requests[i].req.dryRun
+        v === 'Ok' && !requests[i].req.dryRun && !force
           ? this.batch
               .submit(
                 requests[i].key,
@@ -166,12 +174,15 @@ export class Admission {
         {
           allowed: true,
           protectors: keys,
-          warnings: [`${answer.message} (allowed: the pod carries podseidon.kubewharf.io/force-delete)`],
+          warnings: [
+            ...warnings,
+            `${answer.message} (allowed: the pod carries podseidon.kubewharf.io/force-delete)`,
+          ],
         },
         'force-delete',
         answer,
       );
-    return this.record(input, facts, answer);
+    return this.record(input, facts, warnings.length ? { ...answer, warnings } : answer);
   }
 
   /** Dry runs and force-deletes: judged on the freshest copy, nothing written. */
@@ -184,8 +195,10 @@ export class Admission {
   private current(key: string): PodProtector | undefined {
     const fromStore = this.store.get(key)?.protector;
     const mine = this.written.get(key);
-    if (mine && fromStore && mine.metadata.resourceVersion === fromStore.metadata.resourceVersion)
-      this.written.delete(key);
+    // once the informer has our write, or anything after it (the aggregator's next
+    // count), its copy is the fresher one: keeping ours would judge on stale counts
+    // and stale lag for good, since refusals never write and so never conflict
+    if (mine && fromStore && !newerThan(mine, fromStore)) this.written.delete(key);
     return this.written.get(key) ?? fromStore;
   }
 
@@ -272,6 +285,17 @@ export class Admission {
     }
     return answer;
   }
+}
+
+/**
+ * Is `a` a later version than `b`? resourceVersions are etcd revisions (integers) on
+ * real API servers and on the embedded one; for anything else, or equal versions, no —
+ * the informer's copy is used, and a write from an older copy merely conflicts.
+ */
+function newerThan(a: PodProtector, b: PodProtector): boolean {
+  const [x, y] = [a.metadata.resourceVersion, b.metadata.resourceVersion];
+  if (!x || !y || !/^\d+$/.test(x) || !/^\d+$/.test(y)) return false;
+  return BigInt(x) > BigInt(y);
 }
 
 function snapshotOf(p: PodProtector, now: number) {

@@ -10,7 +10,7 @@ import {
   parseLabelSelector,
   matchesRequirements,
 } from '../../lib/kube/labelSelector.js';
-import { aggregate, nextAvailableAt, type PodFacts } from '../../lib/protection/counts.js';
+import { aggregate, type Counts, nextAvailableAt, type PodFacts } from '../../lib/protection/counts.js';
 import { podFacts } from '../../lib/protection/pods.js';
 import {
   cellsOf,
@@ -166,7 +166,7 @@ export class Aggregator {
     const old = before.find((c) => c.id === this.o.cellId);
     const unchanged =
       old &&
-      JSON.stringify(old.counts) === JSON.stringify(mine.counts) &&
+      sameCounts(old.counts, mine.counts) &&
       old.buckets.length === mine.buckets.length &&
       old.lastEventTime !== undefined;
     if (unchanged) return this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'unchanged' });
@@ -186,3 +186,12 @@ export class Aggregator {
     if (outcome === 'conflict' || outcome === 'error') this.enqueue(key, outcome === 'conflict' ? 50 : 1000);
   }
 }
+
+// field by field: the status read back lists the counts in another key order than
+// aggregate() does, and a JSON comparison made every reconcile a write, forever
+const sameCounts = (a: Counts, b: Counts) =>
+  a.total === b.total &&
+  a.scheduled === b.scheduled &&
+  a.running === b.running &&
+  a.ready === b.ready &&
+  a.available === b.available;

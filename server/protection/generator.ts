@@ -56,6 +56,8 @@ export class Generator {
   private readonly custom: k8s.CustomObjectsApi;
   private readonly objects: k8s.KubernetesObjectApi;
   private readonly queue = new Set<string>();
+  /** protector key -> the workload it was generated for */
+  private readonly sources = new Map<string, Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>>();
   private running = false;
   private readonly selector;
   private stopped = false;
@@ -98,13 +100,21 @@ export class Generator {
             this.metrics.generator.inc({ action: 'dangling' });
         },
       });
-    store.onChange((_k, e) => {
+    store.onChange((key, e) => {
       const kind = e?.protector.metadata.labels?.['podseidon.kubewharf.io/source-kind'] as
         | WorkloadKind
         | undefined;
       const name = e?.protector.metadata.labels?.['podseidon.kubewharf.io/source-name'];
-      if (e && kind && name && this.informers[kind])
-        this.enqueue({ kind, namespace: e.protector.metadata.namespace, name });
+      const source =
+        e && kind && name && this.informers[kind]
+          ? { kind, namespace: e.protector.metadata.namespace, name }
+          : undefined;
+      // a removal carries no copy: remember whose protector it was, so a protector
+      // removed by hand (finalizer stripped) is recreated while its workload wants one
+      const target = e ? source : this.sources.get(key);
+      if (e && source) this.sources.set(key, source);
+      else this.sources.delete(key);
+      if (target) this.enqueue(target);
     });
   }
 
