@@ -36,6 +36,17 @@ export type Warnings = string[];
 
 class CallFailure extends Error {}
 
+/**
+ * kube-apiserver keeps its connections to a webhook alive (Go's transport pools them per
+ * host and TLS config); so does this one: Node's agent pools by host, port, servername and
+ * CA. Idle sockets are unref'd and so never hold the process open.
+ */
+const keepAlive = new https.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** a reused idle socket the webhook had already closed: nothing reached it, so try again once */
+const staleSocket = (e: NodeJS.ErrnoException, reused: boolean) =>
+  reused && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
+
 export class WebhookAdmission {
   constructor(private readonly deps: WebhookDeps) {}
 
@@ -103,7 +114,7 @@ export class WebhookAdmission {
     return { url, connectTo };
   }
 
-  private post(w: Webhook, review: object): Promise<any> {
+  private post(w: Webhook, review: object, fresh = false): Promise<any> {
     const timeout = w.timeoutSeconds ?? 10;
     const { url, connectTo } = this.target(w, timeout);
     const shown = `Post "${url.toString()}"`;
@@ -130,7 +141,7 @@ export class WebhookAdmission {
           // the certificate must name the URL's host, not the address we connect to
           checkServerIdentity: (_h: string, cert: tls.PeerCertificate) =>
             tls.checkServerIdentity(url.hostname.replace(/^\[|\]$/g, ''), cert),
-          agent: false,
+          agent: fresh ? false : keepAlive,
         } as https.RequestOptions,
         (res) => {
           const chunks: Buffer[] = [];
@@ -158,6 +169,7 @@ export class WebhookAdmission {
       }, timeout * 1000);
       req.on('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        if (!fresh && staleSocket(e, req.reusedSocket)) return resolve(this.post(w, review, true));
         fail(`failed to call webhook: ${shown}: ${describeNetError(e, host, port)}`);
       });
       req.end(body);
