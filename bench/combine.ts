@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 const SECTIONS = [
   { file: 'bench/cluster/RESULTS.md', marker: 'embedded-cluster-benchmark', title: 'Embedded' },
   { file: 'bench/console/RESULTS.md', marker: 'console-benchmark', title: 'Console' },
+  { file: 'bench/protection/RESULTS.md', marker: 'protection-benchmark', title: 'Deletion' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;

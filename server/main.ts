@@ -118,6 +118,8 @@ async function startCellsScenario(stateDir: string): Promise<Embedded> {
   };
 }
 
+const STOP_GRACE_MS = 10_000;
+
 /** --kubeconfig, else $KUBECONFIG (all its files, merged), else the config file's, relative to that file. */
 function chosenKubeconfig(opts: CliOptions, config: PalisadeConfig, configFile?: string) {
   const given = opts.kubeconfig ?? process.env.KUBECONFIG;
@@ -166,6 +168,12 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping Palisade`);
+    // a cluster that is already gone must not hold the stop up (informers and the webhook's
+    // unregistration retry against it): after a grace period, leave anyway
+    setTimeout(() => {
+      console.error(`${signal}: not stopped after ${STOP_GRACE_MS / 1000}s, exiting anyway`);
+      process.exit(1);
+    }, STOP_GRACE_MS).unref();
     await console_.stop();
     await embedded?.stop();
     process.exit(0);

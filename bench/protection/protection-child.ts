@@ -1,0 +1,112 @@
+// Deletion protection for the storm bench, one component per process as Podseidon deploys
+// them, so the webhook's CPU is the webhook's alone:
+// - `webhook`: the protector store, Admission (RetryBatch) and the HTTPS listener, built
+//   exactly as server/protection/service.ts builds them, and registered on the cluster;
+// - `aggregator`: `startProtection()` with its webhook left unregistered and no generator,
+//   i.e. the aggregator and the update trigger that keep protector status current.
+// Both load the cluster from its kubeconfig file as the console does (clustersFromKubeconfig).
+// The webhook carries the bench's instruments (instrument.ts).
+// Run by bench/protection/run.ts as `node --import tsx bench/protection/protection-child.ts <role> <kubeconfig>`.
+import * as k8s from '@kubernetes/client-node';
+import { clustersFromKubeconfig } from '../../server/kube/kubeconfig.js';
+import { Admission } from '../../server/protection/admission.js';
+import { DecisionLog } from '../../server/protection/decisions.js';
+import { protectionMetrics } from '../../server/protection/metrics.js';
+import { ProtectorStore } from '../../server/protection/protectors.js';
+import { registerWebhook } from '../../server/protection/register.js';
+import { startProtection } from '../../server/protection/service.js';
+import { startWebhook } from '../../server/protection/webhook.js';
+import {
+  byLabel,
+  instrumentWebhook,
+  Profiler,
+  probe,
+  resetProbe,
+  rounds,
+  toggleableAgent,
+  writesBy,
+} from './instrument.js';
+import type { AggregatorStats, WebhookStats } from './protocol.js';
+import { cpuNow, fail, guard, serve } from './serve.js';
+
+async function webhook(kubeconfigPath: string) {
+  instrumentWebhook();
+  const [spec] = await clustersFromKubeconfig(kubeconfigPath);
+  toggleableAgent(spec.kc);
+  const cellId = spec.context;
+  const log = (m: string) => console.error(`[webhook] ${m}`);
+  const metrics = protectionMetrics();
+  const decisions = new DecisionLog();
+  const store = new ProtectorStore(spec.kc, log);
+  store.onChange((key, e) => e && decisions.observe(key, e.protector));
+  store.start();
+  const admission = new Admission(spec.kc, store, metrics, decisions);
+  const cells = new Map([[cellId, { id: cellId, core: spec.kc.makeApiClient(k8s.CoreV1Api) }]]);
+  const server = await startWebhook({ admission, cells, metrics, port: 0, host: '127.0.0.1', log });
+  await store.whenSynced();
+  await registerWebhook(spec.kc, `${server.url}/admission/${encodeURIComponent(cellId)}`, server.caPem);
+  const profiler = new Profiler();
+  serve(
+    {},
+    {
+      profileStart: () => profiler.start(),
+      profileStop: (label) => profiler.stop(String(label)),
+      batching: (on) => (probe.batching = !!on),
+      keepAlive: (on) => (probe.shareAgent = !!on),
+      reset: () => {
+        resetProbe();
+        metrics.statusWrites.reset();
+        metrics.batchSize.reset();
+      },
+      stats: async (): Promise<WebhookStats> => ({
+        cpu: cpuNow(),
+        decisions: probe.decisions,
+        httpMs: probe.httpMs,
+        connections: probe.connections,
+        apiMs: probe.apiMs,
+        statusWrites: await writesBy(metrics, 'webhook'),
+        rounds: await rounds(metrics),
+      }),
+    },
+    async () => {
+      admission.stop();
+      await store.stop();
+      await server.stop();
+    },
+  );
+}
+
+async function aggregator(kubeconfigPath: string) {
+  const clusters = await clustersFromKubeconfig(kubeconfigPath);
+  const p = await startProtection({
+    config: {
+      webhook: { port: 0, host: '127.0.0.1', register: false },
+      generator: { enabled: false, workloadSelector: '' },
+      aggregator: {
+        protectorSelector: '',
+        updateTrigger: { enabled: true, namespace: 'default', intervalMillis: 1000 },
+      },
+    },
+    clusters,
+    log: (m) => console.error(`[aggregator] ${m}`),
+  });
+  serve(
+    {},
+    {
+      reset: () => {
+        p.metrics.statusWrites.reset();
+        p.metrics.reconciles.reset();
+      },
+      stats: async (): Promise<AggregatorStats> => ({
+        cpu: cpuNow(),
+        statusWrites: await writesBy(p.metrics, 'aggregator'),
+        reconciles: await byLabel(p.metrics.reconciles, 'outcome'),
+      }),
+    },
+    () => p.stop(),
+  );
+}
+
+guard();
+const [role, kubeconfigPath] = process.argv.slice(2);
+(role === 'webhook' ? webhook(kubeconfigPath) : aggregator(kubeconfigPath)).catch(fail);
