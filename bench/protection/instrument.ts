@@ -9,7 +9,8 @@ import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { KeepAliveJson } from '../../server/kube/keepAlive.js';
 import { Admission } from '../../server/protection/admission.js';
 import type { ProtectionMetrics } from '../../server/protection/metrics.js';
 import { RetryBatch } from '../../server/protection/retryBatch.js';
@@ -107,22 +108,19 @@ function gateBatching() {
   };
 }
 
+/** The webhook's status reads and writes go through KeepAliveJson (server/kube/keepAlive.ts). */
 function timeApiCalls() {
-  const proto = k8s.CustomObjectsApi.prototype;
-  const timed = <A extends unknown[], R>(f: (...a: A) => Promise<R>, into: number[]) =>
-    async function (this: unknown, ...a: A): Promise<R> {
-      const t0 = performance.now();
-      try {
-        return await f.apply(this, a);
-      } finally {
-        into.push(performance.now() - t0);
-      }
-    };
-  proto.replaceNamespacedCustomObjectStatus = timed(
-    proto.replaceNamespacedCustomObjectStatus,
-    probe.apiMs.write,
-  );
-  proto.getNamespacedCustomObjectStatus = timed(proto.getNamespacedCustomObjectStatus, probe.apiMs.read);
+  const proto = KeepAliveJson.prototype;
+  const request = proto.request;
+  proto.request = async function (this: KeepAliveJson, method, path, body) {
+    const t0 = performance.now();
+    try {
+      return await request.call(this, method, path, body);
+    } finally {
+      if (path.endsWith('/status'))
+        (method === 'GET' ? probe.apiMs.read : probe.apiMs.write).push(performance.now() - t0);
+    }
+  } as typeof proto.request;
 }
 
 /**

@@ -3,7 +3,7 @@
 // error is thrown (the listener turns it into HTTP 500, and failurePolicy Fail keeps the
 // pod). A pod under several protectors goes only if all admit; an admission one of them
 // made is then taken back, so no quota stays half-reserved.
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import {
   allowed,
   type AdmitRequest,
@@ -33,7 +33,7 @@ import type { DecisionLog } from './decisions.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { RetryBatch, type RoundResult } from './retryBatch.js';
-import { writeStatus } from './statusWrite.js';
+import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.js';
 
 export interface AdmissionInput {
   cellId: string;
@@ -70,7 +70,7 @@ export class ProtectorCacheNotSynced extends Error {
 
 export class Admission {
   private readonly batch: RetryBatch<BatchRequest, Verdict>;
-  private readonly custom: k8s.CustomObjectsApi;
+  private readonly status: StatusApi;
   /** our own last successful write per protector: fresher than the informer until it catches up */
   private readonly written = new Map<string, PodProtector>();
 
@@ -81,7 +81,7 @@ export class Admission {
     private readonly decisions: DecisionLog,
     private readonly defaults: HistoryConfig = DEFAULT_HISTORY_CONFIG,
   ) {
-    this.custom = coreKc.makeApiClient(k8s.CustomObjectsApi);
+    this.status = keepAliveStatusApi(coreKc);
     this.batch = new RetryBatch({
       execute: (key, reqs, attempt) => this.round(key, reqs, attempt),
       onRound: (_k, size) => this.metrics.batchSize.observe(size),
@@ -90,6 +90,7 @@ export class Admission {
 
   stop() {
     this.batch.stop();
+    this.status.close?.();
   }
 
   async decide(input: AdmissionInput): Promise<AdmissionAnswer> {
@@ -228,13 +229,7 @@ export class Admission {
   private async read(key: string): Promise<PodProtector | undefined> {
     const [namespace, name] = key.split('/');
     try {
-      const raw = await this.custom.getNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        name,
-      });
+      const raw = await this.status.readStatus(namespace, name);
       const parsed = parseProtector(raw);
       if (!parsed.ok) throw new Error(`PodProtector ${key}: ${parsed.error}`);
       this.written.set(key, parsed.value);
@@ -247,7 +242,7 @@ export class Admission {
 
   private async write(next: PodProtector): Promise<'ok' | 'conflict'> {
     const key = protectorKey(next);
-    const r = await writeStatus(this.custom, this.metrics, 'webhook', next);
+    const r = await writeStatus(this.status, this.metrics, 'webhook', next);
     if (r.outcome === 'gone') throw new Error(`PodProtector ${key} is gone from the API`);
     if (r.outcome === 'conflict') {
       this.written.delete(key);

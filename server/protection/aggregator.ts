@@ -24,7 +24,7 @@ import { GROUP, PLURAL, type PodProtector, protectorKey, VERSION } from '../../l
 import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
-import { writeStatus } from './statusWrite.js';
+import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.js';
 
 export interface AggregatorOptions {
   cellId: string;
@@ -43,7 +43,7 @@ export interface AggregatorOptions {
 export class Aggregator {
   readonly pods: SupervisedInformer<k8s.V1Pod, PodFacts>;
   private readonly byNamespace = new Map<string, Map<string, PodFacts>>();
-  private readonly custom: k8s.CustomObjectsApi;
+  private readonly status: StatusApi;
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly lastRun = new Map<string, number>();
   /** protectors with buckets this cell has not seen yet: re-examined on the next pod event */
@@ -54,7 +54,7 @@ export class Aggregator {
 
   constructor(private readonly o: AggregatorOptions) {
     const core = o.cellKc.makeApiClient(k8s.CoreV1Api);
-    this.custom = o.coreKc.makeApiClient(k8s.CustomObjectsApi);
+    this.status = keepAliveStatusApi(o.coreKc);
     this.selector = parseLabelSelector(o.protectorSelector ?? '');
     this.pods = new SupervisedInformer(o.cellKc, {
       kind: 'pods',
@@ -89,6 +89,7 @@ export class Aggregator {
   }
 
   async stop() {
+    this.status.close?.();
     this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t.timer);
     await this.pods.stop();
@@ -176,7 +177,7 @@ export class Aggregator {
   private async write(key: string, next: PodProtector) {
     let outcome: string;
     try {
-      outcome = (await writeStatus(this.custom, this.o.metrics, 'aggregator', next)).outcome;
+      outcome = (await writeStatus(this.status, this.o.metrics, 'aggregator', next)).outcome;
     } catch (e) {
       this.o.log?.(`aggregator ${this.o.cellId}: ${(e as Error).message}`);
       outcome = 'error';

@@ -18,7 +18,7 @@ import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../
 import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
-import { writeStatus } from './statusWrite.js';
+import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
 
 interface Workload {
   facts: WorkloadFacts;
@@ -202,7 +202,7 @@ export class Generator {
     const kept = removeCells(cells, ids);
     if (kept.length !== cells.length) {
       const body = { ...p, status: { ...(p.status ?? {}), ...statusOf(kept, Date.now()) } };
-      const r = await writeStatus(this.custom, this.metrics, 'generator', body);
+      const r = await writeStatus(clientNodeStatusApi(this.custom), this.metrics, 'generator', body);
       // a stale copy: the queue retries this workload once the informer has the fresh one
       if (r.outcome === 'conflict') throw Object.assign(new Error('conflict'), { code: 409 });
     }

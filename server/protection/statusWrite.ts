@@ -3,26 +3,59 @@
 // or 404 is an answer to handle, anything else is thrown.
 import type * as k8s from '@kubernetes/client-node';
 import { GROUP, PLURAL, type PodProtector, parseProtector, VERSION } from '../../lib/protection/types.js';
+import { KeepAliveJson } from '../kube/keepAlive.js';
 import type { ProtectionMetrics } from './metrics.js';
+
+/** Reads and optimistic writes of a PodProtector's status subresource. */
+export interface StatusApi {
+  readStatus(namespace: string, name: string): Promise<unknown>;
+  replaceStatus(next: PodProtector): Promise<unknown>;
+  close?(): void;
+}
+
+const statusPath = (namespace: string, name: string) =>
+  `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${PLURAL}/${encodeURIComponent(name)}/status`;
+
+/**
+ * The webhook's and the aggregators' status API: on kept-alive connections, since a storm
+ * is a stream of them (see server/kube/keepAlive.ts for why not client-node here).
+ */
+export function keepAliveStatusApi(kc: k8s.KubeConfig): StatusApi {
+  const http = new KeepAliveJson(kc);
+  return {
+    readStatus: (namespace, name) => http.request('GET', statusPath(namespace, name)),
+    replaceStatus: (next) =>
+      http.request('PUT', statusPath(next.metadata.namespace, next.metadata.name), next),
+    close: () => http.close(),
+  };
+}
+
+/** The same through client-node, for writers that write rarely (the generator). */
+export function clientNodeStatusApi(custom: k8s.CustomObjectsApi): StatusApi {
+  const ref = { group: GROUP, version: VERSION, plural: PLURAL };
+  return {
+    readStatus: (namespace, name) => custom.getNamespacedCustomObjectStatus({ ...ref, namespace, name }),
+    replaceStatus: (next) =>
+      custom.replaceNamespacedCustomObjectStatus({
+        ...ref,
+        namespace: next.metadata.namespace,
+        name: next.metadata.name,
+        body: next,
+      }),
+  };
+}
 
 export type StatusWrite = { outcome: 'ok'; written?: PodProtector } | { outcome: 'conflict' | 'gone' };
 
 export async function writeStatus(
-  custom: k8s.CustomObjectsApi,
+  api: StatusApi,
   metrics: ProtectionMetrics,
   writer: 'webhook' | 'aggregator' | 'generator',
   next: PodProtector,
 ): Promise<StatusWrite> {
   const { namespace, name } = next.metadata;
   try {
-    const res = await custom.replaceNamespacedCustomObjectStatus({
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
-      namespace,
-      name,
-      body: next,
-    });
+    const res = await api.replaceStatus(next);
     metrics.statusWrites.inc({ writer, outcome: 'ok' });
     const parsed = parseProtector(res);
     return { outcome: 'ok', ...(parsed.ok ? { written: parsed.value } : {}) };
