@@ -163,13 +163,18 @@ export class WebhookAdmission {
           });
         },
       );
+      let timedOut = false;
       const timer = setTimeout(() => {
+        timedOut = true;
         req.destroy();
         fail(`failed to call webhook: ${shown}: context deadline exceeded`);
       }, timeout * 1000);
       req.on('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        if (!fresh && staleSocket(e, req.reusedSocket)) return resolve(this.post(w, review, true));
+        // the deadline already answered; destroying the request is what raised this
+        if (timedOut) return;
+        if (!fresh && staleSocket(e, req.reusedSocket))
+          return void this.post(w, review, true).then(resolve, reject);
         fail(`failed to call webhook: ${shown}: ${describeNetError(e, host, port)}`);
       });
       req.end(body);
