@@ -62,6 +62,19 @@ function planSpecial(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions): Del
   return { action: 'update' as const, obj: next };
 }
 
+/**
+ * kube-apiserver's BeforeDelete: a pod already terminating whose grace period this DELETE
+ * does not shorten is a pending graceful deletion, answered with the object as it is and
+ * without calling admission (no webhook sees a repeated DELETE; one that shortens the grace,
+ * e.g. --grace-period=0, is admitted as usual).
+ */
+function pendingGraceful(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions): boolean {
+  if (!isPods(r) || !obj.metadata.deletionTimestamp) return false;
+  const current = obj.metadata.deletionGracePeriodSeconds;
+  const shortens = opts.gracePeriodSeconds != null && current != null && opts.gracePeriodSeconds < current;
+  return !shortens;
+}
+
 export function successStatus(r: ResourceInfo, obj: KubeObject): StatusBody {
   const details: NonNullable<StatusBody['details']> = {
     name: obj.metadata.name,
@@ -89,21 +102,22 @@ export async function deleteOne(
   for (let attempt = 0; ; attempt++) {
     const current = core.getStored(r, ns, name);
     checkPreconditions(r, name, current.obj, opts.preconditions);
-    const warnings = o.skipAdmission
-      ? []
-      : await core.admit({
-          operation: 'DELETE',
-          resource: r,
-          subresource: '',
-          kind: { group: r.group, version: r.version, kind: r.kind },
-          namespace: current.obj.metadata.namespace,
-          name,
-          object: null,
-          oldObject: current.obj,
-          options: opts as Record<string, unknown>,
-          dryRun: o.dryRun,
-          user: o.user,
-        });
+    const warnings =
+      o.skipAdmission || pendingGraceful(r, current.obj, opts)
+        ? []
+        : await core.admit({
+            operation: 'DELETE',
+            resource: r,
+            subresource: '',
+            kind: { group: r.group, version: r.version, kind: r.kind },
+            namespace: current.obj.metadata.namespace,
+            name,
+            object: null,
+            oldObject: current.obj,
+            options: opts as Record<string, unknown>,
+            dryRun: o.dryRun,
+            user: o.user,
+          });
     const now = core.store.get(core.key(r), current.obj.metadata.namespace, name);
     if (!now) throw errors.notFound(r, name);
     if (now.rv !== current.rv) {

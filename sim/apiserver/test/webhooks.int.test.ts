@@ -243,4 +243,22 @@ describe('validating admission webhooks', () => {
     });
     expect(String(res.headers.warning)).toContain('protected by a PodProtector');
   });
+
+  it('a repeated DELETE of a terminating pod skips admission, unless it shortens the grace period', async () => {
+    await register('deletes');
+    const pod = podSpec('terminating', {
+      spec: { nodeName: 'n1', terminationGracePeriodSeconds: 30 } as never,
+    });
+    await c.core.createNamespacedPod({ namespace: 'wh', body: pod });
+    const deletes = () => hook.reviews.filter((r) => r.request.operation === 'DELETE');
+    await c.core.deleteNamespacedPod({ namespace: 'wh', name: 'terminating' });
+    expect(deletes()).toHaveLength(1);
+    // kube-apiserver answers a pending graceful deletion as it stands: no webhook call
+    const again = await c.core.deleteNamespacedPod({ namespace: 'wh', name: 'terminating' });
+    expect(again.metadata?.deletionGracePeriodSeconds).toBe(30);
+    expect(deletes()).toHaveLength(1);
+    // a shorter grace period is a new deletion decision, and is admitted as one
+    await c.core.deleteNamespacedPod({ namespace: 'wh', name: 'terminating', gracePeriodSeconds: 0 });
+    expect(deletes()).toHaveLength(2);
+  });
 });
