@@ -25,7 +25,7 @@ import { ResourceRegistry } from '../resources/registry.js';
 import { type KubeObject, type ResourceInfo, apiVersionOf, qualifiedResource } from '../resources/types.js';
 import { Store, type Stored } from '../store/store.js';
 import type { WriteOptions, WriteResult } from './context.js';
-import { applyCreateDefaults, tracksGeneration } from './defaults.js';
+import { applyCreateDefaults, labelNamespace, tracksGeneration } from './defaults.js';
 import { shouldRemoveAfterUpdate } from './deletion.js';
 import { writeOptionsForReview } from './dryRun.js';
 import { fieldsOf, supportedFields } from './fields.js';
@@ -330,6 +330,7 @@ export class ApiCore {
     }
     if (om.generation !== undefined && subresource !== 'status' && !sameValue(specOf(obj), specOf(old)))
       m.generation = om.generation + 1;
+    if (subresource === '') labelNamespace(r.kind, r.group, obj);
     return obj;
   }
 

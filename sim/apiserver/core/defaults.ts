@@ -85,11 +85,21 @@ export interface DefaultOptions {
   defaultTolerationSeconds: number;
 }
 
+/**
+ * kube-apiserver labels every namespace with its own name (kubernetes.io/metadata.name), on
+ * create and on every update, so that namespace selectors can pick one namespace by name.
+ */
+export function labelNamespace(kind: string, group: string, o: KubeObject) {
+  if (group !== '' || kind !== 'Namespace' || !o.metadata.name) return;
+  o.metadata.labels = { ...(o.metadata.labels ?? {}), 'kubernetes.io/metadata.name': o.metadata.name };
+}
+
 export function applyCreateDefaults(kind: string, group: string, o: KubeObject, opts: DefaultOptions) {
   const obj = o as Obj;
   if (group === '' && kind === 'Pod') defaultPod(obj, opts);
   else if (group === 'apps') defaultWorkload(obj, kind);
   else if (group === '' && kind === 'Namespace') {
+    labelNamespace(kind, group, o);
     obj.spec = { finalizers: ['kubernetes'], ...(obj.spec ?? {}) };
     obj.status = { phase: 'Active' };
   } else if (group === '' && kind === 'Service') {

@@ -305,4 +305,15 @@ describe('CRUD with client-node', () => {
     );
     expect(bad.code).toBe(400);
   });
+
+  it('labels every namespace with its own name, and keeps the label on updates', async () => {
+    const def = await c.core.readNamespace({ name: 'default' });
+    expect(def.metadata?.labels).toEqual({ 'kubernetes.io/metadata.name': 'default' });
+    await c.core.createNamespace({ body: { metadata: { name: 'labelled', labels: { team: 'sre' } } } });
+    const ns = await c.core.readNamespace({ name: 'labelled' });
+    expect(ns.metadata?.labels).toEqual({ team: 'sre', 'kubernetes.io/metadata.name': 'labelled' });
+    ns.metadata!.labels = { team: 'sre', 'kubernetes.io/metadata.name': 'other' };
+    const updated = await c.core.replaceNamespace({ name: 'labelled', body: ns });
+    expect(updated.metadata?.labels?.['kubernetes.io/metadata.name']).toBe('labelled');
+  });
 });
