@@ -59,13 +59,19 @@ export interface LoadOptions {
   modeOf?: (context: string) => ClusterMode;
 }
 
+interface KubeconfigText {
+  text: string;
+  /** the file that names this context first: its infra file lies beside it */
+  fileOf(context: string): string;
+}
+
 /**
  * One file's text, or several (`a:b:c`, as in $KUBECONFIG) merged the way kubectl merges
  * them: the first to name a context, cluster or user wins.
  */
-async function readKubeconfigs(path: string): Promise<string> {
+async function readKubeconfigs(path: string): Promise<KubeconfigText> {
   const files = path.split(delimiter).filter(Boolean);
-  if (files.length <= 1) return readKubeconfig(path);
+  if (files.length <= 1) return { text: await readKubeconfig(path), fileOf: () => path };
   const docs: KubeconfigDoc[] = [];
   for (const f of files) {
     const text = await readKubeconfig(f);
@@ -75,28 +81,15 @@ async function readKubeconfigs(path: string): Promise<string> {
       throw new StartupError(`kubeconfig ${f} is not valid: ${(e as Error).message}`);
     }
   }
-  return YAML.stringify(mergeKubeconfigs(docs));
-}
-
-function contextNames(text: string): string[] {
-  try {
-    return ((YAML.parse(text) as KubeconfigDoc)?.contexts ?? []).map((c) => c.name);
-  } catch {
-    return [];
-  }
-}
-
-/** Which of the files (a:b:c) defines this context first: its infra file lies beside it. */
-async function fileDefining(path: string, context: string): Promise<string> {
-  const files = path.split(delimiter).filter(Boolean);
-  if (files.length <= 1) return path;
-  for (const f of files)
-    if (contextNames(await readFile(f, 'utf8').catch(() => '')).includes(context)) return f;
-  return files[0];
+  return {
+    text: YAML.stringify(mergeKubeconfigs(docs)),
+    fileOf: (context) =>
+      files[docs.findIndex((d) => d.contexts?.some((c) => c.name === context))] ?? files[0],
+  };
 }
 
 export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {}): Promise<ClusterSpec[]> {
-  const text = await readKubeconfigs(path);
+  const { text, fileOf } = await readKubeconfigs(path);
   const kc = parseKubeconfig(path, text);
   const known = kc.getContexts().map((c) => c.name);
   const wanted = opts.contexts?.length ? opts.contexts : [kc.getCurrentContext() || known[0]];
@@ -113,7 +106,7 @@ export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {
     if (!own.getCurrentCluster())
       throw new StartupError(`kubeconfig ${path}: context "${context}" names no cluster`);
     // ground truth only for embedded clusters, found by the infra file beside their kubeconfig
-    const infra = await readInfraFile(await fileDefining(path, context), context);
+    const infra = await readInfraFile(fileOf(context), context);
     specs.push({
       id: clusterId(context, taken),
       context,

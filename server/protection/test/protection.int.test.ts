@@ -4,27 +4,15 @@
 // Podseidon's messages — for DELETE, eviction and deletecollection; dry runs reserve nothing.
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScenario, tinyDurations } from '../../../sim/test/clusterHarness.js';
+import { startScenario } from '../../../sim/test/clusterHarness.js';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startProtection, type ProtectionService } from '../service.js';
+import { scenario } from './protectionHarness.js';
 
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let protection: ProtectionService;
 let custom: k8s.CustomObjectsApi;
 const ns = 'shop';
-
-const scenario = `
-name: protection-test
-${tinyDurations}
-nodes:
-  cpu: "8"
-  memory: 32Gi
-  pods: 50
-  zones:
-    - name: zone-a
-      racks: [{ name: a1, count: 2 }]
-workloads: []
-`;
 
 async function protectorStatus(name: string) {
   const p = (await custom.getNamespacedCustomObject({
@@ -62,7 +50,7 @@ function deployment(name: string, replicas: number, maxUnavailable: number | str
 }
 
 beforeAll(async () => {
-  cluster = await startScenario(scenario);
+  cluster = await startScenario(scenario('protection-test', 2));
   await cluster.core.createNamespace({ body: { metadata: { name: ns } } });
   custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   protection = await startProtection({
