@@ -23,11 +23,13 @@ const cliOptions = z.object({
   /** embedded cluster only: where its kubeconfig and infra.json go, and which scenario it runs */
   'state-dir': z.string().min(1, 'must not be empty').default('.palisade'),
   scenario: z.string().min(1, 'must not be empty').default('demo'),
+  /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
+  real: z.boolean().default(false),
 });
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -46,6 +48,7 @@ function parse(argv: string[]): CliOptions {
       config: { type: 'string' },
       'state-dir': { type: 'string' },
       scenario: { type: 'string' },
+      real: { type: 'boolean' },
     },
     cliOptions,
   );
@@ -58,9 +61,12 @@ function parse(argv: string[]): CliOptions {
 }
 
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
-async function startEmbedded(stateDir: string, scenario: string): Promise<Embedded> {
+async function startEmbedded(stateDir: string, scenario: string, real: boolean): Promise<Embedded> {
+  if (scenario === 'cells' && real)
+    throw new StartupError('--scenario cells runs on the embedded API servers only; drop --real');
   if (scenario === 'cells') return startCellsScenario(stateDir);
-  const kubeconfigPath = resolve(stateDir, 'kubeconfig');
+  // the real control plane keeps its kubeconfig apart, so both can run side by side
+  const kubeconfigPath = resolve(stateDir, real ? 'real' : '', 'kubeconfig');
   await mkdir(dirname(kubeconfigPath), { recursive: true });
   const running = await runningEmbeddedCluster(kubeconfigPath);
   if (running) {
@@ -74,12 +80,14 @@ async function startEmbedded(stateDir: string, scenario: string): Promise<Embedd
     import('../sim/cluster.js'),
     import('../sim/scenario/load.js'),
   ]);
+  const what = real ? 'real control plane' : 'embedded cluster';
   const cluster = await startEmbeddedCluster({
     scenario: await loadScenario(scenario),
+    backend: real ? 'real' : 'embedded',
     kubeconfigPath,
-    log: (m) => console.log(`  embedded cluster: ${m}`),
+    log: (m) => console.log(`  ${what}: ${m}`),
   });
-  console.log(`embedded cluster ready (${scenario} scenario), kubeconfig: ${kubeconfigPath}`);
+  console.log(`${what} ready (${scenario} scenario), kubeconfig: ${kubeconfigPath}`);
   return { kubeconfigPath, protection: {}, stop: () => cluster.stop() };
 }
 
@@ -138,7 +146,7 @@ async function main() {
   const { config, file: configFile } = await loadConfig(opts.config);
   if (configFile) console.log(`  config: ${configFile}`);
   const explicit = chosenKubeconfig(opts, config, configFile);
-  const embedded = explicit ? undefined : await startEmbedded(opts['state-dir'], opts.scenario);
+  const embedded = explicit ? undefined : await startEmbedded(opts['state-dir'], opts.scenario, opts.real);
   const kubeconfigPath = explicit ?? resolve(embedded!.kubeconfigPath);
   const clusters = await clustersFromKubeconfig(kubeconfigPath, {
     // the embedded kubeconfig has its own contexts: the file's list is for real kubeconfigs

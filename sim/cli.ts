@@ -1,5 +1,6 @@
-// `npm run cluster -- [--port N] [--kubeconfig PATH] [--context NAME] [--profile demo|tiny|scale] [--scenario FILE] [--api-only]`:
-// start the embedded cluster, write its kubeconfig (and infra.json beside it), and
+// `npm run cluster -- [--real] [--port N] [--kubeconfig PATH] [--context NAME] [--profile demo|tiny|scale] [--scenario FILE] [--api-only]`:
+// start the embedded cluster (--real: its simulated nodes and infrastructure on a real etcd,
+// kube-apiserver and kube-controller-manager built by testenv/), write its kubeconfig (and infra.json beside it), and
 // run until SIGINT/SIGTERM. --context names the kubeconfig's context (and its cluster and
 // user), so that several clusters' kubeconfigs merge: KUBECONFIG=core:cell-a:cell-b.
 import { readFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { type KubeconfigDoc, renameSingleContext } from '../lib/kube/kubeconfigD
 import { writeKubeconfig } from './apiserver/kubeconfig.js';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { startApiServer } from './apiserver/index.js';
+import { startRealControlPlane } from './real/controlPlane.js';
 import { startEmbeddedCluster } from './cluster.js';
 import { builtinProfiles, loadScenario } from './scenario/load.js';
 
@@ -23,13 +25,14 @@ const cliOptions = z.object({
     .default('demo'),
   scenario: z.string().min(1).optional(),
   'api-only': z.boolean().default(false),
+  real: z.boolean().default(false),
   context: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a lowercase DNS label' })
     .optional(),
 });
 
-const USAGE_LINE = `usage: npm run cluster -- [--port N] [--kubeconfig PATH] [--context NAME] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`;
+const USAGE_LINE = `usage: npm run cluster -- [--real] [--port N] [--kubeconfig PATH] [--context NAME] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`;
 
 /** Give the written kubeconfig's one context (its cluster and user too) the chosen name. */
 async function renameContext(kubeconfigPath: string, context: string) {
@@ -51,6 +54,7 @@ function parse() {
       profile: { type: 'string' },
       scenario: { type: 'string' },
       'api-only': { type: 'boolean' },
+      real: { type: 'boolean' },
       context: { type: 'string' },
     },
     cliOptions,
@@ -64,7 +68,19 @@ async function main() {
   const opts = parse();
   const kubeconfigPath = resolve(opts.kubeconfig);
   let stop: () => Promise<void>;
-  if (opts['api-only']) {
+  const backend = opts.real ? 'real' : 'embedded';
+  const what = opts.real ? 'real control plane' : 'embedded cluster';
+  if (opts['api-only'] && opts.real) {
+    const server = await startRealControlPlane({
+      port: opts.port,
+      kubeconfigPath,
+      apiOnly: true,
+      log: (m) => console.log(`  ${m}`),
+    });
+    console.log(`real API server ready (etcd + kube-apiserver; no nodes, no controllers): ${server.url}`);
+    console.log(`  logs: ${server.state}`);
+    stop = () => server.stop();
+  } else if (opts['api-only']) {
     const server = await startApiServer({ port: opts.port, kubeconfigPath });
     console.log(`embedded API server ready (no nodes, no controllers): ${server.url}`);
     stop = () => server.stop();
@@ -72,13 +88,15 @@ async function main() {
     const scenario = await loadScenario(opts.scenario ?? opts.profile);
     const cluster = await startEmbeddedCluster({
       scenario,
+      backend,
       port: opts.port,
       kubeconfigPath,
       // a named context's infrastructure file is infra-<context>.json, so that several lie side by side
       infraFile: opts.context ? join(dirname(kubeconfigPath), `infra-${opts.context}.json`) : undefined,
       log: (m) => console.log(`  ${m}`),
     });
-    console.log(`embedded cluster ready: ${cluster.apiserver.url} (scenario ${scenario.name})`);
+    console.log(`${what} ready: ${cluster.apiserver.url} (scenario ${scenario.name})`);
+    if ('state' in cluster.apiserver) console.log(`  control-plane logs: ${cluster.apiserver.state}`);
     console.log(`infrastructure control API: ${cluster.infraApi.url} (token in ${cluster.infraFile})`);
     stop = () => cluster.stop();
   }
@@ -89,7 +107,7 @@ async function main() {
   const onSignal = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping embedded cluster`);
+    console.log(`${signal}: stopping ${what}`);
     await stop();
     process.exit(0);
   };
@@ -98,6 +116,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(`embedded cluster failed to start: ${(e as Error).message}`);
+  console.error(`cluster failed to start: ${(e as Error).message}`);
   process.exit(1);
 });

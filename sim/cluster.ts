@@ -9,7 +9,9 @@ import { type ApiServer, startApiServer } from './apiserver/index.js';
 import { SafetyChecker } from './checker/checker.js';
 import type { ProtectionChecker } from './checker/protection.js';
 import { watchProtection } from './checker/protectionWatch.js';
-import { allControllers } from './controllers/index.js';
+import { allControllers, controllersBesideRealControlPlane } from './controllers/index.js';
+import { type RealControlPlane, startRealControlPlane } from './real/controlPlane.js';
+import type { Binaries } from './real/binaries.js';
 import { CRD_DIR, installCrds } from './crdInstall.js';
 import {
   type Controller,
@@ -30,8 +32,26 @@ import {
 } from './scenario/build.js';
 import type { Scenario } from './scenario/schema.js';
 
+/**
+ * Which control plane the simulated data plane runs against: the embedded API server with
+ * simulated controllers, or a real etcd + kube-apiserver + kube-controller-manager.
+ */
+export type ClusterBackend = 'embedded' | 'real';
+
+/** PALISADE_CLUSTER=real runs tests and tools against the real control plane */
+export function backendFromEnv(env = process.env): ClusterBackend {
+  const v = env.PALISADE_CLUSTER ?? 'embedded';
+  if (v !== 'embedded' && v !== 'real')
+    throw new Error(`PALISADE_CLUSTER must be "embedded" or "real", not "${v}"`);
+  return v;
+}
+
 export interface EmbeddedClusterOptions {
   scenario: Scenario;
+  /** default: embedded */
+  backend?: ClusterBackend;
+  /** real backend: binaries already built (default: testenv/build.sh finds or builds them) */
+  binaries?: Binaries;
   port?: number;
   kubeconfigPath?: string;
   infraPort?: number;
@@ -46,7 +66,8 @@ export interface EmbeddedClusterOptions {
 }
 
 export interface EmbeddedCluster {
-  apiserver: ApiServer;
+  backend: ClusterBackend;
+  apiserver: ApiServer | RealControlPlane;
   kc: k8s.KubeConfig;
   infra: Infrastructure;
   checker: SafetyChecker;
@@ -91,12 +112,23 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   const log = opts.log ?? (() => undefined);
   const s = opts.scenario;
   const durations = durationsOf(s);
-  const apiserver = await startApiServer({
-    port: opts.port,
-    kubeconfigPath: opts.kubeconfigPath,
-    defaultTolerationSeconds: tolerationSecondsOf(s),
-    serviceHosts: opts.serviceHosts,
-  });
+  const backend = opts.backend ?? 'embedded';
+  const apiserver =
+    backend === 'real'
+      ? await startRealControlPlane({
+          port: opts.port,
+          kubeconfigPath: opts.kubeconfigPath,
+          durations,
+          defaultTolerationSeconds: tolerationSecondsOf(s),
+          binaries: opts.binaries,
+          log,
+        })
+      : await startApiServer({
+          port: opts.port,
+          kubeconfigPath: opts.kubeconfigPath,
+          defaultTolerationSeconds: tolerationSecondsOf(s),
+          serviceHosts: opts.serviceHosts,
+        });
   const kc = new k8s.KubeConfig();
   kc.loadFromString(apiserver.kubeconfig);
   log(`API server ready at ${apiserver.url}`);
@@ -106,7 +138,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   const infra = new Infrastructure();
   const checker = new SafetyChecker(infra.truth);
   const context = makeContext(kc, durations);
-  const controllers = allControllers();
+  const controllers = backend === 'real' ? controllersBesideRealControlPlane() : allControllers();
   for (const c of controllers) c.register(context);
   await context.informers.startAll();
   for (const c of controllers) c.start();
@@ -145,6 +177,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   }
 
   return {
+    backend,
     apiserver,
     kc,
     infra,

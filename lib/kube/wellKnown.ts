@@ -9,3 +9,5 @@ export const LABEL_STS_POD_NAME = 'statefulset.kubernetes.io/pod-name';
 export const LABEL_POD_INDEX = 'apps.kubernetes.io/pod-index';
 export const LABEL_REVISION_HASH = 'controller-revision-hash';
 export const LABEL_POD_TEMPLATE_HASH = 'pod-template-hash';
+/** set by the kubelet at registration: the attach/detach controller manages the node's volumes */
+export const ANN_CONTROLLER_MANAGED_ATTACH = 'volumes.kubernetes.io/controller-managed-attach-detach';

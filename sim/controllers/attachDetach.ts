@@ -19,6 +19,7 @@ import {
   hasTaint,
   nodeReady,
   uniqueVolumeName,
+  volumeHandleOf,
 } from './runtime/conventions.js';
 import { WorkQueue } from './runtime/queue.js';
 import { logFailure, subject, tolerate } from './volumes/common.js';
@@ -79,7 +80,11 @@ export class AttachDetachController implements Controller {
 
   /** The latest detach decision for a volume on a node (for diagnostics and tests). */
   detachVerdict(pv: string, node: string): DetachVerdict | undefined {
-    return this.verdicts.get(attachmentName(pv, node));
+    return this.verdicts.get(this.attachmentOf(pv, node));
+  }
+
+  private attachmentOf(pv: string, node: string) {
+    return attachmentName(volumeHandleOf(this.ctx.informers.pvs.get(pv), pv), node);
   }
 
   private enqueueVolume(pv: string | undefined) {
@@ -249,7 +254,7 @@ export class AttachDetachController implements Controller {
     const body: Attachment = {
       apiVersion: 'storage.k8s.io/v1',
       kind: 'VolumeAttachment',
-      metadata: { name: attachmentName(pv, nodeName) },
+      metadata: { name: this.attachmentOf(pv, nodeName) },
       spec: { attacher: CSI_DRIVER, nodeName, source: { persistentVolumeName: pv } },
     };
     const va = await tolerate(this.ctx.clients.storage.createVolumeAttachment({ body }), [409]);

@@ -1,5 +1,6 @@
 // Every simulated control-plane loop: the stand-ins for kube-scheduler and
-// kube-controller-manager, each an ordinary API client.
+// kube-controller-manager, each an ordinary API client; and the few that still run beside
+// a real kube-controller-manager.
 import { AttachDetachController } from './attachDetach.js';
 import { DeploymentController } from './deployment.js';
 import { DisruptionController } from './disruption.js';
@@ -12,6 +13,7 @@ import type { Controller } from './runtime/context.js';
 import { Scheduler } from './scheduler.js';
 import { StatefulSetController } from './statefulSet.js';
 import { TaintEvictionController } from './taintEviction.js';
+import { CsiAttacher } from './volumes/csiAttacher.js';
 
 export function allControllers(): Controller[] {
   return [
@@ -27,4 +29,14 @@ export function allControllers(): Controller[] {
     new PvBinder(),
     new AttachDetachController(),
   ];
+}
+
+/**
+ * Beside a real kube-controller-manager only what it leaves to others runs: the scheduler,
+ * the simulated CSI driver's provisioner and binder (its PV binder is turned off, see
+ * sim/real/flags.ts), and the driver's external-attacher, which acts on the
+ * VolumeAttachments the real attach/detach controller creates.
+ */
+export function controllersBesideRealControlPlane(): Controller[] {
+  return [new Scheduler(), new PvBinder(), new CsiAttacher()];
 }

@@ -14,7 +14,9 @@ import {
   LABEL_POD_INDEX,
   LABEL_RACK,
   LABEL_ZONE,
+  ANN_CONTROLLER_MANAGED_ATTACH,
   attachmentName,
+  volumeHandleOf,
   controllerOf,
   isTerminal,
   uniqueVolumeName,
@@ -160,6 +162,7 @@ export class SimKubelet {
     if (!this.reachable()) return this.later('register', '', 1_000);
     const s = this.spec;
     const labels = {
+      'kubernetes.io/arch': 'amd64',
       [LABEL_HOSTNAME]: s.name,
       [LABEL_ZONE]: s.zone,
       [LABEL_RACK]: s.rack,
@@ -171,7 +174,8 @@ export class SimKubelet {
       await this.fleet.heartbeatApi.post('/api/v1/nodes', {
         apiVersion: 'v1',
         kind: 'Node',
-        metadata: { name: s.name, labels },
+        // as a real kubelet registers: the attach/detach controller manages this node's volumes
+        metadata: { name: s.name, labels, annotations: { [ANN_CONTROLLER_MANAGED_ATTACH]: 'true' } },
         spec: {},
         status: { capacity, allocatable: capacity },
       });
@@ -380,7 +384,9 @@ export class SimKubelet {
       const pv = this.pvFor(pod, claim);
       if (!pv) return { waiting: `persistentvolumeclaim "${claim}" is not bound` };
       if (pv.spec?.csi?.driver !== CSI_DRIVER) continue;
-      const va = this.fleet.informers.volumeAttachments.get(attachmentName(pv.metadata!.name!, this.name));
+      const va = this.fleet.informers.volumeAttachments.get(
+        attachmentName(volumeHandleOf(pv, pv.metadata!.name!), this.name),
+      );
       if (!va?.status?.attached)
         return { waiting: `waiting for volume "${pv.metadata!.name}" to be attached to ${this.name}` };
     }

@@ -1,7 +1,8 @@
 // Starts a whole embedded cluster (API server, controllers, kubelets, infrastructure)
-// from an inline scenario, for integration tests of the seed 000 / 003 stories.
+// from an inline scenario, for integration tests of the seed 000 / 003 stories; on the
+// real control plane when PALISADE_CLUSTER=real.
 import * as k8s from '@kubernetes/client-node';
-import { type EmbeddedCluster, startEmbeddedCluster } from '../cluster.js';
+import { type EmbeddedCluster, backendFromEnv, startEmbeddedCluster } from '../cluster.js';
 import { parseScenario } from '../scenario/load.js';
 
 export const tinyDurations = `
@@ -24,7 +25,8 @@ export async function startScenario(
   yaml: string,
 ): Promise<EmbeddedCluster & { core: k8s.CoreV1Api; apps: k8s.AppsV1Api; storage: k8s.StorageV1Api }> {
   const scenario = parseScenario(yaml, 'test scenario');
-  const c = await startEmbeddedCluster({ scenario });
+  // PALISADE_CLUSTER=real: the same scenario on etcd + kube-apiserver + kube-controller-manager
+  const c = await startEmbeddedCluster({ scenario, backend: backendFromEnv() });
   return {
     ...c,
     core: c.kc.makeApiClient(k8s.CoreV1Api),

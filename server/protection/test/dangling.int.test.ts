@@ -6,6 +6,7 @@
 // API (finalizer removed, then deleted) is simply gone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { removeFromStorage } from '../../../sim/test/storage.js';
 import { protectorRow } from '../../trpc/protection.js';
 import {
   bufferFull,
@@ -70,9 +71,7 @@ describe('a protector that vanishes without being retired', () => {
   const key = `${ns}/protector`;
 
   it('is reported dangling once it is gone from the API', async () => {
-    const core = env.cluster.apiserver.core;
-    const r = core.registry.lookup(GROUP, VERSION, PLURAL)!;
-    expect(core.store.remove(core.key(r), ns, 'protector')).toBeDefined();
+    expect(await removeFromStorage(env.cluster, GROUP, VERSION, PLURAL, ns, 'protector')).toBe(true);
     await expect(getProtector(env.custom, ns, 'protector')).rejects.toMatchObject({ code: 404 });
     const e = await eventually(
       () => env.protection.store.get(key)?.dangling && env.protection.store.get(key),

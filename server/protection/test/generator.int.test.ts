@@ -8,6 +8,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { removeFromStorage as removeBelowApi } from '../../../sim/test/storage.js';
 import {
   type Env,
   GROUP,
@@ -84,10 +85,8 @@ async function scale(kind: 'Deployment' | 'StatefulSet', name: string, replicas:
 }
 
 /** An etcd-level removal (etcdctl del, a restore from an older backup): no deletionTimestamp, no finalizer honoured. */
-function removeFromStorage(group: string, plural: string, name: string) {
-  const core = env.cluster.apiserver.core;
-  const r = core.registry.lookup(group, 'v1', plural)!;
-  expect(core.store.remove(core.key(r), ns, name)).toBeDefined();
+async function removeFromStorage(group: string, plural: string, name: string) {
+  expect(await removeBelowApi(env.cluster, group, 'v1', plural, ns, name)).toBe(true);
 }
 
 async function generatorActions(action: string) {
@@ -253,7 +252,7 @@ describe('the generator', () => {
 
   it('a workload that vanishes without an API deletion keeps its protector (dangling, counted)', async () => {
     const before = await generatorActions('dangling');
-    removeFromStorage('apps', 'statefulsets', 'db');
+    await removeFromStorage('apps', 'statefulsets', 'db');
     await eventually(async () => (await generatorActions('dangling')) > before, 'the generator notices');
     // the generator is still at work (a new workload gets its protector)...
     await apps().createNamespacedDeployment({ namespace: ns, body: deployment('later', 4) });

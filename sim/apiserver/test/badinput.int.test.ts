@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cluster, raw, startCluster } from './harness.js';
+import { type Cluster, currentRv, raw, startCluster } from './harness.js';
 
 let c: Cluster;
 beforeAll(async () => {
@@ -171,7 +171,7 @@ describe('bad input gets a clear error and changes nothing', () => {
   for (const t of cases) {
     it(t.name, async () => {
       const before = await raw(c, 'GET', '/api/v1/namespaces/default/configmaps/keep');
-      const rv = c.server.core.store.currentRv();
+      const rv = await currentRv(c);
       const res = await raw(c, t.method, t.path, t.body, t.headers);
       expect(res.code).toBe(t.code);
       expect(res.body).toMatchObject({
@@ -182,7 +182,7 @@ describe('bad input gets a clear error and changes nothing', () => {
         code: t.code,
       });
       expect(typeof res.body.message).toBe('string');
-      expect(c.server.core.store.currentRv()).toBe(rv);
+      expect(await currentRv(c)).toBe(rv);
       expect((await raw(c, 'GET', '/api/v1/namespaces/default/configmaps/keep')).text).toBe(before.text);
     });
   }

@@ -1,9 +1,16 @@
-// Test harness: an embedded API server on 127.0.0.1 and client-node clients for it.
+// Test harness: an embedded API server on 127.0.0.1 and client-node clients for it; with
+// PALISADE_CLUSTER=real a real etcd + kube-apiserver + kube-controller-manager instead.
 import * as k8s from '@kubernetes/client-node';
+import { backendFromEnv } from '../../cluster.js';
+import type { Durations } from '../../controllers/runtime/durations.js';
+import { type RealControlPlane, startRealControlPlane } from '../../real/controlPlane.js';
 import { type ApiServer, type ApiServerOptions, startApiServer } from '../index.js';
 
+/** PALISADE_CLUSTER=real: tests run against a real control plane */
+export const onRealControlPlane = backendFromEnv() === 'real';
+
 export interface Cluster {
-  server: ApiServer;
+  server: ApiServer | RealControlPlane;
   kc: k8s.KubeConfig;
   core: k8s.CoreV1Api;
   apps: k8s.AppsV1Api;
@@ -11,8 +18,18 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(opts: ApiServerOptions = {}): Promise<Cluster> {
-  const server = await startApiServer({ watchWindow: 1000, bookmarkIntervalMs: 500, ...opts });
+export interface ClusterOptions extends ApiServerOptions {
+  /** real control plane: the controller manager's node-monitor and detach timings */
+  durations?: Durations;
+}
+
+export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const server = onRealControlPlane
+    ? await startRealControlPlane({
+        durations: opts.durations,
+        defaultTolerationSeconds: opts.defaultTolerationSeconds,
+      })
+    : await startApiServer({ watchWindow: 1000, bookmarkIntervalMs: 500, ...opts });
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
   return {
@@ -114,4 +131,17 @@ export async function raw(
       req.end(body);
     },
   );
+}
+
+/** the embedded API server, for tests that look inside it (skipped on the real one) */
+export function embeddedServer(c: Cluster): ApiServer {
+  if (!('core' in c.server)) throw new Error('this test needs the embedded API server');
+  return c.server;
+}
+
+/** the store's current resourceVersion: the embedded store's counter, or a list's (etcd's revision) */
+export async function currentRv(c: Cluster): Promise<string> {
+  if ('core' in c.server) return String(c.server.core.store.currentRv());
+  const list = await c.core.listNamespacedConfigMap({ namespace: 'default', limit: 1 });
+  return list.metadata!.resourceVersion!;
 }

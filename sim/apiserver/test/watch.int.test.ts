@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cluster, eventually, startCluster } from './harness.js';
+import { type Cluster, currentRv, eventually, startCluster } from './harness.js';
 
 let c: Cluster;
 beforeAll(async () => {
@@ -73,7 +73,7 @@ describe('watch', () => {
     await c.core.createNamespacedConfigMap({ namespace: 'w2', body: cm('sel', { role: 'x' }) });
     const w = record('/api/v1/namespaces/w2/configmaps', {
       labelSelector: 'role=y',
-      resourceVersion: String(c.server.core.store.currentRv()),
+      resourceVersion: await currentRv(c),
     });
     await w.started;
     const patch = (role: string) =>
@@ -110,7 +110,7 @@ describe('watch', () => {
     const w = record('/api/v1/namespaces/w1/configmaps', {
       allowWatchBookmarks: true,
       timeoutSeconds: 1,
-      resourceVersion: String(c.server.core.store.currentRv()),
+      resourceVersion: await currentRv(c),
     });
     await eventually(() => w.isDone(), 'timeout');
     const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');

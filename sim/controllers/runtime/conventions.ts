@@ -1,5 +1,6 @@
 // Names shared by the simulated control plane, the simulated kubelets and the
 // infrastructure. Well-known Kubernetes names where they exist.
+import { createHash } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 
 /** CSI driver name of the simulated storage. PVs it serves carry spec.csi.driver = this. */
@@ -10,9 +11,18 @@ export function uniqueVolumeName(pvName: string): string {
   return `kubernetes.io/csi/${CSI_DRIVER}^${pvName}`;
 }
 
-/** VolumeAttachment name for (pv, node): deterministic, so create is the compare-and-swap. */
-export function attachmentName(pvName: string, nodeName: string): string {
-  return `csi-${pvName}-${nodeName}`.replace(/[^a-z0-9.-]/g, '-').slice(0, 253);
+/**
+ * VolumeAttachment name for a CSI volume on a node, as kube-controller-manager's CSI attacher
+ * names it: csi-<sha256 of volume handle, driver and node>. Deterministic, so create is the
+ * compare-and-swap, and the kubelet finds the attachment whichever controller made it.
+ */
+export function attachmentName(volumeHandle: string, nodeName: string, driver = CSI_DRIVER): string {
+  return `csi-${createHash('sha256').update(`${volumeHandle}${driver}${nodeName}`).digest('hex')}`;
+}
+
+/** the handle the storage knows a PV by (the simulated provisioner uses the PV's name) */
+export function volumeHandleOf(pv: k8s.V1PersistentVolume | undefined, pvName: string): string {
+  return pv?.spec?.csi?.volumeHandle ?? pvName;
 }
 
 export * from '../../../lib/kube/wellKnown.js';

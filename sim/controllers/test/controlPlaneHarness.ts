@@ -7,6 +7,7 @@ import { type Cluster, startCluster } from '../../apiserver/test/harness.js';
 import { type Controller, type ControllerContext, makeContext } from '../runtime/context.js';
 import { type Durations, scaled } from '../runtime/durations.js';
 import { mergePatch } from '../runtime/patches.js';
+import { underTest } from './besideReal.js';
 
 /** Short durations: a silent kubelet is noticed after 1.5 s, looked for every 250 ms. */
 export const fastDurations: Partial<Durations> = {
@@ -130,9 +131,10 @@ export async function startControlPlane(
   durations: Partial<Durations> = {},
   server: ApiServerOptions = {},
 ): Promise<ControlPlane> {
-  const c = await startCluster(server);
   const d = scaled({ ...fastDurations, ...durations });
+  const c = await startCluster({ ...server, durations: d });
   const ctx = makeContext(c.kc, d);
+  controllers = underTest(controllers);
   for (const ctl of controllers) ctl.register(ctx);
   await ctx.informers.startAll();
   for (const ctl of controllers) ctl.start();

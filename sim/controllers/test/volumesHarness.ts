@@ -5,6 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { type Cluster, eventually, startCluster } from '../../apiserver/test/harness.js';
 import { AttachDetachController } from '../attachDetach.js';
+import { underTest } from './besideReal.js';
 import { PvBinder } from '../pvBinder.js';
 import { type ControllerContext, makeContext } from '../runtime/context.js';
 import { CSI_DRIVER, uniqueVolumeName } from '../runtime/conventions.js';
@@ -24,14 +25,17 @@ export interface VolumesEnv {
 }
 
 export async function startVolumes(d: Partial<Durations> = {}): Promise<VolumesEnv> {
-  const cluster = await startCluster();
-  const ctx = makeContext(
-    cluster.kc,
-    scaled({ forceDetachTimeoutMs: 2000, attachDelayMs: 100, forceDetachEnabled: true, ...d }),
-  );
+  const durations = scaled({
+    forceDetachTimeoutMs: 2000,
+    attachDelayMs: 100,
+    forceDetachEnabled: true,
+    ...d,
+  });
+  const cluster = await startCluster({ durations });
+  const ctx = makeContext(cluster.kc, durations);
   const binder = new PvBinder();
   const adc = new AttachDetachController({ multiAttachRetryMs: 300 });
-  const controllers = [binder, adc];
+  const controllers = underTest([binder, adc]);
   for (const c of controllers) c.register(ctx);
   await ctx.informers.startAll();
   for (const c of controllers) c.start();

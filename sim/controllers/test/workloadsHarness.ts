@@ -8,6 +8,7 @@ import { scaled } from '../runtime/durations.js';
 import { SupervisedInformer } from '../runtime/informer.js';
 import { mergePatch } from '../runtime/patches.js';
 import { WorkQueue } from '../runtime/queue.js';
+import { underTest } from './besideReal.js';
 
 export interface Workloads {
   c: Cluster;
@@ -20,6 +21,7 @@ export async function startWorkloads(controllers: Controller[], namespaces: stri
   const c = await startCluster();
   for (const name of namespaces) await c.core.createNamespace({ body: { metadata: { name } } });
   const ctx = makeContext(c.kc, scaled({}));
+  controllers = underTest(controllers);
   for (const ctl of controllers) ctl.register(ctx);
   const kubelet = new TestKubelet(c);
   await Promise.all([ctx.informers.startAll(), kubelet.start()]);

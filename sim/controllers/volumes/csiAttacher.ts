@@ -3,7 +3,7 @@
 // attachDelayMs to attach, and on deletion takes as long to detach before it lets
 // the object go. Delays are WorkQueue deadlines, not timers per volume.
 import type * as k8s from '@kubernetes/client-node';
-import type { ControllerContext } from '../runtime/context.js';
+import type { Controller, ControllerContext } from '../runtime/context.js';
 import { CSI_DRIVER } from '../runtime/conventions.js';
 import { mergePatch } from '../runtime/patches.js';
 import { WorkQueue } from '../runtime/queue.js';
@@ -14,7 +14,8 @@ export const ATTACHER_FINALIZER = `external-attacher/${CSI_DRIVER.replace(/\./g,
 
 type Attachment = k8s.V1VolumeAttachment;
 
-export class CsiAttacher {
+export class CsiAttacher implements Controller {
+  readonly name = 'csi-attacher';
   private ctx!: ControllerContext;
   private queue!: WorkQueue;
   /** when the current attach or detach operation began */

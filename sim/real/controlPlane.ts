@@ -1,0 +1,194 @@
+// A real Kubernetes control plane on loopback: etcd, kube-apiserver and (unless API-only)
+// kube-controller-manager, built from pinned Go modules by testenv/. Throwaway state in a
+// temporary folder; the kubeconfig trusts a CA of our own that signed the API server's
+// serving certificate, and authenticates with a static token in system:masters.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { kubeconfigYaml, writeKubeconfig } from '../apiserver/kubeconfig.js';
+import { type Durations, realDurations } from '../controllers/runtime/durations.js';
+import { type Binaries, ensureBinaries } from './binaries.js';
+import { type FlagInputs, apiserverArgs, controllerManagerArgs, etcdArgs } from './flags.js';
+import { GuardedProcess } from './process.js';
+
+export interface RealControlPlaneOptions {
+  /** kube-apiserver's secure port (default: a free one) */
+  port?: number;
+  kubeconfigPath?: string;
+  /** etcd and kube-apiserver only, no kube-controller-manager */
+  apiOnly?: boolean;
+  durations?: Durations;
+  defaultTolerationSeconds?: number;
+  binaries?: Binaries;
+  log?: (msg: string) => void;
+  /** keep the state folder (logs, etcd data) after stop */
+  keepState?: boolean;
+}
+
+export interface RealControlPlane {
+  kind: 'real';
+  url: string;
+  port: number;
+  token: string;
+  caPem: string;
+  kubeconfig: string;
+  kubeconfigPath?: string;
+  /** the temporary folder with logs and etcd's data */
+  state: string;
+  /** etcd's client URL (plain HTTP on loopback), for tests that act below the API */
+  etcdUrl: string;
+  stop(): Promise<void>;
+}
+
+export class ControlPlaneError extends Error {}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET path until it answers 200, or throw with the process's last log lines */
+async function waitHealthy(url: string, proc: GuardedProcess, token: string | undefined, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!proc.running) throw new ControlPlaneError(`${proc.name} exited during start-up:\n${proc.tail()}`);
+    if (await answers200(url, token)) return;
+    if (Date.now() > deadline)
+      throw new ControlPlaneError(
+        `${proc.name} not healthy after ${timeoutMs / 1000} s (${url}):\n${proc.tail()}`,
+      );
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function answers200(url: string, token?: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    // the controller manager serves a self-signed certificate of its own
+    const get = request(url, {
+      rejectUnauthorized: false,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    get.on('response', (r) => {
+      r.resume();
+      resolve(r.statusCode === 200);
+    });
+    get.on('error', () => resolve(false));
+    get.setTimeout(2_000, () => get.destroy());
+    get.end();
+  });
+}
+
+async function writeSecrets(state: string, token: string) {
+  const ca = await createCertificateAuthority('palisade-real-ca');
+  const serving = await ca.issueServing('kube-apiserver', [
+    '127.0.0.1',
+    'localhost',
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    'kubernetes.default.svc.cluster.local',
+    '10.96.0.1',
+  ]);
+  const sa = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  await Promise.all([
+    writeFile(join(state, 'ca.crt'), ca.certPem),
+    writeFile(join(state, 'serving.crt'), serving.certPem),
+    writeFile(join(state, 'serving.key'), serving.keyPem, { mode: 0o600 }),
+    writeFile(join(state, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 }),
+    writeFile(join(state, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' })),
+    writeFile(join(state, 'tokens.csv'), `${token},palisade-admin,palisade-admin,"system:masters"\n`, {
+      mode: 0o600,
+    }),
+  ]);
+  return ca.certPem;
+}
+
+export async function startRealControlPlane(opts: RealControlPlaneOptions = {}): Promise<RealControlPlane> {
+  const log = opts.log ?? (() => undefined);
+  const bins = opts.binaries ?? (await ensureBinaries(log));
+  const state = await mkdtemp(join(tmpdir(), 'palisade-real-'));
+  const token = randomBytes(24).toString('hex');
+  const caPem = await writeSecrets(state, token);
+  const ports = {
+    etcdClient: await freePort(),
+    etcdPeer: await freePort(),
+    apiserver: opts.port || (await freePort()),
+    controllerManager: await freePort(),
+  };
+  const inputs: FlagInputs = {
+    state,
+    ports,
+    durations: opts.durations ?? realDurations,
+    defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
+  };
+  const url = `https://127.0.0.1:${ports.apiserver}`;
+  const kubeconfig = kubeconfigYaml(url, caPem, token);
+  await writeKubeconfig(join(state, 'controller-manager.kubeconfig'), kubeconfig);
+  const procs: GuardedProcess[] = [];
+  const stop = async () => {
+    // reverse order: an API server whose etcd is gone takes ~20 s to shut down
+    for (const p of [...procs].reverse()) await p.stop();
+    if (!opts.keepState) await rm(state, { recursive: true, force: true });
+  };
+  try {
+    const etcd = new GuardedProcess('etcd', bins.etcd, etcdArgs(inputs), state, 5);
+    procs.push(etcd);
+    await waitEtcd(ports.etcdClient, etcd);
+    log(`etcd ready on 127.0.0.1:${ports.etcdClient}`);
+    const api = new GuardedProcess('kube-apiserver', bins.kubeApiserver, apiserverArgs(inputs), state);
+    procs.push(api);
+    await waitHealthy(`${url}/readyz`, api, token);
+    log(`kube-apiserver ready at ${url}`);
+    if (!opts.apiOnly) {
+      const kcm = new GuardedProcess(
+        'kube-controller-manager',
+        bins.kubeControllerManager,
+        controllerManagerArgs(inputs),
+        state,
+      );
+      procs.push(kcm);
+      await waitHealthy(`https://127.0.0.1:${ports.controllerManager}/healthz`, kcm, token);
+      log(`kube-controller-manager running (logs in ${state})`);
+    }
+  } catch (e) {
+    await stop().catch(() => undefined);
+    throw e;
+  }
+  if (opts.kubeconfigPath) await writeKubeconfig(opts.kubeconfigPath, kubeconfig);
+  return {
+    kind: 'real',
+    url,
+    port: ports.apiserver,
+    token,
+    caPem,
+    kubeconfig,
+    kubeconfigPath: opts.kubeconfigPath,
+    state,
+    etcdUrl: `http://127.0.0.1:${ports.etcdClient}`,
+    stop,
+  };
+}
+
+async function waitEtcd(port: number, proc: GuardedProcess, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!proc.running) throw new ControlPlaneError(`etcd exited during start-up:\n${proc.tail()}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline)
+      throw new ControlPlaneError(`etcd not healthy after ${timeoutMs / 1000} s:\n${proc.tail()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
