@@ -32,6 +32,23 @@ export function poolNote(r: PoolResult): string {
 export async function ensureNamespace(c: Client, name: string) {
   const body = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   await c.expect([201, 409], 'POST', '/api/v1/namespaces', { body });
+  await defaultServiceAccount(c, name);
+}
+
+/**
+ * A real kube-apiserver refuses pods in a namespace until kube-controller-manager made its
+ * `default` ServiceAccount (ServiceAccount admission). Where the cluster has one in
+ * `default`, wait for the new namespace's too.
+ */
+async function defaultServiceAccount(c: Client, ns: string, timeoutMs = 30_000) {
+  const sa = (n: string) => `/api/v1/namespaces/${n}/serviceaccounts/default`;
+  if ((await c.request('GET', sa('default'), { discard: true })).status !== 200) return;
+  const deadline = Date.now() + timeoutMs;
+  while ((await c.request('GET', sa(ns), { discard: true })).status !== 200) {
+    if (Date.now() > deadline)
+      throw new Error(`no default ServiceAccount in ${ns} after ${timeoutMs / 1000} s`);
+    await sleep(100);
+  }
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

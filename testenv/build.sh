@@ -19,6 +19,9 @@ mkdir -p "$cache" && cache=$(cd "$cache" && pwd) # builds run in other dirs
 # The committed go.mod/go.sum are the only source of truth: no toolchain
 # download, no workspace, no go.mod edits (-mod=readonly beats GOFLAGS).
 export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
+# a go new enough for the wrappers: the one on PATH, or the toolchain from the module proxy
+PATH="$("$here/../scripts/ensure-go.sh"):$PATH"
+export PATH
 go_build_flags=(-mod=readonly -trimpath)
 
 log() { printf '[testenv] %s\n' "$*" >&2; }

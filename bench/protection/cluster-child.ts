@@ -3,13 +3,15 @@
 // and pods that start in a fraction of a second, no workloads. Answers the protection
 // checker's violations (the cluster's own judge of "no API deletion below the floor"), and
 // how long its API server's calls to the webhook take, seen from the API server.
-// Run by bench/protection/run.ts as `node --import tsx bench/protection/cluster-child.ts <nodes> <podsPerNode>`.
+// Run by bench/protection/run.ts as `node --import tsx bench/protection/cluster-child.ts <nodes> <podsPerNode> [embedded|real]`;
+// with `real` the simulated nodes run on etcd + kube-apiserver + kube-controller-manager (testenv/),
+// and the API server's webhook calls are kube-apiserver's own, not timed here.
 import { mkdtempSync } from 'node:fs';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedCluster } from '../../sim/cluster.js';
+import { type ClusterBackend, startEmbeddedCluster } from '../../sim/cluster.js';
 import { parseScenario } from '../../sim/scenario/load.js';
 import { cpuNow, fail, guard, serve } from './serve.js';
 
@@ -66,6 +68,7 @@ function timeWebhookCalls() {
 async function main() {
   const nodes = Number(process.argv[2] ?? 20);
   const podsPerNode = Number(process.argv[3] ?? 60);
+  const backend = (process.argv[4] ?? 'embedded') as ClusterBackend;
   timeWebhookCalls();
   const dir = mkdtempSync(join(tmpdir(), 'palisade-protection-bench-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
@@ -73,6 +76,7 @@ async function main() {
     scenario: parseScenario(scenarioYaml(nodes, podsPerNode), 'bench/protection'),
     port: 0,
     kubeconfigPath,
+    backend,
   });
   serve(
     { kubeconfigPath },

@@ -3,6 +3,7 @@
 // machine), or answers at once when they are cached. Its progress lines are passed on,
 // with a heartbeat while a long compile is quiet.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Binaries {
@@ -16,7 +17,32 @@ const NEEDED = ['etcd', 'kube-apiserver', 'kube-controller-manager'];
 
 export class BuildError extends Error {}
 
-export async function ensureBinaries(log: (msg: string) => void = () => undefined): Promise<Binaries> {
+/** ETCD_BIN_DIR and KUBE_BIN_DIR (as `eval "$(testenv/build.sh)"` sets them), when both hold the binaries */
+function fromEnvironment(): Binaries | undefined {
+  const { ETCD_BIN_DIR: etcd, KUBE_BIN_DIR: kube } = process.env;
+  if (!etcd || !kube) return undefined;
+  const bins = {
+    etcd: `${etcd}/etcd`,
+    kubeApiserver: `${kube}/kube-apiserver`,
+    kubeControllerManager: `${kube}/kube-controller-manager`,
+  };
+  return Object.values(bins).every((f) => existsSync(f)) ? bins : undefined;
+}
+
+let built: Promise<Binaries> | undefined;
+
+/** The binaries: from the environment, else testenv/build.sh (once per process). */
+export function ensureBinaries(log: (msg: string) => void = () => undefined): Promise<Binaries> {
+  const given = fromEnvironment();
+  if (given) return Promise.resolve(given);
+  built ??= build(log).catch((e) => {
+    built = undefined;
+    throw e;
+  });
+  return built;
+}
+
+async function build(log: (msg: string) => void): Promise<Binaries> {
   const child = spawn('bash', [BUILD_SCRIPT, ...NEEDED], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderrTail: string[] = [];
@@ -45,7 +71,7 @@ export async function ensureBinaries(log: (msg: string) => void = () => undefine
   clearInterval(heartbeat);
   if (code !== 0)
     throw new BuildError(
-      `testenv/build.sh failed (exit ${code}); it needs Go >= 1.26 and the Go module proxy.\n${stderrTail.join('\n')}`,
+      `testenv/build.sh failed (exit ${code}); it needs Go >= 1.26 (or curl to fetch it) and the Go module proxy.\n${stderrTail.join('\n')}`,
     );
   const dirs = Object.fromEntries(
     stdout
