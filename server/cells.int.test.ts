@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../sim/apiserver/test/harness.js';
+import { eventually, onRealControlPlane } from '../sim/apiserver/test/harness.js';
+import { createReadyNamespace } from './test/namespaces.js';
 
 const children: ChildProcess[] = [];
 
@@ -88,7 +89,17 @@ describe('three api-only clusters, merged kubeconfigs, palisade.yaml', () => {
       names.map((n) =>
         start(
           'sim/cli.ts',
-          ['--api-only', '--port', '0', '--kubeconfig', file(n), '--context', n],
+          [
+            // on the real back end: etcd + kube-apiserver per cluster, no controller manager
+            ...(onRealControlPlane ? ['--real'] : []),
+            '--api-only',
+            '--port',
+            '0',
+            '--kubeconfig',
+            file(n),
+            '--context',
+            n,
+          ],
           /kubeconfig: /,
         ),
       ),
@@ -128,7 +139,7 @@ describe('three api-only clusters, merged kubeconfigs, palisade.yaml', () => {
 
   it('counts both cells under one floor and refuses the cell-b deletion that would cross it', async () => {
     const ns = 'shop';
-    for (const n of names) await kube[n].core.createNamespace({ body: { metadata: { name: ns } } });
+    for (const n of names) await createReadyNamespace(kube[n].core, ns, { apiOnly: true });
     await kube.core.custom.createNamespacedCustomObject({
       ...PPR,
       namespace: ns,
@@ -197,7 +208,9 @@ describe('three api-only clusters, merged kubeconfigs, palisade.yaml', () => {
   }, 90_000);
 });
 
-describe('npm start -- --scenario cells', () => {
+// sim/cells.ts starts the core and cells on embedded API servers only, and server/main.ts
+// refuses `--scenario cells --real`: there is no real-control-plane variant of this scenario
+describe.skipIf(onRealControlPlane)('npm start -- --scenario cells', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'palisade-cells-scenario-'));
   let url: string;
 

@@ -8,11 +8,12 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeView } from '../lib/console/protocol.js';
 import { eventually } from '../sim/apiserver/test/harness.js';
-import { type EmbeddedCluster, startEmbeddedCluster } from '../sim/cluster.js';
+import { type EmbeddedCluster, backendFromEnv, startEmbeddedCluster } from '../sim/cluster.js';
 import { parseScenario } from '../sim/scenario/load.js';
 import { tinyDurations } from '../sim/test/clusterHarness.js';
 import { type Console, startConsole } from './console.js';
 import { clustersFromKubeconfig } from './kube/kubeconfig.js';
+import { serviceAccountReady } from './test/namespaces.js';
 import { subscribe, trpcClient } from './test/client.js';
 
 let dir: string;
@@ -27,7 +28,13 @@ beforeAll(async () => {
     `name: console-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 3 }] }]\nworkloads: []\n`,
     'console test',
   );
-  cluster = await startEmbeddedCluster({ scenario, kubeconfigPath: join(dir, 'kubeconfig') });
+  cluster = await startEmbeddedCluster({
+    scenario,
+    kubeconfigPath: join(dir, 'kubeconfig'),
+    backend: backendFromEnv(),
+  });
+  // the tests create pods in "default"
+  await serviceAccountReady(cluster.kc.makeApiClient(k8s.CoreV1Api), 'default');
   const [embedded] = await clustersFromKubeconfig(join(dir, 'kubeconfig'));
   // the same API as a cluster with no infrastructure API, as a real one would be
   const plain = { ...embedded, id: 'plain', infra: undefined };

@@ -52,8 +52,11 @@ kube_ldflags() {
 }
 
 # version_ok BIN WANT -> true when BIN --version mentions WANT.
+# (output captured first: `| grep -q` under pipefail would fail when grep quits early and
+# the binary is killed writing the rest of its version text)
 version_ok() {
-  [[ -x $1 ]] && timeout 30 "$1" --version 2>/dev/null | grep -qF "$2"
+  local out
+  [[ -x $1 ]] && out=$(timeout 30 "$1" --version 2>/dev/null) && [[ $out == *"$2"* ]]
 }
 
 # build NAME MODULE_DIR PACKAGE OUT_DIR WANT_VERSION LDFLAGS
@@ -97,6 +100,9 @@ build_one() {
 
 main() {
   local targets=("$@") t total=$SECONDS
+  # one build at a time per cache: parallel test processes may all ask at once
+  exec 9>"$cache/.build.lock"
+  flock 9
   if ((${#targets[@]} == 0)); then
     targets=(etcd kube-apiserver kube-controller-manager kube-scheduler)
   fi

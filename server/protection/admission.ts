@@ -20,14 +20,7 @@ import {
   type HistoryConfig,
   DEFAULT_HISTORY_CONFIG,
 } from '../../lib/protection/status.js';
-import {
-  GROUP,
-  PLURAL,
-  type PodProtector,
-  parseProtector,
-  protectorKey,
-  VERSION,
-} from '../../lib/protection/types.js';
+import { type PodProtector, parseProtector, protectorKey } from '../../lib/protection/types.js';
 import type { Criterion } from '../../lib/protection/types.js';
 import type { DecisionLog } from './decisions.js';
 import type { ProtectionMetrics } from './metrics.js';
@@ -102,8 +95,13 @@ export class Admission {
       .sort((a, b) => protectorKey(a.protector).localeCompare(protectorKey(b.protector)));
     const keys = entries.map((e) => protectorKey(e.protector));
     if (entries.length === 0) return { allowed: true, protectors: [] };
-    if (facts.terminating)
+    if (facts.terminating) {
+      // kube-apiserver validates an immediate deletion (grace 0: unscheduled or finished pods,
+      // --grace-period=0) twice: on the live pod, then on the copy it has just marked deleted,
+      // right before removing it. That second call is the same deletion: not logged again.
+      if (pod.metadata?.deletionGracePeriodSeconds === 0) return { allowed: true, protectors: keys };
       return this.record(input, facts, { allowed: true, protectors: keys }, 'already terminating');
+    }
     const choice = criterionOf(pod.metadata?.annotations, input.evictionAnnotations);
     if (!choice.ok)
       return this.record(input, facts, {

@@ -9,11 +9,12 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GhostsMessage, SimEvents, type TerminationStepMessage } from '../../lib/console/protocol.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
-import { type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
+import { type EmbeddedCluster, backendFromEnv, startEmbeddedCluster } from '../../sim/cluster.js';
 import { parseScenario } from '../../sim/scenario/load.js';
 import { tinyDurations } from '../../sim/test/clusterHarness.js';
 import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import { serviceAccountReady } from '../test/namespaces.js';
 
 let dir: string;
 let cluster: EmbeddedCluster;
@@ -31,7 +32,13 @@ beforeAll(async () => {
     `name: sim-hub-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 2 }] }]\nworkloads: []\n`,
     'sim hub test',
   );
-  cluster = await startEmbeddedCluster({ scenario, kubeconfigPath: join(dir, 'kubeconfig') });
+  cluster = await startEmbeddedCluster({
+    scenario,
+    kubeconfigPath: join(dir, 'kubeconfig'),
+    backend: backendFromEnv(),
+  });
+  // the tests create pods in "default"
+  await serviceAccountReady(cluster.kc.makeApiClient(k8s.CoreV1Api), 'default');
   core = cluster.kc.makeApiClient(k8s.CoreV1Api);
   consoleServer = await startConsole({
     clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),

@@ -2,10 +2,12 @@
 // mode decides first (read-only refuses, protected wants the node's name typed again);
 // then the infrastructure acts, and the action is recorded as a Kubernetes Event on the
 // Node so the cluster's own history shows it.
+import type * as k8s from '@kubernetes/client-node';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { simulatedFaultEvent } from '../../lib/console/actionEvents.js';
 import { judgeAction } from '../../lib/console/actionGuard.js';
+import { microTime } from '../../lib/protection/buckets.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { type ConsoleVerb, consoleVerbs, InfraError, nodeFault } from '../kube/infra.js';
 import { clusterInput, clusterOf, objectName, publicProcedure, router } from './trpc.js';
@@ -22,15 +24,13 @@ export const actInput = z.object({
 const ACTOR = 'a console user (the console acts with its own credentials)';
 
 async function record(conn: ClusterConnection, node: string, verb: ConsoleVerb) {
-  const event = simulatedFaultEvent({
-    verb,
-    node,
-    by: ACTOR,
-    at: new Date(),
-    mode: conn.spec.mode ?? 'normal',
-  });
+  const at = new Date();
+  const event = simulatedFaultEvent({ verb, node, by: ACTOR, at, mode: conn.spec.mode ?? 'normal' });
+  // eventTime is a metav1.MicroTime: kube-apiserver parses exactly six fractional digits and
+  // answers 400 to the three client-node would send for a Date
+  const body = { ...event, eventTime: microTime(at.getTime()) as unknown as k8s.V1MicroTime };
   try {
-    await conn.core.createNamespacedEvent({ namespace: 'default', body: event });
+    await conn.core.createNamespacedEvent({ namespace: 'default', body });
     return { recorded: true as const };
   } catch (e) {
     // the fault has happened: a lost record is reported, not turned into a failure

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority } from '../../lib/pki/certificates.js';
 import { CleanupLoops } from './controllers/cleanup.js';
 import { GarbageCollector } from './controllers/garbageCollector.js';
+import { NamespaceContents } from './controllers/namespaceContents.js';
 import { ApiCore } from './core/api.js';
 import { requestHandler } from './http/server.js';
 import type { WatchTiming } from './http/watch.js';
@@ -39,7 +40,12 @@ export interface ApiServer {
 }
 
 const defaultNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-const admin = { username: 'palisade-admin', groups: ['system:masters', 'system:authenticated'] };
+// as the real control plane's token file names it (user, uid, group)
+const admin = {
+  username: 'palisade-admin',
+  uid: 'palisade-admin',
+  groups: ['system:masters', 'system:authenticated'],
+};
 
 async function seed(core: ApiCore) {
   const ns = core.registry.lookup('', 'v1', 'namespaces')!;
@@ -67,6 +73,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   await seed(core);
   const gc = new GarbageCollector(core);
   const cleanup = new CleanupLoops(core);
+  const contents = new NamespaceContents(core, ca.certPem);
   const timing: WatchTiming = {
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     maxWatchSeconds: opts.maxWatchSeconds ?? 1800,
@@ -105,6 +112,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       new Promise<void>((resolve) => {
         gc.stop();
         cleanup.stop();
+        contents.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -8,6 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
+import { createReadyNamespace } from '../../test/namespaces.js';
 import { type ProtectionService, startProtection } from '../service.js';
 import {
   baseConfig,
@@ -49,7 +50,7 @@ beforeAll(async () => {
     ),
   ]);
   for (const c of [core, workers['worker-1'], workers['worker-2']])
-    for (const ns of spaces) await c.core.createNamespace({ body: { metadata: { name: ns } } });
+    for (const ns of spaces) await createReadyNamespace(c.core, ns);
   custom = core.kc.makeApiClient(k8s.CustomObjectsApi);
   protection = await startProtection({
     config: {

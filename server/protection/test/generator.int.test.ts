@@ -7,7 +7,7 @@
 // without being deleted through the API leaves its protector in place.
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { eventually, onRealControlPlane } from '../../../sim/apiserver/test/harness.js';
 import { removeFromStorage as removeBelowApi } from '../../../sim/test/storage.js';
 import {
   type Env,
@@ -157,7 +157,7 @@ describe('the generator', () => {
     );
   });
 
-  it('rounds as the controllers do: Deployment maxUnavailable down, StatefulSet up and at least 1', async () => {
+  it('rounds as the controllers do: Deployment maxUnavailable down, a StatefulSet one at a time by default', async () => {
     await apps().createNamespacedDeployment({
       namespace: ns,
       body: deployment('quarter', 10, {
@@ -167,24 +167,36 @@ describe('the generator', () => {
     await apps().createNamespacedDeployment({ namespace: ns, body: deployment('small', 3) });
     await apps().createNamespacedStatefulSet({
       namespace: ns,
-      body: statefulSet('db', 10, {
-        minReadySeconds: 5,
-        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%' } },
-      }),
+      body: statefulSet('cache', 3, { minReadySeconds: 5 }),
     });
-    await apps().createNamespacedStatefulSet({ namespace: ns, body: statefulSet('cache', 3) });
-    // 10 × 25% = 2.5: 2 for a Deployment (8 stay), 3 for a StatefulSet (7 stay)
+    // 10 × 25% = 2.5: 2 for a Deployment (8 stay)
     await waitProtector('deployment-quarter', (p) => p.spec.minAvailable === 8, 'minAvailable 8');
     // 3 × 25% rounds to 0 unavailable (maxSurge rounds up to 1): all 3 stay
     await waitProtector('deployment-small', (p) => p.spec.minAvailable === 3, 'minAvailable 3');
-    const db = await waitProtector('statefulset-db', (p) => p.spec.minAvailable === 7, 'minAvailable 7');
-    expect(db.spec.minReadySeconds).toBe(5);
-    expect(db.metadata.labels).toMatchObject({
+    // a StatefulSet's default: one at a time
+    const cache = await waitProtector(
+      'statefulset-cache',
+      (p) => p.spec.minAvailable === 2,
+      'minAvailable 2',
+    );
+    expect(cache.spec.minReadySeconds).toBe(5);
+    expect(cache.metadata.labels).toMatchObject({
       'podseidon.kubewharf.io/source-kind': 'StatefulSet',
       'podseidon.kubewharf.io/source-resource': 'statefulsets',
     });
-    // a StatefulSet's default: one at a time
-    await waitProtector('statefulset-cache', (p) => p.spec.minAvailable === 2, 'minAvailable 2');
+  });
+
+  // kube-apiserver v1.34 drops spec.updateStrategy.rollingUpdate.maxUnavailable of a
+  // StatefulSet: its feature gate MaxUnavailableStatefulSet is alpha, off by default (the
+  // real control plane runs the defaults), so there the field never reaches the generator
+  it.skipIf(onRealControlPlane)('a StatefulSet maxUnavailable rounds up (10 × 25%: 7 stay)', async () => {
+    await apps().createNamespacedStatefulSet({
+      namespace: ns,
+      body: statefulSet('db', 10, {
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%' } },
+      }),
+    });
+    await waitProtector('statefulset-db', (p) => p.spec.minAvailable === 7, 'minAvailable 7');
   });
 
   it('StatefulSet lifecycle: scaling moves the floor, deleting it retires the protector', async () => {
@@ -251,16 +263,22 @@ describe('the generator', () => {
   });
 
   it('a workload that vanishes without an API deletion keeps its protector (dangling, counted)', async () => {
+    await apps().createNamespacedStatefulSet({ namespace: ns, body: statefulSet('vanish', 4) });
+    await waitProtector('statefulset-vanish', (p) => p.spec.minAvailable === 3, 'created');
+    await eventually(async () => {
+      const s = await apps().readNamespacedStatefulSet({ namespace: ns, name: 'vanish' });
+      return s.metadata?.finalizers?.includes(FINALIZER);
+    }, 'the StatefulSet carries the finalizer');
     const before = await generatorActions('dangling');
-    await removeFromStorage('apps', 'statefulsets', 'db');
+    await removeFromStorage('apps', 'statefulsets', 'vanish');
     await eventually(async () => (await generatorActions('dangling')) > before, 'the generator notices');
     // the generator is still at work (a new workload gets its protector)...
     await apps().createNamespacedDeployment({ namespace: ns, body: deployment('later', 4) });
     await waitProtector('deployment-later', (p) => p.spec.minAvailable === 3, 'created');
     // ...and left the vanished workload's protector alone
-    const db = await protector('statefulset-db');
-    expect(db?.metadata.deletionTimestamp).toBeUndefined();
-    expect(db?.metadata.finalizers).toEqual([FINALIZER]);
-    expect(db?.spec.minAvailable).toBe(7);
+    const gone = await protector('statefulset-vanish');
+    expect(gone?.metadata.deletionTimestamp).toBeUndefined();
+    expect(gone?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(gone?.spec.minAvailable).toBe(3);
   });
 });

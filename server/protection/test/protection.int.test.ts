@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startProtection, type ProtectionService } from '../service.js';
+import { createReadyNamespace } from '../../test/namespaces.js';
 import { scenario } from './protectionHarness.js';
 
 let cluster: Awaited<ReturnType<typeof startScenario>>;
@@ -51,7 +52,7 @@ function deployment(name: string, replicas: number, maxUnavailable: number | str
 
 beforeAll(async () => {
   cluster = await startScenario(scenario('protection-test', 2));
-  await cluster.core.createNamespace({ body: { metadata: { name: ns } } });
+  await createReadyNamespace(cluster.core, ns);
   custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   protection = await startProtection({
     config: {

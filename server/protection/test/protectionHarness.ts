@@ -8,6 +8,7 @@ import { startScenario, tinyDurations } from '../../../sim/test/clusterHarness.j
 import { type Cell, statusOf } from '../../../lib/protection/status.js';
 import type { ProtectionConfig } from '../../config/schema.js';
 import type { ClusterSpec } from '../../kube/connection.js';
+import { createReadyNamespace } from '../../test/namespaces.js';
 import { type ProtectionService, startProtection } from '../service.js';
 
 export const GROUP = 'podseidon.kubewharf.io';
@@ -62,7 +63,7 @@ export async function startEnv(
   opts: { nodes?: number; config?: Partial<ProtectionConfig> } = {},
 ): Promise<Env> {
   const cluster = await startScenario(scenario(name, opts.nodes));
-  for (const ns of namespaces) await cluster.core.createNamespace({ body: { metadata: { name: ns } } });
+  for (const ns of namespaces) await createReadyNamespace(cluster.core, ns);
   const protection = await startProtection({
     config: opts.config ?? baseConfig(),
     clusters: [{ id: 'embedded', context: CELL, kc: cluster.kc }],

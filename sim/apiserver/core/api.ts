@@ -23,6 +23,7 @@ import { StatusError, errors } from '../http/errors.js';
 import { PatchError, applyPatch, supportsStrategic, type PatchType } from '../patch/index.js';
 import { ResourceRegistry } from '../resources/registry.js';
 import { type KubeObject, type ResourceInfo, apiVersionOf, qualifiedResource } from '../resources/types.js';
+import { Collection } from '../store/collection.js';
 import { Store, type Stored } from '../store/store.js';
 import type { WriteOptions, WriteResult } from './context.js';
 import { applyCreateDefaults, labelNamespace, tracksGeneration } from './defaults.js';
@@ -30,6 +31,7 @@ import { shouldRemoveAfterUpdate } from './deletion.js';
 import { writeOptionsForReview } from './dryRun.js';
 import { fieldsOf, supportedFields } from './fields.js';
 import { generateName, validateName } from './names.js';
+import { admitServiceAccount } from './serviceAccount.js';
 import { clone, isObject, nowRfc3339, sameValue, specOf } from './objects.js';
 import { validateCreate, validateUpdate } from './validation.js';
 
@@ -44,6 +46,8 @@ export interface ListQuery {
   fieldSelector?: string;
   limit?: number;
   continueToken?: string;
+  /** resourceVersionMatch=Exact: the collection as it was at this resourceVersion */
+  exactRv?: number;
 }
 
 export interface Selection {
@@ -130,8 +134,14 @@ export class ApiCore {
   ): { items: Stored[]; rv: number; continueToken?: string; remaining?: number } {
     const sel = this.parseSelection(r, q);
     const c = this.store.collection(this.key(r));
-    const rv = this.store.currentRv();
+    let rv = this.store.currentRv();
+    let view: Map<string, Stored> = c.items;
     let keys = c.keys();
+    if (q.exactRv !== undefined && q.exactRv < rv) {
+      view = stateAt(c, q.exactRv);
+      keys = [...view.keys()].sort();
+      rv = q.exactRv;
+    }
     if (ns && r.namespaced) keys = rangeWithPrefix(keys, `${ns}/`);
     let start = 0;
     if (q.continueToken) {
@@ -142,7 +152,7 @@ export class ApiCore {
     const limit = q.limit && q.limit > 0 ? q.limit : Number.POSITIVE_INFINITY;
     let i = start;
     for (; i < keys.length && items.length < limit; i++) {
-      const s = c.items.get(keys[i])!;
+      const s = view.get(keys[i])!;
       if (this.matches(r, sel, s.obj)) items.push(s);
     }
     if (i < keys.length && items.length >= limit) {
@@ -186,11 +196,20 @@ export class ApiCore {
     const nsObj = this.store.get('/namespaces', undefined, ns ?? '');
     if (!nsObj) throw errors.notFound({ group: '', plural: 'namespaces' }, ns ?? '');
     if (forCreate && nsObj.obj.metadata.deletionTimestamp) {
-      throw errors.forbidden(
+      const e = errors.forbidden(
         `${qualifiedResource(r)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
         r,
         name,
       );
+      // the NamespaceLifecycle admission plugin names the cause, which clients test for
+      e.details!.causes = [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${ns} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ];
+      throw e;
     }
   }
 
@@ -220,19 +239,29 @@ export class ApiCore {
       const added = (obj.metadata.finalizers ?? []).filter(
         (f) => !(old.metadata.finalizers ?? []).includes(f),
       );
-      if (added.length)
-        causes.push({
-          reason: 'FieldValueForbidden',
-          message: 'Forbidden: no new finalizers can be added if the object is being deleted',
-          field: 'metadata.finalizers',
-        });
+      // kube-apiserver reports this twice (ValidateObjectMetaUpdate runs in the strategy's
+      // update validation and again in the generic one), with Go's %#v of the new ones
+      const cause = {
+        reason: 'FieldValueForbidden',
+        message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${[
+          ...new Set(added),
+        ]
+          .sort()
+          .map((f) => JSON.stringify(f))
+          .join(', ')}}`,
+        field: 'metadata.finalizers',
+      };
+      if (added.length) causes.push(cause, { ...cause });
     }
     if (causes.length) throw errors.invalid(r.kind, r.group, obj.metadata.name ?? '', causes);
   }
 
-  private pruneCustom(r: ResourceInfo, obj: KubeObject) {
+  /** pruned fields come back as kube-apiserver's warnings (fieldValidation=Warn, the default) */
+  private pruneCustom(r: ResourceInfo, obj: KubeObject, warnings: string[] = []) {
     const v = this.validators.get(`${r.group}/${r.version}/${r.plural}`);
-    if (v) prune(obj, v.schema);
+    const dropped: string[] = [];
+    if (v) prune(obj, v.schema, true, dropped);
+    for (const f of dropped) warnings.push(`unknown field "${f}"`);
   }
 
   async create(
@@ -269,16 +298,22 @@ export class ApiCore {
     applyCreateDefaults(r.kind, r.group, obj, {
       defaultTolerationSeconds: this.opts.defaultTolerationSeconds,
     });
+    const pruned: string[] = [];
     if (r.custom) {
-      this.pruneCustom(r, obj);
+      this.pruneCustom(r, obj, pruned);
       if (r.subresources.includes('status')) delete obj.status;
     }
+    if (r.group === '' && r.kind === 'Pod')
+      await admitServiceAccount(obj, (sns, name) => this.store.get('/serviceaccounts', sns, name)?.obj);
     this.validate(r, obj);
     this.checkNamespace(r, meta.namespace, true, meta.name);
     if (r.group === 'apiextensions.k8s.io') obj.status = establishedStatus(obj);
-    const warnings = await this.admit(
-      this.attrs(r, 'CREATE', o, { namespace: meta.namespace, name: meta.name, object: obj }),
-    );
+    const warnings = [
+      ...pruned,
+      ...(await this.admit(
+        this.attrs(r, 'CREATE', o, { namespace: meta.namespace, name: meta.name, object: obj }),
+      )),
+    ];
     if (this.store.get(this.key(r), meta.namespace, meta.name!)) throw errors.alreadyExists(r, meta.name!);
     if (r.namespaced) this.checkNamespace(r, meta.namespace, true, meta.name);
     if (o.dryRun) return { obj, warnings, code: 201 };
@@ -293,14 +328,18 @@ export class ApiCore {
     old: KubeObject,
     incoming: KubeObject,
     subresource: string,
+    pruned: string[] = [],
   ): KubeObject {
     let obj: KubeObject;
-    if (subresource === 'status') {
+    if (subresource === 'status' && !r.custom) {
+      obj = statusWriteOfBuiltin(r, old, incoming);
+    } else if (subresource === 'status') {
+      // a custom resource's status strategy takes everything but the status from the old object
       obj = clone(old);
       if ('status' in incoming) obj.status = incoming.status;
       else delete obj.status;
       // a status write is pruned like any other: unknown status fields are dropped
-      if (r.custom) this.pruneCustom(r, obj);
+      this.pruneCustom(r, obj, pruned);
     } else {
       // the incoming object is the request's own (parsed body or patch result): no copy needed,
       // and the old status may be shared because stored objects are immutable
@@ -310,7 +349,7 @@ export class ApiCore {
         else delete obj.status;
       }
       // (pruning edits in place: a custom resource's status was copied above)
-      if (r.custom) this.pruneCustom(r, obj);
+      if (r.custom) this.pruneCustom(r, obj, pruned);
     }
     obj.apiVersion = old.apiVersion;
     obj.kind = r.kind;
@@ -421,19 +460,23 @@ export class ApiCore {
       if (wantRv && wantRv !== String(current.rv)) throw errors.staleConflict(r, name);
       // stored objects are never mutated in place; a producer that edits gets its own copy
       const incoming = produce(mutates ? clone(current.obj) : current.obj);
-      const obj = this.prepareUpdate(r, current.obj, incoming, subresource);
+      const pruned: string[] = [];
+      const obj = this.prepareUpdate(r, current.obj, incoming, subresource, pruned);
       this.validate(r, obj, current.obj);
       if (r.group === 'apiextensions.k8s.io')
         obj.status = { ...establishedStatus(obj), ...(obj.status as object) };
-      const warnings = await this.admit(
-        this.attrs(r, 'UPDATE', o, {
-          subresource,
-          namespace: obj.metadata.namespace,
-          name,
-          object: obj,
-          oldObject: current.obj,
-        }),
-      );
+      const warnings = [
+        ...pruned,
+        ...(await this.admit(
+          this.attrs(r, 'UPDATE', o, {
+            subresource,
+            namespace: obj.metadata.namespace,
+            name,
+            object: obj,
+            oldObject: current.obj,
+          }),
+        )),
+      ];
       const now = this.store.get(this.key(r), r.namespaced ? ns : undefined, name);
       if (!now) throw errors.notFound(r, name);
       if (now.rv !== current.rv) {
@@ -489,12 +532,47 @@ export class ApiCore {
   }
 }
 
+/**
+ * The built-in status strategies keep the old spec but take the rest of the object as sent:
+ * metadata changes (labels, annotations, finalizers) made through a status write stick. Pods
+ * keep their old ownerReferences (old kubelets corrupted them), Deployments their old labels.
+ */
+function statusWriteOfBuiltin(r: ResourceInfo, old: KubeObject, incoming: KubeObject): KubeObject {
+  const obj = clone(incoming);
+  const o = old as KubeObject & { spec?: unknown };
+  if ('spec' in o) (obj as typeof o).spec = clone(o.spec);
+  else delete (obj as typeof o).spec;
+  const keep = (k: 'ownerReferences' | 'labels') => {
+    if (old.metadata[k] === undefined) delete obj.metadata[k];
+    else (obj.metadata as any)[k] = clone(old.metadata[k]);
+  };
+  if (r.group === '' && r.kind === 'Pod') keep('ownerReferences');
+  if (r.group === 'apps' && r.kind === 'Deployment') keep('labels');
+  return obj;
+}
+
 function sameIgnoringRv(a: KubeObject, b: KubeObject): boolean {
   const strip = (x: KubeObject) => {
     const { resourceVersion: _rv, ...metadata } = x.metadata;
     return { ...x, metadata };
   };
   return sameValue(strip(a), strip(b));
+}
+
+/**
+ * A collection as it was at rv, by undoing the events after it (the event log is the
+ * embedded server's etcd history); older than the log is what etcd calls compacted.
+ */
+function stateAt(c: Collection, rv: number): Map<string, Stored> {
+  const events = c.since(rv);
+  if (!events) throw errors.expired('The resourceVersion for the provided list is too old.');
+  const state = new Map(c.items);
+  for (const e of events.reverse()) {
+    const k = Collection.key(e.current.obj.metadata.namespace, e.current.obj.metadata.name!);
+    if (e.type === 'ADDED') state.delete(k);
+    else state.set(k, e.previous ?? e.current);
+  }
+  return state;
 }
 
 // ---- list paging helpers ------------------------------------------------------------

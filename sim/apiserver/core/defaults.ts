@@ -60,6 +60,8 @@ function defaultPod(o: Obj, opts: DefaultOptions) {
   spec.serviceAccountName ??= 'default';
   spec.enableServiceLinks ??= true;
   spec.priority ??= 0;
+  // the Priority admission plugin, for a pod without a priority class
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
   defaultTolerations(spec, opts.defaultTolerationSeconds);
   // PrepareForCreate: clients cannot create a pod with a status of their choosing
   o.status = { phase: 'Pending', qosClass: qosClass(spec) };
@@ -79,6 +81,18 @@ function defaultWorkload(o: Obj, kind: string) {
     spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
   }
   o.status = {};
+}
+
+/**
+ * The TaintNodesByCondition admission plugin: a node is created with the not-ready NoSchedule
+ * taint, so nothing is scheduled onto it before the node lifecycle controller has seen it Ready.
+ */
+function taintNotReady(node: Obj) {
+  const spec: Obj = (node.spec ??= {});
+  const key = 'node.kubernetes.io/not-ready';
+  const taints: Obj[] = spec.taints ?? [];
+  if (!taints.some((t) => t?.key === key && t?.effect === 'NoSchedule'))
+    spec.taints = [...taints, { key, effect: 'NoSchedule' }];
 }
 
 export interface DefaultOptions {
@@ -111,6 +125,7 @@ export function applyCreateDefaults(kind: string, group: string, o: KubeObject, 
       p.targetPort ??= p.port;
     }
   } else if (group === '' && kind === 'Secret') obj.type ??= 'Opaque';
+  else if (group === '' && kind === 'Node') taintNotReady(obj);
   else if (group === '' && kind === 'PersistentVolumeClaim') obj.status = { phase: 'Pending' };
   else if (group === '' && kind === 'PersistentVolume') {
     obj.spec ??= {};
@@ -121,10 +136,11 @@ export function applyCreateDefaults(kind: string, group: string, o: KubeObject, 
     obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
 }
 
-/** Kinds whose metadata.generation counts spec changes. */
+/** Kinds whose metadata.generation counts spec changes (pods too since v1.34: PodObservedGenerationTracking). */
 export function tracksGeneration(kind: string, group: string, custom: boolean): boolean {
   return (
     custom ||
+    (group === '' && kind === 'Pod') ||
     group === 'apps' ||
     group === 'policy' ||
     (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition')

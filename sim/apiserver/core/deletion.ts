@@ -28,8 +28,8 @@ function podGrace(pod: any, requested: number | undefined): number {
   // unscheduled and finished pods have nothing to stop: they go at once
   if (!pod.spec?.nodeName) return 0;
   if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return 0;
-  const g = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-  return Math.max(0, g);
+  const g = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 0;
+  return g < 0 ? 1 : g;
 }
 
 function propagationFinalizer(opts: DeleteOptions): string | undefined {
@@ -71,10 +71,29 @@ export function planDeletion(
   const grace = graceful ? podGrace(obj, opts.gracePeriodSeconds) : 0;
   meta.deletionTimestamp = nowRfc3339(new Date(now.getTime() + grace * 1000));
   meta.deletionGracePeriodSeconds = grace;
+  bumpGeneration(obj);
   if (grace === 0 && finalizers.size === 0)
     return graceful ? { action: 'remove', marked: obj } : { action: 'remove' };
   if (finalizers.size) meta.finalizers = [...finalizers];
   return { action: 'update', obj };
+}
+
+/**
+ * The first deletionTimestamp changes what an object's controllers may do, so kube-apiserver
+ * bumps a generational object's metadata.generation with it (BeforeDelete, markAsDeleting).
+ */
+export function bumpGeneration(obj: KubeObject) {
+  const g = obj.metadata.generation;
+  if (typeof g === 'number' && g > 0) obj.metadata.generation = g + 1;
+}
+
+/**
+ * The grace period kube-apiserver puts into a pod DELETE's options before admission
+ * (CheckGracefulDelete): the requested or the pod's own, 0 for a pod that is not scheduled
+ * or has finished.
+ */
+export function effectiveGrace(pod: KubeObject, requested: number | undefined): number {
+  return podGrace(pod, requested);
 }
 
 /** An update that clears the last finalizer of an object being deleted removes it. */

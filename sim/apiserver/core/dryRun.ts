@@ -3,13 +3,24 @@
 // while another says "dry". "All" is the only value kube-apiserver accepts.
 import { errors } from '../http/errors.js';
 
-/** True when the values ask for a dry run; a 400 for anything but a list of "All". */
-export function dryRunRequested(values: unknown): boolean {
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/**
+ * True when the values ask for a dry run. Anything but a list of "All" is refused as
+ * kube-apiserver's ValidateDryRun does: 422 Invalid on the request's options kind.
+ */
+export function dryRunRequested(values: unknown, kind: OptionsKind = 'DeleteOptions'): boolean {
   if (values === undefined || values === null) return false;
   if (!Array.isArray(values))
     throw errors.badRequest(`dryRun must be a list of strings, got ${JSON.stringify(values)}`);
-  for (const v of values)
-    if (v !== 'All') throw errors.badRequest(`Invalid dryRun value: "${v}"; supported values: "All"`);
+  if (values.some((v) => v !== 'All'))
+    throw errors.invalid(kind, 'meta.k8s.io', '', [
+      {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${JSON.stringify(values)}: supported values: "All"`,
+        field: 'dryRun',
+      },
+    ]);
   return values.length > 0;
 }
 

@@ -5,31 +5,48 @@ import { errors } from '../http/errors.js';
 import { type KubeObject, type ResourceInfo, qualifiedResource } from '../resources/types.js';
 import type { ApiCore, ListQuery } from './api.js';
 import type { WriteOptions, WriteResult } from './context.js';
-import { type DeleteOptions, type DeletionPlan, planDeletion } from './deletion.js';
+import {
+  type DeleteOptions,
+  type DeletionPlan,
+  bumpGeneration,
+  effectiveGrace,
+  planDeletion,
+} from './deletion.js';
 import { clone, nowRfc3339 } from './objects.js';
 
 export const CRD_CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
 
+/**
+ * rest.BeforeDelete checks the preconditions first, naming the object by its kind (a
+ * GroupResource built from the kind, so "Pod" and "Deployment.apps", not "pods").
+ */
 function checkPreconditions(
   r: ResourceInfo,
   name: string,
   obj: KubeObject,
   p: DeleteOptions['preconditions'],
 ) {
+  const byKind = { group: r.group, plural: r.kind };
   if (p?.uid && p.uid !== obj.metadata.uid) {
     throw errors.conflict(
-      r,
+      byKind,
       name,
-      `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid}`,
+      `the UID in the precondition (${p.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`,
     );
   }
   if (p?.resourceVersion && p.resourceVersion !== obj.metadata.resourceVersion) {
     throw errors.conflict(
-      r,
+      byKind,
       name,
-      `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      `the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`,
     );
   }
+}
+
+/** the DeleteOptions admission sees: a pod's effective grace period is filled in (CheckGracefulDelete) */
+function reviewedOptions(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions): Record<string, unknown> {
+  if (!isPods(r) || obj.metadata.deletionTimestamp) return opts as Record<string, unknown>;
+  return { ...opts, gracePeriodSeconds: effectiveGrace(obj, opts.gracePeriodSeconds) };
 }
 
 const isPods = (r: ResourceInfo) => r.group === '' && r.plural === 'pods';
@@ -42,7 +59,9 @@ function planSpecial(r: ResourceInfo, obj: KubeObject, opts: DeleteOptions): Del
   if (obj.metadata.deletionTimestamp) return { action: 'unchanged' as const };
   const next = clone(obj);
   next.metadata.deletionTimestamp = nowRfc3339();
-  next.metadata.deletionGracePeriodSeconds = 0;
+  // the namespace REST strategy sets only the timestamp; other objects get markAsDeleting's 0
+  if (!isNamespaces(r)) next.metadata.deletionGracePeriodSeconds = 0;
+  bumpGeneration(next);
   if (isNamespaces(r)) {
     (next as any).status = { ...((next as any).status ?? {}), phase: 'Terminating' };
     if (!((next as any).spec?.finalizers ?? []).length && !(next.metadata.finalizers ?? []).length)
@@ -114,7 +133,7 @@ export async function deleteOne(
             name,
             object: null,
             oldObject: current.obj,
-            options: opts as Record<string, unknown>,
+            options: reviewedOptions(r, current.obj, opts),
             dryRun: o.dryRun,
             user: o.user,
           });

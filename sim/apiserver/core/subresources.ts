@@ -78,9 +78,10 @@ function matchingPdbs(core: ApiCore, ns: string, pod: KubeObject): KubeObject[] 
     );
 }
 
-function budgetDenied(message: string) {
+function budgetDenied(message: string, retryAfterSeconds?: number) {
   return errors.tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", {
     causes: [{ reason: 'DisruptionBudget', message }],
+    ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
   });
 }
 
@@ -89,7 +90,11 @@ async function chargeBudget(core: ApiCore, pdb: KubeObject, podName: string, o: 
   const p = pdb as Obj;
   const status: Obj = p.status ?? {};
   if ((status.observedGeneration ?? 0) < (p.metadata.generation ?? 0)) {
-    throw budgetDenied(`The disruption budget ${p.metadata.name} is still being processed by the server.`);
+    // kube-apiserver suggests coming back in 10 s (Retry-After) while the controller catches up
+    throw budgetDenied(
+      `The disruption budget ${p.metadata.name} is still being processed by the server.`,
+      10,
+    );
   }
   if ((status.disruptionsAllowed ?? 0) < 0) throw errors.forbidden('pdb disruptions allowed is negative');
   if (Object.keys(status.disruptedPods ?? {}).length > 2000)

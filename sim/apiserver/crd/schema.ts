@@ -132,10 +132,17 @@ export function validateAgainst(validate: ValidateFunction, obj: unknown): Statu
  * values of fields that are not nullable (as the real server does before defaulting, so
  * a Go client's `"field": null` is read as absent). Mutates obj.
  */
-export function prune(obj: unknown, schema: Schema | undefined, root = true): void {
+/** Drop fields the schema does not know; `dropped` collects their paths (for the warnings). */
+export function prune(
+  obj: unknown,
+  schema: Schema | undefined,
+  root = true,
+  dropped: string[] = [],
+  path = '',
+): void {
   if (!schema || typeof obj !== 'object' || obj === null) return;
   if (Array.isArray(obj)) {
-    for (const item of obj) prune(item, schema.items, false);
+    for (const [i, item] of obj.entries()) prune(item, schema.items, false, dropped, `${path}[${i}]`);
     return;
   }
   const o = obj as Record<string, unknown>;
@@ -149,10 +156,13 @@ export function prune(obj: unknown, schema: Schema | undefined, root = true): vo
         : typeof schema.additionalProperties === 'object'
           ? schema.additionalProperties
           : undefined;
+    const at = path ? `${path}.${key}` : key;
     if (sub) {
       if (o[key] === null && sub.nullable !== true) delete o[key];
-      else prune(o[key], sub, false);
-    } else if (!preserve && (props || schema.type === 'object') && schema.additionalProperties !== true)
+      else prune(o[key], sub, false, dropped, at);
+    } else if (!preserve && (props || schema.type === 'object') && schema.additionalProperties !== true) {
       delete o[key];
+      dropped.push(at);
+    }
   }
 }

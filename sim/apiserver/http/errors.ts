@@ -14,7 +14,14 @@ export interface StatusBody {
   status: 'Failure' | 'Success';
   message: string;
   reason: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: StatusCause[];
+    retryAfterSeconds?: number;
+  };
   code: number;
 }
 
@@ -78,9 +85,11 @@ export const errors = {
     ),
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) => {
     const qualifiedKind = group ? `${kind}.${group}` : kind;
-    const list = causes.map((c) => `${c.field ? `${c.field}: ` : ''}${c.message}`);
+    // field.ErrorList.ToAggregate drops repeated messages (the causes keep them)
+    const list = [...new Set(causes.map((c) => `${c.field ? `${c.field}: ` : ''}${c.message}`))];
     const joined = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
-    const d: NonNullable<StatusBody['details']> = { name, kind };
+    // an empty name is left out, as metav1.StatusDetails' omitempty does
+    const d: NonNullable<StatusBody['details']> = name ? { name, kind } : { kind };
     if (group) d.group = group;
     d.causes = causes;
     return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, d);

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiCore } from '../core/api.js';
 import type { UserInfo, WriteOptions } from '../core/context.js';
-import { dryRunRequested } from '../core/dryRun.js';
+import { type OptionsKind, dryRunRequested } from '../core/dryRun.js';
 import { isObject } from '../core/objects.js';
 import { deleteCollection, deleteOne } from '../core/remove.js';
 import { bindPod, evictPod, toScale, updateScale } from '../core/subresources.js';
@@ -14,6 +14,7 @@ import { parseIncludeObject, toTable, wantsTable } from '../table/index.js';
 import { errors } from './errors.js';
 import { deleteOptions, parseBody, parseDryRun, queryInt, readBody, sendJson } from './request.js';
 import type { ResourceRoute } from './routes.js';
+import { validateListOptions, waitForResourceVersion } from './listOptions.js';
 import { type WatchTiming, serveWatch } from './watch.js';
 
 export interface HandlerContext {
@@ -70,9 +71,21 @@ function isWatch(ctx: HandlerContext) {
   return ctx.route.watchPrefix || w === 'true' || w === '1';
 }
 
-function handleGet(ctx: HandlerContext) {
+function checkListOptions(ctx: HandlerContext) {
+  const q = ctx.query;
+  validateListOptions({
+    watch: !!isWatch(ctx),
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
+    sendInitialEvents: q.get('sendInitialEvents') ?? undefined,
+    continueToken: q.get('continue') ?? undefined,
+  });
+}
+
+async function handleGet(ctx: HandlerContext) {
   const { core, route } = ctx;
   const r = route.resource;
+  if (route.name === undefined) checkListOptions(ctx);
   if (route.name !== undefined) {
     const s = core.getStored(r, route.namespace, route.name);
     if (route.subresource === 'scale') return sendJson(ctx.res, 200, toScale(r, s.obj));
@@ -89,6 +102,7 @@ function handleGet(ctx: HandlerContext) {
       {
         resourceVersion: ctx.query.get('resourceVersion') ?? undefined,
         allowWatchBookmarks: ctx.query.get('allowWatchBookmarks') === 'true',
+        sendInitialEvents: ctx.query.get('sendInitialEvents') === 'true',
         timeoutSeconds: queryInt(ctx.query, 'timeoutSeconds'),
         table: tableOpts(ctx),
       },
@@ -100,10 +114,15 @@ function handleGet(ctx: HandlerContext) {
   return sendList(ctx);
 }
 
-function sendList(ctx: HandlerContext) {
+async function sendList(ctx: HandlerContext) {
   const { core, route } = ctx;
   const r = route.resource;
-  const out = core.list(r, route.namespace, listQuery(ctx.query));
+  const rv = ctx.query.get('resourceVersion');
+  const exact = ctx.query.get('resourceVersionMatch') === 'Exact';
+  const wanted = rv && rv !== '0' && /^\d+$/.test(rv) ? Number(rv) : undefined;
+  if (wanted !== undefined && !ctx.query.get('continue'))
+    await waitForResourceVersion(() => core.store.currentRv(), wanted);
+  const out = core.list(r, route.namespace, { ...listQuery(ctx.query), exactRv: exact ? wanted : undefined });
   const table = tableOpts(ctx);
   if (table) {
     const objs = out.items.map((s) => core.present(r, s).obj);
@@ -162,10 +181,17 @@ async function bodyOf(ctx: HandlerContext): Promise<unknown> {
   return parseBody(buf, ctx.req.headers['content-type']);
 }
 
+const optionsKinds: Record<string, OptionsKind> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+  DELETE: 'DeleteOptions',
+};
+
 function writeOpts(ctx: HandlerContext): WriteOptions {
   return {
     user: ctx.user,
-    dryRun: parseDryRun(ctx.query),
+    dryRun: parseDryRun(ctx.query, optionsKinds[ctx.req.method ?? ''] ?? 'CreateOptions'),
     fieldManager: ctx.query.get('fieldManager') ?? undefined,
   };
 }

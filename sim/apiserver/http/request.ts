@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import YAML from 'yaml';
 import type { UserInfo } from '../core/context.js';
 import type { DeleteOptions } from '../core/deletion.js';
-import { dryRunRequested } from '../core/dryRun.js';
+import { type OptionsKind, dryRunRequested } from '../core/dryRun.js';
 import { StatusError, errors } from './errors.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -76,8 +76,8 @@ export function parseBody(buf: Buffer, contentType: string | undefined): unknown
   }
 }
 
-export function parseDryRun(q: URLSearchParams): boolean {
-  return dryRunRequested(q.getAll('dryRun'));
+export function parseDryRun(q: URLSearchParams, kind: OptionsKind): boolean {
+  return dryRunRequested(q.getAll('dryRun'), kind);
 }
 
 function intParam(q: URLSearchParams, name: string): number | undefined {
@@ -114,7 +114,13 @@ export function deleteOptions(body: unknown, q: URLSearchParams, dryRun: boolean
   return o;
 }
 
-export function sendJson(res: ServerResponse, code: number, body: unknown, warnings: string[] = []) {
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  warnings: string[] = [],
+  extraHeaders: Record<string, string> = {},
+) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   // a length instead of chunked encoding: node-fetch 2 (client-node's transport) reports a
   // false "Premature close" for chunked responses on a kept-alive socket that an agent
@@ -125,7 +131,7 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, warni
     'content-length': String(Buffer.byteLength(text)),
   };
   if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-  res.writeHead(code, headers);
+  res.writeHead(code, { ...headers, ...extraHeaders });
   res.end(text);
 }
 
@@ -136,5 +142,7 @@ export function sendError(res: ServerResponse, e: unknown) {
     res.end();
     return;
   }
-  sendJson(res, err.code, err.toStatus());
+  // kube-apiserver turns a Status' retryAfterSeconds into a Retry-After header
+  const retry = err.details?.retryAfterSeconds;
+  sendJson(res, err.code, err.toStatus(), [], retry ? { 'retry-after': String(retry) } : {});
 }

@@ -11,6 +11,8 @@ import { errors } from './errors.js';
 export interface WatchQuery {
   resourceVersion?: string;
   allowWatchBookmarks: boolean;
+  /** WatchList: the current state as ADDED events, closed by an annotated BOOKMARK */
+  sendInitialEvents?: boolean;
   timeoutSeconds?: number;
   table?: { includeObject: IncludeObject };
 }
@@ -45,13 +47,16 @@ export function serveWatch(
   const inScope = (o: KubeObject) => !ns || !r.namespaced || o.metadata.namespace === ns;
   const visible = (o: KubeObject | undefined) => !!o && inScope(o) && core.matches(r, sel, o);
 
+  // kube-apiserver sends a Table's column definitions with the first event only
+  let headersSent = false;
   const render = (type: string, s: Stored): string => {
     const p = core.present(r, s);
     if (q.table) {
-      const table = toTable(r, [p.obj], {
-        includeObject: q.table.includeObject,
-        resourceVersion: String(s.rv),
-      });
+      const table: Record<string, unknown> = {
+        ...toTable(r, [p.obj], { includeObject: q.table.includeObject, resourceVersion: String(s.rv) }),
+      };
+      if (headersSent) table.columnDefinitions = null;
+      headersSent = true;
       return `{"type":"${type}","object":${JSON.stringify(table)}}\n`;
     }
     return `{"type":"${type}","object":${p.json}}\n`;
@@ -100,11 +105,19 @@ export function serveWatch(
   };
 
   const rv = q.resourceVersion;
-  if (!rv || rv === '0') {
+  const bookmarkObject = (annotations?: Record<string, string>) =>
+    JSON.stringify({
+      kind: r.kind,
+      apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+      metadata: { resourceVersion: String(core.store.currentRv()), ...(annotations ? { annotations } : {}) },
+    });
+  if (!rv || rv === '0' || q.sendInitialEvents) {
     for (const k of c.keys()) {
       const s = c.items.get(k)!;
       if (visible(s.obj)) send(render('ADDED', s));
     }
+    if (q.sendInitialEvents && q.allowWatchBookmarks)
+      send(`{"type":"BOOKMARK","object":${bookmarkObject({ 'k8s.io/initial-events-end': 'true' })}}\n`);
   } else {
     const from = Number(rv);
     const replay = Number.isInteger(from) && from >= 0 ? c.since(from) : undefined;
@@ -128,14 +141,7 @@ export function serveWatch(
   c.addWatcher(deliver, watchKey);
 
   const bookmark = q.allowWatchBookmarks
-    ? setInterval(() => {
-        const obj = {
-          kind: r.kind,
-          apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
-          metadata: { resourceVersion: String(core.store.currentRv()) },
-        };
-        send(`{"type":"BOOKMARK","object":${JSON.stringify(obj)}}\n`);
-      }, timing.bookmarkIntervalMs)
+    ? setInterval(() => send(`{"type":"BOOKMARK","object":${bookmarkObject()}}\n`), timing.bookmarkIntervalMs)
     : undefined;
   const limit = Math.min(q.timeoutSeconds ?? timing.maxWatchSeconds, timing.maxWatchSeconds);
   const timeout = setTimeout(() => close(), limit * 1000);

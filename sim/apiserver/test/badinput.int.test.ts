@@ -147,8 +147,8 @@ const cases: {
     name: 'bad dryRun',
     method: 'DELETE',
     path: '/api/v1/namespaces/default/configmaps/keep?dryRun=Yes',
-    code: 400,
-    reason: 'BadRequest',
+    code: 422,
+    reason: 'Invalid',
   },
   { name: 'unknown resource', method: 'GET', path: '/api/v1/widgets', code: 404, reason: 'NotFound' },
   {

@@ -126,7 +126,7 @@ describe('finalizers and preconditions', () => {
     );
     expect(wrongUid.code).toBe(409);
     expect(wrongUid.status.message).toBe(
-      `Operation cannot be fulfilled on pods "pre": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${p.metadata?.uid}`,
+      `Operation cannot be fulfilled on Pod "pre": the UID in the precondition (not-the-uid) does not match the UID in record (${p.metadata?.uid}). The object might have been deleted and then recreated`,
     );
     await c.core.patchNamespacedPod(
       { name: 'pre', namespace: ns, body: { metadata: { labels: { touched: 'yes' } } } },
@@ -140,7 +140,7 @@ describe('finalizers and preconditions', () => {
       }),
     );
     expect(staleRv.code).toBe(409);
-    expect(staleRv.status.message).toContain('Precondition failed: ResourceVersion in precondition');
+    expect(staleRv.status.message).toContain('the ResourceVersion in the precondition');
     const current = await read('pre');
     await c.core.deleteNamespacedPod({
       name: 'pre',
@@ -433,8 +433,10 @@ describe('server-side dry run changes nothing on any path', () => {
   it('rejects a dryRun value other than All in an eviction, changing nothing', async () => {
     await c.core.createNamespacedPod({ namespace: ns, body: podSpec('dry-bad') });
     const res = await evict('dry-bad', { dryRun: ['Some'] });
-    expect(res.code).toBe(400);
-    expect(res.body.message).toBe('Invalid dryRun value: "Some"; supported values: "All"');
+    expect(res.code).toBe(422);
+    expect(res.body.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"',
+    );
     await untouched('dry-bad');
   });
 

@@ -23,7 +23,13 @@ export const namespacePrinter = simple([col('Status', 'string', 'The status of t
 ]);
 
 export const configMapPrinter = simple(
-  [col('Data', 'string', 'Data contains the configuration data.')],
+  [
+    col(
+      'Data',
+      'string',
+      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+    ),
+  ],
   (cm) => [countKeys(cm.data) + countKeys(cm.binaryData)],
 );
 
