@@ -5,6 +5,13 @@ import type { ApiCore } from '../core/api.js';
 import type { WriteOptions } from '../core/context.js';
 import { CRD_CLEANUP, deleteOne } from '../core/remove.js';
 import type { ResourceInfo } from '../resources/types.js';
+import {
+  type NamespaceCondition,
+  type Remaining,
+  mergeConditions,
+  namespaceConditions,
+  sameConditions,
+} from './namespaceConditions.js';
 import { Reconciler } from './reconciler.js';
 
 const user = (sa: string): WriteOptions => ({
@@ -104,7 +111,45 @@ export class CleanupLoops {
       seen.add(key);
       remaining += await deleteAll(this.core, r, ns, o);
     }
-    if (remaining === 0) this.core.store.remove('/namespaces', undefined, ns);
+    if (remaining === 0) return void this.core.store.remove('/namespaces', undefined, ns);
+    await this.reportRemaining(ns, o);
+  }
+
+  /** What is left after the pass (finalizers, graceful pods), in the namespace's conditions. */
+  private async reportRemaining(ns: string, o: WriteOptions) {
+    const left: Remaining[] = [];
+    const seen = new Set<string>();
+    for (const r of this.core.registry.all()) {
+      const key = this.core.key(r);
+      if (!r.namespaced || seen.has(key)) continue;
+      seen.add(key);
+      for (const s of this.core.list(r, ns, {}).items)
+        left.push({ groupResource: `${r.plural}.${r.group}`, finalizers: s.obj.metadata.finalizers ?? [] });
+    }
+    const next = namespaceConditions(left);
+    const namespaces = this.core.registry.lookup('', 'v1', 'namespaces')!;
+    const current = this.core.store.get('/namespaces', undefined, ns)?.obj as
+      | { status?: { conditions?: NamespaceCondition[] } }
+      | undefined;
+    if (!current || sameConditions(current.status?.conditions, next)) return;
+    const now = `${new Date().toISOString().slice(0, 19)}Z`;
+    await this.core
+      .writeLoop(
+        namespaces,
+        undefined,
+        ns,
+        o,
+        'status',
+        (cur: any) => {
+          cur.status = { ...cur.status, conditions: mergeConditions(cur.status?.conditions, next, now) };
+          return cur;
+        },
+        undefined,
+      )
+      .catch((e) => {
+        // gone meanwhile: nothing to report
+        if ((e as { code?: number }).code !== 404) throw e;
+      });
   }
 
   private async syncCrd(name: string) {
