@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from './apiserver/test/harness.js';
+import { eventually, onRealControlPlane } from './apiserver/test/harness.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -26,7 +26,9 @@ function cluster(args: string[]) {
 describe('npm run cluster', () => {
   it('starts on a free port, writes the kubeconfig, names it on stdout, and stops on SIGTERM', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'palisade-cli-')), 'kubeconfig');
-    const { child, out } = cluster(['--port', '0', '--kubeconfig', path, '--profile', 'tiny']);
+    // PALISADE_CLUSTER=real: the same with --real (the simulated nodes on a real control plane)
+    const real = onRealControlPlane ? ['--real'] : [];
+    const { child, out } = cluster([...real, '--port', '0', '--kubeconfig', path, '--profile', 'tiny']);
     await eventually(() => out.stdout.includes(`kubeconfig: ${path}`), 'the ready line', 30_000);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const kc = new k8s.KubeConfig();
@@ -43,7 +45,9 @@ describe('npm run cluster', () => {
     child.kill('SIGTERM');
     await eventually(() => out.code !== null, 'exit after SIGTERM');
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('SIGTERM: stopping embedded cluster');
+    expect(out.stdout).toContain(
+      `SIGTERM: stopping ${onRealControlPlane ? 'real control plane' : 'embedded cluster'}`,
+    );
   });
 
   it.each([

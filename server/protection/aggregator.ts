@@ -25,6 +25,7 @@ import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.js';
+import { errorText } from '../../lib/kube/errorText.js';
 
 export interface AggregatorOptions {
   cellId: string;
@@ -179,7 +180,7 @@ export class Aggregator {
     try {
       outcome = (await writeStatus(this.status, this.o.metrics, 'aggregator', next)).outcome;
     } catch (e) {
-      this.o.log?.(`aggregator ${this.o.cellId}: ${(e as Error).message}`);
+      this.o.log?.(`aggregator ${this.o.cellId}: ${errorText(e)}`);
       outcome = 'error';
     }
     this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: outcome === 'ok' ? 'written' : 'error' });

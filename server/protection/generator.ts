@@ -19,6 +19,7 @@ import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
+import { errorText } from '../../lib/kube/errorText.js';
 
 interface Workload {
   facts: WorkloadFacts;
@@ -141,7 +142,7 @@ export class Generator {
       try {
         await this.reconcile(key);
       } catch (e) {
-        if (!isConflict(e)) this.log(`generator: ${key}: ${(e as Error).message}`);
+        if (!isConflict(e)) this.log(`generator: ${key}: ${errorText(e)}`);
         setTimeout(
           () => this.queue.add(key) && !this.running && void this.drain(),
           isConflict(e) ? 50 : 2000,

@@ -5,6 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { GROUP, PLURAL, type PodProtector, parseProtector, VERSION } from '../../lib/protection/types.js';
 import { KeepAliveJson } from '../kube/keepAlive.js';
 import type { ProtectionMetrics } from './metrics.js';
+import { errorText } from '../../lib/kube/errorText.js';
 
 /** Reads and optimistic writes of a PodProtector's status subresource. */
 export interface StatusApi {
@@ -64,6 +65,6 @@ export async function writeStatus(
     metrics.statusWrites.inc({ writer, outcome: code === 409 ? 'conflict' : 'error' });
     if (code === 409) return { outcome: 'conflict' };
     if (code === 404) return { outcome: 'gone' };
-    throw new Error(`cannot update PodProtector ${namespace}/${name} status: ${(e as Error).message}`);
+    throw new Error(`cannot update PodProtector ${namespace}/${name} status: ${errorText(e)}`);
   }
 }

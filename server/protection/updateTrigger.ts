@@ -4,6 +4,7 @@
 // for long. Podseidon's update trigger, on by default here.
 import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
+import { errorText } from '../../lib/kube/errorText.js';
 
 export const TRIGGER_POD = 'podseidon-update-trigger';
 export const TRIGGER_ANNOTATION = 'podseidon.kubewharf.io/update-trigger-time';
@@ -56,7 +57,7 @@ export class UpdateTrigger {
     } catch (e) {
       recreate = (e as { code?: number }).code === 404;
       this.o.metrics.heartbeats.inc({ cell: this.o.cellId, outcome: 'error' });
-      if (!recreate) this.o.log?.(`update trigger in cell ${this.o.cellId}: ${(e as Error).message}`);
+      if (!recreate) this.o.log?.(`update trigger in cell ${this.o.cellId}: ${errorText(e)}`);
     }
     if (!this.stopped) this.timer = setTimeout(() => void this.tick(recreate), this.o.intervalMillis);
   }

@@ -11,6 +11,7 @@ import { microTime } from '../../lib/protection/buckets.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { type ConsoleVerb, consoleVerbs, InfraError, nodeFault } from '../kube/infra.js';
 import { clusterInput, clusterOf, objectName, publicProcedure, router } from './trpc.js';
+import { errorText } from '../../lib/kube/errorText.js';
 
 export const actInput = z.object({
   cluster: clusterInput,
@@ -34,7 +35,7 @@ async function record(conn: ClusterConnection, node: string, verb: ConsoleVerb) 
     return { recorded: true as const };
   } catch (e) {
     // the fault has happened: a lost record is reported, not turned into a failure
-    return { recorded: false as const, recordError: (e as Error).message };
+    return { recorded: false as const, recordError: errorText(e) };
   }
 }
 

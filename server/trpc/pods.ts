@@ -7,13 +7,14 @@ import type { PodView } from '../../lib/console/protocol.js';
 import { type PodDetail, podDetail, podView } from '../../lib/console/views.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { terminationSteps, type TerminationStep } from '../kube/infra.js';
+import { errorText } from '../../lib/kube/errorText.js';
 
 async function readLive(conn: ClusterConnection, namespace: string, name: string) {
   try {
     return { pod: await conn.core.readNamespacedPod({ namespace, name }) };
   } catch (e) {
     if (e instanceof k8s.ApiException && e.code === 404) return {};
-    return { error: `reading the pod from the API failed: ${(e as Error).message}` };
+    return { error: `reading the pod from the API failed: ${errorText(e)}` };
   }
 }
 
@@ -23,7 +24,7 @@ async function termination(conn: ClusterConnection, uid: string) {
   try {
     return { steps: await terminationSteps(ep, uid) };
   } catch (e) {
-    return { steps: [] as TerminationStep[], error: (e as Error).message };
+    return { steps: [] as TerminationStep[], error: errorText(e) };
   }
 }
 

@@ -29,12 +29,9 @@ import { NodeStatusMirror } from './volumes/nodeStatus.js';
 import { VolumeUsageIndex } from './volumes/usageIndex.js';
 
 const COMPONENT = 'attachdetach-controller';
+/** while a volume waits for another node to let go: the informers wake us, this is a backstop */
+const BLOCKED_RECHECK_MS = 10_000;
 type Attachment = k8s.V1VolumeAttachment;
-
-export interface AttachDetachOptions {
-  /** how often a pod's Multi-Attach error is recorded again while it waits */
-  multiAttachRetryMs?: number;
-}
 
 export class AttachDetachController implements Controller {
   readonly name = 'attach-detach';
@@ -51,13 +48,11 @@ export class AttachDetachController implements Controller {
   private readonly verdicts = new Map<string, DetachVerdict>();
   private started = false;
 
-  constructor(private readonly opts: AttachDetachOptions = {}) {}
-
   register(ctx: ControllerContext) {
     this.ctx = ctx;
     this.queue = new WorkQueue((k) => this.sync(k), logFailure(ctx.log, this.name));
     this.nodeStatus = new NodeStatusMirror(ctx, this.index);
-    this.events = new AttachEvents(ctx, this.opts.multiAttachRetryMs ?? 10_000);
+    this.events = new AttachEvents(ctx);
     this.attacher.register(ctx);
     this.watchPods();
     this.watchVolumes();
@@ -246,8 +241,8 @@ export class AttachDetachController implements Controller {
     });
     for (const node of plan.attach) await this.attach(pv, node);
     for (const b of plan.blocked) await this.events.multiAttach(pv, b);
-    // the retry records the error again (the count grows) until the volume is free
-    if (plan.blocked.length) this.queue.addAfter(`pv:${pv}`, this.events.retryMs);
+    // a look again now and then while blocked (the error is not recorded again)
+    if (plan.blocked.length) this.queue.addAfter(`pv:${pv}`, BLOCKED_RECHECK_MS);
   }
 
   private async attach(pv: string, nodeName: string) {

@@ -53,13 +53,14 @@ export class EndpointSliceController extends WorkloadController {
           s.metadata?.labels?.[LABEL_SERVICE_NAME] === name &&
           s.metadata?.labels?.[LABEL_MANAGED_BY] === MANAGED_BY,
       );
-    // without a selector we manage nothing; with one, we keep exactly the slice named after the service
-    const keep = hasSelector(svc) ? name : undefined;
+    // without a selector we manage nothing, and (as kube-controller-manager does) leave the
+    // slices we made before in place; with one, we keep exactly the slice named after the service
+    if (!hasSelector(svc)) return;
+    const keep = name;
     for (const s of ours.filter((x) => x.metadata?.name !== keep))
       await tolerate(404, () =>
         this.ctx.clients.discovery.deleteNamespacedEndpointSlice({ name: s.metadata!.name!, namespace }),
       );
-    if (!keep) return;
     const desired = this.desiredSlice(svc);
     const current = ours.find((s) => s.metadata?.name === name);
     if (!current) {

@@ -36,6 +36,9 @@ export interface NodeSpec {
   labels?: Record<string, string>;
 }
 
+/** while a pod waits for the node status to report its volumes in use */
+const IN_USE_RECHECK_MS = 100;
+
 interface PodWork {
   startAt?: number;
   readyAt?: number;
@@ -43,6 +46,8 @@ interface PodWork {
   term?: Termination;
   /** pod gone from the API while its process still ran: killed as an orphan */
   orphanKillAt?: number;
+  /** volumes to report in use before the pod's process starts (and mounts them) */
+  inUse?: string[];
 }
 
 interface Termination {
@@ -277,12 +282,19 @@ export class SimKubelet {
     await this.fleet.heartbeatApi.patch(`/api/v1/nodes/${encodeURIComponent(this.name)}/status`, { status });
   }
 
-  /** Volumes mounted on this node: those of processes still running here. */
+  /** Volumes in use on this node: those of processes still running here, or about to start. */
   private volumesInUse(): string[] {
     const pvs = new Set<string>();
     for (const p of this.fleet.infra.truth.running(this.name))
       for (const v of p.volumes) pvs.add(uniqueVolumeName(v.pv));
+    for (const w of this.work.values()) if (!w.term) for (const v of w.inUse ?? []) pvs.add(v);
     return [...pvs].sort();
+  }
+
+  /** Does the node object not list all of these volumes in use yet? */
+  private unreported(volumes: string[]): boolean {
+    const listed = this.fleet.informers.nodes.get(this.name)?.status?.volumesInUse ?? [];
+    return volumes.some((v) => !listed.includes(v));
   }
 
   // ---- pods ----------------------------------------------------------------------------
@@ -319,10 +331,18 @@ export class SimKubelet {
           await this.report(pod, pendingStatus(pod, 'ContainerCreating', volumes.waiting));
           return this.later('pod', uid, 1_000);
         }
+        // as a real kubelet: a volume is mounted only once the node status reports it in
+        // use, so the attach/detach controller never takes it for unmounted while written
+        w.inUse = this.processVolumes(pod).map((v) => uniqueVolumeName(v.pv));
+        if (this.unreported(w.inUse)) {
+          this.add('status');
+          return this.later('pod', uid, IN_USE_RECHECK_MS);
+        }
         w.startAt = now + this.d.containerStartMs;
       }
       if (now < w.startAt) return this.later('pod', uid, w.startAt - now);
       proc = this.fleet.infra.startProcess(this.processFor(pod));
+      w.inUse = undefined; // the running process holds them now
     }
     // a process already running (kubelet restart) is adopted as it is
     w.readyAt ??= proc.startedAt + readyDelay(pod, this.d.podReadyDelayMs);

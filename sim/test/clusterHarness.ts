@@ -2,7 +2,9 @@
 // from an inline scenario, for integration tests of the seed 000 / 003 stories; on the
 // real control plane when PALISADE_CLUSTER=real.
 import * as k8s from '@kubernetes/client-node';
+import { serviceAccountReady } from '../apiserver/test/harness.js';
 import { type EmbeddedCluster, backendFromEnv, startEmbeddedCluster } from '../cluster.js';
+import { namespaces } from '../scenario/build.js';
 import { parseScenario } from '../scenario/load.js';
 
 export const tinyDurations = `
@@ -27,9 +29,12 @@ export async function startScenario(
   const scenario = parseScenario(yaml, 'test scenario');
   // PALISADE_CLUSTER=real: the same scenario on etcd + kube-apiserver + kube-controller-manager
   const c = await startEmbeddedCluster({ scenario, backend: backendFromEnv() });
+  const core = c.kc.makeApiClient(k8s.CoreV1Api);
+  // tests create pods of their own at once: wait for what a real cluster needs for them
+  for (const ns of new Set(['default', ...namespaces(scenario)])) await serviceAccountReady(core, ns);
   return {
     ...c,
-    core: c.kc.makeApiClient(k8s.CoreV1Api),
+    core,
     apps: c.kc.makeApiClient(k8s.AppsV1Api),
     storage: c.kc.makeApiClient(k8s.StorageV1Api),
   };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../apiserver/test/harness.js';
-import { type EmbeddedCluster, startEmbeddedCluster } from '../cluster.js';
+import { type EmbeddedCluster, backendFromEnv, startEmbeddedCluster } from '../cluster.js';
 import { parseScenario } from '../scenario/load.js';
 import { tinyDurations } from './clusterHarness.js';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
     `name: infra-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: a1, count: 2 }] }]\n`,
     'test',
   );
-  c = await startEmbeddedCluster({ scenario, kubeconfigPath: kubeconfig });
+  c = await startEmbeddedCluster({ scenario, kubeconfigPath: kubeconfig, backend: backendFromEnv() });
 });
 afterAll(() => c.stop());
 

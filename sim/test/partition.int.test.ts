@@ -4,7 +4,7 @@
 // safe way out.
 import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../apiserver/test/harness.js';
+import { eventually, onRealControlPlane } from '../apiserver/test/harness.js';
 import { TAINT_OUT_OF_SERVICE, TAINT_UNREACHABLE } from '../controllers/runtime/conventions.js';
 import {
   type startScenario as Start,
@@ -99,28 +99,10 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     expect(cl.checker.list()).toEqual([]);
   });
 
-  it('force deletion while partitioned lets a second web-0 run and write: both violations are reported', async () => {
+  it('force deletion while partitioned: a second web-0 is scheduled elsewhere and refused the attached volume', async () => {
     c = await startScenario(scenario);
     const cl = c;
-    const pod = await runningWeb0(cl);
-    const node = pod.spec!.nodeName!;
-    cl.infra.partition(node);
-    await eventually(
-      async () => readyCondition(await cl.core.readNode({ name: node }))?.status === 'Unknown',
-      'node Unknown',
-      10_000,
-    );
-    await cl.core.deleteNamespacedPod({ name: 'web-0', namespace: 'shop', gracePeriodSeconds: 0 });
-    const replacement = await eventually(
-      async () => {
-        const p = await cl.core
-          .readNamespacedPod({ name: 'web-0', namespace: 'shop' })
-          .catch(() => undefined);
-        return p && p.metadata?.uid !== pod.metadata?.uid && p.spec?.nodeName ? p : undefined;
-      },
-      'a new web-0 scheduled',
-      15_000,
-    );
+    const { node, replacement } = await forceDeleteWhilePartitioned(cl);
     expect(replacement.spec?.nodeName).not.toBe(node);
     // the volume is still attached to the partitioned node: Multi-Attach until the force detach
     const multi = await eventually(
@@ -137,24 +119,35 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     expect(multi.message).toMatch(
       /^Multi-Attach error for volume "[^"]+" Volume is already exclusively attached to one node and can't be attached to another$/,
     );
-    const violations = await eventually(
-      () => {
-        const v = cl.checker.list();
-        return v.length >= 2 ? v : undefined;
-      },
-      'both violations',
-      20_000,
-    );
-    expect(violations.map((v) => v.invariant).sort()).toEqual([
-      'at-most-one-node-writing-rwo-volume',
-      'at-most-one-per-statefulset-identity',
-    ]);
-    const identity = violations.find((v) => v.invariant === 'at-most-one-per-statefulset-identity')!;
-    expect(identity.subject).toBe('shop/web/0');
-    expect(new Set(identity.evidence.map((p) => p.node))).toEqual(
-      new Set([node, replacement.spec?.nodeName]),
-    );
   });
+
+  // skip on real: the second copy attaches only after the force detach, which
+  // kube-controller-manager does after maxWaitForUnmountDuration, fixed at 6 minutes
+  it.skipIf(onRealControlPlane)(
+    'after the force-detach timeout the second web-0 runs and writes: both violations are reported',
+    async () => {
+      c = await startScenario(scenario);
+      const cl = c;
+      const { node, replacement } = await forceDeleteWhilePartitioned(cl);
+      const violations = await eventually(
+        () => {
+          const v = cl.checker.list();
+          return v.length >= 2 ? v : undefined;
+        },
+        'both violations',
+        20_000,
+      );
+      expect(violations.map((v) => v.invariant).sort()).toEqual([
+        'at-most-one-node-writing-rwo-volume',
+        'at-most-one-per-statefulset-identity',
+      ]);
+      const identity = violations.find((v) => v.invariant === 'at-most-one-per-statefulset-identity')!;
+      expect(identity.subject).toBe('shop/web/0');
+      expect(new Set(identity.evidence.map((p) => p.node))).toEqual(
+        new Set([node, replacement.spec?.nodeName]),
+      );
+    },
+  );
 
   it('power-off then the out-of-service taint: pods are force-deleted, the volume detached, the replacement runs, no violation', async () => {
     c = await startScenario(scenario);
@@ -169,20 +162,15 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     );
     cl.infra.powerOff(node);
     expect(cl.infra.truth.running(node)).toEqual([]);
-    const n = await cl.core.readNode({ name: node });
-    await cl.core.replaceNode({
-      name: node,
-      body: {
-        ...n,
-        spec: {
-          ...n.spec,
-          taints: [
-            ...(n.spec?.taints ?? []),
-            { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' },
-          ],
-        },
-      },
-    });
+    // read-modify-write, again on a conflict: other controllers write the node too
+    await eventually(async () => {
+      const n = await cl.core.readNode({ name: node });
+      const taints = [
+        ...(n.spec?.taints ?? []),
+        { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' },
+      ];
+      return cl.core.replaceNode({ name: node, body: { ...n, spec: { ...n.spec, taints } } });
+    }, 'the out-of-service taint added');
     const replacement = await runningReplacement(cl, pod);
     expect(replacement.spec?.nodeName).not.toBe(node);
     const vas = await cl.storage.listVolumeAttachment();
@@ -190,6 +178,28 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     expect(cl.checker.list()).toEqual([]);
   });
 });
+
+/** Partition web-0's node, wait for it to go Unknown, force-delete web-0, wait for the new one. */
+async function forceDeleteWhilePartitioned(cl: Cluster) {
+  const pod = await runningWeb0(cl);
+  const node = pod.spec!.nodeName!;
+  cl.infra.partition(node);
+  await eventually(
+    async () => readyCondition(await cl.core.readNode({ name: node }))?.status === 'Unknown',
+    'node Unknown',
+    10_000,
+  );
+  await cl.core.deleteNamespacedPod({ name: 'web-0', namespace: 'shop', gracePeriodSeconds: 0 });
+  const replacement = await eventually(
+    async () => {
+      const p = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' }).catch(() => undefined);
+      return p && p.metadata?.uid !== pod.metadata?.uid && p.spec?.nodeName ? p : undefined;
+    },
+    'a new web-0 scheduled',
+    15_000,
+  );
+  return { node, replacement };
+}
 
 async function waitPast(ms: number) {
   await eventually(() => Date.now() > ms, 'the deadline to pass', 30_000);

@@ -32,14 +32,44 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     : await startApiServer({ watchWindow: 1000, bookmarkIntervalMs: 500, ...opts });
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await serviceAccountReady(core, 'default').catch(async (e) => {
+    await server.stop();
+    throw e;
+  });
   return {
     server,
     kc,
-    core: kc.makeApiClient(k8s.CoreV1Api),
+    core,
     apps: kc.makeApiClient(k8s.AppsV1Api),
     objects: k8s.KubernetesObjectApi.makeApiClient(kc),
     stop: () => server.stop(),
   };
+}
+
+/**
+ * On a real control plane kube-controller-manager creates a namespace's "default"
+ * ServiceAccount a moment after the namespace, and kube-apiserver refuses pods (403 "error
+ * looking up service account") until then. The embedded API server needs none.
+ */
+export async function serviceAccountReady(core: k8s.CoreV1Api, namespace: string) {
+  if (!onRealControlPlane) return;
+  await eventually(
+    () => core.readNamespacedServiceAccount({ name: 'default', namespace }),
+    `ServiceAccount ${namespace}/default`,
+    30_000,
+  );
+}
+
+/** Create a namespace that is ready for pods on either back end. */
+export async function createNamespace(
+  c: Pick<Cluster, 'core'>,
+  name: string,
+  labels?: Record<string, string>,
+) {
+  const ns = await c.core.createNamespace({ body: { metadata: { name, labels } } });
+  await serviceAccountReady(c.core, name);
+  return ns;
 }
 
 /** The metav1.Status a failed client-node call carried, plus its HTTP code. */

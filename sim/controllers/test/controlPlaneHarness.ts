@@ -136,6 +136,9 @@ export async function startControlPlane(
   const ctx = makeContext(c.kc, d);
   controllers = underTest(controllers);
   for (const ctl of controllers) ctl.register(ctx);
+  // the tests watch nodes and pods through these; beside a real control plane no simulated
+  // controller has asked for them, and informers asked for later would never start
+  void [ctx.informers.nodes, ctx.informers.pods];
   await ctx.informers.startAll();
   for (const ctl of controllers) ctl.start();
   const coordination = c.kc.makeApiClient(k8s.CoordinationV1Api);

@@ -4,6 +4,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../apiserver/test/harness.js';
+import { NodeLifecycleController } from '../nodeLifecycle.js';
 import { mergePatch } from '../runtime/patches.js';
 import { ANN_SELECTED_NODE, Scheduler } from '../scheduler.js';
 import { type ControlPlane, conditionOf, cpuPod, pod, startControlPlane } from './controlPlaneHarness.js';
@@ -14,7 +15,12 @@ const ZONE = 'topology.kubernetes.io/zone';
 const dedicated: k8s.V1Taint = { key: 'dedicated', value: 'db', effect: 'NoSchedule' };
 
 beforeAll(async () => {
-  cp = await startControlPlane([new Scheduler({ initialBackoffMs: 200, maxBackoffMs: 1_000 })]);
+  cp = await startControlPlane([
+    new Scheduler({ initialBackoffMs: 200, maxBackoffMs: 1_000 }),
+    // nodes register with the not-ready NoSchedule taint (TaintNodesByCondition); the node
+    // lifecycle controller lifts it once it sees them Ready, as on a real control plane
+    new NodeLifecycleController(),
+  ]);
   await cp.kubelets.addNode('s1', { cpu: '2', labels: { [ZONE]: 'a' } });
   await cp.kubelets.addNode('s2', { cpu: '2', labels: { [ZONE]: 'b' } });
   await cp.kubelets.addNode('s3', { cpu: '2', labels: { [ZONE]: 'b' }, taints: [dedicated] });

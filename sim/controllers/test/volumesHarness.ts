@@ -9,6 +9,7 @@ import { underTest } from './besideReal.js';
 import { PvBinder } from '../pvBinder.js';
 import { type ControllerContext, makeContext } from '../runtime/context.js';
 import { CSI_DRIVER, uniqueVolumeName } from '../runtime/conventions.js';
+import { ANN_CONTROLLER_MANAGED_ATTACH } from '../../../lib/kube/wellKnown.js';
 import { type Durations, scaled } from '../runtime/durations.js';
 import { mergePatch } from '../runtime/patches.js';
 
@@ -34,7 +35,7 @@ export async function startVolumes(d: Partial<Durations> = {}): Promise<VolumesE
   const cluster = await startCluster({ durations });
   const ctx = makeContext(cluster.kc, durations);
   const binder = new PvBinder();
-  const adc = new AttachDetachController({ multiAttachRetryMs: 300 });
+  const adc = new AttachDetachController();
   const controllers = underTest([binder, adc]);
   for (const c of controllers) c.register(ctx);
   await ctx.informers.startAll();
@@ -56,7 +57,12 @@ export async function startVolumes(d: Partial<Durations> = {}): Promise<VolumesE
 
 export async function addNode(env: VolumesEnv, name: string, labels: Record<string, string> = {}) {
   const body: k8s.V1Node = {
-    metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+    metadata: {
+      name,
+      labels: { 'kubernetes.io/hostname': name, ...labels },
+      // as a kubelet registers: kube-controller-manager attaches only for nodes that say so
+      annotations: { [ANN_CONTROLLER_MANAGED_ATTACH]: 'true' },
+    },
     status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] },
   };
   const node = await env.core.createNode({ body });
@@ -127,6 +133,17 @@ export function addPod(env: VolumesEnv, name: string, node: string, claims: stri
       },
     },
   });
+}
+
+/**
+ * Play the kubelet: the pod's container is running. kube-controller-manager counts a
+ * Terminating pod with no running container as terminated and lets its volumes go.
+ */
+export function setRunning(env: VolumesEnv, name: string) {
+  const running = { name: 'app', image: 'busybox', imageID: '', ready: true, restartCount: 0 };
+  const state = { running: { startedAt: new Date() } };
+  const body = { status: { phase: 'Running', containerStatuses: [{ ...running, state }] } };
+  return env.core.patchNamespacedPodStatus({ name, namespace: NS, body }, mergePatch);
 }
 
 /** A claim's PV name once bound. */

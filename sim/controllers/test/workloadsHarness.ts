@@ -1,14 +1,20 @@
 // Test harness for the workload controllers: the embedded API server, the controllers
 // under test, and a stand-in kubelet that binds pods, reports them Running/Ready with
 // an IP, and (when told to) finishes their graceful deletion with grace 0.
-import type * as k8s from '@kubernetes/client-node';
-import { type Cluster, startCluster } from '../../apiserver/test/harness.js';
+import * as k8s from '@kubernetes/client-node';
+import { type Cluster, createNamespace, startCluster } from '../../apiserver/test/harness.js';
 import { type Controller, type ControllerContext, makeContext, statusCode } from '../runtime/context.js';
 import { scaled } from '../runtime/durations.js';
 import { SupervisedInformer } from '../runtime/informer.js';
 import { mergePatch } from '../runtime/patches.js';
 import { WorkQueue } from '../runtime/queue.js';
 import { underTest } from './besideReal.js';
+import { FakeKubelets } from './controlPlaneHarness.js';
+
+/** the one node the stand-in kubelet binds every pod to */
+export const NODE = 'node-1';
+/** its Lease renewals: well inside the default 40 s node-monitor grace period */
+const NODE_RENEW_MS = 2_000;
 
 export interface Workloads {
   c: Cluster;
@@ -19,10 +25,17 @@ export interface Workloads {
 
 export async function startWorkloads(controllers: Controller[], namespaces: string[]): Promise<Workloads> {
   const c = await startCluster();
-  for (const name of namespaces) await c.core.createNamespace({ body: { metadata: { name } } });
+  for (const name of namespaces) await createNamespace(c, name);
+  // the node every pod is bound to exists and stays healthy: a real control plane skips pods
+  // of a missing node in EndpointSlices, garbage-collects them, and marks a silent node's pods NotReady
+  const nodes = new FakeKubelets(c, c.kc.makeApiClient(k8s.CoordinationV1Api), NODE_RENEW_MS);
+  await nodes.addNode(NODE);
   const ctx = makeContext(c.kc, scaled({}));
   controllers = underTest(controllers);
   for (const ctl of controllers) ctl.register(ctx);
+  // the tests watch these; beside a real control plane no simulated controller has asked
+  // for them, and informers asked for later would never start
+  void [ctx.informers.deployments, ctx.informers.endpointSlices];
   const kubelet = new TestKubelet(c);
   await Promise.all([ctx.informers.startAll(), kubelet.start()]);
   for (const ctl of controllers) ctl.start();
@@ -32,6 +45,7 @@ export async function startWorkloads(controllers: Controller[], namespaces: stri
     kubelet,
     async stop() {
       for (const ctl of controllers) ctl.stop();
+      nodes.stop();
       await Promise.all([ctx.informers.stopAll(), kubelet.stop()]);
       await c.stop();
     },
@@ -98,7 +112,7 @@ export class TestKubelet {
     const { name, namespace } = p.metadata as { name: string; namespace: string };
     return this.c.core.createNamespacedBinding({
       namespace,
-      body: { metadata: { name }, target: { kind: 'Node', name: 'node-1' } },
+      body: { metadata: { name }, target: { kind: 'Node', name: NODE } },
     });
   }
 

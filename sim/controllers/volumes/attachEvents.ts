@@ -1,34 +1,32 @@
-// Events the attach/detach controller records on pods: the Multi-Attach error while a
-// pod waits for a volume another node holds (recorded again every retryMs, so its
-// count grows), and SuccessfulAttachVolume once the volume is attached.
+// Events the attach/detach controller records on pods: the Multi-Attach error when a
+// pod starts waiting for a volume another node holds (once, as kube-controller-manager
+// reports it once per volume and node it waits for, however long that takes), and
+// SuccessfulAttachVolume once the volume is attached.
 import type * as k8s from '@kubernetes/client-node';
-import {
-  type BlockedAttach,
-  attachSucceededMessage,
-  multiAttachMessage,
-} from '../../../lib/volumes/attach.js';
+import { type BlockedAttach, multiAttachMessage } from '../../../lib/volumes/attach.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { subject } from './common.js';
 import type { VolumeUsageIndex } from './usageIndex.js';
 
 const COMPONENT = 'attachdetach-controller';
 
-export class AttachEvents {
-  /** pod uid|node|pv -> when its Multi-Attach error was last recorded */
-  private readonly reported = new Map<string, number>();
+/**
+ * kube-controller-manager's GenerateMsg("AttachVolume.Attach succeeded", ""): its format is
+ * "%v for volume %q %v", so the message ends with a space.
+ */
+const attachSucceeded = (pv: string) => `AttachVolume.Attach succeeded for volume "${pv}" `;
 
-  constructor(
-    private readonly ctx: ControllerContext,
-    readonly retryMs: number,
-  ) {}
+export class AttachEvents {
+  /** pod uid|node|pv whose Multi-Attach error was recorded */
+  private readonly reported = new Set<string>();
+
+  constructor(private readonly ctx: ControllerContext) {}
 
   async multiAttach(pv: string, b: BlockedAttach) {
-    const now = Date.now();
     for (const pod of b.pods) {
       const key = `${pod.uid}|${b.node}|${pv}`;
-      const last = this.reported.get(key);
-      if (last !== undefined && now - last < this.retryMs) continue;
-      this.reported.set(key, now);
+      if (this.reported.has(key)) continue;
+      this.reported.add(key);
       const obj = this.ctx.informers.pods.get(pod.name, pod.namespace);
       if (!obj) continue;
       const msg = multiAttachMessage(pv, pod, b.blockers);
@@ -54,13 +52,7 @@ export class AttachEvents {
       const pod = inf.pods.get(ref.name, ref.namespace);
       if (ref.node !== va.spec?.nodeName || !pod) continue;
       const s = subject('Pod', 'v1', pod);
-      await this.ctx.events.record(
-        COMPONENT,
-        s,
-        'Normal',
-        'SuccessfulAttachVolume',
-        attachSucceededMessage(pv),
-      );
+      await this.ctx.events.record(COMPONENT, s, 'Normal', 'SuccessfulAttachVolume', attachSucceeded(pv));
     }
   }
 }

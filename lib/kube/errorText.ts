@@ -1,0 +1,30 @@
+// One line for a failed Kubernetes call. client-node's ApiException message is several lines
+// ("HTTP-Code: 403 / Message: Unknown API Status Code! / Body: ... / Headers: ..."); what an
+// operator needs is the code and the API server's own message from the Status body.
+
+interface MaybeApiError {
+  code?: unknown;
+  body?: unknown;
+  message?: unknown;
+}
+
+function statusMessage(body: unknown): string | undefined {
+  let b = body;
+  if (typeof body === 'string') {
+    try {
+      b = JSON.parse(body);
+    } catch {
+      return body.trim() || undefined;
+    }
+  }
+  const m = (b as { message?: unknown } | null)?.message;
+  return typeof m === 'string' && m ? m : undefined;
+}
+
+export function errorText(e: unknown): string {
+  const x = (e ?? {}) as MaybeApiError;
+  const fromBody = x.body !== undefined ? statusMessage(x.body) : undefined;
+  if (fromBody) return typeof x.code === 'number' ? `HTTP ${x.code}: ${fromBody}` : fromBody;
+  const m = typeof x.message === 'string' ? x.message : String(e);
+  return m.split('\n')[0];
+}
