@@ -84,6 +84,8 @@ async function startEmbedded(stateDir: string, scenario: string, real: boolean):
   const cluster = await startEmbeddedCluster({
     scenario: await loadScenario(scenario),
     backend: real ? 'real' : 'embedded',
+    // named apart, so the console and merged kubeconfigs tell the real control plane from the embedded one
+    contextName: real ? 'palisade-real' : undefined,
     kubeconfigPath,
     log: (m) => console.log(`  ${what}: ${m}`),
   });

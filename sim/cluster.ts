@@ -52,6 +52,8 @@ export interface EmbeddedClusterOptions {
   backend?: ClusterBackend;
   /** real backend: binaries already built (default: testenv/build.sh finds or builds them) */
   binaries?: Binaries;
+  /** real backend: the kubeconfig's context name (default palisade-embedded) */
+  contextName?: string;
   port?: number;
   kubeconfigPath?: string;
   infraPort?: number;
@@ -121,6 +123,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
           durations,
           defaultTolerationSeconds: tolerationSecondsOf(s),
           binaries: opts.binaries,
+          contextName: opts.contextName,
           log,
         })
       : await startApiServer({

@@ -11,19 +11,20 @@ export function kubeconfigYaml(
   caPem: string,
   token: string,
   user = 'palisade-admin',
+  context = CONTEXT_NAME,
 ): string {
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [
       {
-        name: CONTEXT_NAME,
+        name: context,
         cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') },
       },
     ],
     users: [{ name: user, user: { token } }],
-    contexts: [{ name: CONTEXT_NAME, context: { cluster: CONTEXT_NAME, user, namespace: 'default' } }],
-    'current-context': CONTEXT_NAME,
+    contexts: [{ name: context, context: { cluster: context, user, namespace: 'default' } }],
+    'current-context': context,
     preferences: {},
   };
   return YAML.stringify(doc);

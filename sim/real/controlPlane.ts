@@ -27,6 +27,8 @@ export interface RealControlPlaneOptions {
   log?: (msg: string) => void;
   /** keep the state folder (logs, etcd data) after stop */
   keepState?: boolean;
+  /** the kubeconfig's context (and cluster) name; default palisade-embedded, as the embedded one */
+  contextName?: string;
 }
 
 export interface RealControlPlane {
@@ -132,7 +134,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
   };
   const url = `https://127.0.0.1:${ports.apiserver}`;
-  const kubeconfig = kubeconfigYaml(url, caPem, token);
+  const kubeconfig = kubeconfigYaml(url, caPem, token, undefined, opts.contextName);
   await writeKubeconfig(join(state, 'controller-manager.kubeconfig'), kubeconfig);
   const procs: GuardedProcess[] = [];
   const stop = async () => {
