@@ -8,6 +8,7 @@ import {
   noExecuteModes,
   reconcileNodeTaints,
   sameTaintSet,
+  taintWrites,
   zoneKey,
   zoneState,
 } from './nodeHealth.js';
@@ -101,7 +102,7 @@ describe('reconcileNodeTaints', () => {
       [cond('Ready', 'Unknown')],
       false,
       'add',
-      [t('unreachable', 'NoSchedule'), t('unreachable', 'NoExecute', ago(0))],
+      [t('unreachable', 'NoSchedule', ago(0)), t('unreachable', 'NoExecute', ago(0))],
     ],
     [
       'NotReady: not-ready NoSchedule and NoExecute',
@@ -109,7 +110,7 @@ describe('reconcileNodeTaints', () => {
       [cond('Ready', 'False')],
       false,
       'add',
-      [t('not-ready', 'NoSchedule'), t('not-ready', 'NoExecute', ago(0))],
+      [t('not-ready', 'NoSchedule', ago(0)), t('not-ready', 'NoExecute', ago(0))],
     ],
     [
       'Ready again: the taints come off, others stay',
@@ -133,7 +134,7 @@ describe('reconcileNodeTaints', () => {
       [cond('Ready', 'False')],
       false,
       'keep',
-      [t('not-ready', 'NoSchedule'), t('not-ready', 'NoExecute', ago(0))],
+      [t('not-ready', 'NoSchedule', ago(0)), t('not-ready', 'NoExecute', ago(0))],
     ],
     [
       'keep mode adds no new NoExecute taint',
@@ -141,7 +142,7 @@ describe('reconcileNodeTaints', () => {
       [cond('Ready', 'Unknown')],
       false,
       'keep',
-      [t('unreachable', 'NoSchedule')],
+      [t('unreachable', 'NoSchedule', ago(0))],
     ],
     [
       'remove mode takes NoExecute taints off',
@@ -157,12 +158,23 @@ describe('reconcileNodeTaints', () => {
       [cond('Ready', 'True'), cond('MemoryPressure', 'True'), cond('DiskPressure', 'False')],
       true,
       'add',
-      [t('memory-pressure', 'NoSchedule'), t('unschedulable', 'NoSchedule')],
+      [t('memory-pressure', 'NoSchedule', ago(0)), t('unschedulable', 'NoSchedule', ago(0))],
     ],
     ['a node without conditions is not tainted NoExecute on Ready', [], [], false, 'add', []],
   ];
   it.each(cases)('%s', (_, taints, conditions, unschedulable, mode, want) => {
     expect(reconcileNodeTaints(taints, conditions, unschedulable, mode, now)).toEqual(want);
+  });
+
+  it('writes NoSchedule changes before NoExecute ones, additions before removals', () => {
+    const ns = t('unreachable', 'NoSchedule', ago(0));
+    const ne = t('unreachable', 'NoExecute', ago(0));
+    expect(taintWrites([], [ns, ne])).toEqual([[ns], [ns, ne]]);
+    expect(taintWrites([outOfService, ns, ne], [outOfService])).toEqual([[outOfService, ne], [outOfService]]);
+    // a swap: the new taint is added before the old one goes
+    const nr = t('not-ready', 'NoSchedule', ago(0));
+    expect(taintWrites([ns], [nr])).toEqual([[ns, nr], [nr]]);
+    expect(taintWrites([ns, ne], [ns, ne])).toEqual([]);
   });
 
   it('compares taint sets by key, value and effect', () => {

@@ -16,6 +16,7 @@ import {
   noExecuteModes,
   reconcileNodeTaints,
   sameTaintSet,
+  taintWrites,
   zoneKey,
 } from '../../lib/kube/nodeHealth.js';
 import { errorText, PodsByNode, podSubject, splitKey, writePodStatus } from './pods.js';
@@ -46,7 +47,14 @@ export class NodeLifecycleController implements Controller {
     this.podsByNode = new PodsByNode(ctx.informers.pods);
     // kubelet status posts (e.g. Ready again) are acted on at once, not at the next pass
     const enqueue = (n: k8s.V1Node) => this.running && this.queue.add(n.metadata!.name!);
-    ctx.informers.nodes.on({ add: enqueue, update: enqueue });
+    ctx.informers.nodes.on({
+      add: (n) => {
+        this.nodeEvent(n, 'RegisteredNode', 'Registered Node %s in Controller');
+        enqueue(n);
+      },
+      update: enqueue,
+      delete: (n) => this.nodeEvent(n, 'RemovingNode', 'Removing Node %s from Controller'),
+    });
   }
 
   start() {
@@ -59,6 +67,14 @@ export class NodeLifecycleController implements Controller {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
     this.queue?.stop();
+  }
+
+  /** recordNodeEvent: the controller's first sight of a node (also at its own start) and its end */
+  private nodeEvent(n: k8s.V1Node, reason: string, what: string) {
+    const name = n.metadata!.name!;
+    const subject = { kind: 'Node', apiVersion: 'v1', metadata: { name, uid: n.metadata?.uid } };
+    const message = `Node ${name} event: ${what.replace('%s', name)}`;
+    void this.ctx.events.record(COMPONENT, subject, 'Normal', reason, message);
   }
 
   private lease(name: string) {
@@ -154,13 +170,15 @@ export class NodeLifecycleController implements Controller {
       now,
     );
     if (sameTaintSet(taints, node.spec?.taints)) return;
-    await this.ctx.clients.core.patchNode(
-      {
-        name: node.metadata!.name!,
-        body: { metadata: { resourceVersion: node.metadata?.resourceVersion }, spec: { taints } },
-      },
-      mergePatch,
-    );
+    // one write per step, as kube-controller-manager makes them: watchers see the same order
+    let rv = node.metadata?.resourceVersion;
+    for (const step of taintWrites(node.spec?.taints, taints)) {
+      const written = await this.ctx.clients.core.patchNode(
+        { name: node.metadata!.name!, body: { metadata: { resourceVersion: rv }, spec: { taints: step } } },
+        mergePatch,
+      );
+      rv = written.metadata?.resourceVersion;
+    }
   }
 
   /** MarkPodsNotReady: nobody can vouch for the pods of a node that went silent. */

@@ -7,12 +7,19 @@
 import type * as k8s from '@kubernetes/client-node';
 import { setPodCondition, toMillis } from '../../lib/kube/conditions.js';
 import { noExecutePlan, type Taint } from '../../lib/kube/tolerations.js';
-import { errorText, PodsByNode, podSubject, splitKey, writePodStatus } from './pods.js';
+import { errorText, PodsByNode, splitKey, writePodStatus } from './pods.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';
 import { podKey } from './runtime/conventions.js';
 import { WorkQueue } from './runtime/queue.js';
 
 const COMPONENT = 'taint-eviction-controller';
+
+/** emitPodDeletionEvent's reference: namespace and name only, no uid or resourceVersion */
+const podRef = (pod: k8s.V1Pod) => ({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: { name: pod.metadata?.name, namespace: pod.metadata?.namespace },
+});
 
 const noExecuteTaints = (n: k8s.V1Node | undefined) =>
   JSON.stringify(
@@ -129,7 +136,7 @@ export class TaintEvictionController implements Controller {
   private cancel(pod: k8s.V1Pod) {
     if (!this.scheduled.delete(podKey(pod))) return;
     const message = `Cancelling deletion of Pod ${podKey(pod)}`;
-    void this.ctx.events.record(COMPONENT, podSubject(pod), 'Normal', 'TaintManagerEviction', message);
+    void this.ctx.events.record(COMPONENT, podRef(pod), 'Normal', 'TaintManagerEviction', message);
   }
 
   /** addConditionAndDeletePod */
@@ -137,7 +144,7 @@ export class TaintEvictionController implements Controller {
     const key = podKey(pod);
     this.ctx.log(this.name, `evicting ${key}`);
     const message = `Marking for deletion Pod ${key}`;
-    void this.ctx.events.record(COMPONENT, podSubject(pod), 'Normal', 'TaintManagerEviction', message);
+    void this.ctx.events.record(COMPONENT, podRef(pod), 'Normal', 'TaintManagerEviction', message);
     const { conditions, changed } = setPodCondition(
       pod.status?.conditions,
       {

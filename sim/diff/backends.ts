@@ -28,7 +28,8 @@ export interface Reply {
   body: any;
 }
 
-function backend(name: Backend['name'], s: { url: string; token: string; caPem: string }): Backend {
+/** a client of any server that has an address, a token and a CA (a whole cluster's, too) */
+export function backend(name: Backend['name'], s: { url: string; token: string; caPem: string }): Backend {
   const agent = new https.Agent({ keepAlive: true, ca: s.caPem });
   return { name, url: s.url, token: s.token, caPem: s.caPem, agent };
 }

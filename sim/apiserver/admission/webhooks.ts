@@ -254,7 +254,6 @@ export function buildReview(a: AdmissionAttributes) {
     resource,
     requestKind: a.kind,
     requestResource: resource,
-    name: a.name ?? '',
     operation: a.operation,
     userInfo: a.user,
     object: a.object ?? null,
@@ -262,6 +261,8 @@ export function buildReview(a: AdmissionAttributes) {
     dryRun: a.dryRun,
     options: { ...(a.options ?? {}), kind: optionsKind(a.operation), apiVersion: 'meta.k8s.io/v1' },
   };
+  // omitempty: a deletecollection item or a generateName CREATE has none
+  if (a.name) request.name = a.name;
   if (a.subresource) {
     request.subResource = a.subresource;
     request.requestSubResource = a.subresource;

@@ -26,9 +26,10 @@ import { type KubeObject, type ResourceInfo, apiVersionOf, qualifiedResource } f
 import { Collection } from '../store/collection.js';
 import { Store, type Stored } from '../store/store.js';
 import type { WriteOptions, WriteResult } from './context.js';
-import { applyCreateDefaults, labelNamespace, tracksGeneration } from './defaults.js';
+import { applyCreateDefaults, applyWriteDefaults, labelNamespace, tracksGeneration } from './defaults.js';
 import { shouldRemoveAfterUpdate } from './deletion.js';
 import { writeOptionsForReview } from './dryRun.js';
+import { dropEmptyStatus } from './omitEmpty.js';
 import { fieldsOf, supportedFields } from './fields.js';
 import { generateName, validateName } from './names.js';
 import { admitServiceAccount } from './serviceAccount.js';
@@ -316,6 +317,7 @@ export class ApiCore {
     ];
     if (this.store.get(this.key(r), meta.namespace, meta.name!)) throw errors.alreadyExists(r, meta.name!);
     if (r.namespaced) this.checkNamespace(r, meta.namespace, true, meta.name);
+    dropEmptyStatus(obj);
     if (o.dryRun) return { obj, warnings, code: 201 };
     const stored = this.store.put(this.key(r), obj);
     this.afterWrite(r, stored.obj);
@@ -367,6 +369,7 @@ export class ApiCore {
       if (om[k] === undefined) delete m[k];
       else (m as any)[k] = om[k];
     }
+    if (subresource === '') applyWriteDefaults(r.kind, r.group, obj);
     if (om.generation !== undefined && subresource !== 'status' && !sameValue(specOf(obj), specOf(old)))
       m.generation = om.generation + 1;
     if (subresource === '') labelNamespace(r.kind, r.group, obj);
@@ -462,6 +465,8 @@ export class ApiCore {
       const incoming = produce(mutates ? clone(current.obj) : current.obj);
       const pruned: string[] = [];
       const obj = this.prepareUpdate(r, current.obj, incoming, subresource, pruned);
+      // before the no-op check: rewriting `unavailableReplicas: 0` changes nothing stored
+      dropEmptyStatus(obj);
       this.validate(r, obj, current.obj);
       if (r.group === 'apiextensions.k8s.io')
         obj.status = { ...establishedStatus(obj), ...(obj.status as object) };

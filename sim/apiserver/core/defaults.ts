@@ -108,8 +108,19 @@ export function labelNamespace(kind: string, group: string, o: KubeObject) {
   o.metadata.labels = { ...(o.metadata.labels ?? {}), 'kubernetes.io/metadata.name': o.metadata.name };
 }
 
+/**
+ * Defaults of the versioned types, applied on every decode (create and update): a CRD
+ * without spec.conversion gets the None strategy (SetDefaults_CustomResourceDefinitionSpec).
+ */
+export function applyWriteDefaults(kind: string, group: string, o: KubeObject) {
+  const obj = o as Obj;
+  if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition' && isObject(obj.spec))
+    obj.spec.conversion ??= { strategy: 'None' };
+}
+
 export function applyCreateDefaults(kind: string, group: string, o: KubeObject, opts: DefaultOptions) {
   const obj = o as Obj;
+  applyWriteDefaults(kind, group, o);
   if (group === '' && kind === 'Pod') defaultPod(obj, opts);
   else if (group === 'apps') defaultWorkload(obj, kind);
   else if (group === '' && kind === 'Namespace') {

@@ -117,6 +117,7 @@ export async function deleteOne(
   name: string,
   opts: DeleteOptions,
   o: WriteOptions,
+  inCollection = false,
 ): Promise<WriteResult<KubeObject | StatusBody>> {
   for (let attempt = 0; ; attempt++) {
     const current = core.getStored(r, ns, name);
@@ -130,10 +131,12 @@ export async function deleteOne(
             subresource: '',
             kind: { group: r.group, version: r.version, kind: r.kind },
             namespace: current.obj.metadata.namespace,
-            name,
+            // deletecollection admits each item with the collection request's attributes:
+            // no name, and the options as sent (each item's delete works on a copy of them)
+            name: inCollection ? '' : name,
             object: null,
             oldObject: current.obj,
-            options: reviewedOptions(r, current.obj, opts),
+            options: inCollection ? (opts as Record<string, unknown>) : reviewedOptions(r, current.obj, opts),
             dryRun: o.dryRun,
             user: o.user,
           });
@@ -184,7 +187,7 @@ export async function deleteCollection(
   const warnings: string[] = [];
   for (const s of items) {
     try {
-      const res = await deleteOne(core, r, s.obj.metadata.namespace, s.obj.metadata.name!, opts, o);
+      const res = await deleteOne(core, r, s.obj.metadata.namespace, s.obj.metadata.name!, opts, o, true);
       warnings.push(...res.warnings);
       out.push(s.obj);
     } catch (e) {

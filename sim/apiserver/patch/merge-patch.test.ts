@@ -49,6 +49,21 @@ describe('json merge patch (RFC 7386)', () => {
       want: { runAsUser: 1000 },
     },
     {
+      // evanphx/json-patch v4, as kube-apiserver merges: a CR status cell's `at: null` is not stored
+      name: 'a list has the nulls of its items pruned, null items dropped',
+      patch: {
+        spec: { containers: [{ name: 'a', image: null, ports: [null, { containerPort: 1 }] }, null] },
+      },
+      path: 'spec.containers',
+      want: [{ name: 'a', ports: [{ containerPort: 1 }] }],
+    },
+    {
+      name: 'a list replacing a map is taken as it is',
+      patch: { metadata: { labels: [{ a: null }] } },
+      path: 'metadata.labels',
+      want: [{ a: null }],
+    },
+    {
       name: 'a scalar replaces a map',
       patch: { spec: { nodeSelector: 'none' } },
       path: 'spec.nodeSelector',

@@ -3,6 +3,7 @@
 // compare-and-swap on resourceVersion. All methods are synchronous, so each write is
 // atomic with respect to every other request.
 import { dropEmptyMeta } from '../core/objects.js';
+import { dropEmptyStatus } from '../core/omitEmpty.js';
 import type { KubeObject } from '../resources/types.js';
 import { Collection, type StoreEvent, type Stored } from './collection.js';
 
@@ -50,6 +51,7 @@ export class Store {
     const previous = c.items.get(k);
     const rv = ++this.rv;
     dropEmptyMeta(obj);
+    dropEmptyStatus(obj);
     obj.metadata.resourceVersion = String(rv);
     const stored: Stored = { obj, json: JSON.stringify(obj), rv };
     this.emit(storageKey, c, { type: previous ? 'MODIFIED' : 'ADDED', rv, current: stored, previous });
