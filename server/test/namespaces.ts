@@ -3,17 +3,10 @@
 // "default" ServiceAccount exists; kube-controller-manager creates it a moment after the
 // namespace, and an API-only control plane has no controller manager at all.
 import type * as k8s from '@kubernetes/client-node';
-import { eventually, onRealControlPlane } from '../../sim/apiserver/test/harness.js';
+import { onRealControlPlane, serviceAccountReady } from '../../sim/apiserver/test/harness.js';
 
-/** Wait for the namespace's "default" ServiceAccount (no-op on the embedded API server). */
-export async function serviceAccountReady(core: k8s.CoreV1Api, namespace: string) {
-  if (!onRealControlPlane) return;
-  await eventually(
-    () => core.readNamespacedServiceAccount({ name: 'default', namespace }),
-    `ServiceAccount ${namespace}/default`,
-    30_000,
-  );
-}
+// one wait for the ServiceAccount, shared with the simulator's harnesses
+export { serviceAccountReady };
 
 /**
  * Create a namespace and wait until pods can be created in it. `apiOnly`: no controller
