@@ -166,55 +166,62 @@ describe('disruption controller', () => {
     await statusOf('cache', { expectedPods: 1, currentHealthy: 1, disruptionsAllowed: 0, disruptedPods: {} });
   });
 
-  it('percentages and maxUnavailable use the Deployment scale, following it when it changes', async () => {
+  // Paused Deployment with a hand-made ReplicaSet of 4 and two Ready pods: a real Deployment
+  // controller makes no ReplicaSet of its own for a paused Deployment, but adopts and scales this one.
+  async function pausedDeployment(app: string) {
     const dep = await cp.c.apps.createNamespacedDeployment({
       namespace: ns,
       body: {
-        metadata: { name: 'web' },
+        metadata: { name: app },
         spec: {
           replicas: 4,
-          // a real Deployment controller makes no ReplicaSet of its own for a paused Deployment,
-          // but adopts and scales the one below (it is labelled as its selector asks)
           paused: true,
-          selector: { matchLabels: { app: 'web' } },
-          template: template('web'),
+          selector: { matchLabels: { app } },
+          template: template(app),
         },
       },
     });
     const rs = await cp.c.apps.createNamespacedReplicaSet({
       namespace: ns,
       body: {
-        metadata: {
-          name: 'web-5d8f',
-          labels: { app: 'web' },
-          ownerReferences: [ownerRef(dep, 'Deployment')],
-        },
-        spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: template('web') },
+        metadata: { name: `${app}-5d8f`, labels: { app }, ownerReferences: [ownerRef(dep, 'Deployment')] },
+        spec: { replicas: 4, selector: { matchLabels: { app } }, template: template(app) },
       },
     });
-    await replicaSetPods(rs, ['web-5d8f-1', 'web-5d8f-2']);
+    await replicaSetPods(rs, [`${app}-5d8f-1`, `${app}-5d8f-2`]);
+  }
+
+  const scaleDeployment = (name: string, replicas: number) =>
+    cp.c.apps.patchNamespacedDeployment(
+      { name, namespace: ns, body: { spec: { replicas } } },
+      mergePatch,
+    );
+
+  // One Deployment per budget: when several budgets select a pod, kube-controller-manager
+  // re-syncs only one of them (chosen arbitrarily) on that pod's changes.
+  it('percentages and maxUnavailable use the Deployment scale, following it when it changes', async () => {
+    await pausedDeployment('web');
+    await pausedDeployment('api');
     await createPdb('web-half', 'web', { minAvailable: '50%' });
-    await createPdb('web-quarter', 'web', { maxUnavailable: '25%' });
+    await createPdb('api-quarter', 'api', { maxUnavailable: '25%' });
     await statusOf('web-half', {
       expectedPods: 4,
       desiredHealthy: 2,
       currentHealthy: 2,
       disruptionsAllowed: 0,
     });
-    await statusOf('web-quarter', {
+    await statusOf('api-quarter', {
       expectedPods: 4,
       desiredHealthy: 3,
       currentHealthy: 2,
       disruptionsAllowed: 0,
     });
 
-    await cp.c.apps.patchNamespacedDeployment(
-      { name: 'web', namespace: ns, body: { spec: { replicas: 2 } } },
-      mergePatch,
-    );
+    await scaleDeployment('web', 2);
+    await scaleDeployment('api', 2);
     await statusOf('web-half', { expectedPods: 2, desiredHealthy: 1, disruptionsAllowed: 1 });
     // 25 % of 2 rounds up to one unavailable pod
-    await statusOf('web-quarter', { expectedPods: 2, desiredHealthy: 1, disruptionsAllowed: 1 });
+    await statusOf('api-quarter', { expectedPods: 2, desiredHealthy: 1, disruptionsAllowed: 1 });
   });
 
   it('maxUnavailable uses the StatefulSet scale', async () => {
