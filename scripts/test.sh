@@ -6,21 +6,47 @@
 # controllers, the console and deletion protection run twice: on the embedded cluster and
 # on a real etcd + kube-apiserver + kube-controller-manager (testenv/, built once into a
 # cache outside the repo: ~10 min on a cold 2-core machine). Installs what it needs.
+#
+# The real-control-plane pass spends most of its time waiting for kube-controller-manager's
+# fixed periods (pod GC sweeps every 20 s, node monitor), so it runs beside the other phases;
+# its output goes to .palisade/test-real.log and is printed when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the suites run a second time on the real control plane (vitest filters are path substrings:
 # "server/" alone would also pick sim/apiserver/, whose own suite the sim/diff tests cover)
 REAL_SUITES=(sim/test/ sim/cli.int sim/controllers/test/ server/cells.int server/console.int
   server/kube/attach.int server/kube/informer.int server/realtime/ server/protection/test/)
+suite_start=$SECONDS
+phase() { echo "== $1 (at $((SECONDS - suite_start)) s)"; }
+
 bash scripts/ensure-deps.sh
 bash scripts/ensure-kubectl.sh
-echo "== real control plane binaries (testenv/build.sh)"
+phase "real control plane binaries (testenv/build.sh)"
 eval "$(bash testenv/build.sh etcd kube-apiserver kube-controller-manager)"
 export ETCD_BIN_DIR KUBE_BIN_DIR
-echo "== typecheck" && npx tsc --noEmit -p .
-echo "== lint" && npx biome check --diagnostic-level=error .
-echo "== unit and integration tests (embedded cluster; sim/diff compares it with the real one)" && npx vitest run
-echo "== integration suites on the real control plane (PALISADE_CLUSTER=real)" &&
-  PALISADE_CLUSTER=real npx vitest run --project integration "${REAL_SUITES[@]}"
-echo "== end-to-end tests" && bash scripts/e2e.sh
-echo "== demo flows" && bash scripts/demo.sh storm
+phase "typecheck" && npx tsc --noEmit -p .
+phase "lint" && npx biome check --diagnostic-level=error .
+
+mkdir -p .palisade
+real_log=.palisade/test-real.log
+phase "integration suites on the real control plane (PALISADE_CLUSTER=real), in the background"
+(PALISADE_CLUSTER=real npx vitest run --project integration "${REAL_SUITES[@]}" >"$real_log" 2>&1) &
+real_pid=$!
+# stop the background pass too if this script is interrupted or a phase fails
+trap 'kill "$real_pid" 2>/dev/null || true' EXIT
+
+status=0
+phase "unit and integration tests (embedded cluster; sim/diff compares it with the real one)"
+npx vitest run || status=1
+phase "end-to-end tests" && { bash scripts/e2e.sh || status=1; }
+phase "demo flows" && { bash scripts/demo.sh storm || status=1; }
+
+phase "waiting for the real-control-plane pass"
+real_status=0
+wait "$real_pid" || real_status=$?
+trap - EXIT
+echo "== integration suites on the real control plane: output"
+cat "$real_log"
+[ "$real_status" -eq 0 ] || status=1
+phase "done: $([ "$status" -eq 0 ] && echo passed || echo FAILED)"
+exit "$status"
