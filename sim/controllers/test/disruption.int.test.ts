@@ -192,10 +192,7 @@ describe('disruption controller', () => {
   }
 
   const scaleDeployment = (name: string, replicas: number) =>
-    cp.c.apps.patchNamespacedDeployment(
-      { name, namespace: ns, body: { spec: { replicas } } },
-      mergePatch,
-    );
+    cp.c.apps.patchNamespacedDeployment({ name, namespace: ns, body: { spec: { replicas } } }, mergePatch);
 
   // One Deployment per budget: when several budgets select a pod, kube-controller-manager
   // re-syncs only one of them (chosen arbitrarily) on that pod's changes.
