@@ -98,3 +98,31 @@ export async function runningProcesses(ep: InfraEndpoint): Promise<RawProcess[]>
 
 /** The fields of the infrastructure's process record the console reads. */
 export type RawProcess = Omit<ProcessView, 'volumes'> & { volumes?: { pv: string }[] };
+
+/** The BMC's power state for a node, or after a power action (what a fence agent sees). */
+export async function bmc(
+  ep: InfraEndpoint,
+  node: string,
+  action?: 'on' | 'off' | 'reset',
+): Promise<'on' | 'off'> {
+  const path = `/v1/bmc/${encodeURIComponent(node)}${action ? `/${action}` : ''}`;
+  const body = await call<{ power: 'on' | 'off' }>(ep, action ? 'POST' : 'GET', path);
+  return body.power;
+}
+
+/** Cut a node from all its volumes (or restore it): the storage side of fencing. */
+export async function storageFence(ep: InfraEndpoint, node: string, fenced: boolean): Promise<void> {
+  await call(
+    ep,
+    'POST',
+    `/v1/nodes/${encodeURIComponent(node)}/${fenced ? 'storage-fence' : 'storage-unfence'}`,
+  );
+}
+
+/** The volumes a node is cut from ("*" = all), as the storage system reports it. */
+export async function storageFencedVolumes(ep: InfraEndpoint, node: string): Promise<string[]> {
+  const body = await call<{ nodes: { name: string; storageFenced?: string[] }[] }>(ep, 'GET', '/v1/status');
+  const n = body.nodes.find((x) => x.name === node);
+  if (!n) throw new InfraError(`no such node: ${node}`, 404);
+  return n.storageFenced ?? [];
+}

@@ -30,11 +30,29 @@ describe('at most one process per StatefulSet identity', () => {
       violations: 1,
     },
     { name: 'no identity (Deployment pods)', procs: [proc('a'), proc('b')], violations: 0 },
-  ])('$name', ({ procs, violations }) => {
-    const found = evaluateAll(atMostOnePerIdentity, procs, writesAll);
-    expect(found).toHaveLength(violations);
-    if (violations) expect(found[0].message).toContain('shop/web/0');
-  });
+    {
+      name: 'the old copy is cut from all its volumes (storage fence)',
+      procs: [
+        proc('a', { identity: 'shop/web/0', volumes: [{ pv: 'pv1', accessMode: 'ReadWriteOnce' }] }),
+        proc('b', { identity: 'shop/web/0', volumes: [{ pv: 'pv1', accessMode: 'ReadWriteOnce' }] }),
+      ],
+      fencedNode: 'a',
+      violations: 0,
+    },
+    {
+      name: 'a storage fence does not help a copy without volumes',
+      procs: [proc('a', { identity: 'shop/web/0' }), proc('b', { identity: 'shop/web/0' })],
+      fencedNode: 'a',
+      violations: 1,
+    },
+  ])(
+    '$name',
+    ({ procs, violations, fencedNode }: { procs: Process[]; violations: number; fencedNode?: string }) => {
+      const found = evaluateAll(atMostOnePerIdentity, procs, (p) => p.node !== fencedNode);
+      expect(found).toHaveLength(violations);
+      if (violations) expect(found[0].message).toContain('shop/web/0');
+    },
+  );
 });
 
 describe('at most one node writing each RWO volume', () => {

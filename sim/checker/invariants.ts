@@ -26,11 +26,20 @@ export interface Invariant {
   ): Finding | undefined;
 }
 
+/**
+ * A process cut from every one of its volumes is fenced (seed 000: storage fencing): it may
+ * still run, but it can no longer act as its identity, whose state lives in those volumes.
+ */
+const fencedFromStorage = (p: Process, writes: (p: Process, pv: string) => boolean) =>
+  p.volumes.length > 0 && p.volumes.every((v) => !writes(p, v.pv));
+
 export const atMostOnePerIdentity: Invariant = {
   name: 'at-most-one-per-statefulset-identity',
-  description: 'At most one running process per StatefulSet pod identity (namespace/name/ordinal).',
+  description:
+    'At most one running process per StatefulSet pod identity (namespace/name/ordinal); a process cut from all its volumes by a storage fence does not count.',
   subjectsOf: (p) => (p.identity ? [p.identity] : []),
-  check(identity, ps) {
+  check(identity, all, writes) {
+    const ps = all.filter((p) => !fencedFromStorage(p, writes));
     if (ps.length < 2) return undefined;
     return {
       invariant: this.name,

@@ -66,7 +66,6 @@ export class SimKubelet {
   private readonly work = new Map<string, PodWork>();
   /** pods this kubelet finished (deleted with grace 0) whose DELETED event has not arrived yet */
   private readonly finished = new Set<string>();
-  private readonly bootedAt = Date.now();
   private podIpSeq = 1;
   /** when the next Lease renewal is due */
   private leaseDueAt: number | undefined;
@@ -275,7 +274,8 @@ export class SimKubelet {
         kernelVersion: 'sim',
         machineID: this.name,
         systemUUID: this.name,
-        bootID: String(this.bootedAt),
+        // the machine's boot, not the kubelet's start: a kubelet restart keeps its containers
+        bootID: `boot-${this.fleet.infra.node(this.name).powerChangedAt}`,
       },
       volumesInUse: inUse.length ? inUse : null,
     };

@@ -1,0 +1,34 @@
+// The fencing budget (Node Healthcheck's minHealthy / maxUnhealthy): when many nodes look
+// unhealthy at once, the likelier story is that the control plane lost them (a partition on
+// its side), not that they all died — fencing them all would turn a network blip into an
+// outage. No fence starts while the budget is exceeded.
+import { scaledValue } from '../kube/disruption.js';
+import type { FencePolicySpec } from './types.js';
+
+/** Neither set: at least 51% of the policy's nodes must be healthy (Node Healthcheck's default). */
+export const DEFAULT_MIN_HEALTHY = '51%';
+
+export interface BudgetVerdict {
+  allowed: boolean;
+  /** e.g. "3 of 5 nodes healthy, at least 3 (51%) required" */
+  message: string;
+}
+
+export function judgeBudget(p: FencePolicySpec, selected: number, unhealthy: number): BudgetVerdict {
+  const healthy = selected - unhealthy;
+  if (p.maxUnhealthy !== undefined) {
+    // rounded down: a percentage never allows more than it says
+    const max = scaledValue(p.maxUnhealthy, selected, false);
+    return {
+      allowed: unhealthy <= max,
+      message: `${unhealthy} of ${selected} nodes unhealthy, at most ${max} (maxUnhealthy ${p.maxUnhealthy}) allowed`,
+    };
+  }
+  const minSpec = p.minHealthy ?? DEFAULT_MIN_HEALTHY;
+  // rounded up: a percentage never asks for fewer healthy nodes than it says
+  const min = scaledValue(minSpec, selected, true);
+  return {
+    allowed: healthy >= min,
+    message: `${healthy} of ${selected} nodes healthy, at least ${min} (minHealthy ${minSpec}) required`,
+  };
+}

@@ -1,0 +1,343 @@
+import { describe, expect, it } from 'vitest';
+import { judgeBudget } from './budget.js';
+import type { NodeFacts } from './health.js';
+import { decide, type FenceWorld } from './machine.js';
+import { type Attempt, fencePolicySpec, type NodeFence, type Phase } from './types.js';
+
+const NOW = Date.parse('2026-11-24T12:00:00Z');
+const ago = (s: number) => NOW - s * 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const policy = (extra: Record<string, unknown> = {}) =>
+  fencePolicySpec.parse({ agent: { type: 'power' }, retryCount: 2, retryInterval: '5s', ...extra });
+
+function node(
+  readyStatus: string,
+  since: number,
+  renewedAgo: number | null,
+  extra: Partial<NodeFacts> = {},
+): NodeFacts {
+  return {
+    name: 'n1',
+    uid: 'uid-1',
+    labels: {},
+    bootId: 'boot-1',
+    conditions: [{ type: 'Ready', status: readyStatus, lastTransitionTime: ago(since) }],
+    taints: [],
+    lease: renewedAgo === null ? undefined : { renewTime: ago(renewedAgo), durationSeconds: 40 },
+    ...extra,
+  };
+}
+const down = node('Unknown', 400, 400);
+const up = node('True', 10, 1);
+
+function fence(
+  phase: Phase,
+  extra: { attempts?: Attempt[]; spec?: object; status?: object } = {},
+): NodeFence {
+  return {
+    metadata: { name: 'n1', resourceVersion: '1' },
+    spec: { nodeName: 'n1', policy: 'p', ...extra.spec },
+    status: {
+      phase,
+      conditions: [],
+      attempts: extra.attempts ?? [],
+      steps: [],
+      nodeUid: 'uid-1',
+      nodeBootId: 'boot-1',
+      detectedAt: iso(ago(100)),
+      fencedAt: phase === 'Released' ? iso(ago(60)) : undefined,
+      message: '',
+      ...extra.status,
+    },
+  };
+}
+
+const attempt = (n: number, result: Attempt['result'], extra: Partial<Attempt> = {}): Attempt => ({
+  number: n,
+  startedAt: iso(ago(20)),
+  finishedAt: result === 'Running' ? undefined : iso(ago(10)),
+  result,
+  output: '',
+  ...extra,
+});
+
+const ok = { allowed: true, message: '' };
+const world = (w: Partial<FenceWorld>): FenceWorld => ({
+  now: NOW,
+  policy: policy(),
+  node: down,
+  budget: ok,
+  podsOnNode: 0,
+  attachmentsOnNode: 0,
+  inFlight: false,
+  ...w,
+});
+
+describe('decide', () => {
+  const cases: [string, Partial<FenceWorld>, Record<string, unknown>][] = [
+    ['healthy node: nothing', { node: up }, { kind: 'wait', why: 'node is healthy' }],
+    ['unhealthy, not long enough', { node: node('Unknown', 100, 100) }, { kind: 'wait' }],
+    ['unhealthy long enough but the Lease is fresh', { node: node('Unknown', 400, 5) }, { kind: 'wait' }],
+    [
+      'fresh Lease ignored when the policy says so',
+      { node: node('Unknown', 400, 5), policy: policy({ requireStaleLease: false }) },
+      { kind: 'create' },
+    ],
+    ['Ready False counts by default', { node: node('False', 400, 400) }, { kind: 'create' }],
+    ['unhealthy long enough: create', {}, { kind: 'create' }],
+    [
+      'budget exceeded: no fence',
+      { budget: { allowed: false, message: '1 of 3 healthy' } },
+      { kind: 'wait' },
+    ],
+    ['no node object', { node: undefined }, { kind: 'wait' }],
+    ['Detected, automatic: fence', { fence: fence('Detected') }, { kind: 'phase', to: 'Fencing' }],
+    [
+      'Detected, manual: await approval',
+      { fence: fence('Detected'), policy: policy({ approval: 'Manual' }) },
+      { kind: 'phase', to: 'AwaitingApproval' },
+    ],
+    [
+      'AwaitingApproval: waits',
+      { fence: fence('AwaitingApproval'), policy: policy({ approval: 'Manual' }) },
+      { kind: 'wait' },
+    ],
+    [
+      'AwaitingApproval, approved: fence',
+      {
+        fence: fence('AwaitingApproval', { spec: { approvedBy: 'ana' } }),
+        policy: policy({ approval: 'Manual' }),
+      },
+      { kind: 'phase', to: 'Fencing' },
+    ],
+    [
+      'cancel before the agent',
+      {
+        fence: fence('AwaitingApproval', {
+          spec: { cancelRequested: { by: 'ana', at: iso(NOW), reason: 'planned work' } },
+        }),
+      },
+      { kind: 'phase', to: 'Cancelled', reason: 'CancelledByUser' },
+    ],
+    [
+      'node back before fencing',
+      { fence: fence('Detected'), node: up },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeRecovered' },
+    ],
+    [
+      'node object deleted',
+      { fence: fence('Fencing'), node: undefined },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeNotFound' },
+    ],
+    [
+      'node re-created',
+      { fence: fence('Fencing'), node: { ...down, uid: 'uid-2' } },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeReplaced' },
+    ],
+    [
+      'policy deleted before the agent ran',
+      { fence: fence('Fencing'), policyMissing: true },
+      { kind: 'phase', to: 'Cancelled', reason: 'PolicyNotFound' },
+    ],
+    ['Fencing, first attempt', { fence: fence('Fencing') }, { kind: 'run-agent', attempt: 1 }],
+    [
+      'Fencing, budget exceeded before the agent',
+      { fence: fence('Fencing'), budget: { allowed: false, message: 'x' } },
+      { kind: 'phase', to: 'Fencing', reason: 'BudgetExceeded' },
+    ],
+    [
+      'agent running here: wait',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'Running')] }), inFlight: true },
+      { kind: 'wait' },
+    ],
+    [
+      'attempt left Running by a stopped process: never re-run, mark it',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'Running')] }) },
+      { kind: 'interrupted', attempt: 1 },
+    ],
+    [
+      'interrupted attempt: verify',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'Interrupted')] }) },
+      { kind: 'verify', attempt: 1 },
+    ],
+    [
+      'agent says success: verify',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'Succeeded')] }) },
+      { kind: 'verify', attempt: 1 },
+    ],
+    [
+      'verified: Fenced',
+      {
+        fence: fence('Fencing', {
+          attempts: [
+            attempt(1, 'Succeeded', {
+              verification: { at: iso(NOW), state: 'off', confirmed: true, detail: '' },
+            }),
+          ],
+        }),
+      },
+      { kind: 'phase', to: 'Fenced' },
+    ],
+    [
+      'success not confirmed: retry after the interval',
+      {
+        fence: fence('Fencing', {
+          attempts: [
+            attempt(1, 'Succeeded', {
+              finishedAt: iso(ago(6)),
+              verification: { at: iso(NOW), state: 'on', confirmed: false, detail: '' },
+            }),
+          ],
+        }),
+      },
+      { kind: 'run-agent', attempt: 2 },
+    ],
+    [
+      'failed attempt: waits for the retry interval',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'Failed', { finishedAt: iso(ago(2)) })] }) },
+      { kind: 'wait', recheckMs: 3000 },
+    ],
+    [
+      'timed out, retries left',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'TimedOut')] }) },
+      { kind: 'run-agent', attempt: 2 },
+    ],
+    [
+      'retries exhausted: Failed',
+      { fence: fence('Fencing', { attempts: [attempt(1, 'Failed'), attempt(2, 'TimedOut')] }) },
+      { kind: 'phase', to: 'Failed' },
+    ],
+    [
+      'claimed success with power on, retries exhausted: Failed',
+      {
+        fence: fence('Fencing', {
+          attempts: [
+            attempt(1, 'Failed'),
+            attempt(2, 'Succeeded', {
+              verification: { at: iso(NOW), state: 'on', confirmed: false, detail: '' },
+            }),
+          ],
+        }),
+      },
+      { kind: 'phase', to: 'Failed' },
+    ],
+    ['Fenced: release', { fence: fence('Fenced') }, { kind: 'release', strategy: 'OutOfServiceTaint' }],
+    [
+      'Releasing, pods left, taint on: wait',
+      {
+        fence: fence('Releasing'),
+        podsOnNode: 2,
+        node: {
+          ...down,
+          taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }],
+        },
+      },
+      { kind: 'wait' },
+    ],
+    [
+      'Releasing, taint removed by someone: taint again',
+      { fence: fence('Releasing'), podsOnNode: 2 },
+      { kind: 'release' },
+    ],
+    [
+      'Releasing by deletion: delete again',
+      { fence: fence('Releasing'), podsOnNode: 1, policy: policy({ releaseStrategy: 'ResourceDeletion' }) },
+      { kind: 'release', strategy: 'ResourceDeletion' },
+    ],
+    [
+      'Releasing, attachments left: wait',
+      {
+        fence: fence('Releasing'),
+        attachmentsOnNode: 1,
+        node: { ...down, taints: [{ key: 'node.kubernetes.io/out-of-service', effect: 'NoExecute' }] },
+      },
+      { kind: 'wait' },
+    ],
+    ['Releasing, nothing left: Released', { fence: fence('Releasing') }, { kind: 'phase', to: 'Released' }],
+    ['Released, node still down', { fence: fence('Released') }, { kind: 'wait' }],
+    [
+      'Released, Ready but the Lease not renewed since the fence: not back',
+      { fence: fence('Released'), node: node('True', 5, 61) },
+      { kind: 'wait' },
+    ],
+    [
+      'Released, Ready and heartbeating but not rebooted: old processes may run',
+      { fence: fence('Released'), node: up },
+      { kind: 'wait' },
+    ],
+    [
+      'Released, rebooted, Ready and heartbeating: recover',
+      { fence: fence('Released'), node: { ...up, bootId: 'boot-2' } },
+      { kind: 'recover' },
+    ],
+    ['Failed stays for a person', { fence: fence('Failed') }, { kind: 'wait' }],
+    [
+      'Recovered, new incident: replace',
+      { fence: fence('Recovered', { status: { recoveredAt: iso(ago(1000)) } }) },
+      { kind: 'replace' },
+    ],
+    [
+      'Recovered, same incident: wait',
+      { fence: fence('Recovered', { status: { recoveredAt: iso(ago(300)) } }) },
+      { kind: 'wait' },
+    ],
+  ];
+  it.each(cases)('%s', (_name, w, want) => {
+    expect(decide(world(w))).toMatchObject(want);
+  });
+
+  it('a fence cancelled by a person is not replaced while the node stays down', () => {
+    const f = fence('Cancelled', {
+      status: {
+        conditions: [
+          {
+            type: 'Processing',
+            status: 'False',
+            reason: 'CancelledByUser',
+            message: '',
+            lastTransitionTime: iso(ago(50)),
+          },
+        ],
+      },
+    });
+    expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait' });
+  });
+});
+
+describe('judgeBudget', () => {
+  const cases: [string, Record<string, unknown>, number, number, boolean][] = [
+    ['default 51% healthy: 1 of 5 down', {}, 5, 1, true],
+    ['default 51% healthy: 3 of 5 down', {}, 5, 3, false],
+    ['minHealthy 2 of 3, one down', { minHealthy: 2 }, 3, 1, true],
+    ['minHealthy 2 of 3, two down', { minHealthy: 2 }, 3, 2, false],
+    ['maxUnhealthy 40% of 5 rounds down to 2', { maxUnhealthy: '40%' }, 5, 2, true],
+    ['maxUnhealthy 40% of 5, three down', { maxUnhealthy: '40%' }, 5, 3, false],
+    ['maxUnhealthy 30% of 3 rounds down to 0', { maxUnhealthy: '30%' }, 3, 1, false],
+  ];
+  it.each(cases)('%s', (_n, extra, selected, unhealthy, allowed) => {
+    const v = judgeBudget(policy(extra), selected, unhealthy);
+    expect(v.allowed).toBe(allowed);
+    expect(v.message).toMatch(/nodes/);
+  });
+});
+
+describe('fencePolicySpec', () => {
+  it('fills the defaults', () => {
+    const p = policy();
+    expect(p.unhealthyConditions).toEqual([
+      { type: 'Ready', status: 'Unknown', duration: '300s' },
+      { type: 'Ready', status: 'False', duration: '300s' },
+    ]);
+    expect(p).toMatchObject({ approval: 'Automatic', releaseStrategy: 'OutOfServiceTaint', timeout: '60s' });
+  });
+  it('refuses both budgets and names the field', () => {
+    const r = fencePolicySpec.safeParse({ agent: { type: 'power' }, minHealthy: 1, maxUnhealthy: 1 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0].path).toEqual(['maxUnhealthy']);
+  });
+  it('refuses a non-ClusterLabs agent name', () => {
+    const r = fencePolicySpec.safeParse({ agent: { type: 'exec', agent: 'rm -rf' } });
+    expect(r.error?.issues[0].path).toEqual(['agent', 'agent']);
+  });
+});

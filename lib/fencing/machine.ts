@@ -1,0 +1,206 @@
+// The fencing state machine: given what is true now (the node, its Lease, the policy, the
+// NodeFence, the budget, what still runs on the node, the clock) it names the one next step.
+// Pure, so every path is table-tested; the controller only carries steps out and writes the
+// result back into the NodeFence — which is why a restarted controller resumes where the last
+// one stopped: the state is the object, never memory.
+import type { BudgetVerdict } from './budget.js';
+import { cameBack, type NodeFacts, nodeHealth } from './health.js';
+import {
+  type Attempt,
+  durationMs,
+  type FencePolicySpec,
+  type NodeFence,
+  OUT_OF_SERVICE_TAINT,
+  type Phase,
+  type ReleaseStrategy,
+} from './types.js';
+
+export interface FenceWorld {
+  now: number;
+  policy: FencePolicySpec;
+  /** undefined: no Node object by that name */
+  node?: NodeFacts;
+  fence?: NodeFence;
+  budget: BudgetVerdict;
+  /** pods still bound to the node, and VolumeAttachments naming it */
+  podsOnNode: number;
+  attachmentsOnNode: number;
+  /** this process is running the fence's agent or verification right now */
+  inFlight: boolean;
+  /** the fence's FencePolicy was deleted (policy then holds defaults, good for release only) */
+  policyMissing?: boolean;
+}
+
+export type Decision =
+  | { kind: 'wait'; why: string; recheckMs?: number }
+  | { kind: 'create'; why: string }
+  /** a finished fence of an earlier incident: replace it with a new one */
+  | { kind: 'replace'; why: string }
+  /** record a phase (or, with the current phase, a new reason and message) */
+  | { kind: 'phase'; to: Phase; reason: string; message: string; recheckMs?: number }
+  | { kind: 'run-agent'; attempt: number }
+  /** an attempt this process no longer runs: its outcome is unknown until verified */
+  | { kind: 'interrupted'; attempt: number }
+  | { kind: 'verify'; attempt: number }
+  | { kind: 'release'; strategy: ReleaseStrategy }
+  | { kind: 'recover' };
+
+const RELEASE_RECHECK_MS = 1_000;
+const wait = (why: string, recheckMs?: number): Decision => ({ kind: 'wait', why, recheckMs });
+const phase = (to: Phase, reason: string, message: string, recheckMs?: number): Decision => ({
+  kind: 'phase',
+  to,
+  reason,
+  message,
+  recheckMs,
+});
+
+export function decide(w: FenceWorld): Decision {
+  if (!w.fence) return noFence(w);
+  const f = w.fence;
+  const gone = nodeGone(w);
+  switch (f.status.phase) {
+    case 'Detected':
+    case 'AwaitingApproval':
+      return gone ?? beforeFencing(w);
+    case 'Fencing':
+      return gone ?? fencing(w);
+    case 'Fenced':
+      return { kind: 'release', strategy: w.policy.releaseStrategy };
+    case 'Releasing':
+      return releasing(w);
+    case 'Released':
+      return released(w);
+    default:
+      return terminal(w);
+  }
+}
+
+/** Before the node is fenced, a vanished or re-created Node ends the fence. */
+function nodeGone(w: FenceWorld): Decision | undefined {
+  const f = w.fence!;
+  if (!w.node) return phase('Cancelled', 'NodeNotFound', `Node ${f.spec.nodeName} no longer exists`);
+  if (f.status.nodeUid && w.node.uid !== f.status.nodeUid)
+    return phase('Cancelled', 'NodeReplaced', `Node ${f.spec.nodeName} was re-created (new uid)`);
+  return undefined;
+}
+
+function noFence(w: FenceWorld): Decision {
+  if (!w.node) return wait('no such node');
+  const h = nodeHealth(w.policy, w.node, w.now);
+  if (h.healthy) return wait('node is healthy');
+  if (!h.longEnough) return wait(`${h.why}; not yet long enough to fence`, RELEASE_RECHECK_MS);
+  if (!w.budget.allowed) return wait(`fencing budget exceeded: ${w.budget.message}`, RELEASE_RECHECK_MS);
+  return { kind: 'create', why: h.why };
+}
+
+/** Cancellation and recovery are honoured until an agent has run. */
+function stopBeforeAgent(w: FenceWorld): Decision | undefined {
+  const f = w.fence!;
+  if (w.policyMissing)
+    return phase('Cancelled', 'PolicyNotFound', `FencePolicy ${f.spec.policy} was deleted`);
+  const c = f.spec.cancelRequested;
+  if (c)
+    return phase('Cancelled', 'CancelledByUser', `cancelled by ${c.by}${c.reason ? `: ${c.reason}` : ''}`);
+  if (nodeHealth(w.policy, w.node!, w.now).healthy)
+    return phase('Cancelled', 'NodeRecovered', 'the node is healthy again before it was fenced');
+  return undefined;
+}
+
+function beforeFencing(w: FenceWorld): Decision {
+  const f = w.fence!;
+  const stop = stopBeforeAgent(w);
+  if (stop) return stop;
+  if (w.policy.approval === 'Manual' && !f.spec.approvedBy) {
+    if (f.status.phase === 'AwaitingApproval') return wait('waiting for approval');
+    return phase('AwaitingApproval', 'AwaitingApproval', 'the policy asks a person to approve this fence');
+  }
+  const by = f.spec.approvedBy ? `approved by ${f.spec.approvedBy}` : 'automatic policy';
+  return phase('Fencing', 'FenceStarted', `fencing ${f.spec.nodeName} (${by})`);
+}
+
+const lastAttempt = (f: NodeFence): Attempt | undefined => f.status.attempts.at(-1);
+
+function fencing(w: FenceWorld): Decision {
+  const f = w.fence!;
+  const last = lastAttempt(f);
+  if (w.inFlight) return wait('the fence agent is running');
+  if (last?.result === 'Running') return { kind: 'interrupted', attempt: last.number };
+  if (last && (last.result === 'Succeeded' || last.result === 'Interrupted') && !last.verification)
+    return { kind: 'verify', attempt: last.number };
+  if (last?.verification?.confirmed)
+    return phase(
+      'Fenced',
+      'FenceAgentSucceeded',
+      `node fenced: ${last.verification.detail || last.verification.state}`,
+    );
+  // no attempt yet, or the last one failed (or claimed success that the status query denied)
+  const stop = stopBeforeAgent(w);
+  if (stop) return stop;
+  if (last && last.number >= w.policy.retryCount)
+    return phase('Failed', 'FenceAgentFailed', `${last.number} attempt(s) failed: ${failure(last)}`);
+  if (last) {
+    const due = Date.parse(last.finishedAt ?? last.startedAt) + durationMs(w.policy.retryInterval);
+    if (w.now < due) return wait(`retrying after ${failure(last)}`, due - w.now);
+  }
+  if (!w.budget.allowed)
+    return phase(
+      'Fencing',
+      'BudgetExceeded',
+      `fencing budget exceeded: ${w.budget.message}`,
+      RELEASE_RECHECK_MS,
+    );
+  return { kind: 'run-agent', attempt: (last?.number ?? 0) + 1 };
+}
+
+function failure(a: Attempt): string {
+  if (a.verification && !a.verification.confirmed)
+    return `the agent reported success but the status query shows ${a.verification.state}`;
+  if (a.result === 'TimedOut') return 'the agent timed out';
+  return `the agent failed${a.exitCode != null ? ` (exit ${a.exitCode})` : ''}`;
+}
+
+const hasOutOfServiceTaint = (n?: NodeFacts) =>
+  !!n?.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key && t.effect === OUT_OF_SERVICE_TAINT.effect);
+
+function releasing(w: FenceWorld): Decision {
+  if (w.podsOnNode === 0 && w.attachmentsOnNode === 0)
+    return phase(
+      'Released',
+      'RemediationFinishedSuccessfully',
+      'no pods and no volume attachments remain on the node',
+    );
+  const strategy = w.policy.releaseStrategy;
+  // the taint was removed by someone, or resource deletion has more to delete: act again
+  if (strategy === 'ResourceDeletion' || (w.node && !hasOutOfServiceTaint(w.node)))
+    return { kind: 'release', strategy };
+  return wait(
+    `waiting for ${w.podsOnNode} pod(s) and ${w.attachmentsOnNode} volume attachment(s) to leave the node`,
+    RELEASE_RECHECK_MS,
+  );
+}
+
+function released(w: FenceWorld): Decision {
+  const fencedAt = Date.parse(w.fence!.status.fencedAt ?? w.fence!.status.detectedAt ?? '');
+  if (w.node && cameBack(w.node, fencedAt, w.fence!.status.nodeBootId ?? undefined, w.now))
+    return { kind: 'recover' };
+  return wait('waiting for the node to come back (booted again, Ready and heartbeating)', RELEASE_RECHECK_MS);
+}
+
+/** A finished fence: a new incident on the same node replaces it, unless a person must look first. */
+function terminal(w: FenceWorld): Decision {
+  const f = w.fence!;
+  if (f.status.phase === 'Failed')
+    return wait('the fence failed: delete the NodeFence to fence this node again');
+  const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
+  if (byUser) return wait('cancelled by a person: delete the NodeFence to fence this node again');
+  const next = noFence({ ...w, fence: undefined });
+  const ended =
+    f.status.recoveredAt ?? f.status.conditions.find((c) => c.type === 'Processing')?.lastTransitionTime;
+  const endedAt = Date.parse(ended ?? '') || 0;
+  const h = w.node && nodeHealth(w.policy, w.node, w.now);
+  // a new incident: unhealthy since after this fence ended
+  if (next.kind === 'create' && h && !h.healthy && h.since > endedAt)
+    return { kind: 'replace', why: next.why };
+  return next.kind === 'create' ? wait('the node has not been healthy since this fence ended') : next;
+}

@@ -1,0 +1,442 @@
+// The fencing controller: for every node a FencePolicy covers, it asks the pure state machine
+// (lib/fencing/machine.ts) for the next step and carries it out through the Kubernetes API,
+// recording the result in the node's NodeFence before the next step. One reconcile per node at
+// a time; every irreversible step (agent run, release, recovery) re-reads the Node and its Lease
+// live first. An agent attempt is written as Running *before* the agent starts, so a controller
+// that restarts mid-fence finds it, marks it Interrupted and verifies instead of running it again.
+import { judgeBudget } from '../../lib/fencing/budget.js';
+import { nodeHealth, selects } from '../../lib/fencing/health.js';
+import { type Decision, decide, type FenceWorld } from '../../lib/fencing/machine.js';
+import {
+  durationMs,
+  type FencePolicy,
+  fencePolicySpec,
+  type NodeFence,
+  TERMINAL_PHASES,
+} from '../../lib/fencing/types.js';
+import { errorText } from '../../lib/kube/errorText.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import type { FenceAgent } from './agents.js';
+import { agentFor } from './agents.js';
+import { FencingApi, isConflict } from './api.js';
+import { withLease } from './facts.js';
+import { type FencingInformers, fencingInformers } from './informers.js';
+import { Release } from './release.js';
+import { attemptOf, detected, isoNow, trimOutput, withAttempt, withPhase } from './status.js';
+
+export type ExecAgentFactory = (spec: Extract<FencePolicy['spec']['agent'], { type: 'exec' }>) => FenceAgent;
+
+export interface FencingOptions {
+  conn: ClusterConnection;
+  exec: ExecAgentFactory;
+  log?: (m: string) => void;
+  /** how long a status query may take to confirm an agent's success (default 15 s) */
+  verifyWindowMs?: number;
+  /** how often the status query is repeated within that window */
+  verifyEveryMs?: number;
+}
+
+/** Used for fences whose policy was deleted after the node was fenced: only release/recovery remain. */
+const AFTER_POLICY_DELETED = fencePolicySpec.parse({ agent: { type: 'power' } });
+const MAX_STEPS_PER_RECONCILE = 25;
+
+export class FencingController {
+  readonly informers: FencingInformers;
+  private readonly api: FencingApi;
+  private readonly release: Release;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly busy = new Set<string>();
+  private readonly again = new Set<string>();
+  private readonly inFlight = new Set<string>();
+  /** the last "wait" reason told as an Event per node, so a held fence is told once, not every second */
+  private readonly told = new Map<string, string>();
+  private stopped = true;
+  private readonly log: (m: string) => void;
+
+  constructor(private readonly o: FencingOptions) {
+    const kc = o.conn.spec.kc;
+    this.log = o.log ?? (() => undefined);
+    this.api = new FencingApi(kc);
+    this.release = new Release(this.api);
+    this.informers = fencingInformers(kc);
+    const byName = {
+      add: (v: { name: string }) => this.schedule(v.name),
+      update: (v: { name: string }) => this.schedule(v.name),
+      delete: (v: { name: string }) => this.schedule(v.name),
+    };
+    this.informers.nodes.on(byName);
+    this.informers.leases.on(byName); // a Lease is named after its node
+    this.informers.fences.on({
+      add: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
+      update: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
+      delete: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
+    });
+    const everyNode = () => {
+      for (const n of this.informers.nodes.values()) this.schedule(n.name);
+    };
+    this.informers.policies.on({ add: everyNode, update: everyNode, delete: everyNode });
+  }
+
+  start() {
+    if (!this.stopped) return;
+    this.stopped = false;
+    for (const inf of Object.values(this.informers)) inf.start();
+  }
+
+  async synced() {
+    await Promise.all(Object.values(this.informers).map((i) => i.synced()));
+  }
+
+  async stop() {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await Promise.all(Object.values(this.informers).map((i) => i.stop()));
+  }
+
+  private schedule(node: string, delayMs = 0) {
+    if (this.stopped || !node) return;
+    if (this.busy.has(node)) {
+      if (delayMs === 0) this.again.add(node);
+      else
+        this.timers.set(
+          node,
+          setTimeout(() => this.schedule(node), delayMs),
+        );
+      return;
+    }
+    const existing = this.timers.get(node);
+    if (existing) clearTimeout(existing);
+    this.timers.set(
+      node,
+      setTimeout(() => void this.reconcile(node), Math.max(0, delayMs)),
+    );
+  }
+
+  private async reconcile(node: string) {
+    this.timers.delete(node);
+    if (this.stopped || this.busy.has(node)) return;
+    this.busy.add(node);
+    let recheck: number | undefined;
+    try {
+      recheck = await this.steps(node);
+    } catch (e) {
+      this.log(`fencing ${node}: ${errorText(e)}`);
+      recheck = 2_000;
+    } finally {
+      this.busy.delete(node);
+    }
+    if (this.again.delete(node)) this.schedule(node);
+    else if (recheck !== undefined) this.schedule(node, recheck);
+  }
+
+  /** Decide and act until the machine says wait; returns when to look again. */
+  private async steps(node: string): Promise<number | undefined> {
+    let fence = this.informers.fences.get(node)?.value;
+    for (let i = 0; i < MAX_STEPS_PER_RECONCILE && !this.stopped; i++) {
+      const world = this.world(node, fence);
+      if (!world) return undefined;
+      const d = decide(world);
+      if (d.kind === 'wait') {
+        await this.tell(node, world, d.why);
+        return d.recheckMs;
+      }
+      const next = await this.act(world, d).catch((e) => {
+        if (isConflict(e)) return 'reread' as const;
+        throw e;
+      });
+      fence = next === 'reread' ? await this.api.readFence(node) : next;
+    }
+    return 1_000;
+  }
+
+  /** node Leases live in kube-node-lease, keyed namespace/name by the informer */
+  private leaseOf(node: string) {
+    return this.informers.leases.get(`kube-node-lease/${node}`);
+  }
+
+  private policyFor(node: string, fence: NodeFence | undefined) {
+    const all = [...this.informers.policies.values()].sort((a, b) => a.name.localeCompare(b.name));
+    if (fence) {
+      const p = all.find((x) => x.name === fence.spec.policy);
+      return { name: fence.spec.policy, spec: p?.value?.spec, missing: !p?.value };
+    }
+    const facts = this.informers.nodes.get(node);
+    const p = facts && all.find((x) => x.value && selects(x.value.spec, facts));
+    return p?.value ? { name: p.name, spec: p.value.spec, missing: false } : undefined;
+  }
+
+  private world(node: string, fence: NodeFence | undefined): FenceWorld | undefined {
+    const policy = this.policyFor(node, fence);
+    if (!policy) return undefined;
+    const facts = this.informers.nodes.get(node);
+    const now = Date.now();
+    const spec = policy.spec ?? AFTER_POLICY_DELETED;
+    return {
+      now,
+      policy: spec,
+      node: facts && withLease(facts, this.leaseOf(node)),
+      fence,
+      budget: this.budget(spec, now),
+      podsOnNode: this.o.conn.cache
+        .podsOnNode(node)
+        .filter((p) => p.state !== 'Succeeded' && p.state !== 'Failed').length,
+      attachmentsOnNode: [...this.o.conn.informers.volumeAttachments.values()].filter(
+        (a) => (a as { node?: string }).node === node,
+      ).length,
+      inFlight: this.inFlight.has(node),
+      policyMissing: policy.missing,
+    };
+  }
+
+  private budget(spec: FencePolicy['spec'], now: number) {
+    let selected = 0;
+    let unhealthy = 0;
+    for (const n of this.informers.nodes.values()) {
+      if (!selects(spec, n)) continue;
+      selected++;
+      const f = this.informers.fences.get(n.name)?.value;
+      const fencing = f && !TERMINAL_PHASES.has(f.status.phase);
+      if (fencing || !nodeHealth(spec, withLease(n, this.leaseOf(n.name)), now).healthy) unhealthy++;
+    }
+    return judgeBudget(spec, selected, unhealthy);
+  }
+
+  /** A held fence (budget exceeded, waiting for approval) is told once as an Event, not every second. */
+  private async tell(node: string, w: FenceWorld, why: string) {
+    const held = why.startsWith('fencing budget exceeded') || why === 'waiting for approval';
+    if (!held) {
+      this.told.delete(node);
+      return;
+    }
+    if (this.told.get(node) === why) return;
+    this.told.set(node, why);
+    const reason = why === 'waiting for approval' ? 'FenceAwaitingApproval' : 'FencingBlockedByBudget';
+    await this.api
+      .event({ name: node, uid: w.node?.uid }, reason, `Palisade fencing: ${why}`, true)
+      .catch(() => undefined);
+  }
+
+  private async act(w: FenceWorld, d: Exclude<Decision, { kind: 'wait' }>): Promise<NodeFence | undefined> {
+    const node = w.node?.name ?? w.fence?.spec.nodeName ?? '';
+    switch (d.kind) {
+      case 'create':
+        return this.create(node, d.why);
+      case 'replace':
+        await this.api.deleteFence(w.fence!);
+        await this.api.event(
+          { name: node, uid: w.node?.uid },
+          'FenceReplaced',
+          `Palisade fencing: a new incident (${d.why}); the previous NodeFence was removed`,
+        );
+        return undefined;
+      case 'phase':
+        return this.phase(w, d);
+      case 'run-agent':
+        return this.runAgent(w, d.attempt);
+      case 'interrupted':
+        return this.interrupted(w.fence!, d.attempt);
+      case 'verify':
+        return this.verify(w, d.attempt);
+      case 'release':
+        return this.releaseStep(w, d.strategy);
+      case 'recover':
+        return this.recover(w);
+    }
+  }
+
+  /** Re-read the node live: a fence starts only if it is still unhealthy long enough now. */
+  private async create(node: string, why: string): Promise<NodeFence | undefined> {
+    const live = await this.api.liveNode(node);
+    const policy = this.policyFor(node, undefined);
+    if (!live || !policy?.spec) return undefined;
+    const h = nodeHealth(policy.spec, withLease(live.facts, live.lease), Date.now());
+    if (h.healthy || !h.longEnough) return undefined;
+    let f: NodeFence;
+    try {
+      f = await this.api.createFence(node, policy.name);
+    } catch (e) {
+      if ((e as { code?: number }).code === 409) return this.api.readFence(node);
+      throw e;
+    }
+    f = await this.api.writeStatus(detected(f, live.facts, why, Date.now()));
+    await this.event(f, 'FenceDetected', `node unhealthy: ${why}; policy ${policy.name}`, true);
+    return f;
+  }
+
+  private async phase(w: FenceWorld, d: Extract<Decision, { kind: 'phase' }>) {
+    const f = w.fence!;
+    if (f.status.phase === d.to && f.status.message === d.message) return f;
+    const next = await this.api.writeStatus(withPhase(f, d.to, d.reason, d.message, Date.now()));
+    if (f.status.phase !== d.to) await this.event(next, `Fence${d.to}`, d.message, d.to === 'Failed');
+    return next;
+  }
+
+  private agent(w: FenceWorld): FenceAgent {
+    return agentFor(w.policy.agent, this.o.conn.spec.infra, this.o.exec);
+  }
+
+  /** The irreversible step: re-read live, record the attempt as Running, then run the agent once. */
+  private async runAgent(w: FenceWorld, number: number): Promise<NodeFence | undefined> {
+    const node = w.fence!.spec.nodeName;
+    const live = await this.api.liveNode(node);
+    const fresh = await this.api.readFence(node);
+    if (!fresh) return undefined;
+    const again = decide({
+      ...w,
+      now: Date.now(),
+      node: live && withLease(live.facts, live.lease),
+      fence: fresh,
+    });
+    if (again.kind !== 'run-agent' || again.attempt !== number) return fresh;
+    let agent: FenceAgent;
+    try {
+      agent = this.agent(w);
+    } catch (e) {
+      const started = isoNow(Date.now());
+      const failed = withAttempt(fresh, {
+        number,
+        startedAt: started,
+        finishedAt: started,
+        result: 'Failed',
+        output: errorText(e),
+      });
+      return this.api.writeStatus(failed);
+    }
+    let f = await this.api.writeStatus(
+      withAttempt(fresh, { number, startedAt: isoNow(Date.now()), result: 'Running', output: '' }),
+    );
+    await this.event(
+      f,
+      'FenceAgentStarted',
+      `attempt ${number}: running the ${w.policy.agent.type === 'exec' ? w.policy.agent.agent : w.policy.agent.type} agent`,
+    );
+    this.inFlight.add(node);
+    let run: Awaited<ReturnType<FenceAgent['fence']>>;
+    try {
+      run = await agent.fence(node, durationMs(w.policy.timeout));
+    } finally {
+      this.inFlight.delete(node);
+    }
+    const finished = {
+      finishedAt: isoNow(Date.now()),
+      result: run.result,
+      exitCode: run.exitCode,
+      output: trimOutput(run.output),
+    };
+    f = await this.updateAttempt(node, number, finished);
+    const ok = run.result === 'Succeeded';
+    await this.event(
+      f,
+      ok ? 'FenceAgentSucceeded' : 'FenceAgentFailed',
+      `attempt ${number}: ${run.result}${run.output ? `: ${trimOutput(run.output, 300)}` : ''}`,
+      !ok,
+    );
+    return f;
+  }
+
+  /** An attempt's result must not be lost to a 409 (someone approved or cancelled meanwhile). */
+  private async updateAttempt(
+    node: string,
+    number: number,
+    patch: Partial<NonNullable<ReturnType<typeof attemptOf>>>,
+  ) {
+    for (let i = 0; ; i++) {
+      const f = await this.api.readFence(node);
+      const a = f && attemptOf(f, number);
+      if (!f || !a) throw new Error(`NodeFence ${node} lost attempt ${number}`);
+      try {
+        return await this.api.writeStatus(withAttempt(f, { ...a, ...patch }));
+      } catch (e) {
+        if (!isConflict(e) || i >= 5) throw e;
+      }
+    }
+  }
+
+  private async interrupted(f: NodeFence, number: number) {
+    const a = attemptOf(f, number)!;
+    const note =
+      'Palisade stopped while the agent ran; its outcome is unknown, so the status query decides (the agent is not run again for this attempt)';
+    const next = await this.api.writeStatus(
+      withAttempt(f, {
+        ...a,
+        result: 'Interrupted',
+        finishedAt: isoNow(Date.now()),
+        output: trimOutput(`${a.output}\n${note}`),
+      }),
+    );
+    await this.event(next, 'FenceAgentInterrupted', `attempt ${number}: ${note}`, true);
+    return next;
+  }
+
+  /** Believe the agent only when a status query confirms it, polling briefly: BMCs act late. */
+  private async verify(w: FenceWorld, number: number) {
+    const node = w.fence!.spec.nodeName;
+    const agent = this.agent(w);
+    const deadline = Date.now() + (this.o.verifyWindowMs ?? 15_000);
+    let check = { state: 'unknown', confirmed: false, detail: '' };
+    this.inFlight.add(node);
+    try {
+      while (!this.stopped) {
+        check = await agent.check(node).catch((e) => ({
+          state: 'unknown',
+          confirmed: false,
+          detail: `status query failed: ${errorText(e)}`,
+        }));
+        if (check.confirmed || Date.now() >= deadline) break;
+        await new Promise((r) => setTimeout(r, this.o.verifyEveryMs ?? 500));
+      }
+    } finally {
+      this.inFlight.delete(node);
+    }
+    const f = await this.updateAttempt(node, number, { verification: { at: isoNow(Date.now()), ...check } });
+    await this.event(
+      f,
+      check.confirmed ? 'FenceVerified' : 'FenceNotConfirmed',
+      check.confirmed
+        ? `attempt ${number}: ${check.detail}`
+        : `attempt ${number}: the agent reported success but the status query shows ${check.state}: not believed`,
+      !check.confirmed,
+    );
+    return f;
+  }
+
+  private async releaseStep(w: FenceWorld, strategy: FenceWorld['policy']['releaseStrategy']) {
+    let f = w.fence!;
+    const what = await this.release.apply(f.spec.nodeName, strategy);
+    if (f.status.phase === 'Fenced')
+      f = await this.api.writeStatus(withPhase(f, 'Releasing', 'Releasing', what, Date.now()));
+    await this.event(
+      f,
+      strategy === 'OutOfServiceTaint' ? 'OutOfServiceTaintAdded' : 'ResourcesDeleted',
+      what,
+    );
+    return f;
+  }
+
+  private async recover(w: FenceWorld) {
+    const f = w.fence!;
+    const node = f.spec.nodeName;
+    const live = await this.api.liveNode(node);
+    const again = live && decide({ ...w, now: Date.now(), node: withLease(live.facts, live.lease) });
+    if (again?.kind !== 'recover') return f;
+    const agent = w.policy.agent.type === 'storage' ? this.agent(w) : undefined;
+    await agent?.unfence?.(node);
+    const removed = await this.release.removeTaint(node);
+    const msg = `node ${node} is back (Ready and heartbeating since the fence)${agent ? '; storage access restored' : ''}${removed ? '; out-of-service taint removed' : ''}`;
+    const next = await this.api.writeStatus(withPhase(f, 'Recovered', 'NodeRecovered', msg, Date.now()));
+    await this.event(next, 'FenceRecovered', msg);
+    return next;
+  }
+
+  private async event(f: NodeFence, reason: string, message: string, warning = false) {
+    await this.api
+      .event(
+        { name: f.spec.nodeName, uid: f.status.nodeUid ?? undefined },
+        reason,
+        `Palisade fencing (NodeFence ${f.metadata.name}): ${message}`,
+        warning,
+      )
+      .catch((e) => this.log(`fencing ${f.spec.nodeName}: event ${reason} not recorded: ${errorText(e)}`));
+  }
+}

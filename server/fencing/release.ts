@@ -1,0 +1,94 @@
+// Releasing a fenced node's workloads, and undoing it on recovery. OutOfServiceTaint: the taint
+// node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, after which Kubernetes itself evicts
+// and force-deletes the pods and detaches their volumes at once (KEP-2268). ResourceDeletion:
+// Palisade force-deletes the pods (grace 0, preconditions uid + resourceVersion, so a pod that
+// changed since it was read is left alone) and deletes the node's VolumeAttachments. Both only
+// ever run after the fence was verified; both read the Node and pods live, never from a cache.
+import type * as k8s from '@kubernetes/client-node';
+import { OUT_OF_SERVICE_TAINT, type ReleaseStrategy } from '../../lib/fencing/types.js';
+import { type FencingApi, isConflict, isNotFound } from './api.js';
+
+const isOos = (t: k8s.V1Taint) =>
+  t.key === OUT_OF_SERVICE_TAINT.key && t.effect === OUT_OF_SERVICE_TAINT.effect;
+const ignoreGone = (e: unknown) => {
+  if (!isNotFound(e) && !isConflict(e)) throw e;
+};
+
+export class Release {
+  constructor(private readonly api: FencingApi) {}
+
+  /** Carry out one release round; returns what it did, for the step and the Event. */
+  async apply(node: string, strategy: ReleaseStrategy): Promise<string> {
+    return strategy === 'OutOfServiceTaint' ? this.taint(node) : this.deleteResources(node);
+  }
+
+  private async taint(node: string): Promise<string> {
+    for (let i = 0; i < 5; i++) {
+      const n = await this.api.core.readNode({ name: node }).catch((e) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
+      if (!n) return `node ${node} is gone: Kubernetes garbage-collects its pods`;
+      if ((n.spec?.taints ?? []).some(isOos)) return `node ${node} already carries the out-of-service taint`;
+      n.spec = {
+        ...n.spec,
+        taints: [...(n.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT, timeAdded: new Date() }],
+      };
+      try {
+        // replace with the resourceVersion just read: a concurrent node update makes this a 409
+        await this.api.core.replaceNode({ name: node, body: n });
+        return `out-of-service taint ${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect} added: Kubernetes now deletes the node's pods and detaches their volumes`;
+      } catch (e) {
+        if (!isConflict(e)) throw e;
+      }
+    }
+    throw new Error(`node ${node} kept changing: the out-of-service taint was not added (will retry)`);
+  }
+
+  private async deleteResources(node: string): Promise<string> {
+    const pods = await this.api.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
+    let deleted = 0;
+    for (const p of pods.items) {
+      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      await this.api.core
+        .deleteNamespacedPod({
+          name: p.metadata!.name!,
+          namespace: p.metadata!.namespace!,
+          gracePeriodSeconds: 0,
+          body: {
+            gracePeriodSeconds: 0,
+            preconditions: { uid: p.metadata?.uid, resourceVersion: p.metadata?.resourceVersion },
+          },
+        })
+        .then(() => deleted++, ignoreGone);
+    }
+    const vas = await this.api.storage.listVolumeAttachment();
+    let detached = 0;
+    for (const va of vas.items.filter((v) => v.spec.nodeName === node)) {
+      await this.api.storage
+        .deleteVolumeAttachment({
+          name: va.metadata!.name!,
+          body: { preconditions: { uid: va.metadata?.uid, resourceVersion: va.metadata?.resourceVersion } },
+        })
+        .then(() => detached++, ignoreGone);
+    }
+    return `force-deleted ${deleted} pod(s) and deleted ${detached} volume attachment(s) of node ${node}`;
+  }
+
+  /** On recovery: take the out-of-service taint off again. Returns whether it was there. */
+  async removeTaint(node: string): Promise<boolean> {
+    for (let i = 0; i < 5; i++) {
+      const n = await this.api.core.readNode({ name: node });
+      const taints = n.spec?.taints ?? [];
+      if (!taints.some(isOos)) return false;
+      n.spec = { ...n.spec, taints: taints.filter((t) => !isOos(t)) };
+      try {
+        await this.api.core.replaceNode({ name: node, body: n });
+        return true;
+      } catch (e) {
+        if (!isConflict(e)) throw e;
+      }
+    }
+    throw new Error(`node ${node} kept changing: the out-of-service taint was not removed (will retry)`);
+  }
+}

@@ -1,0 +1,155 @@
+// An embedded cluster (or PALISADE_CLUSTER=real) with the console's connection and a fencing
+// controller on it, plus helpers to write FencePolicies and read NodeFences as a user would.
+import * as k8s from '@kubernetes/client-node';
+import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { startScenario } from '../../../sim/test/clusterHarness.js';
+import {
+  FENCE_PLURAL,
+  GROUP,
+  type NodeFence,
+  parseNodeFence,
+  POLICY_PLURAL,
+  VERSION,
+} from '../../../lib/fencing/types.js';
+import { ClusterConnection } from '../../kube/connection.js';
+import { AgentUnavailable } from '../agents.js';
+import { type ExecAgentFactory, FencingController } from '../controller.js';
+
+export type Fenced = Awaited<ReturnType<typeof startFencing>>;
+
+const noExec: ExecAgentFactory = () => {
+  throw new AgentUnavailable('exec agents are not configured in this test');
+};
+
+export async function startFencing(
+  yaml: string,
+  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number } = {},
+) {
+  const cluster = await startScenario(yaml);
+  const conn = new ClusterConnection({
+    id: 'test',
+    context: 'test',
+    kc: cluster.kc,
+    infra: { url: cluster.infraApi.url, token: cluster.infraApi.token },
+  });
+  conn.start();
+  const logs: string[] = [];
+  const make = () =>
+    new FencingController({
+      conn,
+      exec: opts.exec ?? noExec,
+      log: (m) => logs.push(m),
+      verifyWindowMs: opts.verifyWindowMs ?? 3_000,
+      verifyEveryMs: 200,
+    });
+  let controller = make();
+  controller.start();
+  await Promise.all([conn.synced(), controller.synced()]);
+  const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
+  return {
+    cluster,
+    conn,
+    logs,
+    get controller() {
+      return controller;
+    },
+    /** stop this controller (as a killed server would) and start a fresh one */
+    async restartController(beforeStart?: () => Promise<void>) {
+      await controller.stop();
+      await beforeStart?.();
+      controller = make();
+      controller.start();
+      await controller.synced();
+    },
+    async policy(name: string, spec: Record<string, unknown>) {
+      await custom.createClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: POLICY_PLURAL,
+        body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'FencePolicy', metadata: { name }, spec },
+      });
+    },
+    async fence(node: string): Promise<NodeFence | undefined> {
+      try {
+        const o = await custom.getClusterCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: FENCE_PLURAL,
+          name: node,
+        });
+        const p = parseNodeFence(o);
+        if (!p.ok) throw new Error(p.error);
+        return p.value;
+      } catch (e) {
+        if ((e as { code?: number }).code === 404) return undefined;
+        throw e;
+      }
+    },
+    async fenceIn(node: string, phases: string[], timeoutMs = 30_000) {
+      return eventually(
+        async () => {
+          const f = await this.fence(node);
+          return f && phases.includes(f.status.phase) ? f : undefined;
+        },
+        `NodeFence ${node} in ${phases.join('/')}`,
+        timeoutMs,
+      );
+    },
+    async nodeEvents(node: string) {
+      const ev = await cluster.core.listNamespacedEvent({
+        namespace: 'default',
+        fieldSelector: `involvedObject.name=${node}`,
+      });
+      return ev.items.filter((e) => e.source?.component === 'palisade-fencing');
+    },
+    async stop() {
+      await controller.stop();
+      await conn.stop();
+      await cluster.stop();
+    },
+  };
+}
+
+/** A StatefulSet with one RWO-volume pod on a small cluster with tiny durations. */
+export const fencingScenario = (nodes = 3) => `
+name: fencing-test
+durations:
+  nodeMonitorGracePeriod: 2s
+  nodeMonitorPeriod: 200ms
+  leaseDuration: 2s
+  leaseRenewInterval: 400ms
+  nodeStatusUpdate: 1s
+  defaultToleration: 3s
+  forceDetachTimeout: 360s
+  forceDetach: true
+  podGcInterval: 300ms
+  containerStart: 100ms
+  podReadyDelay: 200ms
+  attachDelay: 100ms
+nodes:
+  cpu: "4"
+  memory: 16Gi
+  zones:
+    - name: zone-a
+      racks: [{ name: a1, count: ${nodes} }]
+storageClasses:
+  - name: san-rwo
+    bindingMode: WaitForFirstConsumer
+workloads:
+  - kind: StatefulSet
+    name: db
+    namespace: shop
+    replicas: 1
+    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
+    terminationGracePeriodSeconds: 5
+`;
+
+/** A policy that acts within seconds on the tiny durations above. */
+export const quickPolicy = (agent: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '1s' }],
+  agent,
+  retryCount: 2,
+  retryInterval: '1s',
+  timeout: '10s',
+  ...extra,
+});
