@@ -15,6 +15,7 @@ import type { ProtectionConfig } from './config/schema.js';
 import { type ProtectionService, startProtection } from './protection/service.js';
 import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
+import { type FencingService, startFencing } from './fencing/service.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -28,6 +29,8 @@ export interface ConsoleOptions {
   log?: (msg: string) => void;
   /** deletion protection (webhook, aggregators, generator); undefined or enabled: false: off */
   protection?: Partial<ProtectionConfig>;
+  /** the fencing controllers (on by default: they act only where FencePolicies exist) */
+  fencing?: boolean;
 }
 
 export interface Console {
@@ -35,6 +38,7 @@ export interface Console {
   port: number;
   clusters: Map<ClusterId, ClusterConnection>;
   protection?: ProtectionService;
+  fencing?: FencingService;
   stop(): Promise<void>;
 }
 
@@ -79,6 +83,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     opts.protection && opts.protection.enabled !== false
       ? await startProtection({ config: opts.protection, clusters: opts.clusters, log })
       : undefined;
+  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), log);
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
@@ -105,8 +110,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     port,
     clusters,
     protection,
+    fencing,
     async stop() {
       feed?.stop();
+      await fencing?.stop();
       await protection?.stop();
       hub.stop();
       sim.stop();

@@ -60,6 +60,10 @@ function parse(argv: string[]): CliOptions {
   return cli.options;
 }
 
+const MAX_IPMI_NODES = 64;
+const nodeCount = (s: { nodes: { zones: { racks: { count: number }[] }[] } }) =>
+  s.nodes.zones.reduce((n, z) => n + z.racks.reduce((m, r) => m + r.count, 0), 0);
+
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
 async function startEmbedded(stateDir: string, scenario: string, real: boolean): Promise<Embedded> {
   if (scenario === 'cells' && real)
@@ -76,14 +80,19 @@ async function startEmbedded(stateDir: string, scenario: string, real: boolean):
     return { kubeconfigPath, protection: {}, stop: async () => undefined };
   }
   // imported lazily: a console for a real cluster never loads the simulator
-  const [{ startEmbeddedCluster }, { loadScenario }] = await Promise.all([
+  const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await Promise.all([
     import('../sim/cluster.js'),
     import('../sim/scenario/load.js'),
+    import('../sim/infra/ipmi/bmcs.js'),
   ]);
+  const loaded = await loadScenario(scenario);
   const what = real ? 'real control plane' : 'embedded cluster';
   const cluster = await startEmbeddedCluster({
-    scenario: await loadScenario(scenario),
+    scenario: loaded,
     backend: real ? 'real' : 'embedded',
+    // a real BMC per node for fence_ipmilan: an ipmi_sim process each, so not at scale
+    ipmi: ipmiAvailable() && nodeCount(loaded) <= MAX_IPMI_NODES,
+    demoFencePolicy: true,
     // named apart, so the console and merged kubeconfigs tell the real control plane from the embedded one
     contextName: real ? 'palisade-real' : undefined,
     kubeconfigPath,

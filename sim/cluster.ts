@@ -20,6 +20,8 @@ import {
   shareConnections,
 } from './controllers/runtime/context.js';
 import { type InfraApi, startInfraApi } from './infra/api.js';
+import { installDemoFencePolicy } from './fencing/demoPolicy.js';
+import { type Bmcs, startBmcs } from './infra/ipmi/bmcs.js';
 import { Infrastructure } from './infra/infrastructure.js';
 import { KubeletFleet } from './kubelet/fleet.js';
 import {
@@ -64,6 +66,10 @@ export interface EmbeddedClusterOptions {
   crdDir?: string | false;
   /** where to write the infrastructure file (default: infra.json beside the kubeconfig) */
   infraFile?: string;
+  /** a real IPMI BMC (OpenIPMI ipmi_sim) per node, for fence_ipmilan; needs openipmi */
+  ipmi?: boolean;
+  /** install the demo FencePolicy (fence_ipmilan when ipmi is on, else the built-in power agent) */
+  demoFencePolicy?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -83,6 +89,8 @@ export interface EmbeddedCluster {
   infraApi: InfraApi;
   /** where infra.json (control API address and token) was written, if anywhere */
   infraFile?: string;
+  /** the nodes' BMCs when started with ipmi: true (their endpoints go into infra.json) */
+  bmcs?: Bmcs;
   stop(): Promise<void>;
 }
 
@@ -169,12 +177,21 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   }
 
   const infraApi = await startInfraApi(infra, [checker, protection], opts.infraPort);
+  const bmcs = opts.ipmi
+    ? await startBmcs(infra, { log, infraUrl: infraApi.url, infraToken: infraApi.token })
+    : undefined;
+  if (bmcs) log(`IPMI BMCs (ipmi_sim) for ${Object.keys(bmcs.endpoints()).length} nodes`);
+  if (opts.demoFencePolicy) await installDemoFencePolicy(kc, bmcs, log);
   let infraFile: string | undefined;
   if (opts.infraFile || opts.kubeconfigPath) {
     infraFile = opts.infraFile ?? infraFileFor(opts.kubeconfigPath!);
     await writeFile(
       infraFile,
-      JSON.stringify({ url: infraApi.url, token: infraApi.token, scenario: s.name }, null, 2),
+      JSON.stringify(
+        { url: infraApi.url, token: infraApi.token, scenario: s.name, ipmi: bmcs?.endpoints() },
+        null,
+        2,
+      ),
       { mode: 0o600 },
     );
   }
@@ -192,7 +209,10 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
     context,
     infraApi,
     infraFile,
+    bmcs,
     async stop() {
+      // the BMCs call back into the infrastructure API
+      await bmcs?.stop();
       await infraApi.stop();
       await fleet.stop();
       for (const c of controllers) c.stop();

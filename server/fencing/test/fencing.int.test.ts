@@ -4,6 +4,9 @@
 import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { installBmcSecret, ipmiAgent } from '../../../sim/fencing/demoPolicy.js';
+import { type Bmcs, missingIpmiTools, startBmcs } from '../../../sim/infra/ipmi/bmcs.js';
+import { execAgent } from '../execAgent.js';
 import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
 
 let t: Fenced | undefined;
@@ -123,4 +126,39 @@ describe('fencing controller', () => {
     expect(t.cluster.infra.truth.fencedVolumes(node)).toEqual([]);
     expect(t.cluster.checker.list()).toEqual([]);
   });
+
+  // the real agent over real IPMI: fence_ipmilan against ipmi_sim BMCs driving the nodes' power
+  const missing = missingIpmiTools();
+  const ipmiSkip = missing.length > 0 && process.env.CI !== 'true';
+  it.skipIf(ipmiSkip)(
+    `exec: fence_ipmilan over IPMI powers the node off, and the replacement runs${ipmiSkip ? ` (skipped: ${missing.join(', ')} missing; apt-get install openipmi fence-agents ipmitool)` : ''}`,
+    async () => {
+      let bmcs: Bmcs | undefined;
+      t = await startFencing(fencingScenario(), { exec: (spec) => execAgent(t!.cluster.kc, spec) });
+      try {
+        bmcs = await startBmcs(t.cluster.infra, {
+          infraUrl: t.cluster.infraApi.url,
+          infraToken: t.cluster.infraApi.token,
+        });
+        await installBmcSecret(t.cluster.kc, bmcs);
+        await t.policy('ipmi', quickPolicy(ipmiAgent(bmcs), { timeout: '30s' }));
+        const pod = await dbPod(t);
+        const node = pod.spec!.nodeName!;
+        t.cluster.infra.partition(node);
+        const released = await t.fenceIn(node, ['Released'], 90_000);
+        expect(released.status.attempts[0]).toMatchObject({
+          result: 'Succeeded',
+          verification: { confirmed: true, state: 'power off' },
+        });
+        expect(released.status.attempts[0].output).toMatch(/Success: Powered OFF/);
+        expect(released.status.attempts[0].output).not.toContain(bmcs.endpoint(node).password);
+        expect(t.cluster.infra.bmcStatus(node)).toBe('off');
+        await dbPod(t, node);
+        expect(t.cluster.checker.list()).toEqual([]);
+      } finally {
+        await bmcs?.stop();
+      }
+    },
+    120_000,
+  );
 });

@@ -69,6 +69,19 @@ export async function startFencing(
         body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'FencePolicy', metadata: { name }, spec },
       });
     },
+    /** what the console's approve and cancel actions write (merge patch, resourceVersion) */
+    async patchFenceSpec(node: string, resourceVersion: string, spec: Record<string, unknown>) {
+      await custom.patchClusterCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          plural: FENCE_PLURAL,
+          name: node,
+          body: { metadata: { resourceVersion }, spec },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    },
     async fence(node: string): Promise<NodeFence | undefined> {
       try {
         const o = await custom.getClusterCustomObject({

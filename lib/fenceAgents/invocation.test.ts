@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { agentSpec } from '../fencing/types.js';
+import {
+  agentArgs,
+  buildInvocation,
+  candidatePaths,
+  describeInvocation,
+  type ExecAgentSpec,
+  installHint,
+  InvocationError,
+  parseStatus,
+  redact,
+  withAction,
+} from './invocation.js';
+
+const spec = (extra: Record<string, unknown> = {}) =>
+  agentSpec.parse({
+    type: 'exec',
+    agent: 'fence_ipmilan',
+    sharedParameters: { '--lanplus': '', '--cipher': '3', '--username': 'admin' },
+    nodeParameters: { '--ip': { n1: '127.0.0.1', n2: '127.0.0.1' }, '--ipport': { n1: '9001', n2: '9002' } },
+    secretRefs: [{ name: 'bmc', key: 'password', parameter: '--password' }],
+    ...extra,
+  }) as ExecAgentSpec;
+
+describe('buildInvocation', () => {
+  it('builds argv for one node: shared, per-node, secret, then the action', () => {
+    const inv = buildInvocation(spec(), 'n2', { '--password': 's3cret' });
+    expect(agentArgs(inv)).toEqual([
+      '--lanplus',
+      '--cipher=3',
+      '--username=admin',
+      '--ip=127.0.0.1',
+      '--ipport=9002',
+      '--password=s3cret',
+      '--action=off',
+    ]);
+    expect(inv.secrets).toEqual(['s3cret']);
+  });
+
+  const actions: [string, Record<string, unknown>, string | undefined, string][] = [
+    ['the policy action', { action: 'reboot' }, undefined, '--action=reboot'],
+    ['the default action', {}, undefined, '--action=off'],
+    ['a status query', { action: 'reboot' }, 'status', '--action=status'],
+    ['power on (recovery)', {}, 'on', '--action=on'],
+  ];
+  it.each(actions)('%s', (_, extra, action, last) => {
+    const inv = buildInvocation(spec(extra), 'n1', { '--password': 'x' }, action as never);
+    expect(agentArgs(inv).at(-1)).toBe(last);
+  });
+
+  it('withAction keeps everything but the action', () => {
+    const inv = buildInvocation(spec(), 'n1', { '--password': 'x' });
+    const status = withAction(inv, 'status');
+    expect(agentArgs(status).slice(0, -1)).toEqual(agentArgs(inv).slice(0, -1));
+    expect(agentArgs(status).at(-1)).toBe('--action=status');
+  });
+
+  it('a node-specific value wins over a shared one, a Secret over both', () => {
+    const s = spec({
+      sharedParameters: { '--ip': '10.0.0.1', '--password': 'placeholder' },
+      nodeParameters: { '--ip': { n1: '10.0.0.9' } },
+    });
+    const inv = buildInvocation(s, 'n1', { '--password': 'real' });
+    expect(inv.params).toEqual({ '--ip': '10.0.0.9', '--password': 'real' });
+  });
+
+  const errors: [string, Record<string, unknown>, string, Record<string, string>, RegExp][] = [
+    [
+      'a node missing from a per-node parameter',
+      {},
+      'n3',
+      { '--password': 'x' },
+      /nodeParameters\["--ip"\] has no value for node "n3" \(nodes listed: n1, n2\)/,
+    ],
+    ['an unresolved secretRef', {}, 'n1', {}, /secret bmc\/password for --password was not read/],
+    [
+      'a parameter that is not a long option',
+      { sharedParameters: { lanplus: '' } },
+      'n1',
+      { '--password': 'x' },
+      /sharedParameters: "lanplus" is not a long option/,
+    ],
+    [
+      'the action set as a parameter',
+      { sharedParameters: { '--action': 'on' } },
+      'n1',
+      { '--password': 'x' },
+      /"--action" is set by Palisade from agent.action/,
+    ],
+  ];
+  it.each(errors)('rejects %s', (_, extra, node, secrets, message) => {
+    expect(() => buildInvocation(spec(extra), node, secrets)).toThrow(InvocationError);
+    expect(() => buildInvocation(spec(extra), node, secrets)).toThrow(message);
+  });
+
+  it('treats password-like plain parameters as secrets too, never the empty string', () => {
+    const s = spec({
+      sharedParameters: { '--passwd': 'plain', '--hexadecimal-kg': 'abcd', '--lanplus': '' },
+      secretRefs: [],
+    });
+    const inv = buildInvocation(s, 'n1', {});
+    expect(inv.secrets.sort()).toEqual(['abcd', 'plain']);
+  });
+});
+
+describe('redact', () => {
+  const cases: [string, string, string[], string][] = [
+    ['one secret', 'login failed for pw hunter2', ['hunter2'], 'login failed for pw ***'],
+    ['every occurrence', 'a=x1 b=x1', ['x1'], 'a=*** b=***'],
+    ['longest first', 'pw=abcdef', ['abc', 'abcdef'], 'pw=***'],
+    ['regex characters are literal', 'p=a.b*c', ['a.b*c'], 'p=***'],
+    ['empty secrets are ignored', 'nothing', [''], 'nothing'],
+  ];
+  it.each(cases)('%s', (_, text, secrets, out) => expect(redact(text, secrets)).toBe(out));
+
+  it('describes a run with credentials hidden', () => {
+    const inv = buildInvocation(spec(), 'n1', { '--password': 's3cret' });
+    expect(describeInvocation(inv)).toBe(
+      'fence_ipmilan --lanplus --cipher=3 --username=admin --ip=127.0.0.1 --ipport=9001 --password=*** --action=off',
+    );
+  });
+});
+
+describe('parseStatus', () => {
+  const cases: [string, string, string][] = [
+    ['on', 'Status: ON\n', 'on'],
+    ['off', 'Status: OFF', 'off'],
+    ['with warnings around', 'DeprecationWarning: pipes\nStatus: ON\n\n', 'on'],
+    ['the last line wins', 'Status: ON\nStatus: OFF\n', 'off'],
+    ['a failure', '2026-01-01 ERROR: Failed: Unable to obtain correct plug status\n', 'unknown'],
+    ['a status inside a sentence', 'Plug Status: ON means nothing here', 'unknown'],
+    ['empty', '', 'unknown'],
+  ];
+  it.each(cases)('%s', (_, out, state) => expect(parseStatus(out)).toBe(state));
+});
+
+describe('finding agents', () => {
+  it('looks on PATH first, then the system directories, each once', () => {
+    const paths = candidatePaths('fence_ipmilan', '/opt/bin:/usr/bin/:');
+    expect(paths[0]).toBe('/opt/bin/fence_ipmilan');
+    expect(paths).toContain('/usr/sbin/fence_ipmilan');
+    expect(paths.filter((p) => p === '/usr/bin/fence_ipmilan')).toHaveLength(1);
+  });
+
+  it('says how to install a missing agent', () => {
+    expect(installHint('fence_ipmilan')).toMatch(/apt-get install fence-agents ipmitool/);
+    expect(installHint('fence_virsh')).toMatch(/apt-get install fence-agents"/);
+  });
+});

@@ -1,0 +1,111 @@
+// runAgent's contract with a stand-in agent (a bash script on PATH): results, exit codes,
+// redaction, trimming, timeouts that kill the whole process group, cancellation. The real
+// agent against real BMCs is in ipmi.int.test.ts.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentAction, AgentInvocation } from '../../lib/fenceAgents/invocation.js';
+import { eventually } from '../../sim/apiserver/test/harness.js';
+import { agentStatus, OUTPUT_LIMIT, runAgent } from './run.js';
+
+const FAKE = `#!/bin/bash
+for a in "$@"; do case $a in --mode=*) mode=\${a#--mode=} ;; --password=*) pw=\${a#--password=} ;; esac; done
+case $mode in
+  echo) echo "args: $*"; echo "on stderr" >&2 ;;
+  status-off) echo "Status: OFF"; exit 2 ;;
+  fail) echo "ERROR: login refused for password $pw" >&2; exit 1 ;;
+  big) head -c 20000 /dev/zero | tr '\\0' x; echo; echo "the end" ;;
+  hang) sleep 60 & echo $! > "$PIDFILE"; wait ;;
+esac
+`;
+
+let dir: string;
+const oldPath = process.env.PATH;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'palisade-agent-'));
+  writeFileSync(join(dir, 'fence_fake'), FAKE);
+  chmodSync(join(dir, 'fence_fake'), 0o755);
+  process.env.PATH = `${dir}:${oldPath}`;
+  process.env.PIDFILE = join(dir, 'pid');
+});
+afterAll(() => {
+  process.env.PATH = oldPath;
+  delete process.env.PIDFILE;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const inv = (mode: string, action: AgentAction = 'off', agent = 'fence_fake'): AgentInvocation => ({
+  agent,
+  node: 'n1',
+  action,
+  params: { '--mode': mode, '--lanplus': '', '--password': 'hunter2' },
+  secrets: ['hunter2'],
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('runAgent', () => {
+  it('passes argv, keeps stdout and stderr, and hides secrets', async () => {
+    const r = await runAgent(inv('echo'), { timeoutMs: 10_000 });
+    expect(r).toMatchObject({ result: 'Succeeded', exitCode: 0 });
+    expect(r.output).toBe('args: --mode=echo --lanplus --password=*** --action=off\non stderr');
+    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('records a failing agent in its own words, never throws', async () => {
+    const r = await runAgent(inv('fail'), { timeoutMs: 10_000 });
+    expect(r).toMatchObject({
+      result: 'Failed',
+      exitCode: 1,
+      output: 'ERROR: login refused for password ***',
+    });
+  });
+
+  it('a status query answering OFF (exit 2) is a success with power off', async () => {
+    const s = await agentStatus(inv('status-off', 'off'), { timeoutMs: 10_000 });
+    expect(s.power).toBe('off');
+    expect(s.run).toMatchObject({ result: 'Succeeded', exitCode: 2 });
+    // the same exit code from a fencing action is a failure
+    expect((await runAgent(inv('status-off', 'off'), { timeoutMs: 10_000 })).result).toBe('Failed');
+  });
+
+  it('keeps the last part of a long output', async () => {
+    const r = await runAgent(inv('big'), { timeoutMs: 10_000 });
+    expect(r.output.length).toBeLessThan(OUTPUT_LIMIT + 100);
+    expect(r.output).toMatch(/^\[\d+ characters trimmed\]\n/);
+    expect(r.output.endsWith('the end')).toBe(true);
+  });
+
+  it('kills the whole process group on timeout', async () => {
+    const r = await runAgent(inv('hang'), { timeoutMs: 500 });
+    expect(r.result).toBe('TimedOut');
+    expect(r.exitCode).toBeNull();
+    expect(r.output).toMatch(/fence_fake: timed out after 500 ms/);
+    const grandchild = Number(readFileSync(join(dir, 'pid'), 'utf8'));
+    await eventually(() => !alive(grandchild), "the agent's own child killed", 5000);
+  });
+
+  it('stops when cancelled', async () => {
+    const ac = new AbortController();
+    const run = runAgent(inv('hang'), { timeoutMs: 10_000, signal: ac.signal });
+    setTimeout(() => ac.abort(), 200);
+    const r = await run;
+    expect(r).toMatchObject({ result: 'Failed', exitCode: null });
+    expect(r.output).toMatch(/cancelled/);
+  });
+
+  it('an agent that is not installed fails with how to install it', async () => {
+    const r = await runAgent(inv('echo', 'off', 'fence_notthere'), { timeoutMs: 10_000 });
+    expect(r).toMatchObject({ result: 'Failed', exitCode: null });
+    expect(r.output).toMatch(/fence_notthere is not installed .*apt-get install fence-agents/);
+  });
+});

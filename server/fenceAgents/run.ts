@@ -1,0 +1,141 @@
+// Runs a ClusterLabs fence agent as a subprocess. An agent's failure is a result to record
+// on the NodeFence (with its own words), never an exception: the fencing controller retries
+// or gives up on it. A timeout kills the agent's whole process group, so an ipmitool stuck
+// on an unreachable BMC does not outlive the attempt.
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import {
+  type AgentInvocation,
+  agentArgs,
+  candidatePaths,
+  installHint,
+  type PowerState,
+  parseStatus,
+  redact,
+  withAction,
+} from '../../lib/fenceAgents/invocation.js';
+
+export type AgentResult = 'Succeeded' | 'Failed' | 'TimedOut';
+
+export interface AgentRun {
+  result: AgentResult;
+  exitCode: number | null;
+  /** stdout and stderr interleaved, secrets redacted, at most OUTPUT_LIMIT characters */
+  output: string;
+  durationMs: number;
+}
+
+export interface RunOptions {
+  timeoutMs: number;
+  /** cancels the run (Failed, "cancelled") */
+  signal?: AbortSignal;
+}
+
+/** what a NodeFence attempt keeps of an agent's output: its last lines matter most */
+export const OUTPUT_LIMIT = 4096;
+/** kept while running; far above OUTPUT_LIMIT so trimming never cuts a secret we must redact */
+const BUFFER_LIMIT = 64 * 1024;
+/** after SIGTERM to the group, how long before SIGKILL */
+const KILL_GRACE_MS = 1000;
+
+export function findAgent(agent: string): string | undefined {
+  return candidatePaths(agent, process.env.PATH).find((p) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function trimOutput(text: string): string {
+  const t = text.trim();
+  if (t.length <= OUTPUT_LIMIT) return t;
+  const cut = t.length - OUTPUT_LIMIT;
+  return `[${cut} characters trimmed]\n${t.slice(cut)}`;
+}
+
+function agentEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    // agents call helpers such as ipmitool by absolute path, but some look on PATH
+    PATH: [process.env.PATH, '/usr/sbin', '/sbin'].filter(Boolean).join(':'),
+    // fence-agents 4.12 on Python 3.11 warn about `pipes` on every run: noise in every record
+    PYTHONWARNINGS: 'ignore::DeprecationWarning',
+    LC_ALL: 'C',
+  };
+}
+
+function killGroup(pid: number | undefined, sig: NodeJS.Signals) {
+  if (!pid) return;
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // the group is gone already
+  }
+}
+
+/** Status queries exit 0 (on) or 2 (off): both are answers. Other actions succeed with 0. */
+function resultOf(inv: AgentInvocation, code: number | null): AgentResult {
+  if (code === 0) return 'Succeeded';
+  return inv.action === 'status' && code === 2 ? 'Succeeded' : 'Failed';
+}
+
+export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentRun> {
+  const started = Date.now();
+  const done = (result: AgentResult, exitCode: number | null, output: string): AgentRun => ({
+    result,
+    exitCode,
+    output: trimOutput(redact(output, inv.secrets)),
+    durationMs: Date.now() - started,
+  });
+  const bin = findAgent(inv.agent);
+  if (!bin) return Promise.resolve(done('Failed', null, installHint(inv.agent)));
+  if (opts.signal?.aborted) return Promise.resolve(done('Failed', null, 'cancelled before the agent ran'));
+
+  return new Promise((resolve) => {
+    // its own process group: one kill reaches the agent and the tools it started
+    const child = spawn(bin, agentArgs(inv), {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: agentEnv(),
+    });
+    let out = '';
+    const collect = (d: Buffer) => {
+      out += d.toString('utf8');
+      if (out.length > BUFFER_LIMIT) out = out.slice(-BUFFER_LIMIT / 2);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    let ended: { result: AgentResult; note: string } | undefined;
+    const end = (result: AgentResult, note: string) => {
+      if (ended) return;
+      ended = { result, note };
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => end('TimedOut', `timed out after ${opts.timeoutMs} ms`), opts.timeoutMs);
+    const onAbort = () => end('Failed', 'cancelled');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (code: number | null, extra = '') => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      const note = ended ? `\n${inv.agent}: ${ended.note}` : extra;
+      resolve(done(ended?.result ?? resultOf(inv, code), code, out + note));
+    };
+    child.once('error', (e) => finish(null, `\n${inv.agent} could not be started: ${e.message}`));
+    child.once('close', (code) => finish(code));
+  });
+}
+
+export interface StatusQuery {
+  power: PowerState;
+  run: AgentRun;
+}
+
+/** `--action=status` with the same parameters: how a fence is verified */
+export async function agentStatus(inv: AgentInvocation, opts: RunOptions): Promise<StatusQuery> {
+  const run = await runAgent(withAction(inv, 'status'), opts);
+  return { power: run.result === 'Succeeded' ? parseStatus(run.output) : 'unknown', run };
+}

@@ -1,0 +1,58 @@
+// Fencing in the console's process: one controller per connected cluster that serves the
+// FencePolicy CRD and is not read-only. No FencePolicy, no fencing: the policies are the opt-in,
+// so connecting Palisade to a cluster never fences anything by itself.
+import * as k8s from '@kubernetes/client-node';
+import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
+import { errorText } from '../../lib/kube/errorText.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { FencingController } from './controller.js';
+import { execAgent } from './execAgent.js';
+
+export interface FencingService {
+  controllers: Map<string, FencingController>;
+  stop(): Promise<void>;
+}
+
+async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
+  try {
+    await kc
+      .makeApiClient(k8s.CustomObjectsApi)
+      .listClusterCustomObject({ group: GROUP, version: VERSION, plural: POLICY_PLURAL, limit: 1 });
+    return true;
+  } catch (e) {
+    if ((e as { code?: number }).code === 404)
+      return 'the FencePolicy CRD is not installed (kubectl apply -f deploy/crds/)';
+    return errorText(e);
+  }
+}
+
+export async function startFencing(
+  clusters: Iterable<ClusterConnection>,
+  log: (m: string) => void,
+): Promise<FencingService> {
+  const controllers = new Map<string, FencingController>();
+  for (const conn of clusters) {
+    if (conn.spec.mode === 'read-only') {
+      log(`  fencing: off on cluster ${conn.id} (read-only)`);
+      continue;
+    }
+    const serves = await servesPolicies(conn.spec.kc);
+    if (serves !== true) {
+      log(`  fencing: off on cluster ${conn.id}: ${serves}`);
+      continue;
+    }
+    const c = new FencingController({
+      conn,
+      exec: (spec) => execAgent(conn.spec.kc, spec),
+      log: (m) => log(`fencing [${conn.id}]: ${m}`),
+    });
+    c.start();
+    controllers.set(conn.id, c);
+  }
+  return {
+    controllers,
+    async stop() {
+      await Promise.all([...controllers.values()].map((c) => c.stop()));
+    },
+  };
+}
