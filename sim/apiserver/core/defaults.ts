@@ -116,6 +116,16 @@ export function applyWriteDefaults(kind: string, group: string, o: KubeObject) {
   const obj = o as Obj;
   if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition' && isObject(obj.spec))
     obj.spec.conversion ??= { strategy: 'None' };
+  if (group === '' && kind === 'Secret') mergeStringData(obj);
+}
+
+/** kube-apiserver merges a Secret's write-only stringData into data (over existing keys) and drops it. */
+function mergeStringData(obj: Obj) {
+  if (!isObject(obj.stringData)) return;
+  const data: Record<string, string> = isObject(obj.data) ? obj.data : {};
+  for (const [k, v] of Object.entries(obj.stringData)) data[k] = Buffer.from(String(v)).toString('base64');
+  obj.data = data;
+  delete obj.stringData;
 }
 
 export function applyCreateDefaults(kind: string, group: string, o: KubeObject, opts: DefaultOptions) {
