@@ -1,12 +1,7 @@
 // Reading an exec agent's credentials from Secrets through the Kubernetes API (embedded API
 // server, or the real one with PALISADE_CLUSTER=real).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Cluster,
-  createNamespace,
-  onRealControlPlane,
-  startCluster,
-} from '../../sim/apiserver/test/harness.js';
+import { type Cluster, createNamespace, startCluster } from '../../sim/apiserver/test/harness.js';
 import { readSecretParams, SecretParamError } from './secrets.js';
 
 let c: Cluster;
