@@ -22,7 +22,7 @@ export default defineConfig({
   webServer: external
     ? undefined
     : {
-        command: `node --import tsx server/main.ts --port ${port} --state-dir .palisade/e2e --scenario demo`,
+        command: `node --import tsx server/main.ts --port ${port} --state-dir .palisade/e2e --scenario demo --fence-policy none`,
         cwd: '..',
         url: `http://127.0.0.1:${port}/api/trpc/clusters.list`,
         timeout: 120_000,

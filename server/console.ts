@@ -16,6 +16,7 @@ import { type ProtectionService, startProtection } from './protection/service.js
 import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
 import { type FencingService, startFencing } from './fencing/service.js';
+import { FencingFeed } from './realtime/fencing.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -87,7 +88,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
-    createContext: () => ({ clusters, protection }),
+    createContext: () => ({ clusters, protection, fencing }),
   });
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
@@ -103,6 +104,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const hub = new RealtimeHub(io, clusters, opts.hub);
   const sim = new SimulationHub(io, clusters.values());
   const feed = protection && new ProtectionFeed(io, protection);
+  const fencingFeed = fencing && new FencingFeed(io, fencing);
   const port = await listen(server, opts.port ?? 0, host);
 
   return {
@@ -113,6 +115,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     fencing,
     async stop() {
       feed?.stop();
+      fencingFeed?.stop();
       await fencing?.stop();
       await protection?.stop();
       hub.stop();

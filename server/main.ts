@@ -25,11 +25,13 @@ const cliOptions = z.object({
   scenario: z.string().min(1, 'must not be empty').default('demo'),
   /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
   real: z.boolean().default(false),
+  /** embedded cluster only: install the demo FencePolicy (automatic fencing over IPMI) or none */
+  'fence-policy': z.enum(['demo', 'none'], { error: 'must be "demo" or "none"' }).default('demo'),
 });
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real] [--fence-policy demo|none]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -49,6 +51,7 @@ function parse(argv: string[]): CliOptions {
       'state-dir': { type: 'string' },
       scenario: { type: 'string' },
       real: { type: 'boolean' },
+      'fence-policy': { type: 'string' },
     },
     cliOptions,
   );
@@ -65,7 +68,12 @@ const nodeCount = (s: { nodes: { zones: { racks: { count: number }[] }[] } }) =>
   s.nodes.zones.reduce((n, z) => n + z.racks.reduce((m, r) => m + r.count, 0), 0);
 
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
-async function startEmbedded(stateDir: string, scenario: string, real: boolean): Promise<Embedded> {
+async function startEmbedded(
+  stateDir: string,
+  scenario: string,
+  real: boolean,
+  fencePolicy: 'demo' | 'none',
+): Promise<Embedded> {
   if (scenario === 'cells' && real)
     throw new StartupError('--scenario cells runs on the embedded API servers only; drop --real');
   if (scenario === 'cells') return startCellsScenario(stateDir);
@@ -92,7 +100,7 @@ async function startEmbedded(stateDir: string, scenario: string, real: boolean):
     backend: real ? 'real' : 'embedded',
     // a real BMC per node for fence_ipmilan: an ipmi_sim process each, so not at scale
     ipmi: ipmiAvailable() && nodeCount(loaded) <= MAX_IPMI_NODES,
-    demoFencePolicy: true,
+    demoFencePolicy: fencePolicy === 'demo',
     // named apart, so the console and merged kubeconfigs tell the real control plane from the embedded one
     contextName: real ? 'palisade-real' : undefined,
     kubeconfigPath,
@@ -157,7 +165,9 @@ async function main() {
   const { config, file: configFile } = await loadConfig(opts.config);
   if (configFile) console.log(`  config: ${configFile}`);
   const explicit = chosenKubeconfig(opts, config, configFile);
-  const embedded = explicit ? undefined : await startEmbedded(opts['state-dir'], opts.scenario, opts.real);
+  const embedded = explicit
+    ? undefined
+    : await startEmbedded(opts['state-dir'], opts.scenario, opts.real, opts['fence-policy']);
   const kubeconfigPath = explicit ?? resolve(embedded!.kubeconfigPath);
   const clusters = await clustersFromKubeconfig(kubeconfigPath, {
     // the embedded kubeconfig has its own contexts: the file's list is for real kubeconfigs

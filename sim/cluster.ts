@@ -20,7 +20,7 @@ import {
   shareConnections,
 } from './controllers/runtime/context.js';
 import { type InfraApi, startInfraApi } from './infra/api.js';
-import { installDemoFencePolicy } from './fencing/demoPolicy.js';
+import { installBmcSecret, installDemoFencePolicy } from './fencing/demoPolicy.js';
 import { type Bmcs, startBmcs } from './infra/ipmi/bmcs.js';
 import { Infrastructure } from './infra/infrastructure.js';
 import { KubeletFleet } from './kubelet/fleet.js';
@@ -181,6 +181,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
     ? await startBmcs(infra, { log, infraUrl: infraApi.url, infraToken: infraApi.token })
     : undefined;
   if (bmcs) log(`IPMI BMCs (ipmi_sim) for ${Object.keys(bmcs.endpoints()).length} nodes`);
+  if (bmcs) await installBmcSecret(kc, bmcs);
   if (opts.demoFencePolicy) await installDemoFencePolicy(kc, bmcs, log);
   let infraFile: string | undefined;
   if (opts.infraFile || opts.kubeconfigPath) {

@@ -24,6 +24,7 @@ import { GhostSummary } from '../sim/GhostSummary';
 type GhostCounts = ReturnType<typeof ghostsByNode>;
 import { NodePanel } from './NodePanel';
 import { NodeTile } from './NodeTile';
+import { type FenceRow, useNodeFences } from '../fencing/live';
 import { SummaryBar } from './SummaryBar';
 
 const NO_PODS: readonly PodView[] = [];
@@ -64,6 +65,7 @@ export function ClusterMap() {
   const [densityChoice, setDensityChoice] = useDensityChoice();
   const density = effectiveDensity(densityChoice, nodes?.byKey.size ?? 0);
   const protection = usePodProtection(cluster);
+  const fences = useNodeFences();
   const ghostMsg = useGhosts(current?.embedded ? cluster : undefined);
   const ghostCounts = useMemo(() => ghostsByNode(ghostMsg?.ghosts ?? []), [ghostMsg]);
   const lastZones = useRef<ZoneGroup<NodeView>[] | undefined>(undefined);
@@ -154,6 +156,7 @@ export function ClusterMap() {
                         byNode={pods.byNode}
                         ghosts={ghostCounts}
                         guarded={protection.index}
+                        fences={fences}
                         compact={density === 'compact'}
                         selected={selected}
                         matching={matching}
@@ -174,6 +177,7 @@ export function ClusterMap() {
               live={nodes?.byKey.get(selected)}
               pods={pods?.byNode.get(selected) ?? NO_PODS}
               guarded={protection.index}
+              fence={fences.get(selected)}
               onClose={() => setSelection(undefined)}
             />
           </div>
@@ -188,6 +192,8 @@ interface RackProps {
   compact: boolean;
   ghosts: GhostCounts;
   guarded: PodProtectorIndex;
+  /** node -> its NodeFence */
+  fences: Map<string, FenceRow>;
   byNode: PodCollection['byNode'];
   selected: string | undefined;
   matching: Set<string> | undefined;
@@ -201,7 +207,8 @@ function sameRack(a: RackProps, b: RackProps): boolean {
     a.matching !== b.matching ||
     a.onSelect !== b.onSelect ||
     a.compact !== b.compact ||
-    a.guarded !== b.guarded
+    a.guarded !== b.guarded ||
+    a.fences !== b.fences
   )
     return false;
   for (const n of b.rack.nodes) {
@@ -220,6 +227,7 @@ const Rack = memo(function Rack({
   byNode,
   ghosts,
   guarded,
+  fences,
   selected,
   matching,
   onSelect,
@@ -241,6 +249,7 @@ const Rack = memo(function Rack({
             pods={byNode.get(n.name) ?? NO_PODS}
             ghosts={ghosts.get(n.name)}
             guarded={guarded}
+            fence={fences.get(n.name)?.status.phase}
             compact={compact}
             selected={selected === n.name}
             dimmed={matching ? !matching.has(n.name) : false}

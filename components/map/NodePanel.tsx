@@ -1,4 +1,7 @@
 'use client';
+import type { FenceRow } from '../fencing/live';
+import { PhaseBadge } from '../fencing/PhaseBadge';
+import { Progress } from '../fencing/Progress';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -35,8 +38,11 @@ export function NodePanel({
   live,
   pods,
   guarded,
+  fence,
   onClose,
 }: {
+  /** the node's NodeFence, if it has one */
+  fence?: FenceRow;
   cluster: string;
   name: string;
   live: NodeView | undefined;
@@ -82,6 +88,7 @@ export function NodePanel({
         </p>
       ) : (
         <div className="flex flex-col gap-4 p-3">
+          {fence && <NodeFencing fence={fence} />}
           <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
             <dt className="text-dim">Zone / rack</dt>
             <dd className="font-mono">
@@ -388,5 +395,21 @@ function ConfirmByName({
         </button>
       </div>
     </form>
+  );
+}
+
+/** The node's fence at a glance: phase, progress, what is happening, and where to act. */
+function NodeFencing({ fence }: { fence: FenceRow }) {
+  return (
+    <section aria-label="Fencing" data-testid="node-panel-fence" className="rounded border border-line p-2">
+      <h3 className="mb-1 flex items-center gap-2 text-xs font-semibold uppercase tracking-wide text-dim">
+        Fencing <PhaseBadge phase={fence.status.phase} />
+        <Link href="/fencing" className="ml-auto normal-case text-info hover:underline">
+          Fencing page
+        </Link>
+      </h3>
+      <Progress steps={fence.progress} failed={fence.status.phase === 'Failed'} />
+      <p className="mt-1 text-xs">{fence.status.message}</p>
+    </section>
   );
 }

@@ -3,6 +3,9 @@ import { memo, useEffect, useMemo, useReducer } from 'react';
 import type { NodeView, PodState, PodView } from '@/lib/console/protocol';
 import { formatAge } from '@/lib/console/ui/format';
 import { type PodProtectorIndex, protectedCount, protectorsOf } from '@/lib/console/ui/protection';
+import type { Phase } from '@/lib/fencing/types';
+import { PHASE_TONE } from '@/lib/fencing/view';
+import { TONE_CLASS } from '../fencing/PhaseBadge';
 import {
   DEFAULT_SUSPECT_AFTER_MS,
   NODE_DOT_CLASS,
@@ -77,7 +80,12 @@ export interface NodeTileProps {
   compact?: boolean;
   /** pods some PodProtector guards ("ns/name" -> protector keys) */
   guarded?: PodProtectorIndex;
+  /** the phase of the node's NodeFence, if it has one */
+  fence?: Phase;
 }
+
+/** Fences an incident commander must see on the map: in progress, failed, or holding the node released. */
+const showsFence = (p: Phase | undefined): p is Phase => !!p && p !== 'Recovered' && p !== 'Cancelled';
 
 /** A node on the map. Memoized: re-renders only when its node, its pods array or selection change. */
 export const NodeTile = memo(function NodeTile({
@@ -89,6 +97,7 @@ export const NodeTile = memo(function NodeTile({
   ghosts,
   compact,
   guarded,
+  fence,
 }: NodeTileProps) {
   useSuspectTimer(node);
   const state = nodeDisplayState(node, Date.now());
@@ -96,7 +105,7 @@ export const NodeTile = memo(function NodeTile({
     () => ({ count: protectedCount(pods, guarded), protectors: protectorsOf(pods, guarded) }),
     [pods, guarded],
   );
-  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}`;
+  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}${showsFence(fence) ? `; fence: ${fence}` : ''}`;
   // the same button either way: tests, screen readers and the panel find a node by these
   const common = {
     type: 'button' as const,
@@ -143,6 +152,14 @@ export const NodeTile = memo(function NodeTile({
         )}
       </span>
       <PodMarks pods={pods} width={TILE_MARKS_WIDTH} guarded={guard.count ? guarded : undefined} />
+      {showsFence(fence) && (
+        <span
+          data-testid="node-fence"
+          className={`self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[fence]]}`}
+        >
+          fence: {fence === 'AwaitingApproval' ? 'approval' : fence.toLowerCase()}
+        </span>
+      )}
       {ghosts && (
         <span
           aria-hidden="true"

@@ -3,6 +3,7 @@
 // cluster has an infrastructure to act on. The UI imports the AppRouter type from here.
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { fencingRouter } from './fencing.js';
 import { infraRouter } from './infra.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
@@ -36,5 +37,12 @@ const pods = router({
     .query(({ ctx, input }) => podDetails(clusterOf(ctx, input.cluster), input.namespace, input.name)),
 });
 
-export const appRouter = router({ clusters, nodes, pods, infra: infraRouter, protection: protectionRouter });
+export const appRouter = router({
+  clusters,
+  nodes,
+  pods,
+  infra: infraRouter,
+  protection: protectionRouter,
+  fencing: fencingRouter,
+});
 export type AppRouter = typeof appRouter;

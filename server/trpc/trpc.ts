@@ -5,11 +5,14 @@ import { z } from 'zod';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
+import type { FencingService } from '../fencing/service.js';
 
 export interface Context {
   clusters: Map<ClusterId, ClusterConnection>;
   /** deletion protection, when this console runs it */
   protection?: ProtectionService;
+  /** the fencing controllers, one per cluster where fencing is on */
+  fencing?: FencingService;
 }
 
 interface Issue {

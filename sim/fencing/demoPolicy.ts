@@ -76,10 +76,9 @@ export async function installDemoFencePolicy(
 ) {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   let agent: Record<string, unknown> = { type: 'power', action: 'off' };
-  if (bmcs) {
-    await installBmcSecret(kc, bmcs);
-    agent = ipmiAgent(bmcs);
-  } else
+  // the BMC Secret is installed with the BMCs (sim/cluster.ts)
+  if (bmcs) agent = ipmiAgent(bmcs);
+  else
     log(
       `fencing: IPMI tools missing, the demo FencePolicy uses the built-in power agent (for fence_ipmilan: ${IPMI_INSTALL})`,
     );

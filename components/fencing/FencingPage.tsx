@@ -1,0 +1,166 @@
+'use client';
+// The Fencing page: one card per NodeFence — phase, step-by-step progress, the policy and agent,
+// every attempt with its verification and agent output, and approve / cancel where they apply —
+// plus the FencePolicies in force. Live through the fencing room; nothing polls.
+import { AgeCell } from '../lists/cells';
+import { FenceActions } from './FenceActions';
+import { type FenceRow, type FencingList, useFencing } from './live';
+import { PhaseBadge } from './PhaseBadge';
+import { Progress } from './Progress';
+
+export function FencingPage() {
+  const list = useFencing();
+  const data = list.data;
+  return (
+    <div className="flex min-h-0 flex-1 flex-col overflow-auto" data-testid="fencing-page">
+      <header className="flex items-center gap-3 border-b border-line bg-panel px-3 py-2">
+        <h1 className="font-semibold">Fencing</h1>
+        {data?.enabled && <Counts fences={data.fences} />}
+      </header>
+      {list.error && (
+        <p role="alert" className="px-3 py-2 text-sm text-crit">
+          Cannot read fencing: {list.error.message}
+        </p>
+      )}
+      {data && !data.enabled && <p className="px-3 py-4 text-sm text-dim">{data.reason}</p>}
+      {data?.enabled && (
+        <>
+          <section aria-label="Node fences" className="flex flex-col gap-2 p-3">
+            {data.fences.length === 0 && (
+              <p className="text-sm text-dim">
+                No node is being fenced. When a node a FencePolicy covers stays unhealthy long enough, its
+                NodeFence appears here.
+              </p>
+            )}
+            {data.fences.map((f) => (
+              <FenceCard key={f.name} f={f} />
+            ))}
+          </section>
+          <Policies policies={data.policies} />
+        </>
+      )}
+      {!data && !list.error && <p className="px-3 py-4 text-sm text-dim">Loading…</p>}
+    </div>
+  );
+}
+
+function Counts({ fences }: { fences: FenceRow[] }) {
+  const active = fences.filter((f) => !['Recovered', 'Cancelled', 'Failed'].includes(f.status.phase)).length;
+  const failed = fences.filter((f) => f.status.phase === 'Failed').length;
+  return (
+    <span className="text-xs text-dim">
+      {active} in progress{failed ? <span className="text-crit"> · {failed} failed</span> : null} ·{' '}
+      {fences.length} total
+    </span>
+  );
+}
+
+function FenceCard({ f }: { f: FenceRow }) {
+  const s = f.status;
+  return (
+    <article
+      className="rounded border border-line bg-panel p-3"
+      data-testid={`fence-${f.node}`}
+      aria-label={`NodeFence ${f.name}`}
+    >
+      <div className="flex flex-wrap items-center gap-3">
+        <span className="font-mono font-semibold">{f.node}</span>
+        <PhaseBadge phase={s.phase} />
+        <Progress steps={f.progress} failed={s.phase === 'Failed'} />
+        <span className="ml-auto text-xs text-dim">
+          policy <span className="font-mono text-fg">{f.policy}</span>
+          {f.agent ? ` · ${f.agent}` : ''} · detected{' '}
+          <AgeCell since={s.detectedAt ? Date.parse(s.detectedAt) : undefined} suffix=" ago" />
+        </span>
+      </div>
+      <p className="mt-1 text-sm" data-testid="fence-message">
+        {s.message}
+      </p>
+      {f.spec.approvedBy && <p className="text-xs text-dim">Approved by {f.spec.approvedBy}</p>}
+      {f.spec.cancelRequested && (
+        <p className="text-xs text-dim">
+          Cancel requested by {f.spec.cancelRequested.by}
+          {f.spec.cancelRequested.reason ? `: ${f.spec.cancelRequested.reason}` : ''}
+        </p>
+      )}
+      <FenceActions f={f} />
+      {s.attempts.length > 0 && <Attempts attempts={s.attempts} />}
+    </article>
+  );
+}
+
+const RESULT_CLASS: Record<string, string> = {
+  Succeeded: 'text-ok',
+  Running: 'text-info',
+  Failed: 'text-crit',
+  TimedOut: 'text-crit',
+  Interrupted: 'text-warn',
+};
+
+function Attempts({ attempts }: { attempts: FenceRow['status']['attempts'] }) {
+  return (
+    <table className="mt-2 w-full text-xs" aria-label="Agent attempts" data-testid="fence-attempts">
+      <thead className="text-left text-dim">
+        <tr>
+          <th className="py-0.5 pr-2 font-normal">#</th>
+          <th className="pr-2 font-normal">Agent</th>
+          <th className="pr-2 font-normal">Verified by status query</th>
+          <th className="pr-2 font-normal">Started</th>
+          <th className="font-normal">Output</th>
+        </tr>
+      </thead>
+      <tbody>
+        {attempts.map((a) => (
+          <tr key={a.number} className="align-top">
+            <td className="pr-2 tabular-nums">{a.number}</td>
+            <td className={`pr-2 ${RESULT_CLASS[a.result] ?? ''}`}>
+              {a.result}
+              {a.exitCode != null ? ` (exit ${a.exitCode})` : ''}
+            </td>
+            <td
+              className={`pr-2 ${a.verification ? (a.verification.confirmed ? 'text-ok' : 'text-crit') : 'text-dim'}`}
+            >
+              {a.verification ? `${a.verification.confirmed ? '✓' : '✗'} ${a.verification.state}` : '—'}
+            </td>
+            <td className="whitespace-nowrap pr-2 text-dim">
+              <AgeCell since={Date.parse(a.startedAt)} suffix=" ago" />
+            </td>
+            <td>
+              <pre className="max-h-24 overflow-auto whitespace-pre-wrap font-mono text-[11px] text-dim">
+                {a.output || '—'}
+              </pre>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Policies({ policies }: { policies: Extract<FencingList, { enabled: true }>['policies'] }) {
+  return (
+    <section aria-label="Fence policies" className="border-t border-line p-3">
+      <h2 className="mb-1 text-sm font-semibold">Fence policies</h2>
+      {policies.length === 0 && (
+        <p className="text-sm text-dim">
+          No FencePolicy: Palisade fences nothing on this cluster (see deploy/crds/).
+        </p>
+      )}
+      <ul className="flex flex-col gap-1 text-xs">
+        {policies.map((p) => (
+          <li key={p.name} data-testid={`policy-${p.name}`}>
+            <span className="font-mono font-semibold">{p.name}</span>{' '}
+            {p.error ? (
+              <span className="text-crit">ignored: {p.error}</span>
+            ) : (
+              <span className="text-dim">
+                {p.agent} · {p.approval} · release by {p.releaseStrategy} · unhealthy when{' '}
+                {p.unhealthy?.join(' or ')} · {p.budget}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+'use client';
+// Keeps fencing.* fresh: joins the server's fencing room and invalidates the fencing queries on
+// each coalesced `fencing:changed`. Holders are counted per socket (map, panel and page may
+// hold the room at once). Nothing polls.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef } from 'react';
+import { useCluster } from '../console/cluster';
+import { useSocket } from '../console/live';
+import { useTRPC } from '../console/trpc';
+
+const holders = new WeakMap<object, number>();
+
+export function useFencingLive(): void {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const socket = useSocket();
+  const refresh = useRef<() => void>(() => undefined);
+  refresh.current = () => void qc.invalidateQueries({ queryKey: trpc.fencing.pathKey() });
+  useEffect(() => {
+    if (!socket) return;
+    holders.set(socket, (holders.get(socket) ?? 0) + 1);
+    let first = true;
+    const join = () => {
+      socket.emit('fencing:subscribe', {});
+      if (!first) refresh.current(); // changes may have been missed while disconnected
+      first = false;
+    };
+    const changed = () => refresh.current();
+    if (socket.connected) join();
+    socket.on('connect', join);
+    socket.on('fencing:changed', changed);
+    return () => {
+      socket.off('connect', join);
+      socket.off('fencing:changed', changed);
+      const left = (holders.get(socket) ?? 1) - 1;
+      holders.set(socket, left);
+      if (left === 0 && socket.connected) socket.emit('fencing:unsubscribe', {});
+    };
+  }, [socket]);
+}
+
+/** The selected cluster's fencing list, live. */
+export function useFencing() {
+  const trpc = useTRPC();
+  const { cluster } = useCluster();
+  useFencingLive();
+  return useQuery({ ...trpc.fencing.list.queryOptions({ cluster: cluster ?? '' }), enabled: !!cluster });
+}
+
+export type FencingList = NonNullable<ReturnType<typeof useFencing>['data']>;
+export type FenceRow = Extract<FencingList, { enabled: true }>['fences'][number];
+
+/** node name -> its latest NodeFence, for the map's tiles and the node panel */
+export function useNodeFences(): Map<string, FenceRow> {
+  const { data } = useFencing();
+  return useMemo(() => new Map(data?.enabled ? data.fences.map((f) => [f.node, f]) : []), [data]);
+}

@@ -1,0 +1,42 @@
+// Pushes fencing to browsers: on any NodeFence or FencePolicy change, a coalesced
+// "fencing:changed" {cluster} (at most every 250 ms) to the fencing room, so pages refetch
+// fencing.list over tRPC. Nothing polls.
+import type { Server as SocketServer } from 'socket.io';
+import type { FencingService } from '../fencing/service.js';
+
+export const FENCING_ROOM = 'fencing';
+const COALESCE_MS = 250;
+
+export class FencingFeed {
+  private readonly changed = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly io: SocketServer,
+    svc: FencingService,
+  ) {
+    io.on('connection', (socket) => {
+      socket.on('fencing:subscribe', () => void socket.join(FENCING_ROOM));
+      socket.on('fencing:unsubscribe', () => void socket.leave(FENCING_ROOM));
+    });
+    for (const [cluster, c] of svc.controllers) {
+      const mark = () => this.mark(cluster);
+      for (const inf of [c.informers.fences, c.informers.policies])
+        inf.on({ add: mark, update: mark, delete: mark });
+    }
+  }
+
+  private mark(cluster: string) {
+    this.changed.add(cluster);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      for (const c of this.changed) this.io.to(FENCING_ROOM).emit('fencing:changed', { cluster: c });
+      this.changed.clear();
+    }, COALESCE_MS);
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,57 @@
+// fencing.*: the console's view of fencing — every NodeFence with its progress, attempts and
+// agent output, and the FencePolicies (with the error of any the controller cannot read). Read
+// from the fencing controller's informers; approve and cancel are guarded actions (actions.*).
+import { z } from 'zod';
+import { agentLabel, progressOf } from '../../lib/fencing/view.js';
+import { clusterInput as cluster, clusterOf, publicProcedure, router } from './trpc.js';
+
+export const fencingRouter = router({
+  list: publicProcedure.input(z.object({ cluster })).query(({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    const controller = ctx.fencing?.controllers.get(conn.id);
+    if (!controller)
+      return {
+        enabled: false as const,
+        reason:
+          conn.spec.mode === 'read-only'
+            ? 'this cluster is read-only: Palisade does not fence on it'
+            : 'fencing is off on this cluster (is the FencePolicy CRD installed? kubectl apply -f deploy/crds/)',
+      };
+    const inf = controller.informers;
+    const policies = [...inf.policies.values()]
+      .map((p) => ({
+        name: p.name,
+        error: p.error,
+        agent: p.value ? agentLabel(p.value.spec) : undefined,
+        approval: p.value?.spec.approval,
+        releaseStrategy: p.value?.spec.releaseStrategy,
+        selector: p.value?.spec.nodeSelector,
+        unhealthy: p.value?.spec.unhealthyConditions.map((c) => `${c.type}=${c.status} for ${c.duration}`),
+        budget: p.value
+          ? p.value.spec.maxUnhealthy !== undefined
+            ? `maxUnhealthy ${p.value.spec.maxUnhealthy}`
+            : `minHealthy ${p.value.spec.minHealthy ?? '51%'}`
+          : undefined,
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const fences = [...inf.fences.values()]
+      .filter((f) => f.value)
+      .map(({ value: f }) => {
+        const policy = inf.policies.get(f!.spec.policy)?.value;
+        const manual = policy?.spec.approval === 'Manual';
+        return {
+          name: f!.metadata.name,
+          node: f!.spec.nodeName,
+          policy: f!.spec.policy,
+          agent: policy ? agentLabel(policy.spec) : undefined,
+          manual,
+          createdAt: f!.metadata.creationTimestamp,
+          spec: f!.spec,
+          status: f!.status,
+          progress: progressOf(f!, manual),
+        };
+      })
+      .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
+    return { enabled: true as const, policies, fences };
+  }),
+});
