@@ -10,14 +10,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', 'node_modules/**'],
+          exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
         },
       },
       {
         test: {
           name: 'integration',
           include: ['**/*.int.test.ts'],
-          exclude: ['node_modules/**'],
+          exclude: ['node_modules/**', '.scratch/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

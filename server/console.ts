@@ -17,6 +17,7 @@ import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
 import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
+import { VolumesFeed } from './realtime/volumes.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -105,6 +106,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const sim = new SimulationHub(io, clusters.values());
   const feed = protection && new ProtectionFeed(io, protection);
   const fencingFeed = fencing && new FencingFeed(io, fencing);
+  const volumesFeed = new VolumesFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
 
   return {
@@ -116,6 +118,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     async stop() {
       feed?.stop();
       fencingFeed?.stop();
+      volumesFeed.stop();
       await fencing?.stop();
       await protection?.stop();
       hub.stop();

@@ -29,7 +29,10 @@ const NAV = [
   { href: '/', label: 'Map', keys: 'g m' },
   { href: '/nodes', label: 'Nodes', keys: 'g n' },
   { href: '/pods', label: 'Pods', keys: 'g p' },
+  { href: '/volumes', label: 'Volumes', keys: 'g v' },
+  { href: '/fencing', label: 'Fencing', keys: 'g f' },
   { href: '/protectors', label: 'Protectors', keys: 'g r' },
+  { href: '/audit', label: 'Audit', keys: 'g a' },
 ];
 
 export function Shell({ children }: { children: ReactNode }) {
@@ -73,6 +76,15 @@ export function Shell({ children }: { children: ReactNode }) {
           break;
         case 'go-protectors':
           router.push('/protectors');
+          break;
+        case 'go-volumes':
+          router.push('/volumes');
+          break;
+        case 'go-fencing':
+          router.push('/fencing');
+          break;
+        case 'go-audit':
+          router.push('/audit');
           break;
       }
     };

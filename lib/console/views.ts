@@ -175,6 +175,10 @@ export interface AttachmentView {
   node: string;
   attached: boolean;
   error?: string;
+  /** ms since epoch: being deleted (a detach in progress, or stuck) */
+  deletionTimestamp?: number;
+  attachError?: string;
+  detachError?: string;
 }
 
 export function attachmentView(va: k8s.V1VolumeAttachment): AttachmentView {
@@ -184,6 +188,9 @@ export function attachmentView(va: k8s.V1VolumeAttachment): AttachmentView {
     node: va.spec?.nodeName ?? '',
     attached: va.status?.attached === true,
     error: va.status?.attachError?.message ?? va.status?.detachError?.message,
+    deletionTimestamp: toMillis(va.metadata?.deletionTimestamp),
+    attachError: va.status?.attachError?.message,
+    detachError: va.status?.detachError?.message,
   };
 }
 
@@ -199,6 +206,8 @@ export interface EventView {
   source?: string;
   /** ms since epoch: when it last happened */
   lastSeen?: number;
+  /** ms since epoch: when it first happened (firstTimestamp), e.g. how long a Multi-Attach wait has lasted */
+  firstSeen?: number;
 }
 
 export function eventView(e: k8s.CoreV1Event): EventView {
@@ -215,6 +224,7 @@ export function eventView(e: k8s.CoreV1Event): EventView {
     source: e.source?.component ?? e.reportingComponent,
     lastSeen:
       toMillis(e.lastTimestamp) ?? toMillis(e.eventTime as Date | undefined) ?? toMillis(m.creationTimestamp),
+    firstSeen: toMillis(e.firstTimestamp) ?? toMillis(e.eventTime as Date | undefined),
   };
 }
 

@@ -75,3 +75,23 @@ describe('ClusterCache pods by uid and tombstones', () => {
     expect(c.deletedPod('shop', 'b')?.uid).toBe('ub');
   });
 });
+
+describe('ClusterCache departed pods with claims', () => {
+  it('remembers them by uid, even once a replacement takes the name, up to the bound', () => {
+    const c = new ClusterCache(2);
+    const old = pod({ uid: 'u1', node: 'n1', claims: ['data-web-0'] });
+    c.setPod(old);
+    c.deletePod(old);
+    c.setPod(pod({ uid: 'u2', node: 'n2', claims: ['data-web-0'] }));
+    expect(c.deletedPod('shop', 'web-0')).toBeUndefined();
+    expect(c.departedClaimPods().map((d) => [d.view.uid, d.view.node])).toEqual([['u1', 'n1']]);
+    for (const uid of ['a', 'b']) {
+      const p = pod({ uid, name: uid, claims: ['x'] });
+      c.setPod(p);
+      c.deletePod(p);
+    }
+    c.setPod(pod({ uid: 'noclaim', name: 'nc' }));
+    c.deletePod(pod({ uid: 'noclaim', name: 'nc' }));
+    expect(c.departedClaimPods().map((d) => d.view.uid)).toEqual(['a', 'b']);
+  });
+});

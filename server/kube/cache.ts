@@ -50,6 +50,8 @@ export class ClusterCache {
   private readonly eventsByObject = new Index();
   /** recently deleted pods: their last view, and when the console saw them go (ms since epoch) */
   private readonly tombstones = new Map<string, { view: PodView; at: number }>();
+  /** deleted pods with claims, by uid (see departedClaimPods) */
+  private readonly departures = new Map<string, { view: PodView; at: number }>();
   /** pod key by uid: the ground truth names processes by pod uid */
   private readonly keyByUid = new Map<string, string>();
   private readonly listeners: ChangeListener[] = [];
@@ -121,9 +123,15 @@ export class ClusterCache {
     if (!old) return;
     this.unindex(key, old);
     this.pods.delete(key);
-    this.tombstones.set(key, { view: old, at: Date.now() });
+    const gone = { view: old, at: Date.now() };
+    this.tombstones.set(key, gone);
     if (this.tombstones.size > this.maxTombstones)
       this.tombstones.delete(this.tombstones.keys().next().value!);
+    if (old.claims.length) {
+      this.departures.set(old.uid, gone);
+      if (this.departures.size > this.maxTombstones)
+        this.departures.delete(this.departures.keys().next().value!);
+    }
     this.emit('pods', key, undefined);
   }
 
@@ -151,6 +159,15 @@ export class ClusterCache {
 
   deletedPod(namespace: string, name: string): PodView | undefined {
     return this.tombstones.get(`${namespace}/${name}`)?.view;
+  }
+
+  /**
+   * Deleted pods that used claims, by uid, with when the console saw each go (oldest first).
+   * Unlike the tombstones a same-name replacement does not erase them: a StatefulSet's new
+   * web-0 must not hide when the old one left the node its volume is still attached to.
+   */
+  departedClaimPods(): { view: PodView; at: number }[] {
+    return [...this.departures.values()];
   }
 
   podList(): PodView[] {
@@ -201,6 +218,11 @@ export class ClusterCache {
       .map((k) => this.events.get(k))
       .filter((e): e is EventView => !!e && (!uid || !e.involved.uid || e.involved.uid === uid))
       .sort((a, b) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0));
+  }
+
+  /** Every Event held, in no order (the Audit page picks the console's own). */
+  eventList(): EventView[] {
+    return [...this.events.values()];
   }
 }
 

@@ -4,6 +4,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { fencingRouter } from './fencing.js';
+import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
@@ -44,5 +45,6 @@ export const appRouter = router({
   infra: infraRouter,
   protection: protectionRouter,
   fencing: fencingRouter,
+  volumes: volumesRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -39,6 +39,14 @@ describe('handleKey', () => {
       want: [undefined, 'go-pods'],
     },
     {
+      name: 'g v',
+      keys: [
+        { key: 'g', at: 0 },
+        { key: 'v', at: 10 },
+      ],
+      want: [undefined, 'go-volumes'],
+    },
+    {
       name: 'sequence times out',
       keys: [
         { key: 'g', at: 0 },

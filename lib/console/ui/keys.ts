@@ -7,7 +7,10 @@ export type ShortcutAction =
   | 'go-map'
   | 'go-nodes'
   | 'go-pods'
-  | 'go-protectors';
+  | 'go-protectors'
+  | 'go-volumes'
+  | 'go-fencing'
+  | 'go-audit';
 
 export interface Shortcut {
   keys: string;
@@ -22,6 +25,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'g n', action: 'go-nodes', description: 'Go to the node list' },
   { keys: 'g p', action: 'go-pods', description: 'Go to the pod list' },
   { keys: 'g r', action: 'go-protectors', description: 'Go to the deletion protectors' },
+  { keys: 'g v', action: 'go-volumes', description: 'Go to the volumes (RWO attach state)' },
+  { keys: 'g f', action: 'go-fencing', description: 'Go to fencing (node fences and policies)' },
+  { keys: 'g a', action: 'go-audit', description: 'Go to the audit of guarded actions' },
   { keys: 'Esc', action: 'close', description: 'Close the side panel or overlay' },
 ];
 
@@ -47,6 +53,9 @@ const SEQUENCES: Record<string, ShortcutAction> = {
   'g n': 'go-nodes',
   'g p': 'go-pods',
   'g r': 'go-protectors',
+  'g v': 'go-volumes',
+  'g f': 'go-fencing',
+  'g a': 'go-audit',
 };
 
 export function handleKey(state: KeyState, k: KeyInput): { state: KeyState; action?: ShortcutAction } {

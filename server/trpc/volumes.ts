@@ -1,0 +1,153 @@
+// volumes.*: the RWO attach view. `list` gives one row per PersistentVolume (attached node,
+// users, waiters with their Multi-Attach age, stuck detaches, force-detach countdown, risk);
+// `get` one volume with the events of its claim, pods and nodes. Read from the console's
+// informers and cache; on the embedded cluster the writers come from the ground truth.
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import type { EventView } from '../../lib/console/views.js';
+import { buildRwoRows, writerCandidateNodes } from '../../lib/volumes/rwoView.js';
+import type { DepartedPod, ForceDetachSettings, RwoInput, RwoRow } from '../../lib/volumes/rwoTypes.js';
+import type { ClusterConnection, ClusterSpec } from '../kube/connection.js';
+import { isFenced } from '../../lib/fencing/view.js';
+import {
+  type Context,
+  clusterInput as cluster,
+  clusterOf,
+  objectName,
+  publicProcedure,
+  router,
+} from './trpc.js';
+import { readVolumeTruth } from './volumesTruth.js';
+
+/** kube-controller-manager's: maxWaitForUnmountDuration is fixed at 6 minutes, force detach on. */
+export const KUBE_FORCE_DETACH: ForceDetachSettings = { enabled: true, maxWaitMs: 6 * 60_000 };
+
+/**
+ * What a cluster's spec may say about its force detach (the embedded cluster scales the wait,
+ * a real one may run with --disable-force-detach-on-timeout). Not yet part of ClusterSpec:
+ * until it is, Kubernetes' defaults are assumed and the answer says so.
+ */
+export type VolumeClusterSpec = ClusterSpec & { forceDetach?: ForceDetachSettings };
+
+export function forceDetachOf(conn: ClusterConnection) {
+  const own = (conn.spec as VolumeClusterSpec).forceDetach;
+  return own ? { ...own, source: 'cluster' as const } : { ...KUBE_FORCE_DETACH, source: 'assumed' as const };
+}
+
+const VOLUME_KINDS = ['persistentvolumes', 'persistentvolumeclaims', 'volumeattachments', 'pods', 'events'];
+
+function departedPods(conn: ClusterConnection): DepartedPod[] {
+  return conn.cache.departedClaimPods().map(({ view, at }) => ({
+    namespace: view.namespace,
+    name: view.name,
+    uid: view.uid,
+    ...(view.node ? { node: view.node } : {}),
+    claims: view.claims,
+    at,
+  }));
+}
+
+/** Everything the view needs from the console's memory; `pvName` narrows it to one volume. */
+function inputOf(conn: ClusterConnection, now: number, fencedNodes: Set<string>, pvName?: string): RwoInput {
+  const { persistentVolumes, persistentVolumeClaims, volumeAttachments } = conn.informers;
+  const pods = conn.cache.podList().filter((p) => p.claims.length > 0);
+  // only pending pods can be waiting: only their attach failures are read
+  const events = pods
+    .filter((p) => p.state === 'Pending' || p.phase === 'Pending')
+    .flatMap((p) => conn.cache.eventsFor('Pod', p.namespace, p.name, p.uid))
+    .filter((e) => e.reason === 'FailedAttachVolume');
+  const pvs = [...persistentVolumes.values()].filter((v) => !pvName || v.name === pvName);
+  const attachments = [...volumeAttachments.values()].filter((a) => !pvName || a.pv === pvName);
+  const claims = new Set(pvs.map((v) => v.boundTo).filter(Boolean));
+  const mine = <T extends { namespace: string; claims: string[] }>(p: T) =>
+    !pvName || p.claims.some((c) => claims.has(`${p.namespace}/${c}`));
+  return {
+    now,
+    pvs,
+    pvcs: [...persistentVolumeClaims.values()],
+    attachments,
+    pods: pods.filter(mine),
+    nodes: conn.cache.nodeList(),
+    events,
+    departed: departedPods(conn).filter(mine),
+    forceDetach: forceDetachOf(conn),
+    fencedNodes,
+  };
+}
+
+/** Nodes whose NodeFence says they are fenced now: detaching their volumes is safe. */
+function fencedNodesOf(ctx: Context, conn: ClusterConnection): Set<string> {
+  const fences = ctx.fencing?.controllers.get(conn.id)?.informers.fences;
+  return new Set(
+    [...(fences?.values() ?? [])]
+      .filter((f) => isFenced(f.value?.status.phase))
+      .map((f) => f.value!.spec.nodeName),
+  );
+}
+
+/** Whether the writers come from a ground truth, and why not when they cannot. */
+type TruthState = { available: boolean; error?: string };
+
+async function withTruth(
+  conn: ClusterConnection,
+  input: RwoInput,
+): Promise<{ input: RwoInput; truth: TruthState }> {
+  const ep = conn.spec.infra;
+  if (!ep) return { input, truth: { available: false } };
+  const read = await readVolumeTruth(ep, writerCandidateNodes(input));
+  if ('error' in read) return { input, truth: { available: false, error: read.error } };
+  return { input: { ...input, truth: read.truth }, truth: { available: true } };
+}
+
+async function rowsOf(ctx: Context, conn: ClusterConnection, pvName?: string) {
+  const now = Date.now();
+  const { input, truth } = await withTruth(conn, inputOf(conn, now, fencedNodesOf(ctx, conn), pvName));
+  const health = conn.health();
+  return {
+    cluster: conn.id,
+    now,
+    embedded: health.embedded,
+    /** the informers this view reads have all listed at least once */
+    synced: health.informers.filter((i) => VOLUME_KINDS.includes(i.kind)).every((i) => i.synced),
+    forceDetach: input.forceDetach as ReturnType<typeof forceDetachOf>,
+    truth,
+    rows: buildRwoRows(input),
+    departed: input.departed ?? [],
+  };
+}
+
+/** The events that tell a volume's story: its objects', its pods' and its nodes' about it. */
+function eventsOf(conn: ClusterConnection, row: RwoRow): EventView[] {
+  const c = conn.cache;
+  const pods = [...row.users, ...row.waiters];
+  const nodes = new Set([...row.attachments.map((a) => a.node), ...pods.map((p) => p.node ?? '')]);
+  const about = (e: EventView) => e.message?.includes(`"${row.pv}"`) ?? false;
+  const all = [
+    ...c.eventsFor('PersistentVolume', '', row.pv),
+    ...(row.claim ? c.eventsFor('PersistentVolumeClaim', row.claim.namespace, row.claim.name) : []),
+    ...pods.flatMap((p) => c.eventsFor('Pod', p.namespace, p.name, p.uid)),
+    ...[...nodes].filter(Boolean).flatMap((n) => c.eventsFor('Node', '', n).filter(about)),
+  ];
+  return [...new Map(all.map((e) => [e.uid, e])).values()]
+    .sort((a, b) => (b.lastSeen ?? 0) - (a.lastSeen ?? 0))
+    .slice(0, 200);
+}
+
+export const volumesRouter = router({
+  list: publicProcedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
+    const { departed: _, ...list } = await rowsOf(ctx, clusterOf(ctx, input.cluster));
+    return list;
+  }),
+  get: publicProcedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    const { rows, departed, ...meta } = await rowsOf(ctx, conn, input.name);
+    const row = rows[0];
+    if (!row)
+      throw new TRPCError({ code: 'NOT_FOUND', message: `PersistentVolume "${input.name}" not found` });
+    return { ...meta, row, departed, events: eventsOf(conn, row) };
+  }),
+});
+
+/** The volumes part of the API, for the Volumes page's types. */
+const volumesOnly = router({ volumes: volumesRouter });
+export type VolumesApi = typeof volumesOnly;
