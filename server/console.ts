@@ -33,6 +33,8 @@ export interface ConsoleOptions {
   protection?: Partial<ProtectionConfig>;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
+  /** a console reachable beyond loopback without sign-in: the banner every page shows */
+  security?: { banner?: string };
 }
 
 export interface Console {
@@ -89,7 +91,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
-    createContext: () => ({ clusters, protection, fencing }),
+    createContext: () => ({ clusters, protection, fencing, security: opts.security }),
   });
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';

@@ -2,6 +2,7 @@
 // Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG,
 // none in palisade.yaml) it starts the embedded cluster in-process, demo scenario, and
 // connects to that: like SQLite, the default back end needs nothing installed.
+import { judgeListen } from '../lib/console/listenGuard.js';
 import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { delimiter, dirname, resolve } from 'node:path';
@@ -26,12 +27,14 @@ const cliOptions = z.object({
   /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
   real: z.boolean().default(false),
   /** embedded cluster only: install the demo FencePolicy (automatic fencing over IPMI) or none */
+  /** allow --host beyond loopback although the console has no sign-in yet */
+  'insecure-no-auth': z.boolean().default(false),
   'fence-policy': z.enum(['demo', 'none'], { error: 'must be "demo" or "none"' }).default('demo'),
 });
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real] [--fence-policy demo|none]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS [--insecure-no-auth]] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real] [--fence-policy demo|none]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -52,6 +55,7 @@ function parse(argv: string[]): CliOptions {
       scenario: { type: 'string' },
       real: { type: 'boolean' },
       'fence-policy': { type: 'string' },
+      'insecure-no-auth': { type: 'boolean' },
     },
     cliOptions,
   );
@@ -162,6 +166,14 @@ function chosenKubeconfig(opts: CliOptions, config: PalisadeConfig, configFile?:
 
 async function main() {
   const opts = parse(process.argv.slice(2));
+  // no sign-in yet: a console that can act listens on loopback unless told there is no authentication
+  const listen = judgeListen({
+    host: opts.host,
+    noAuth: opts['insecure-no-auth'],
+    canAct: !opts['read-only'],
+  });
+  if (!listen.ok) usage(listen.message);
+  if (listen.banner) console.warn(`warning: ${listen.banner}`);
   const { config, file: configFile } = await loadConfig(opts.config);
   if (configFile) console.log(`  config: ${configFile}`);
   const explicit = chosenKubeconfig(opts, config, configFile);
@@ -182,6 +194,7 @@ async function main() {
     clusters,
     port: opts.port,
     host: opts.host,
+    security: { banner: listen.banner },
     log: (m) => console.log(m),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,

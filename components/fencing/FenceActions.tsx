@@ -1,13 +1,23 @@
 'use client';
 // Approve and cancel on a NodeFence, through the guarded actions (one server-side seam that knows
-// who acts and records it). Shown only where the fence can still take them.
+// who acts and records it). Shown only where the fence can still take them: approval while it
+// waits for one, cancel until an agent has run (and on a Failed fence, to record giving it up).
+import { ApproveFenceButton, CancelFenceButton } from '../actions/GuardedActionButtons';
+import { useCluster } from '../console/cluster';
 import type { FenceRow } from './live';
 
 export function FenceActions({ f }: { f: FenceRow }) {
+  const { cluster, current } = useCluster();
   const phase = f.status.phase;
   const canApprove = phase === 'AwaitingApproval' && !f.spec.approvedBy;
   const canCancel =
-    (phase === 'Detected' || phase === 'AwaitingApproval' || phase === 'Fencing') && !f.spec.cancelRequested;
-  if (!canApprove && !canCancel) return null;
-  return <div className="mt-2 flex gap-2" data-testid="fence-actions" />;
+    (phase === 'Detected' || phase === 'AwaitingApproval' || phase === 'Failed') && !f.spec.cancelRequested;
+  if (!cluster || (!canApprove && !canCancel)) return null;
+  const readOnly = current?.mode === 'read-only';
+  return (
+    <div className="mt-2 flex gap-2" data-testid="fence-actions">
+      {canApprove && <ApproveFenceButton cluster={cluster} fence={f.name} disabled={readOnly} />}
+      {canCancel && <CancelFenceButton cluster={cluster} fence={f.name} disabled={readOnly} />}
+    </div>
+  );
 }

@@ -1,6 +1,7 @@
 'use client';
 import type { FenceRow } from '../fencing/live';
 import { PhaseBadge } from '../fencing/PhaseBadge';
+import { RemoveTaintButton } from '../actions/GuardedActionButtons';
 import { Progress } from '../fencing/Progress';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
@@ -151,6 +152,11 @@ export function NodePanel({
                   </li>
                 ))}
               </ul>
+            )}
+            {node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT) && (
+              <div className="mt-1.5">
+                <RemoveTaintButton cluster={cluster} node={name} disabled={current?.mode === 'read-only'} />
+              </div>
             )}
           </section>
 

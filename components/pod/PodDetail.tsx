@@ -1,4 +1,5 @@
 'use client';
+import { ForceDeleteButton } from '../actions/GuardedActionButtons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
@@ -176,6 +177,16 @@ export function PodDetail({
         {detail.isFetching && <span className="text-xs text-dim">refreshing…</span>}
         {detail.isError && data && (
           <span className="text-xs text-warn">detail may be stale: {detail.error.message}</span>
+        )}
+        {!gone && (
+          <span className="ml-auto">
+            <ForceDeleteButton
+              cluster={cluster}
+              namespace={namespace}
+              name={name}
+              disabled={clusters?.find((c) => c.id === cluster)?.mode === 'read-only'}
+            />
+          </span>
         )}
       </header>
 

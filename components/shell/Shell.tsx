@@ -8,6 +8,8 @@ import { handleKey, type KeyState, SHORTCUTS } from '@/lib/console/ui/keys';
 import type { ClusterMode } from '../console/api-types';
 import { useCluster } from '../console/cluster';
 import { useConnection, useSelectedHealth } from '../console/live';
+import { GuardedActionHost } from '../actions/host';
+import { NoAuthBanner } from '../actions/NoAuthBanner';
 
 /** Fired on window for Escape; panels and overlays close themselves. */
 export const CLOSE_EVENT = 'palisade:close';
@@ -100,8 +102,10 @@ export function Shell({ children }: { children: ReactNode }) {
       <TopBar onHelp={() => setHelp(true)} mode={mode} />
       <ConnectionBanner />
       <ClusterProblemBanner />
+      <NoAuthBanner />
       <ModeFrame mode={mode}>{children}</ModeFrame>
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
+      <GuardedActionHost />
     </div>
   );
 }

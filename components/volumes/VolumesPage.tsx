@@ -3,6 +3,7 @@
 // for it and for how long, the force-detach countdown and, on the embedded cluster, which
 // nodes really write to it. The banner says first what an incident commander must not miss:
 // volumes held by suspect nodes while pods wait for them.
+import { useDetachHandler } from '../actions/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { formatAge } from '@/lib/console/ui/format';
@@ -41,8 +42,10 @@ function useFiltered(rows: readonly VolumeRow[], risks: ReadonlySet<Risk>, query
   }, [rows, risks, query]);
 }
 
-export function VolumesPage({ onDetach }: { onDetach?: DetachHandler }) {
+export function VolumesPage({ onDetach: given }: { onDetach?: DetachHandler }) {
   const { cluster } = useCluster();
+  const openDetach = useDetachHandler();
+  const onDetach = given ?? openDetach;
   const trpc = useVolumesTRPC();
   const live = useVolumesLive(cluster);
   const list = useQuery({

@@ -2,6 +2,7 @@
 // cluster's own history (kubectl get events, the node panel) says who did what and when.
 // Simulated faults on the embedded cluster are recorded too, labelled as simulation.
 import type * as k8s from '@kubernetes/client-node';
+import { microTime } from '../protection/buckets.js';
 
 export const CONSOLE_COMPONENT = 'palisade-console';
 
@@ -47,6 +48,59 @@ export function simulatedFaultEvent(r: ActionRecord): k8s.CoreV1Event {
     firstTimestamp: r.at,
     lastTimestamp: r.at,
     eventTime: r.at as unknown as k8s.V1MicroTime,
+    count: 1,
+  };
+}
+
+// ---- guarded actions (force delete, detach, out-of-service taint, fence approve / cancel)
+
+export interface GuardedActionRecord {
+  /** the Event reason, e.g. PalisadeForceDelete (lib/guard/actions.ts) */
+  reason: string;
+  /** the action's name, e.g. forceDeletePod */
+  action: string;
+  /** the object acted on; a namespaced one gets the Event in its namespace, others in default */
+  involved: k8s.V1ObjectReference;
+  /** e.g. the pod's node, the attachment's PersistentVolume */
+  related?: k8s.V1ObjectReference;
+  /** the message (lib/guard/audit.ts auditMessage: what, verdict, who, why) */
+  message: string;
+  overridden: boolean;
+  by: string;
+  /** how the console acted for them: console-credentials | impersonation */
+  via: string;
+  why: string;
+  at: Date;
+}
+
+/** A core/v1 Event recording a guarded action: Warning when a person overrode the guard. */
+export function guardedActionEvent(r: GuardedActionRecord): k8s.CoreV1Event {
+  const namespace = r.involved.namespace || 'default';
+  const stamp = r.at.getTime().toString(36);
+  const name = `${(r.involved.name ?? 'object').slice(0, 200)}.palisade-${r.action.toLowerCase()}-${stamp}`;
+  return {
+    metadata: {
+      name,
+      namespace,
+      annotations: {
+        'palisade.dev/actor': r.by,
+        'palisade.dev/actor-via': r.via,
+        'palisade.dev/verdict': r.overridden ? 'overridden' : 'safe',
+        'palisade.dev/reason': r.why,
+      },
+    },
+    involvedObject: r.involved,
+    ...(r.related ? { related: r.related } : {}),
+    reason: r.reason,
+    message: r.message,
+    type: r.overridden ? 'Warning' : 'Normal',
+    source: { component: CONSOLE_COMPONENT },
+    reportingComponent: CONSOLE_COMPONENT,
+    reportingInstance: CONSOLE_COMPONENT,
+    action: r.action,
+    // eventTime only: first/lastTimestamp keep whole seconds, and the audit orders by this one.
+    // A metav1.MicroTime: kube-apiserver parses exactly six fractional digits (not a Date's three)
+    eventTime: microTime(r.at.getTime()) as unknown as k8s.V1MicroTime,
     count: 1,
   };
 }

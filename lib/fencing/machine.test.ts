@@ -121,6 +121,16 @@ describe('decide', () => {
       { kind: 'phase', to: 'Cancelled', reason: 'CancelledByUser' },
     ],
     [
+      'a cancel after an agent ran is not honoured: the retry goes on',
+      {
+        fence: fence('Fencing', {
+          attempts: [attempt(1, 'Failed')],
+          spec: { cancelRequested: { by: 'ana', at: iso(NOW), reason: '' } },
+        }),
+      },
+      { kind: 'run-agent', attempt: 2 },
+    ],
+    [
       'node back before fencing',
       { fence: fence('Detected'), node: up },
       { kind: 'phase', to: 'Cancelled', reason: 'NodeRecovered' },

@@ -94,13 +94,17 @@ function noFence(w: FenceWorld): Decision {
   return { kind: 'create', why: h.why };
 }
 
-/** Cancellation and recovery are honoured until an agent has run. */
+/**
+ * Before an agent run: a deleted policy or a node healthy again stops the fence; a person's
+ * cancel only until the first agent has run (after that the node may be half-fenced, and the
+ * console's guard refuses the cancel for the same reason).
+ */
 function stopBeforeAgent(w: FenceWorld): Decision | undefined {
   const f = w.fence!;
   if (w.policyMissing)
     return phase('Cancelled', 'PolicyNotFound', `FencePolicy ${f.spec.policy} was deleted`);
   const c = f.spec.cancelRequested;
-  if (c)
+  if (c && f.status.attempts.length === 0)
     return phase('Cancelled', 'CancelledByUser', `cancelled by ${c.by}${c.reason ? `: ${c.reason}` : ''}`);
   if (nodeHealth(w.policy, w.node!, w.now).healthy)
     return phase('Cancelled', 'NodeRecovered', 'the node is healthy again before it was fenced');

@@ -3,6 +3,7 @@
 // cluster has an infrastructure to act on. The UI imports the AppRouter type from here.
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { actionsRouter } from './actions.js';
 import { fencingRouter } from './fencing.js';
 import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
@@ -46,5 +47,6 @@ export const appRouter = router({
   protection: protectionRouter,
   fencing: fencingRouter,
   volumes: volumesRouter,
+  actions: actionsRouter,
 });
 export type AppRouter = typeof appRouter;

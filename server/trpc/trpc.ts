@@ -6,6 +6,7 @@ import type { ClusterId } from '../../lib/console/protocol.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { FencingService } from '../fencing/service.js';
+import type { Actor } from '../actions/actor.js';
 
 export interface Context {
   clusters: Map<ClusterId, ClusterConnection>;
@@ -13,6 +14,10 @@ export interface Context {
   protection?: ProtectionService;
   /** the fencing controllers, one per cluster where fencing is on */
   fencing?: FencingService;
+  /** who acts (today: the console's own credentials; sign-in and impersonation plug in here) */
+  actor?: Actor;
+  /** set when the console listens beyond loopback without authentication: the UI shows it */
+  security?: { banner?: string };
 }
 
 interface Issue {

@@ -429,6 +429,10 @@ export class ApiCore {
           const out = applyPatch(current, patch, type, { group: r.group, kind: r.kind }) as KubeObject;
           if (!isObject(out) || !isObject(out.metadata))
             throw new PatchError('patch result is not an object');
+          // as kube-apiserver: whatever the patch type, a resourceVersion the patch leaves in the
+          // object is a precondition of the update (a JSON patch can set one too)
+          const rv = out.metadata.resourceVersion;
+          if (rv && rv !== current.metadata?.resourceVersion) throw errors.staleConflict(r, name);
           return out;
         } catch (e) {
           if (e instanceof PatchError)

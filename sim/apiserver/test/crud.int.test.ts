@@ -269,6 +269,21 @@ describe('CRUD with client-node', () => {
     expect(
       (await c.apps.readNamespacedDeployment({ name: 'patchme', namespace: 'default' })).spec?.replicas,
     ).toBe(1);
+    // a resourceVersion a JSON patch writes is a precondition, as with a merge patch
+    const stale = await failure(
+      c.apps.patchNamespacedDeployment(
+        {
+          name: 'patchme',
+          namespace: 'default',
+          body: [
+            { op: 'replace', path: '/metadata/resourceVersion', value: '1' },
+            { op: 'replace', path: '/spec/replicas', value: 5 },
+          ],
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
+      ),
+    );
+    expect(stale.code).toBe(409);
   });
 
   it('does nothing on server-side dry-run writes', async () => {

@@ -1,0 +1,104 @@
+'use client';
+// Buttons that open the guarded-action dialog, one per action, for the pod, node, volume and
+// fencing views. Each names its target; the dialog does the rest. The dialog opens in the
+// shell's GuardedActionHost (it outlives the button), or beside the button when there is none.
+import { useState } from 'react';
+import type { ActionTarget, Performed } from './api';
+import { GuardedActionDialog } from './GuardedActionDialog';
+import { openGuardedAction } from './host';
+
+interface ButtonProps {
+  cluster: string;
+  /** e.g. hide or disable when the cluster is read-only */
+  disabled?: boolean;
+  className?: string;
+  onDone?: (r: Performed) => void;
+}
+
+function GuardedActionButton({
+  target,
+  label,
+  title,
+  danger = true,
+  disabled,
+  className,
+  onDone,
+}: Omit<ButtonProps, 'cluster'> & { target: ActionTarget; label: string; title: string; danger?: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        title={title}
+        disabled={disabled}
+        onClick={() => openGuardedAction(target, onDone) || setOpen(true)}
+        data-testid={`guarded-open-${target.action}`}
+        className={
+          className ??
+          `rounded border px-2 py-0.5 text-xs disabled:opacity-50 ${
+            danger ? 'border-crit/60 text-crit hover:bg-crit/10' : 'border-line bg-panel-2 hover:border-info'
+          }`
+        }
+      >
+        {label}
+      </button>
+      {open && <GuardedActionDialog target={target} onClose={() => setOpen(false)} onDone={onDone} />}
+    </>
+  );
+}
+
+export function ForceDeleteButton(p: ButtonProps & { namespace: string; name: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'forceDeletePod', cluster: p.cluster, namespace: p.namespace, name: p.name }}
+      label="Force delete…"
+      title={`Force delete ${p.namespace}/${p.name} (grace period 0): see what can go wrong first`}
+    />
+  );
+}
+
+export function DetachButton(p: ButtonProps & { attachment: string; volume?: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'detachVolume', cluster: p.cluster, attachment: p.attachment }}
+      label="Detach…"
+      title={`Detach ${p.volume ?? 'the volume'} (delete VolumeAttachment ${p.attachment})`}
+    />
+  );
+}
+
+export function RemoveTaintButton(p: ButtonProps & { node: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'removeOutOfServiceTaint', cluster: p.cluster, node: p.node }}
+      label="Remove out-of-service taint…"
+      title={`Remove node.kubernetes.io/out-of-service from ${p.node}`}
+    />
+  );
+}
+
+export function ApproveFenceButton(p: ButtonProps & { fence: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'approveFence', cluster: p.cluster, fence: p.fence }}
+      label="Approve fence…"
+      title={`Approve NodeFence ${p.fence}: the fence agent then powers the node off or cuts it from its storage`}
+    />
+  );
+}
+
+export function CancelFenceButton(p: ButtonProps & { fence: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      danger={false}
+      target={{ action: 'cancelFence', cluster: p.cluster, fence: p.fence }}
+      label="Cancel fence…"
+      title={`Cancel NodeFence ${p.fence} (only before its agent has run)`}
+    />
+  );
+}

@@ -1,0 +1,308 @@
+'use client';
+// The one dialog every guarded action uses. It shows the server's live preview — what will
+// happen, what can go wrong (the guard's reasons and kubectl's warning), whether the node is
+// fenced, the server-side dry run — asks for the object's name and a reason when the action is
+// unsafe (or the cluster protected), and sends a destructive action only after a visible
+// 5-second countdown that can be cancelled. The server decides again on live objects when it
+// receives it: this dialog is the explanation, the seam is the guard.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { submissionOf, submitBlocker } from '@/lib/guard/dialog';
+import { type ActionTarget, type Performed, type Preview, useActionsApi } from './api';
+import { useCountdown } from './useCountdown';
+
+export interface GuardedActionDialogProps {
+  target: ActionTarget;
+  onClose: () => void;
+  onDone?: (r: Performed) => void;
+}
+
+export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDialogProps) {
+  const api = useActionsApi();
+  const qc = useQueryClient();
+  // one look per opening: what the person reviews is what the write is made conditional on
+  const preview = useQuery({
+    ...api.preview.queryOptions(target),
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: 0,
+    retry: false,
+  });
+  const [typed, setTyped] = useState('');
+  const [reason, setReason] = useState('');
+  const perform = useMutation(
+    api.perform.mutationOptions({
+      onSuccess: (r) => {
+        void qc.invalidateQueries({ queryKey: api.audit.pathKey() });
+        onDone?.(r);
+      },
+    }),
+  );
+  const p = preview.data;
+  const input = p && { needs: p.needs, refusal: p.refusal, typed, reason };
+  const send = () => {
+    if (!p || !input || submitBlocker(input)) return;
+    perform.mutate({
+      ...target,
+      ...submissionOf(input),
+      expect: { uid: p.target.uid, resourceVersion: p.target.resourceVersion },
+    } as Parameters<typeof perform.mutate>[0]);
+  };
+  const countdown = useCountdown(p?.countdownSeconds ?? 5, send);
+  const titleId = useId();
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  // Escape cancels the countdown, else closes; kept from the shell, which would close panels too
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key !== 'Escape') return;
+    e.stopPropagation();
+    if (countdown.running) countdown.cancel();
+    else onClose();
+  };
+  const reviewAgain = () => {
+    perform.reset();
+    void preview.refetch();
+  };
+
+  return (
+    <div className="fixed inset-0 z-50 flex items-center justify-center p-4">
+      <button
+        type="button"
+        aria-label="Close"
+        tabIndex={-1}
+        className="absolute inset-0 cursor-default bg-black/50"
+        onClick={countdown.running ? undefined : onClose}
+      />
+      <div
+        ref={box}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        data-testid="guarded-dialog"
+        className="relative flex max-h-[90dvh] w-full max-w-xl flex-col gap-3 overflow-y-auto rounded border border-line bg-panel p-4 text-sm shadow-xl"
+      >
+        <h2 id={titleId} className="text-base font-semibold">
+          {p ? `${p.label}: ${targetText(p)}` : 'Guarded action'}
+        </h2>
+        {preview.isPending && <p className="text-dim">Reading the objects live from the cluster…</p>}
+        {preview.isError && <p className="text-crit">Cannot prepare this action: {preview.error.message}</p>}
+        {p && <PreviewBody p={p} />}
+        {p && !p.refusal && !perform.isSuccess && (
+          <ConfirmInputs p={p} typed={typed} setTyped={setTyped} reason={reason} setReason={setReason} />
+        )}
+        <Outcome
+          pending={perform.isPending}
+          result={perform.data}
+          error={perform.error}
+          onReview={reviewAgain}
+        />
+        <Footer
+          p={p}
+          blocker={input && submitBlocker(input)}
+          countdown={countdown}
+          busy={perform.isPending}
+          done={perform.isSuccess}
+          onSubmit={() => (p?.destructive ? countdown.start() : send())}
+          onClose={onClose}
+        />
+      </div>
+    </div>
+  );
+}
+
+function targetText(p: Preview) {
+  const t = p.target;
+  return t.namespace ? `${t.namespace}/${t.name}` : t.name;
+}
+
+function Section({ title, children, tone }: { title: string; children: React.ReactNode; tone?: string }) {
+  return (
+    <section aria-label={title} className={`rounded border p-2 ${tone ?? 'border-line'}`}>
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+function Bullets({ lines, className = '' }: { lines: readonly string[]; className?: string }) {
+  return (
+    <ul className={`flex list-disc flex-col gap-1 pl-4 ${className}`}>
+      {lines.map((l) => (
+        <li key={l}>{l}</li>
+      ))}
+    </ul>
+  );
+}
+
+function PreviewBody({ p }: { p: Preview }) {
+  const v = p.verdict;
+  // the node line below says it already
+  const notes = v.notes.filter((n) => n !== p.node?.fence);
+  return (
+    <>
+      <p className={`font-semibold ${v.safe ? 'text-ok' : 'text-crit'}`} data-testid="guarded-verdict">
+        {v.safe ? 'Safe' : v.overridable ? 'Unsafe: read what can go wrong' : 'Refused'}
+        {p.mode !== 'normal' && <span className="ml-2 font-normal text-warn">({p.mode} cluster)</span>}
+      </p>
+      {p.refusal && <p className="text-crit">{p.refusal}</p>}
+      <Section title="What will happen">
+        <Bullets lines={p.will} />
+      </Section>
+      <Section title="What can go wrong" tone={v.safe ? 'border-line' : 'border-crit/60 bg-crit/5'}>
+        {!v.safe && <Bullets lines={v.reasons} className="text-crit" />}
+        {v.warnings.map((w) => (
+          <p key={w} className="mt-1 rounded bg-warn/10 p-1.5 text-warn">
+            kubectl: “{w}”
+          </p>
+        ))}
+        {notes.length > 0 && <Bullets lines={notes} className="mt-1 text-dim" />}
+        {v.safe && v.warnings.length === 0 && notes.length === 0 && <p className="text-dim">nothing known</p>}
+      </Section>
+      {p.node && (
+        <p data-testid="guarded-node" className={p.node.fenced ? 'text-ok' : 'text-warn'}>
+          Node <span className="font-mono">{p.node.name}</span>:{' '}
+          {p.node.exists ? `Ready=${p.node.ready ?? 'Unknown'}` : 'the Node object is gone'} · {p.node.fence}
+        </p>
+      )}
+      <Section title="Server-side dry run">
+        <p data-testid="guarded-dry-run" className={p.dryRun.ran && !p.dryRun.ok ? 'text-crit' : ''}>
+          {p.dryRun.message}
+        </p>
+      </Section>
+    </>
+  );
+}
+
+function ConfirmInputs(props: {
+  p: Preview;
+  typed: string;
+  setTyped: (s: string) => void;
+  reason: string;
+  setReason: (s: string) => void;
+}) {
+  const { p } = props;
+  const nameId = useId();
+  const reasonId = useId();
+  if (!p.needs.typedName && !p.needs.reason) return null;
+  return (
+    <div className="flex flex-col gap-2 rounded border border-crit/50 p-2">
+      {p.needs.typedName && (
+        <label htmlFor={nameId} className="flex flex-col gap-1">
+          <span>
+            Type <span className="font-mono font-semibold">{p.needs.name}</span> to confirm
+          </span>
+          <input
+            id={nameId}
+            data-testid="guarded-confirm-input"
+            value={props.typed}
+            onChange={(e) => props.setTyped(e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            className="rounded border border-line bg-bg px-1.5 py-1 font-mono"
+          />
+        </label>
+      )}
+      {p.needs.reason && (
+        <label htmlFor={reasonId} className="flex flex-col gap-1">
+          <span>Why (recorded in the cluster's Events, with your name)</span>
+          <textarea
+            id={reasonId}
+            data-testid="guarded-reason-input"
+            value={props.reason}
+            maxLength={500}
+            rows={2}
+            onChange={(e) => props.setReason(e.target.value)}
+            className="rounded border border-line bg-bg px-1.5 py-1"
+          />
+        </label>
+      )}
+    </div>
+  );
+}
+
+function Outcome(props: { pending: boolean; result?: Performed; error: unknown; onReview: () => void }) {
+  const err = props.error as { message?: string; data?: { code?: string } } | null;
+  return (
+    <div role="status" data-testid="guarded-result" className="min-h-5">
+      {props.pending && <span className="text-dim">Sending…</span>}
+      {props.result && (
+        <p className="text-ok">
+          Done: {props.result.outcome}.{' '}
+          {props.result.recorded ? (
+            <span className="text-dim">Recorded as Event {props.result.event}.</span>
+          ) : (
+            <span className="text-warn">Not recorded: {props.result.recordError}</span>
+          )}
+        </p>
+      )}
+      {err && (
+        <p className="text-crit">
+          {err.message}{' '}
+          {err.data?.code === 'CONFLICT' && (
+            <button type="button" onClick={props.onReview} className="ml-1 underline">
+              Review again
+            </button>
+          )}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Footer(props: {
+  p?: Preview;
+  blocker?: string;
+  countdown: ReturnType<typeof useCountdown>;
+  busy: boolean;
+  done: boolean;
+  onSubmit: () => void;
+  onClose: () => void;
+}) {
+  const { p, countdown } = props;
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  // while it counts down, Enter or Space cancels: the safe key is the one under the finger
+  useEffect(() => {
+    if (countdown.running) cancelRef.current?.focus();
+  }, [countdown.running]);
+  if (countdown.running)
+    return (
+      <div className="flex items-center gap-2 rounded border border-crit bg-crit/10 p-2">
+        <span data-testid="guarded-countdown" aria-live="assertive" className="font-semibold text-crit">
+          Sending in {countdown.left} s…
+        </span>
+        <button
+          type="button"
+          data-testid="guarded-cancel"
+          ref={cancelRef}
+          onClick={countdown.cancel}
+          className="ml-auto rounded border border-line bg-panel-2 px-3 py-1 font-semibold"
+        >
+          Cancel
+        </button>
+      </div>
+    );
+  const unsafe = p && !p.verdict.safe;
+  return (
+    <div className="flex items-center gap-2">
+      {props.blocker && !props.done && <span className="text-xs text-dim">{props.blocker}</span>}
+      <button type="button" onClick={props.onClose} className="ml-auto rounded border border-line px-3 py-1">
+        {props.done ? 'Close' : 'Cancel'}
+      </button>
+      {p && !props.done && (
+        <button
+          type="button"
+          data-testid="guarded-submit"
+          disabled={!!props.blocker || props.busy}
+          onClick={props.onSubmit}
+          className={`rounded border px-3 py-1 font-semibold disabled:opacity-50 ${
+            unsafe ? 'border-crit bg-crit text-white' : 'border-info bg-info/15'
+          }`}
+        >
+          {unsafe ? `${p.label} anyway` : p.label}
+          {p.destructive ? ` (${p.countdownSeconds} s)` : ''}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+'use client';
+// The Audit page: the console's recorded actions on the selected cluster, from the server's
+// event cache. Refreshed, not live: read on opening, after every action taken from this
+// browser, and with the Refresh button (Events have no live room on the socket; on a real
+// cluster they also expire, after kube-apiserver's --event-ttl, one hour by default).
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { GUARDED_ACTION_NAMES, GUARDED_ACTIONS } from '@/lib/guard/actions';
+import { formatClock } from '@/lib/console/ui/format';
+import type { AuditQuery } from '../actions/api';
+import { useActionsApi } from '../actions/api';
+import { useCluster } from '../console/cluster';
+import { AuditTable } from './AuditTable';
+
+type Filters = Pick<AuditQuery, 'action' | 'outcome' | 'text'>;
+
+export function AuditPage() {
+  const { cluster } = useCluster();
+  const api = useActionsApi();
+  const [filters, setFilters] = useState<Filters>({});
+  const audit = useQuery({
+    ...api.audit.queryOptions({ cluster: cluster ?? '', ...filters }),
+    enabled: !!cluster,
+    staleTime: 0,
+  });
+  return (
+    <div className="flex min-h-0 flex-1 flex-col gap-2 p-3">
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <h1 className="mr-2 text-base font-semibold">Audit</h1>
+        <FilterBar filters={filters} onChange={setFilters} />
+        <span className="ml-auto text-xs text-dim">
+          {audit.dataUpdatedAt ? `refreshed ${formatClock(audit.dataUpdatedAt)}` : ''} · not live
+        </span>
+        <button
+          type="button"
+          onClick={() => void audit.refetch()}
+          disabled={audit.isFetching}
+          className="rounded border border-line bg-panel-2 px-2 py-0.5 text-xs disabled:opacity-50"
+        >
+          {audit.isFetching ? 'Refreshing…' : 'Refresh'}
+        </button>
+      </div>
+      <p className="text-xs text-dim">
+        Every guarded action taken from this console (force delete, detach, out-of-service taint, fence
+        approval and cancellation) and every simulated fault, as the Kubernetes Events Palisade recorded on
+        the objects. Refusals and dry runs change nothing and are not recorded.
+      </p>
+      {audit.isError && <p className="text-crit">Cannot read the audit: {audit.error.message}</p>}
+      <div className="min-h-0 flex-1 overflow-auto rounded border border-line">
+        <AuditTable
+          rows={audit.data ?? []}
+          now={audit.dataUpdatedAt || 0}
+          empty={
+            audit.isPending
+              ? 'loading…'
+              : 'no recorded actions (Events older than the cluster’s event TTL are gone)'
+          }
+        />
+      </div>
+    </div>
+  );
+}
+
+function FilterBar({ filters, onChange }: { filters: Filters; onChange: (f: Filters) => void }) {
+  return (
+    <>
+      <select
+        aria-label="Action"
+        value={filters.action ?? ''}
+        onChange={(e) => onChange({ ...filters, action: (e.target.value || undefined) as Filters['action'] })}
+        className="rounded border border-line bg-panel-2 px-1.5 py-0.5 text-xs"
+      >
+        <option value="">all actions</option>
+        {GUARDED_ACTION_NAMES.map((a) => (
+          <option key={a} value={a}>
+            {GUARDED_ACTIONS[a].label}
+          </option>
+        ))}
+        <option value="simulation">Simulated faults</option>
+      </select>
+      <select
+        aria-label="Guard"
+        value={filters.outcome ?? ''}
+        onChange={(e) =>
+          onChange({ ...filters, outcome: (e.target.value || undefined) as Filters['outcome'] })
+        }
+        className="rounded border border-line bg-panel-2 px-1.5 py-0.5 text-xs"
+      >
+        <option value="">safe and overridden</option>
+        <option value="overridden">overridden only</option>
+        <option value="safe">safe only</option>
+        <option value="simulation">simulation only</option>
+      </select>
+      <input
+        type="search"
+        data-search
+        aria-label="Search who, why, target"
+        placeholder="who, why, target…"
+        value={filters.text ?? ''}
+        onChange={(e) => onChange({ ...filters, text: e.target.value || undefined })}
+        className="w-48 rounded border border-line bg-panel-2 px-1.5 py-0.5 text-xs"
+      />
+    </>
+  );
+}

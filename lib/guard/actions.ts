@@ -1,0 +1,25 @@
+// The console's guarded actions: their Event reasons (the cluster's record of each), their
+// labels, and whether they are destructive (sent only after the dialog's 5-second countdown).
+export const GUARDED_ACTIONS = {
+  forceDeletePod: { reason: 'PalisadeForceDelete', label: 'Force delete pod', destructive: true },
+  detachVolume: { reason: 'PalisadeDetach', label: 'Detach volume', destructive: true },
+  removeOutOfServiceTaint: {
+    reason: 'PalisadeOutOfServiceTaintRemoved',
+    label: 'Remove out-of-service taint',
+    destructive: true,
+  },
+  approveFence: { reason: 'PalisadeFenceApproved', label: 'Approve fence', destructive: true },
+  cancelFence: { reason: 'PalisadeFenceCancelled', label: 'Cancel fence', destructive: false },
+} as const;
+
+export type GuardedAction = keyof typeof GUARDED_ACTIONS;
+export const GUARDED_ACTION_NAMES = Object.keys(GUARDED_ACTIONS) as GuardedAction[];
+
+export function actionOfReason(reason: string | undefined): GuardedAction | undefined {
+  return GUARDED_ACTION_NAMES.find((a) => GUARDED_ACTIONS[a].reason === reason);
+}
+
+/** The dialog's countdown before a destructive action is sent. */
+export const COUNTDOWN_SECONDS = 5;
+/** The longest reason a person may type (it goes into an Event message). */
+export const MAX_REASON_LENGTH = 500;

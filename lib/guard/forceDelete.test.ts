@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { Phase } from '../fencing/types';
+import { type ForceDeleteInput, judgeForceDelete, type PodFacts } from './forceDelete';
+import { type FenceFacts, KUBECTL_FORCE_DELETE_WARNING, type NodeFacts } from './types';
+
+const pod = (p: Partial<PodFacts> = {}): PodFacts => ({
+  namespace: 'shop',
+  name: 'db-0',
+  uid: 'pod-uid',
+  nodeName: 'a1-2',
+  owner: { kind: 'StatefulSet', name: 'db' },
+  phase: 'Running',
+  attachedRwo: [{ pv: 'pv-1', claim: 'data-db-0' }],
+  ...p,
+});
+const node = (n: Partial<NodeFacts> = {}): NodeFacts => ({
+  name: 'a1-2',
+  uid: 'node-uid',
+  ready: 'Unknown',
+  taints: [],
+  ...n,
+});
+const fence = (phase: Phase, f: Partial<FenceFacts> = {}): FenceFacts => ({
+  name: 'a1-2',
+  nodeName: 'a1-2',
+  phase,
+  nodeUid: 'node-uid',
+  ...f,
+});
+
+type Row = [string, ForceDeleteInput, boolean, RegExp[]];
+
+describe('judgeForceDelete', () => {
+  it.each<Row>([
+    ['unscheduled pod: safe', { pod: pod({ nodeName: undefined }) }, true, [/not scheduled/]],
+    ['containers exited: safe', { pod: pod({ phase: 'Succeeded' }), node: node() }, true, [/exited/]],
+    ['Node object gone: safe', { pod: pod(), node: undefined }, true, [/no longer exists/]],
+    ['node Fenced: safe', { pod: pod(), node: node(), nodeFence: fence('Fenced') }, true, [/is Fenced/]],
+    [
+      'node Releasing: safe',
+      { pod: pod(), node: node(), nodeFence: fence('Releasing') },
+      true,
+      [/Releasing/],
+    ],
+    ['node Released: safe', { pod: pod(), node: node(), nodeFence: fence('Released') }, true, [/Released/]],
+    [
+      'partitioned, no fence: unsafe for three reasons',
+      { pod: pod(), node: node() },
+      false,
+      [
+        /unreachable \(Ready=Unknown\) and not fenced: the pod's processes may still run/,
+        /StatefulSet db: .*at-most-one/,
+        /ReadWriteOnce volume pv-1 \(claim data-db-0\) is still attached to a1-2/,
+      ],
+    ],
+    [
+      'fence still Fencing: unsafe',
+      { pod: pod({ attachedRwo: [] }), node: node(), nodeFence: fence('Fencing') },
+      false,
+      [/not fenced/, /StatefulSet/],
+    ],
+    [
+      'fence Recovered: the node is back, unsafe',
+      {
+        pod: pod({ owner: undefined, attachedRwo: [] }),
+        node: node({ ready: 'True' }),
+        nodeFence: fence('Recovered'),
+      },
+      false,
+      [/not fenced: the pod leaves the API at once/],
+    ],
+    [
+      'a fence of an earlier node with the same name does not count',
+      {
+        pod: pod({ attachedRwo: [], owner: undefined }),
+        node: node({ uid: 'new-uid' }),
+        nodeFence: fence('Fenced'),
+      },
+      false,
+      [/not fenced/],
+    ],
+    [
+      'a fence about another node does not count',
+      {
+        pod: pod({ attachedRwo: [], owner: undefined }),
+        node: node(),
+        nodeFence: fence('Fenced', { nodeName: 'a1-3' }),
+      },
+      false,
+      [/not fenced/],
+    ],
+    [
+      'NotReady node, Deployment pod, no volumes: one reason',
+      {
+        pod: pod({ owner: { kind: 'ReplicaSet', name: 'web-1' }, attachedRwo: [] }),
+        node: node({ ready: 'False' }),
+      },
+      false,
+      [/NotReady \(Ready=False\) and not fenced/],
+    ],
+  ])('%s', (_what, input, expectSafe, texts) => {
+    const v = judgeForceDelete(input);
+    expect(v.safe).toBe(expectSafe);
+    expect(v.warnings).toEqual([KUBECTL_FORCE_DELETE_WARNING]);
+    const lines = v.safe ? v.notes : v.reasons;
+    for (const t of texts)
+      expect(
+        lines.some((l) => t.test(l)),
+        `${t} in ${lines.join(' / ')}`,
+      ).toBe(true);
+    if (!v.safe) {
+      expect(v.overridable).toBe(true);
+      expect(v.reasons).toHaveLength(texts.length);
+    }
+  });
+
+  it("quotes kubectl's warning verbatim", () => {
+    expect(KUBECTL_FORCE_DELETE_WARNING).toBe(
+      'Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.',
+    );
+  });
+
+  it('notes a pod already Terminating and an out-of-service taint without a fence', () => {
+    const v = judgeForceDelete({
+      pod: pod({ deletionTimestamp: '2026-01-01T00:00:00Z' }),
+      node: node({
+        taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }],
+      }),
+    });
+    expect(v.safe).toBe(false);
+    expect(v.notes.join('\n')).toMatch(/already Terminating/);
+    expect(v.notes.join('\n')).toMatch(
+      /out-of-service taint: someone declared it shut down, but no NodeFence/,
+    );
+  });
+
+  it('on a fenced node, says the StatefulSet replacement comes at once', () => {
+    const v = judgeForceDelete({ pod: pod(), node: node(), nodeFence: fence('Fenced') });
+    expect(v.notes.join('\n')).toMatch(/StatefulSet db will create the replacement at once/);
+  });
+});

@@ -1,0 +1,98 @@
+// Force deletion (DELETE with gracePeriodSeconds 0) removes the pod from the API at once,
+// without waiting for the kubelet to confirm its containers stopped (seed 000). It is safe only
+// when nothing can still be running: the pod was never scheduled, its containers have exited,
+// its node is fenced, or the Node object is gone (Kubernetes' own signal of a permanent
+// partition: PodGC force-deletes such pods itself). Otherwise the reasons say what can go wrong.
+import { OUT_OF_SERVICE_TAINT } from '../fencing/types.js';
+import { fenceState } from './fenced.js';
+import {
+  type FenceFacts,
+  KUBECTL_FORCE_DELETE_WARNING,
+  type NodeFacts,
+  readyWords,
+  safe,
+  unsafe,
+  type Verdict,
+} from './types.js';
+
+export interface PodFacts {
+  namespace: string;
+  name: string;
+  uid: string;
+  nodeName?: string;
+  /** the controller owner, e.g. {kind: 'StatefulSet', name: 'db'} */
+  owner?: { kind: string; name: string };
+  phase?: string;
+  /** metadata.deletionTimestamp, when the pod is already Terminating */
+  deletionTimestamp?: string;
+  /** ReadWriteOnce(Pod) volumes the pod uses that are attached to its node */
+  attachedRwo: { pv: string; claim: string }[];
+}
+
+export interface ForceDeleteInput {
+  pod: PodFacts;
+  /** the pod's node; undefined when the Node object does not exist (or the pod is unscheduled) */
+  node?: NodeFacts;
+  nodeFence?: FenceFacts;
+}
+
+const WARNINGS = [KUBECTL_FORCE_DELETE_WARNING];
+
+export function judgeForceDelete({ pod, node, nodeFence }: ForceDeleteInput): Verdict {
+  const notes = terminatingNote(pod);
+  if (!pod.nodeName)
+    return safe(
+      [...notes, 'the pod is not scheduled to any node: no container of it runs anywhere'],
+      WARNINGS,
+    );
+  if (pod.phase === 'Succeeded' || pod.phase === 'Failed')
+    return safe([...notes, `the pod's containers have exited (phase ${pod.phase})`], WARNINGS);
+  if (!node) return safe([...notes, nodeGoneNote(pod.nodeName)], WARNINGS);
+  const fence = fenceState(node, pod.nodeName, nodeFence);
+  if (fence.fenced) return safe([...notes, fence.text, ...replacementNote(pod)], WARNINGS);
+  return unsafe(unsafeReasons(pod, node), [...notes, fence.text, ...outOfServiceNote(node)], WARNINGS);
+}
+
+function unsafeReasons(pod: PodFacts, node: NodeFacts): string[] {
+  const reasons = [
+    node.ready === 'True'
+      ? `node ${node.name} is not fenced: the pod leaves the API at once, but its containers stop only when the kubelet gets to them, and run on until then`
+      : `node ${node.name} is ${readyWords(node)} and not fenced: the pod's processes may still run there, and once the pod is gone from the API nothing stops them or shows that they run`,
+  ];
+  if (pod.owner?.kind === 'StatefulSet')
+    reasons.push(
+      `${pod.name} belongs to StatefulSet ${pod.owner.name}: the controller creates a replacement with the same name and identity as soon as this pod is gone, so two copies of ${pod.name} may run at once (at-most-one broken)`,
+    );
+  for (const v of pod.attachedRwo)
+    reasons.push(
+      `ReadWriteOnce volume ${v.pv} (claim ${v.claim}) is still attached to ${node.name}: once the pod is gone it can be detached (force-detached after 6 minutes on an unreachable node) and attached to a replacement elsewhere while the old copy still writes to it`,
+    );
+  return reasons;
+}
+
+function terminatingNote(pod: PodFacts): string[] {
+  return pod.deletionTimestamp
+    ? [
+        `the pod is already Terminating (since ${pod.deletionTimestamp}): force deletion skips the rest of its grace period`,
+      ]
+    : [];
+}
+
+function nodeGoneNote(node: string): string {
+  return `the Node object ${node} no longer exists: Kubernetes takes that as confirmation that its processes are gone (PodGC force-deletes such pods itself); a kubelet that comes back registers its Node again, so this holds only if the machine really is gone`;
+}
+
+function replacementNote(pod: PodFacts): string[] {
+  return pod.owner?.kind === 'StatefulSet'
+    ? [`StatefulSet ${pod.owner.name} will create the replacement at once; the old copy can no longer run`]
+    : [];
+}
+
+function outOfServiceNote(node: NodeFacts): string[] {
+  const tainted = node.taints.some((t) => t.key === OUT_OF_SERVICE_TAINT.key);
+  return tainted
+    ? [
+        `node ${node.name} carries the out-of-service taint: someone declared it shut down, but no NodeFence confirmed it`,
+      ]
+    : [];
+}

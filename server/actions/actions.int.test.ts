@@ -1,0 +1,447 @@
+// The guarded-action seam against the embedded cluster (and, with PALISADE_CLUSTER=real, against
+// etcd + kube-apiserver + kube-controller-manager): seed 000's story — a StatefulSet pod with an
+// RWO volume on a partitioned node — driven through actions.preview / actions.perform over HTTP,
+// with the cluster's modes, optimistic concurrency, dry runs, Events and the audit list.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUT_OF_SERVICE_TAINT } from '../../lib/fencing/types.js';
+import { KUBECTL_FORCE_DELETE_WARNING } from '../../lib/guard/types.js';
+import { eventually } from '../../sim/apiserver/test/harness.js';
+import { readyCondition, startScenario, tinyDurations } from '../../sim/test/clusterHarness.js';
+import { type Console, startConsole } from '../console.js';
+import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import { type ActionsAppRouter, actionsRouter } from '../trpc/actions.js';
+import { router } from '../trpc/trpc.js';
+import { CONSOLE_ACTOR } from './actor.js';
+import { FENCE_API } from './live.js';
+import { ensureFenceCrd, fenceInPhase, readFenceObject, setFencePhase } from './test/fences.js';
+
+type Cluster = Awaited<ReturnType<typeof startScenario>>;
+let c: Cluster;
+let dir: string;
+let consoleServer: Console;
+let apiServer: http.Server;
+let trpc: ReturnType<typeof createTRPCClient<ActionsAppRouter>>;
+const CLUSTER = 'palisade-embedded';
+const NS = 'shop';
+
+const scenario = `
+name: actions-test
+${tinyDurations}
+nodes:
+  cpu: "4"
+  memory: 16Gi
+  zones:
+    - name: zone-a
+      racks: [{ name: a1, count: 3 }]
+storageClasses:
+  - name: san-rwo
+    bindingMode: WaitForFirstConsumer
+workloads:
+  - kind: StatefulSet
+    name: web
+    namespace: ${NS}
+    replicas: 1
+    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
+    terminationGracePeriodSeconds: 5
+`;
+
+beforeAll(async () => {
+  c = await startScenario(scenario);
+  await ensureFenceCrd(c.kc);
+  dir = await mkdtemp(join(tmpdir(), 'palisade-actions-'));
+  await writeFile(join(dir, 'kubeconfig'), c.kc.exportConfig());
+  const [embedded] = await clustersFromKubeconfig(join(dir, 'kubeconfig'));
+  consoleServer = await startConsole({
+    clusters: [
+      embedded,
+      { ...embedded, id: 'frozen', mode: 'read-only' as const },
+      { ...embedded, id: 'guarded', mode: 'protected' as const },
+    ],
+    ui: false,
+    // the test plays the fencing controller's part (NodeFence phases): the seam is under test
+    fencing: false,
+  });
+  // actions.* on its own HTTP endpoint, the same router and context the console serves once
+  // server/trpc/router.ts mounts it as `actions`
+  const handler = createHTTPHandler({
+    router: router({ actions: actionsRouter }),
+    createContext: () => ({ clusters: consoleServer.clusters }),
+  });
+  apiServer = http.createServer(handler);
+  await new Promise<void>((r) => apiServer.listen(0, '127.0.0.1', r));
+  const port = (apiServer.address() as AddressInfo).port;
+  trpc = createTRPCClient<ActionsAppRouter>({ links: [httpLink({ url: `http://127.0.0.1:${port}` })] });
+  await Promise.all([...consoleServer.clusters.values()].map((x) => x.synced()));
+}, 120_000);
+
+afterAll(async () => {
+  apiServer?.close();
+  await consoleServer?.stop();
+  await c?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const readPod = (name: string) =>
+  c.core.readNamespacedPod({ namespace: NS, name }).catch((e) => {
+    if ((e as { code?: number }).code === 404) return undefined;
+    throw e;
+  });
+
+let node: string;
+let nodeUid: string;
+let web0: k8s.V1Pod;
+
+const force = { action: 'forceDeletePod' as const, cluster: CLUSTER, namespace: NS, name: 'web-0' };
+
+describe('force delete of a StatefulSet pod on a partitioned node', () => {
+  beforeAll(async () => {
+    const running = await eventually(
+      async () => {
+        const p = await readPod('web-0');
+        return p?.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ? p : undefined;
+      },
+      'web-0 running and ready',
+      30_000,
+    );
+    node = running.spec!.nodeName!;
+    nodeUid = (await c.core.readNode({ name: node })).metadata!.uid!;
+    c.infra.partition(node);
+    await eventually(
+      async () => readyCondition(await c.core.readNode({ name: node }))?.status === 'Unknown',
+      'node Unknown',
+      15_000,
+    );
+    // the taint manager deletes it after the toleration: wait, so it stays put from here on
+    web0 = await eventually(
+      async () => {
+        const p = await readPod('web-0');
+        return p?.metadata?.deletionTimestamp ? p : undefined;
+      },
+      'web-0 Terminating',
+      20_000,
+    );
+  }, 90_000);
+
+  it('preview: unsafe, with the reasons, the kubectl warning, the node not fenced and a dry run', async () => {
+    const p = await trpc.actions.preview.query(force);
+    expect(p.verdict.safe).toBe(false);
+    expect(p.target).toMatchObject({ kind: 'Pod', uid: web0.metadata!.uid });
+    const reasons = p.verdict.safe ? [] : p.verdict.reasons;
+    expect(reasons.join('\n')).toMatch(/unreachable \(Ready=Unknown\) and not fenced/);
+    expect(reasons.join('\n')).toMatch(/StatefulSet web/);
+    expect(reasons.join('\n')).toMatch(/ReadWriteOnce volume .* is still attached/);
+    expect(p.verdict.warnings).toEqual([KUBECTL_FORCE_DELETE_WARNING]);
+    expect(p.node).toMatchObject({ name: node, exists: true, ready: 'Unknown', fenced: false });
+    expect(p.needs).toEqual({ name: 'web-0', typedName: true, reason: true });
+    expect(p.dryRun).toMatchObject({ ran: true, ok: true });
+    expect(p.dryRun.message).toMatch(/would be removed from the API/);
+    expect(p.destructive).toBe(true);
+    expect((await readPod('web-0'))?.metadata?.uid).toBe(web0.metadata!.uid);
+  });
+
+  it('without confirmation it is refused, listing the reasons, and the pod still exists', async () => {
+    await expect(trpc.actions.perform.mutate(force)).rejects.toThrow(
+      /Force delete pod web-0 is unsafe: \(1\) node .* not fenced.*\(2\) .*StatefulSet web.*type "web-0" to confirm; give a reason/,
+    );
+    await expect(trpc.actions.perform.mutate({ ...force, confirm: 'web-0' })).rejects.toThrow(
+      /give a reason\)/,
+    );
+    await expect(
+      trpc.actions.perform.mutate({ ...force, confirm: 'web-1', reason: 'stuck' }),
+    ).rejects.toThrow(/the confirmation "web-1" does not match "web-0"/);
+    expect((await readPod('web-0'))?.metadata?.uid).toBe(web0.metadata!.uid);
+  });
+
+  it('a read-only cluster refuses, even a dry run; a protected one wants the name even when safe', async () => {
+    const frozen = { ...force, cluster: 'frozen', confirm: 'web-0', reason: 'stuck' };
+    await expect(trpc.actions.perform.mutate(frozen)).rejects.toThrow(/cluster "frozen" is read-only/);
+    await expect(trpc.actions.perform.mutate({ ...frozen, dryRun: true })).rejects.toThrow(/read-only/);
+    const p = await trpc.actions.preview.query({ ...force, cluster: 'frozen' });
+    expect(p.refusal).toMatch(/read-only/);
+    expect(p.dryRun).toMatchObject({ ran: false });
+    await expect(trpc.actions.perform.mutate({ ...force, cluster: 'guarded' })).rejects.toThrow(
+      /cluster "guarded" is protected: confirm by typing "web-0"/,
+    );
+    expect((await readPod('web-0'))?.metadata?.uid).toBe(web0.metadata!.uid);
+  });
+
+  it('a dry run answers what would happen and changes nothing', async () => {
+    const before = (await readPod('web-0'))!;
+    const r = await trpc.actions.perform.mutate({ ...force, dryRun: true, confirm: 'web-0', reason: 'try' });
+    expect(r).toMatchObject({ dryRun: true, overridden: true, recorded: false });
+    expect(r.outcome).toMatch(/would be removed from the API \(server-side dry run: nothing changed\)/);
+    const after = (await readPod('web-0'))!;
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    const events = await c.core.listNamespacedEvent({ namespace: NS });
+    expect(events.items.filter((e) => e.reason === 'PalisadeForceDelete')).toEqual([]);
+  });
+
+  it('a stale resourceVersion is a CONFLICT: changed since you looked', async () => {
+    const seen = (await trpc.actions.preview.query(force)).target;
+    // someone else changes the pod after the person looked
+    await c.core.patchNamespacedPod(
+      { namespace: NS, name: 'web-0', body: { metadata: { labels: { touched: 'yes' } } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    const err = await trpc.actions.perform
+      .mutate({
+        ...force,
+        confirm: 'web-0',
+        reason: 'stuck',
+        expect: { uid: seen.uid, resourceVersion: seen.resourceVersion },
+      })
+      .catch((e) => e);
+    expect(err.data?.code).toBe('CONFLICT');
+    expect(err.message).toMatch(/Pod web-0 changed since you looked; review and try again/);
+    expect((await readPod('web-0'))?.metadata?.uid).toBe(web0.metadata!.uid);
+    const other = await trpc.actions.perform
+      .mutate({ ...force, confirm: 'web-0', reason: 'stuck', expect: { uid: 'another-uid' } })
+      .catch((e) => e);
+    expect(other.data?.code).toBe('CONFLICT');
+    expect(other.message).toMatch(/deleted and created again/);
+  });
+
+  it('with the name typed and a reason it is deleted at once, and an Event says who, why and overridden', async () => {
+    const seen = (await trpc.actions.preview.query(force)).target;
+    const r = await trpc.actions.perform.mutate({
+      ...force,
+      confirm: 'web-0',
+      reason: 'db-0 stuck for 20 min, vendor confirmed the host is dead',
+      expect: { uid: seen.uid, resourceVersion: seen.resourceVersion },
+    });
+    expect(r).toMatchObject({ dryRun: false, overridden: true, recorded: true });
+    expect(r.outcome).toMatch(/was removed from the API/);
+    const now = await readPod('web-0');
+    expect(now?.metadata?.uid).not.toBe(web0.metadata!.uid);
+    const events = await c.core.listNamespacedEvent({
+      namespace: NS,
+      fieldSelector: `involvedObject.uid=${web0.metadata!.uid}`,
+    });
+    const mine = events.items.filter((e) => e.reason === 'PalisadeForceDelete');
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      type: 'Warning',
+      source: { component: 'palisade-console' },
+      involvedObject: { kind: 'Pod', name: 'web-0', namespace: NS },
+    });
+    expect(mine[0].message).toMatch(
+      new RegExp(
+        `^force-deleted pod shop/web-0 on node ${node} .* \\| overridden: node ${node} is unreachable.* \\| by: a console user \\(the console acts with its own credentials\\) \\| why: db-0 stuck for 20 min, vendor confirmed the host is dead$`,
+      ),
+    );
+    expect(mine[0].metadata?.annotations?.['palisade.dev/actor']).toBe(CONSOLE_ACTOR.name);
+  });
+});
+
+describe('detach', () => {
+  let attachment: string;
+
+  beforeAll(async () => {
+    const vas = await c.storage.listVolumeAttachment();
+    attachment = vas.items.find((v) => v.spec.nodeName === node)!.metadata!.name!;
+  });
+
+  it('of a volume on the partitioned, unfenced node is unsafe and refused without confirmation', async () => {
+    const input = { action: 'detachVolume' as const, cluster: CLUSTER, attachment };
+    const p = await trpc.actions.preview.query(input);
+    expect(p.verdict.safe).toBe(false);
+    expect(p.verdict.safe ? '' : p.verdict.reasons.join('\n')).toMatch(
+      /unreachable \(Ready=Unknown\) and not fenced: the API cannot tell/,
+    );
+    await expect(trpc.actions.perform.mutate(input)).rejects.toThrow(/Detach volume .* is unsafe/);
+    expect(
+      (await c.storage.readVolumeAttachment({ name: attachment })).metadata?.deletionTimestamp,
+    ).toBeFalsy();
+  });
+
+  it('is safe once the node is powered off and fenced: done without confirmation, recorded as safe', async () => {
+    c.infra.powerOff(node);
+    await fenceInPhase(c.kc, node, nodeUid, 'Fenced');
+    const input = { action: 'detachVolume' as const, cluster: CLUSTER, attachment };
+    const p = await trpc.actions.preview.query(input);
+    expect(p.verdict.safe).toBe(true);
+    expect(p.node).toMatchObject({ fenced: true });
+    expect(p.needs).toMatchObject({ typedName: false, reason: false });
+    const r = await trpc.actions.perform.mutate({ ...input, expect: { uid: p.target.uid } });
+    expect(r).toMatchObject({ overridden: false, recorded: true });
+    await eventually(
+      async () =>
+        !(await c.storage.listVolumeAttachment()).items.some((v) => v.metadata?.uid === p.target.uid),
+      'the VolumeAttachment gone',
+    );
+    const ev = await c.core.listNamespacedEvent({ namespace: 'default' });
+    const mine = ev.items.find((e) => e.reason === 'PalisadeDetach' && e.involvedObject.name === attachment);
+    expect(mine).toMatchObject({ type: 'Normal', involvedObject: { kind: 'VolumeAttachment' } });
+    expect(mine?.message).toMatch(/ \| safe \| by: a console user/);
+  });
+});
+
+describe('the out-of-service taint', () => {
+  let nodeVersionBeforeTaint: string;
+  const input = () => ({ action: 'removeOutOfServiceTaint' as const, cluster: CLUSTER, node });
+  // kube-apiserver drops an emptied taint list altogether (omitempty)
+  const tainted = async () =>
+    (await c.core.readNode({ name: node })).spec?.taints?.some((t) => t.key === OUT_OF_SERVICE_TAINT.key) ??
+    false;
+
+  it('on a fenced node that is down: removing it is unsafe and refused without confirmation', async () => {
+    nodeVersionBeforeTaint = (await c.core.readNode({ name: node })).metadata!.resourceVersion!;
+    await eventually(async () => {
+      const n = await c.core.readNode({ name: node });
+      const taints = [...(n.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT }];
+      return c.core.replaceNode({ name: node, body: { ...n, spec: { ...n.spec, taints } } });
+    }, 'the out-of-service taint added');
+    await setFencePhase(c.kc, node, nodeUid, 'Releasing');
+    const p = await trpc.actions.preview.query(input());
+    expect(p.verdict.safe ? [] : p.verdict.reasons).toHaveLength(2);
+    // confirmed, but on a version of the node from before the taint: the patch is refused
+    const stale = { resourceVersion: nodeVersionBeforeTaint };
+    const err = await trpc.actions.perform
+      .mutate({ ...input(), confirm: node, reason: 'test', expect: stale })
+      .catch((e) => e);
+    expect(err.data?.code).toBe('CONFLICT');
+    await expect(trpc.actions.perform.mutate(input())).rejects.toThrow(
+      /Remove out-of-service taint .* is unsafe/,
+    );
+    expect(await tainted()).toBe(true);
+  });
+
+  it('once the node is back and the fence Recovered it is removed (a patch conditional on the resourceVersion)', async () => {
+    c.infra.powerOn(node);
+    c.infra.heal(node);
+    await eventually(
+      async () => readyCondition(await c.core.readNode({ name: node }))?.status === 'True',
+      'node Ready again',
+      20_000,
+    );
+    await setFencePhase(c.kc, node, nodeUid, 'Recovered');
+    // the kubelet writes its node too: a conflict between read and write is answered, and retried
+    await eventually(async () => {
+      try {
+        return await trpc.actions.perform.mutate(input());
+      } catch (e) {
+        if ((e as { data?: { code?: string } }).data?.code === 'CONFLICT') return undefined;
+        throw e;
+      }
+    }, 'the taint removed');
+    expect(await tainted()).toBe(false);
+  });
+});
+
+describe('fence approval and cancellation', () => {
+  let others: k8s.V1Node[];
+  beforeAll(async () => {
+    others = (await c.core.listNode()).items.filter((n) => n.metadata?.name !== node);
+  });
+
+  it('approving a fence of a Ready node is unsafe; confirmed, it writes approvedBy', async () => {
+    const target = others[0];
+    const name = target.metadata!.name!;
+    await fenceInPhase(c.kc, name, target.metadata!.uid!, 'AwaitingApproval');
+    const input = { action: 'approveFence' as const, cluster: CLUSTER, fence: name };
+    await expect(trpc.actions.perform.mutate(input)).rejects.toThrow(
+      /Approve fence .* is unsafe: \(1\) node .* is Ready again/,
+    );
+    expect((await readFenceObject(c.kc, name)).spec.approvedBy).toBeUndefined();
+    // a merge patch carrying a resourceVersion the fence has moved past is refused too
+    const seen = (await trpc.actions.preview.query(input)).target;
+    await c.kc
+      .makeApiClient(k8s.CustomObjectsApi)
+      .patchClusterCustomObject(
+        { ...FENCE_API, name, body: { metadata: { labels: { touched: 'yes' } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    const stale = await trpc.actions.perform
+      .mutate({ ...input, confirm: name, reason: 'r', expect: { resourceVersion: seen.resourceVersion } })
+      .catch((e) => e);
+    expect(stale.data?.code).toBe('CONFLICT');
+    expect(stale.message).toMatch(/NodeFence .* changed since you looked/);
+    expect((await readFenceObject(c.kc, name)).spec.approvedBy).toBeUndefined();
+    const r = await trpc.actions.perform.mutate({ ...input, confirm: name, reason: 'the BMC shows it hung' });
+    expect(r).toMatchObject({ overridden: true, recorded: true });
+    const f = await readFenceObject(c.kc, name);
+    expect(f.spec.approvedBy).toBe(CONSOLE_ACTOR.name);
+    expect(Date.parse(f.spec.approvedAt!)).toBeGreaterThan(0);
+    // approving twice makes no sense: refused whatever is typed
+    await expect(trpc.actions.perform.mutate({ ...input, confirm: name, reason: 'again' })).rejects.toThrow(
+      /refused: NodeFence .* is already approved by/,
+    );
+  });
+
+  it('cancelling is refused once the agent has run, and records who and why before', async () => {
+    const target = others[1];
+    const name = target.metadata!.name!;
+    await fenceInPhase(c.kc, name, target.metadata!.uid!, 'Fencing');
+    const input = { action: 'cancelFence' as const, cluster: CLUSTER, fence: name, reason: 'false alarm' };
+    const err = await trpc.actions.perform.mutate(input).catch((e) => e);
+    expect(err.data?.code).toBe('PRECONDITION_FAILED');
+    expect(err.message).toMatch(/Cancel fence .* refused: NodeFence .* is Fencing: the fence agent has run/);
+    await setFencePhase(c.kc, name, target.metadata!.uid!, 'AwaitingApproval');
+    const r = await trpc.actions.perform.mutate(input);
+    expect(r).toMatchObject({ overridden: false, recorded: true });
+    expect((await readFenceObject(c.kc, name)).spec.cancelRequested).toMatchObject({
+      by: CONSOLE_ACTOR.name,
+      reason: 'false alarm',
+    });
+  });
+});
+
+describe('input and audit', () => {
+  it.each([
+    [{ action: 'forceDeletePod', cluster: CLUSTER, name: 'x' }, /namespace:/],
+    [{ action: 'cancelFence', cluster: CLUSTER, fence: 'x' }, /reason: /],
+    [
+      { action: 'cancelFence', cluster: CLUSTER, fence: 'x', reason: '  ' },
+      /reason: a reason is required to cancel a fence/,
+    ],
+    [{ action: 'explode', cluster: CLUSTER }, /action must be one of forceDeletePod/],
+    [
+      { action: 'detachVolume', cluster: CLUSTER, attachment: 'x', reason: 'r'.repeat(501) },
+      /reason: reason is longer than 500/,
+    ],
+  ])('rejects %j naming the field', async (input, message) => {
+    await expect(trpc.actions.perform.mutate(input as never)).rejects.toThrow(message);
+  });
+
+  it('names what is missing', async () => {
+    await expect(
+      trpc.actions.preview.query({ action: 'forceDeletePod', cluster: CLUSTER, namespace: NS, name: 'nope' }),
+    ).rejects.toThrow(/pod shop\/nope not found/);
+    await expect(
+      trpc.actions.preview.query({ action: 'approveFence', cluster: CLUSTER, fence: 'nope' }),
+    ).rejects.toThrow(/NodeFence nope not found/);
+  });
+
+  it('audit lists the recorded actions newest first, with filters', async () => {
+    const rows = await eventually(async () => {
+      const r = await trpc.actions.audit.query({ cluster: CLUSTER });
+      return r.length >= 5 ? r : undefined;
+    }, 'five audit rows from the event cache');
+    expect(rows.map((r) => r.action)).toEqual([
+      'cancelFence',
+      'approveFence',
+      'removeOutOfServiceTaint',
+      'detachVolume',
+      'forceDeletePod',
+    ]);
+    expect(rows.at(-1)).toMatchObject({
+      outcome: 'overridden',
+      by: CONSOLE_ACTOR.name,
+      why: 'db-0 stuck for 20 min, vendor confirmed the host is dead',
+      target: { kind: 'Pod', namespace: NS, name: 'web-0' },
+    });
+    const safeOnes = await trpc.actions.audit.query({ cluster: CLUSTER, outcome: 'safe' });
+    expect(safeOnes.map((r) => r.action)).toEqual(['cancelFence', 'removeOutOfServiceTaint', 'detachVolume']);
+    const found = await trpc.actions.audit.query({ cluster: CLUSTER, text: 'vendor confirmed' });
+    expect(found.map((r) => r.action)).toEqual(['forceDeletePod']);
+  });
+});

@@ -1,0 +1,90 @@
+// Approve or cancel a NodeFence: a merge patch of its spec (approvedBy/approvedAt, or
+// cancelRequested) carrying metadata.resourceVersion, so a fence the controller moved on since
+// the decision answers 409. The fencing controller does the rest: it runs the agent after an
+// approval, and honours a cancellation only until an agent has run.
+import * as k8s from '@kubernetes/client-node';
+import { judgeApproveFence, judgeCancelFence } from '../../lib/guard/fence.js';
+import { API_VERSION } from '../../lib/fencing/types.js';
+import type { ActionApis } from './actor.js';
+import { ActionError } from './errors.js';
+import { type Loaded, nodeSummary, type WriteOptions } from './kind.js';
+import { FENCE_API, fenceFacts, type LiveFence, nodeFacts, readFence, readNode } from './live.js';
+
+async function load(apis: ActionApis, name: string) {
+  const live = await readFence(apis, name);
+  if (!live) throw new ActionError('NOT_FOUND', `NodeFence ${name} not found`);
+  const node = await readNode(apis, live.fence.spec.nodeName);
+  return { live, node, facts: fenceFacts(live.fence) };
+}
+
+function target(live: LiveFence) {
+  const m = live.raw.metadata ?? {};
+  return {
+    kind: 'NodeFence',
+    apiVersion: API_VERSION,
+    name: live.fence.metadata.name,
+    uid: m.uid!,
+    resourceVersion: m.resourceVersion!,
+  };
+}
+
+function patch(apis: ActionApis, name: string, spec: object, o: WriteOptions) {
+  return apis.custom.patchClusterCustomObject(
+    {
+      ...FENCE_API,
+      name,
+      body: { metadata: { resourceVersion: o.resourceVersion }, spec },
+      ...(o.dryRun ? { dryRun: 'All' } : {}),
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+}
+
+const dry = (o: WriteOptions) => (o.dryRun ? ' (server-side dry run: nothing changed)' : '');
+
+export async function loadApproveFence(apis: ActionApis, name: string): Promise<Loaded> {
+  const { live, node, facts } = await load(apis, name);
+  const nodeName = facts.nodeName;
+  return {
+    action: 'approveFence',
+    target: target(live),
+    verdict: judgeApproveFence({ fence: facts, node: node && nodeFacts(node) }),
+    will: [
+      `PATCH NodeFence ${name} (conditional on its resourceVersion): spec.approvedBy and spec.approvedAt`,
+      `the fencing controller runs the policy's fence agent against ${nodeName} (${live.fence.spec.policy}), verifies the node is off or cut from its storage, then releases its pods and volumes`,
+    ],
+    node: nodeSummary(nodeName, node, facts),
+    related: { kind: 'Node', apiVersion: 'v1', name: nodeName },
+    what: `approved NodeFence ${name} (node ${nodeName}, policy ${live.fence.spec.policy})`,
+    write: async (o) => {
+      await patch(apis, name, { approvedBy: o.actor.name, approvedAt: o.at.toISOString() }, o);
+      return `NodeFence ${name} ${o.dryRun ? 'would be' : 'is'} approved${dry(o)}`;
+    },
+  };
+}
+
+export async function loadCancelFence(apis: ActionApis, name: string): Promise<Loaded> {
+  const { live, node, facts } = await load(apis, name);
+  const nodeName = facts.nodeName;
+  return {
+    action: 'cancelFence',
+    target: target(live),
+    verdict: judgeCancelFence({ fence: facts }),
+    will: [
+      `PATCH NodeFence ${name} (conditional on its resourceVersion): spec.cancelRequested with who, when and why`,
+      'the fencing controller marks it Cancelled before any fence agent runs',
+    ],
+    node: nodeSummary(nodeName, node, facts),
+    related: { kind: 'Node', apiVersion: 'v1', name: nodeName },
+    what: `asked to cancel NodeFence ${name} (node ${nodeName}, phase ${facts.phase})`,
+    write: async (o) => {
+      await patch(
+        apis,
+        name,
+        { cancelRequested: { by: o.actor.name, at: o.at.toISOString(), reason: o.reason } },
+        o,
+      );
+      return `cancellation of NodeFence ${name} ${o.dryRun ? 'would be' : 'is'} requested${dry(o)}`;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// Force delete a pod: DELETE with gracePeriodSeconds 0 and preconditions {uid, resourceVersion},
+// everything in the DeleteOptions body (kube-apiserver reads query parameters only when there is
+// no body). The guard decides on the pod, its node, the node's fence and the RWO attachments,
+// all read live.
+import { judgeForceDelete } from '../../lib/guard/forceDelete.js';
+import type { ActionApis } from './actor.js';
+import { ActionError, orMissing } from './errors.js';
+import { deletionOutcome, type Loaded, nodeSummary } from './kind.js';
+import { attachedRwo, fenceOfNode, nodeFacts, readNode } from './live.js';
+
+export async function loadForceDelete(apis: ActionApis, namespace: string, name: string): Promise<Loaded> {
+  const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
+  if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
+  const nodeName = pod.spec?.nodeName;
+  const [node, fence, rwo] = await Promise.all([
+    nodeName ? readNode(apis, nodeName) : undefined,
+    nodeName ? fenceOfNode(apis, nodeName) : undefined,
+    attachedRwo(apis, pod),
+  ]);
+  const owner = pod.metadata?.ownerReferences?.find((r) => r.controller);
+  const uid = pod.metadata!.uid!;
+  const verdict = judgeForceDelete({
+    pod: {
+      namespace,
+      name,
+      uid,
+      nodeName,
+      owner: owner && { kind: owner.kind, name: owner.name },
+      phase: pod.status?.phase,
+      deletionTimestamp: isoOf(pod.metadata?.deletionTimestamp),
+      attachedRwo: rwo,
+    },
+    node: node && nodeFacts(node),
+    nodeFence: fence,
+  });
+  const on = nodeName ? ` on node ${nodeName}` : '';
+  return {
+    action: 'forceDeletePod',
+    target: {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      namespace,
+      name,
+      uid,
+      resourceVersion: pod.metadata!.resourceVersion!,
+    },
+    verdict,
+    will: [
+      `DELETE pod ${namespace}/${name} with gracePeriodSeconds 0 and preconditions {uid, resourceVersion}: it leaves the API at once, without waiting for its containers to stop`,
+      ...(nodeName
+        ? [`the kubelet on ${nodeName}, if it can still hear the API server, stops its containers afterwards`]
+        : []),
+      ...(owner ? [`${owner.kind} ${owner.name} sees the pod gone and creates its replacement`] : []),
+    ],
+    node: nodeName ? nodeSummary(nodeName, node, fence) : undefined,
+    related: nodeName ? { kind: 'Node', apiVersion: 'v1', name: nodeName } : undefined,
+    what: `force-deleted pod ${namespace}/${name}${on} (grace period 0, preconditions uid and resourceVersion)`,
+    write: async ({ dryRun, resourceVersion }) => {
+      const gone = await apis.core.deleteNamespacedPod({
+        namespace,
+        name,
+        body: {
+          gracePeriodSeconds: 0,
+          preconditions: { uid, resourceVersion },
+          ...(dryRun ? { dryRun: ['All'] } : {}),
+        },
+      });
+      return deletionOutcome(gone, dryRun, `pod ${namespace}/${name}`);
+    },
+  };
+}
+
+/** client-node hands timestamps over as Dates */
+const isoOf = (t: Date | string | undefined) => (t === undefined ? undefined : new Date(t).toISOString());

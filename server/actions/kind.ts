@@ -1,0 +1,91 @@
+// What every guarded action provides to the seam: a loader that reads the objects live and
+// returns the target, the guard's verdict, what will happen, and the write itself — a closure
+// over what was read, made conditional on a resourceVersion, as a dry run or for real.
+import type * as k8s from '@kubernetes/client-node';
+import type { GuardedAction } from '../../lib/guard/actions.js';
+import { fenceState } from '../../lib/guard/fenced.js';
+import type { FenceFacts, ReadyStatus, Verdict } from '../../lib/guard/types.js';
+import type { Actor } from './actor.js';
+import { nodeFacts } from './live.js';
+
+export type ActionRequest =
+  | { action: 'forceDeletePod'; namespace: string; name: string }
+  | { action: 'detachVolume'; attachment: string }
+  | { action: 'removeOutOfServiceTaint'; node: string }
+  | { action: 'approveFence'; fence: string }
+  | { action: 'cancelFence'; fence: string; reason?: string };
+
+/** The name a person types to confirm (protected clusters, unsafe actions). */
+export function targetName(r: ActionRequest): string {
+  switch (r.action) {
+    case 'forceDeletePod':
+      return r.name;
+    case 'detachVolume':
+      return r.attachment;
+    case 'removeOutOfServiceTaint':
+      return r.node;
+    default:
+      return r.fence;
+  }
+}
+
+export interface Target {
+  kind: string;
+  apiVersion: string;
+  namespace?: string;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+}
+
+/** The node the action is about, as the dialog shows it. */
+export interface NodeSummary {
+  name: string;
+  exists: boolean;
+  ready?: ReadyStatus;
+  fenced: boolean;
+  /** "NodeFence a1-2 is Fenced: ..." or "node a1-2 is not fenced (no NodeFence for it)" */
+  fence: string;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+  resourceVersion: string;
+  actor: Actor;
+  /** the reason typed (cancelFence writes it into the fence) */
+  reason: string;
+  at: Date;
+}
+
+export interface Loaded {
+  action: GuardedAction;
+  target: Target;
+  verdict: Verdict;
+  /** what the action does, step by step */
+  will: string[];
+  node?: NodeSummary;
+  related?: k8s.V1ObjectReference;
+  /** the record's account of what happened, e.g. "force-deleted pod shop/db-0 on node a1-2 (...)" */
+  what: string;
+  /** performs the write; answers what the API server did (or would do, on a dry run) */
+  write(o: WriteOptions): Promise<string>;
+}
+
+export function nodeSummary(name: string, node: k8s.V1Node | undefined, fence?: FenceFacts): NodeSummary {
+  const facts = node && nodeFacts(node);
+  const s = fenceState(facts, name, fence);
+  return { name, exists: !!node, ready: facts?.ready, fenced: s.fenced, fence: s.text };
+}
+
+/** What a DELETE did or would do, from the object the API server answered with. */
+export function deletionOutcome(
+  obj: { metadata?: k8s.V1ObjectMeta } | undefined,
+  dryRun: boolean,
+  noun: string,
+) {
+  const finalizers = obj?.metadata?.finalizers ?? [];
+  const verb = dryRun ? 'would be' : 'was';
+  if (finalizers.length > 0)
+    return `${noun} ${verb} marked for deletion; it goes once its finalizers (${finalizers.join(', ')}) are removed`;
+  return `${noun} ${verb} removed from the API${dryRun ? ' (server-side dry run: nothing changed)' : ''}`;
+}

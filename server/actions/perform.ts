@@ -1,0 +1,211 @@
+// THE seam every console mutation goes through. In order:
+// 1. the cluster's mode (read-only refuses; protected wants the target's name typed),
+// 2. the objects re-read live from the API (never the cache) and the guard's verdict on them,
+// 3. an unsafe action needs the target's name typed and a reason, and is refused outright when
+//    no confirmation can make it sensible,
+// 4. the write, conditional on the resourceVersion the person reviewed (or the one just read):
+//    409 -> CONFLICT "changed since you looked", 404 -> NOT_FOUND; or only a server-side dry run,
+// 5. the record: a Kubernetes Event saying who, what, why, and whether the guard was overridden.
+// Who acts comes in the context (actor.ts): sign-in and impersonation plug in there.
+import { judgeAction } from '../../lib/console/actionGuard.js';
+import { COUNTDOWN_SECONDS, GUARDED_ACTIONS, type GuardedAction } from '../../lib/guard/actions.js';
+import type { Verdict } from '../../lib/guard/types.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { type Actor, type ActionApis, apisFor } from './actor.js';
+import { loadDetach } from './detach.js';
+import { ActionError, fromApi } from './errors.js';
+import { loadApproveFence, loadCancelFence } from './fence.js';
+import { loadForceDelete } from './forceDelete.js';
+import { type ActionRequest, type Loaded, type NodeSummary, type Target, targetName } from './kind.js';
+import { loadRemoveTaint } from './outOfService.js';
+import { ensureRecordable, type Recorded, record } from './record.js';
+
+export type { ActionRequest } from './kind.js';
+
+export interface ActionContext {
+  conn: ClusterConnection;
+  actor: Actor;
+}
+
+export interface Submission {
+  /** the target's name, typed by the person (unsafe actions, protected clusters) */
+  confirm?: string;
+  /** why, typed by the person (unsafe actions; cancelFence always) */
+  reason?: string;
+  /** server-side dry run only: nothing changes and nothing is recorded */
+  dryRun?: boolean;
+  /** the object as the person reviewed it (from preview): a different one is a CONFLICT */
+  expect?: { uid?: string; resourceVersion?: string };
+}
+
+function loader(apis: ActionApis, r: ActionRequest): Promise<Loaded> {
+  switch (r.action) {
+    case 'forceDeletePod':
+      return loadForceDelete(apis, r.namespace, r.name);
+    case 'detachVolume':
+      return loadDetach(apis, r.attachment);
+    case 'removeOutOfServiceTaint':
+      return loadRemoveTaint(apis, r.node);
+    case 'approveFence':
+      return loadApproveFence(apis, r.fence);
+    case 'cancelFence':
+      return loadCancelFence(apis, r.fence);
+  }
+}
+
+async function loadLive(ctx: ActionContext, r: ActionRequest): Promise<Loaded> {
+  try {
+    return await loader(apisFor(ctx.conn, ctx.actor), r);
+  } catch (e) {
+    throw fromApi(e, `reading ${targetName(r)}`);
+  }
+}
+
+const modeOf = (conn: ClusterConnection) => conn.spec.mode ?? 'normal';
+
+export interface Preview {
+  action: GuardedAction;
+  label: string;
+  destructive: boolean;
+  countdownSeconds: number;
+  cluster: string;
+  mode: string;
+  target: Target;
+  verdict: Verdict;
+  will: string[];
+  node?: NodeSummary;
+  needs: { name: string; typedName: boolean; reason: boolean };
+  /** set when the action will be refused whatever is typed */
+  refusal?: string;
+  dryRun: { ran: boolean; ok: boolean; message: string };
+}
+
+/** What the dialog shows: the live verdict, what will happen, and a server-side dry run. */
+export async function preview(ctx: ActionContext, r: ActionRequest): Promise<Preview> {
+  const loaded = await loadLive(ctx, r);
+  const v = loaded.verdict;
+  const mode = modeOf(ctx.conn);
+  const refusal =
+    mode === 'read-only'
+      ? `cluster "${ctx.conn.id}" is read-only: Palisade does not change it`
+      : !v.safe && !v.overridable
+        ? v.reasons[0]
+        : undefined;
+  const meta = GUARDED_ACTIONS[loaded.action];
+  return {
+    action: loaded.action,
+    label: meta.label,
+    destructive: meta.destructive,
+    countdownSeconds: COUNTDOWN_SECONDS,
+    cluster: ctx.conn.id,
+    mode,
+    target: loaded.target,
+    verdict: v,
+    will: loaded.will,
+    node: loaded.node,
+    needs: {
+      name: targetName(r),
+      typedName: !v.safe || mode === 'protected',
+      reason: !v.safe || r.action === 'cancelFence',
+    },
+    refusal,
+    dryRun: refusal
+      ? { ran: false, ok: false, message: `not sent: ${refusal}` }
+      : await dryRun(ctx, loaded, r),
+  };
+}
+
+async function dryRun(ctx: ActionContext, loaded: Loaded, r: ActionRequest) {
+  try {
+    const message = await loaded.write({
+      dryRun: true,
+      resourceVersion: loaded.target.resourceVersion,
+      actor: ctx.actor,
+      reason: ('reason' in r && r.reason) || '(preview)',
+      at: new Date(),
+    });
+    return { ran: true, ok: true, message };
+  } catch (e) {
+    return {
+      ran: true,
+      ok: false,
+      message: fromApi(e, `${loaded.target.kind} ${loaded.target.name}`).message,
+    };
+  }
+}
+
+export type Performed = {
+  action: GuardedAction;
+  dryRun: boolean;
+  target: Target;
+  verdict: Verdict;
+  overridden: boolean;
+  /** what the API server did, or would do on a dry run */
+  outcome: string;
+} & Recorded;
+
+/** Carry out one guarded action for ctx.actor, or refuse it with an ActionError. */
+export async function perform(ctx: ActionContext, r: ActionRequest & Submission): Promise<Performed> {
+  const name = targetName(r);
+  refuseByMode(ctx.conn, name, r);
+  const loaded = await loadLive(ctx, r);
+  const t = loaded.target;
+  if (r.expect?.uid && r.expect.uid !== t.uid)
+    throw new ActionError(
+      'CONFLICT',
+      `${t.kind} ${name} changed since you looked: it was deleted and created again (uid ${t.uid}); review and try again`,
+    );
+  const why = (r.reason ?? '').trim();
+  const overridden = refuseUnlessConfirmed(loaded, name, r, why);
+  const dryRun = r.dryRun === true;
+  const at = new Date();
+  const rec = { loaded, actor: ctx.actor, why, overridden, at };
+  if (!dryRun) await ensureRecordable(ctx.conn, rec);
+  let outcome: string;
+  try {
+    outcome = await loaded.write({
+      dryRun,
+      resourceVersion: r.expect?.resourceVersion ?? t.resourceVersion,
+      actor: ctx.actor,
+      reason: why,
+      at,
+    });
+  } catch (e) {
+    throw fromApi(e, `${t.kind} ${name}`);
+  }
+  const base = { action: loaded.action, dryRun, target: t, verdict: loaded.verdict, overridden, outcome };
+  if (dryRun) return { ...base, recorded: false };
+  return { ...base, ...(await record(ctx.conn, rec)) };
+}
+
+function refuseByMode(conn: ClusterConnection, name: string, s: Submission) {
+  // a dry run changes nothing: a protected cluster does not ask for the name; read-only refuses all
+  const confirm = s.dryRun ? name : s.confirm;
+  const v = judgeAction({ cluster: conn.id, mode: modeOf(conn), target: name, confirm });
+  if (!v.allowed) throw new ActionError(v.code, v.message);
+}
+
+/** Throws unless the action is safe, or unsafe and confirmed; answers whether it was overridden. */
+function refuseUnlessConfirmed(loaded: Loaded, name: string, s: Submission, why: string): boolean {
+  const v = loaded.verdict;
+  if (v.safe) return false;
+  const label = GUARDED_ACTIONS[loaded.action].label;
+  if (!v.overridable)
+    throw new ActionError('PRECONDITION_FAILED', `${label} ${name} refused: ${v.reasons.join('; ')}`);
+  if (s.dryRun) return true;
+  const listed = v.reasons.map((x, i) => `(${i + 1}) ${x}`).join('; ');
+  const missing = [
+    ...(s.confirm === undefined || s.confirm === ''
+      ? [`type "${name}" to confirm`]
+      : s.confirm !== name
+        ? [`the confirmation "${s.confirm}" does not match "${name}"`]
+        : []),
+    ...(why ? [] : ['give a reason']),
+  ];
+  if (missing.length > 0)
+    throw new ActionError(
+      'PRECONDITION_FAILED',
+      `${label} ${name} is unsafe: ${listed}. To do it anyway, type "${name}" and give a reason (${missing.join('; ')}).`,
+    );
+  return true;
+}

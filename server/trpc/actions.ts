@@ -1,0 +1,116 @@
+// actions.*: the guarded actions over tRPC. preview (a query: the live verdict, what will
+// happen, a server-side dry run) and perform (the mutation) both go through server/actions,
+// the one seam that knows who acts; audit lists the console's recorded Events from the cache,
+// newest first; security says whether the console runs without authentication (the banner).
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { CONSOLE_COMPONENT } from '../../lib/console/actionEvents.js';
+import { GUARDED_ACTION_NAMES, MAX_REASON_LENGTH } from '../../lib/guard/actions.js';
+import { type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
+import { type Actor, actorOf } from '../actions/actor.js';
+import { ActionError } from '../actions/errors.js';
+import { perform, preview } from '../actions/perform.js';
+import {
+  clusterInput as cluster,
+  clusterOf,
+  type Context,
+  objectName,
+  publicProcedure,
+  router,
+} from './trpc.js';
+
+/** What sign-in (actor) and main.ts (security) add to the context; both optional until wired. */
+export type ActionsContext = Context & { actor?: Actor; security?: { banner?: string } };
+
+const reasonText = z.string().max(MAX_REASON_LENGTH, `reason is longer than ${MAX_REASON_LENGTH} characters`);
+
+/** The submission a perform carries besides its target (see server/actions/perform.ts). */
+const submission = {
+  confirm: z.string().max(253, 'confirmation is longer than 253 characters').optional(),
+  reason: reasonText.optional(),
+  dryRun: z.boolean().optional(),
+  expect: z
+    .object({ uid: z.string().max(128).optional(), resourceVersion: z.string().max(64).optional() })
+    .optional(),
+};
+
+/** Each action's target fields. */
+const on = {
+  forceDeletePod: { action: z.literal('forceDeletePod'), cluster, namespace: objectName, name: objectName },
+  detachVolume: { action: z.literal('detachVolume'), cluster, attachment: objectName },
+  removeOutOfServiceTaint: { action: z.literal('removeOutOfServiceTaint'), cluster, node: objectName },
+  approveFence: { action: z.literal('approveFence'), cluster, fence: objectName },
+  cancelFence: { action: z.literal('cancelFence'), cluster, fence: objectName },
+};
+const unknownAction = { error: `action must be one of ${GUARDED_ACTION_NAMES.join(', ')}` };
+
+export const previewInput = z.discriminatedUnion(
+  'action',
+  [
+    z.object(on.forceDeletePod),
+    z.object(on.detachVolume),
+    z.object(on.removeOutOfServiceTaint),
+    z.object(on.approveFence),
+    z.object({ ...on.cancelFence, reason: reasonText.optional() }),
+  ],
+  unknownAction,
+);
+
+export const performInput = z.discriminatedUnion(
+  'action',
+  [
+    z.object({ ...on.forceDeletePod, ...submission }),
+    z.object({ ...on.detachVolume, ...submission }),
+    z.object({ ...on.removeOutOfServiceTaint, ...submission }),
+    z.object({ ...on.approveFence, ...submission }),
+    // cancelling always says why: the reason goes into the fence's spec.cancelRequested
+    z.object({
+      ...on.cancelFence,
+      ...submission,
+      reason: reasonText.trim().min(1, 'a reason is required to cancel a fence'),
+    }),
+  ],
+  unknownAction,
+);
+
+export const auditInput = z.object({
+  cluster,
+  action: z.enum([...GUARDED_ACTION_NAMES, 'simulation']).optional(),
+  outcome: z.enum(['safe', 'overridden', 'simulation']).optional(),
+  text: z.string().max(200, 'text is longer than 200 characters').optional(),
+  limit: z.number().int().min(1).max(5000).default(500),
+});
+
+function seam(ctx: ActionsContext, clusterId: string) {
+  return { conn: clusterOf(ctx, clusterId), actor: actorOf(ctx) };
+}
+
+async function asTrpc<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof ActionError) throw new TRPCError({ code: e.code, message: e.message, cause: e });
+    throw e;
+  }
+}
+
+export const actionsRouter = router({
+  preview: publicProcedure
+    .input(previewInput)
+    .query(({ ctx, input }) => asTrpc(() => preview(seam(ctx, input.cluster), input))),
+  perform: publicProcedure
+    .input(performInput)
+    .mutation(({ ctx, input }) => asTrpc(() => perform(seam(ctx, input.cluster), input))),
+  audit: publicProcedure.input(auditInput).query(({ ctx, input }): AuditRow[] => {
+    const events = clusterOf(ctx, input.cluster).cache.eventList();
+    const rows = events.map((e) => auditRow(e, CONSOLE_COMPONENT)).filter((r): r is AuditRow => !!r);
+    return selectAudit(rows, input);
+  }),
+  security: publicProcedure.query(({ ctx }) => ({
+    banner: (ctx as ActionsContext).security?.banner ?? null,
+  })),
+});
+
+/** The slice of the app router the UI's action components use (actions.* paths). */
+const actionsApp = router({ actions: actionsRouter });
+export type ActionsAppRouter = typeof actionsApp;
