@@ -12,6 +12,7 @@ import type { ClusterConnection } from '../kube/connection.js';
 import { type ConsoleVerb, consoleVerbs, InfraError, nodeFault } from '../kube/infra.js';
 import { clusterInput, clusterOf, objectName, publicProcedure, router } from './trpc.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { actorOf } from '../actions/actor.js';
 
 export const actInput = z.object({
   cluster: clusterInput,
@@ -21,12 +22,9 @@ export const actInput = z.object({
   confirm: z.string().max(253, 'confirmation is longer than 253 characters').optional(),
 });
 
-/** No sign-in yet: the console acts with its own credentials, and says so in the record. */
-const ACTOR = 'a console user (the console acts with its own credentials)';
-
-async function record(conn: ClusterConnection, node: string, verb: ConsoleVerb) {
+async function record(conn: ClusterConnection, node: string, verb: ConsoleVerb, by: string) {
   const at = new Date();
-  const event = simulatedFaultEvent({ verb, node, by: ACTOR, at, mode: conn.spec.mode ?? 'normal' });
+  const event = simulatedFaultEvent({ verb, node, by, at, mode: conn.spec.mode ?? 'normal' });
   // eventTime is a metav1.MicroTime: kube-apiserver parses exactly six fractional digits and
   // answers 400 to the three client-node would send for a Date
   const body = { ...event, eventTime: microTime(at.getTime()) as unknown as k8s.V1MicroTime };
@@ -63,6 +61,11 @@ export const infraRouter = router({
         e.status === 404 ? 'NOT_FOUND' : e.status === 400 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
       throw new TRPCError({ code, message: `infrastructure: ${e.message}`, cause: e });
     }
-    return { node: input.node, verb: input.verb, state, ...(await record(conn, input.node, input.verb)) };
+    return {
+      node: input.node,
+      verb: input.verb,
+      state,
+      ...(await record(conn, input.node, input.verb, actorOf(ctx).name)),
+    };
   }),
 });
