@@ -26,9 +26,9 @@ const cliOptions = z.object({
   scenario: z.string().min(1, 'must not be empty').default('demo'),
   /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
   real: z.boolean().default(false),
-  /** embedded cluster only: install the demo FencePolicy (automatic fencing over IPMI) or none */
   /** allow --host beyond loopback although the console has no sign-in yet */
   'insecure-no-auth': z.boolean().default(false),
+  /** embedded cluster only: install the demo FencePolicy (automatic fencing over IPMI) or none */
   'fence-policy': z.enum(['demo', 'none'], { error: 'must be "demo" or "none"' }).default('demo'),
 });
 type CliOptions = z.infer<typeof cliOptions>;

@@ -189,7 +189,17 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
     await writeFile(
       infraFile,
       JSON.stringify(
-        { url: infraApi.url, token: infraApi.token, scenario: s.name, ipmi: bmcs?.endpoints() },
+        {
+          url: infraApi.url,
+          token: infraApi.token,
+          scenario: s.name,
+          ipmi: bmcs?.endpoints(),
+          // kube-controller-manager's wait is fixed at 6 min; the simulated one follows the scenario
+          forceDetach: {
+            enabled: durations.forceDetachEnabled,
+            maxWaitMs: backend === 'real' ? 6 * 60_000 : durations.forceDetachTimeoutMs,
+          },
+        },
         null,
         2,
       ),

@@ -30,6 +30,8 @@ export interface ClusterSpec {
   infra?: InfraEndpoint;
   /** from palisade.yaml (or --read-only): what Palisade may change on this cluster */
   mode?: ClusterMode;
+  /** the cluster's force-detach wait, when known (the embedded cluster's infra file says it) */
+  forceDetach?: { enabled: boolean; maxWaitMs: number };
 }
 
 type AnyInformer = SupervisedInformer<any, any>;

@@ -9,6 +9,8 @@ import type { KubeletStep } from '../../lib/console/protocol.js';
 export interface InfraEndpoint {
   url: string;
   token: string;
+  /** the embedded cluster's force-detach wait (scaled by its scenario) */
+  forceDetach?: { enabled: boolean; maxWaitMs: number };
 }
 
 /** The fault verbs the console offers (a subset of the infrastructure's). */
@@ -34,7 +36,12 @@ export class InfraError extends Error {
   }
 }
 
-const infraFile = z.object({ url: z.string().url(), token: z.string().min(1) });
+const infraFile = z.object({
+  url: z.string().url(),
+  token: z.string().min(1),
+  /** the embedded cluster's (scaled) force-detach wait, for the Volumes page's countdown */
+  forceDetach: z.object({ enabled: z.boolean(), maxWaitMs: z.number().int().min(0) }).optional(),
+});
 
 /** The context `npm run cluster` writes by default; its infra file is plain infra.json. */
 const DEFAULT_EMBEDDED_CONTEXT = 'palisade-embedded';

@@ -112,6 +112,7 @@ export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {
       context,
       kc: own,
       infra,
+      ...(infra?.forceDetach ? { forceDetach: infra.forceDetach } : {}),
       mode: opts.modeOf?.(context) ?? 'normal',
     });
   }
