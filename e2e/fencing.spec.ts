@@ -77,6 +77,8 @@ test('a partitioned node is fenced over IPMI, released, and its database pod run
       spec: {
         nodeSelector: { matchLabels: { 'kubernetes.io/hostname': node } },
         unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '5s' }],
+        // the policy covers one node: the default budget (51% healthy) would hold it for ever
+        maxUnhealthy: 1,
         agent: agentFor(node),
         timeout: '30s',
       },

@@ -25,6 +25,7 @@ export function FencingPage() {
       {data && !data.enabled && <p className="px-3 py-4 text-sm text-dim">{data.reason}</p>}
       {data?.enabled && (
         <>
+          {data.held.length > 0 && <Held held={data.held} />}
           <section aria-label="Node fences" className="flex flex-col gap-2 p-3">
             {data.fences.length === 0 && (
               <p className="text-sm text-dim">
@@ -41,6 +42,27 @@ export function FencingPage() {
       )}
       {!data && !list.error && <p className="px-3 py-4 text-sm text-dim">Loading…</p>}
     </div>
+  );
+}
+
+function Held({ held }: { held: { node: string; why: string }[] }) {
+  return (
+    <section
+      aria-label="Fencing held"
+      data-testid="fencing-held"
+      className="border-b border-warn/40 bg-warn/10 px-3 py-2 text-sm"
+    >
+      <p className="font-medium text-warn">
+        {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced: the budget holds them
+      </p>
+      <ul className="text-xs">
+        {held.map((h) => (
+          <li key={h.node}>
+            <span className="font-mono">{h.node}</span>: {h.why}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

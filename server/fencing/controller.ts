@@ -202,6 +202,11 @@ export class FencingController {
     return judgeBudget(spec, selected, unhealthy);
   }
 
+  /** Nodes whose fence is held right now (budget exceeded, waiting for approval), with why. */
+  held(): { node: string; why: string }[] {
+    return [...this.told].map(([node, why]) => ({ node, why }));
+  }
+
   /** A held fence (budget exceeded, waiting for approval) is told once as an Event, not every second. */
   private async tell(node: string, w: FenceWorld, why: string) {
     const held = why.startsWith('fencing budget exceeded') || why === 'waiting for approval';

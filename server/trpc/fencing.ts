@@ -52,6 +52,8 @@ export const fencingRouter = router({
         };
       })
       .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
-    return { enabled: true as const, policies, fences };
+    // unhealthy nodes the budget keeps from being fenced: the likeliest sign of a control-plane partition
+    const held = controller.held().filter((h) => !h.why.startsWith('waiting for approval'));
+    return { enabled: true as const, policies, fences, held };
   }),
 });
