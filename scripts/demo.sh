@@ -16,7 +16,7 @@ usage() {
 name="${1:-}"
 if [ -z "$name" ]; then usage; exit 0; fi
 if [ "$name" = "-h" ] || [ "$name" = "--help" ]; then usage; exit 0; fi
-if ! demos | grep -qx -- "$name"; then
+if ! demos | grep -x -- "$name" >/dev/null; then  # not -q: an early exit would SIGPIPE demos under pipefail
   echo "demo: unknown demo '$name'" >&2
   usage
   exit 2

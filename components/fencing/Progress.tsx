@@ -11,7 +11,11 @@ const DOT: Record<ProgressStep['state'], string> = {
 /** The fence's path as a row of steps: done, current (pulsing) and ahead, with when each was reached. */
 export function Progress({ steps, failed }: { steps: ProgressStep[]; failed?: boolean }) {
   return (
-    <ol aria-label="Fencing progress" className="flex items-center gap-1" data-testid="fence-progress">
+    <ol
+      aria-label="Fencing progress"
+      className="flex flex-wrap items-center gap-1"
+      data-testid="fence-progress"
+    >
       {steps.map((s, i) => (
         <li
           key={s.phase}
