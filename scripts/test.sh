@@ -39,7 +39,7 @@ status=0
 phase "unit and integration tests (embedded cluster; sim/diff compares it with the real one)"
 npx vitest run || status=1
 phase "end-to-end tests" && { bash scripts/e2e.sh || status=1; }
-phase "demo flows" && { bash scripts/demo.sh storm || status=1; }
+phase "demo flows" && { bash scripts/demo.sh storm || status=1; bash scripts/demo.sh fence || status=1; }
 
 phase "waiting for the real-control-plane pass"
 real_status=0
