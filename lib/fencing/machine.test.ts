@@ -234,7 +234,7 @@ describe('decide', () => {
     ],
     ['Fenced: release', { fence: fence('Fenced') }, { kind: 'release', strategy: 'OutOfServiceTaint' }],
     [
-      'Releasing, pods left, taint on: wait',
+      'Releasing, pods left, taint on: finish them',
       {
         fence: fence('Releasing'),
         podsOnNode: 2,
@@ -243,7 +243,7 @@ describe('decide', () => {
           taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }],
         },
       },
-      { kind: 'wait' },
+      { kind: 'release', strategy: 'OutOfServiceTaint' },
     ],
     [
       'Releasing, taint removed by someone: taint again',

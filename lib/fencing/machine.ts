@@ -175,8 +175,10 @@ function releasing(w: FenceWorld): Decision {
       'no pods and no volume attachments remain on the node',
     );
   const strategy = w.policy.releaseStrategy;
-  // the taint was removed by someone, or resource deletion has more to delete: act again
-  if (strategy === 'ResourceDeletion' || (w.node && !hasOutOfServiceTaint(w.node)))
+  // act again: resource deletion has more to delete; the taint was removed by someone; or pods
+  // the taint manager evicted wait for kube-controller-manager's pod GC sweep (every 20 s), which
+  // the fence lets Palisade finish at once
+  if (strategy === 'ResourceDeletion' || w.podsOnNode > 0 || (w.node && !hasOutOfServiceTaint(w.node)))
     return { kind: 'release', strategy };
   return wait(
     `waiting for ${w.podsOnNode} pod(s) and ${w.attachmentsOnNode} volume attachment(s) to leave the node`,

@@ -39,6 +39,8 @@ export interface FencingOptions {
 /** Used for fences whose policy was deleted after the node was fenced: only release/recovery remain. */
 const AFTER_POLICY_DELETED = fencePolicySpec.parse({ agent: { type: 'power' } });
 const MAX_STEPS_PER_RECONCILE = 25;
+/** an action that found nothing to do yet: end this reconcile and look again shortly */
+const AGAIN_LATER = 'again-later' as const;
 
 export class FencingController {
   readonly informers: FencingInformers;
@@ -145,6 +147,7 @@ export class FencingController {
         if (isConflict(e)) return 'reread' as const;
         throw e;
       });
+      if (next === AGAIN_LATER) return 1_000;
       fence = next === 'reread' ? await this.api.readFence(node) : next;
     }
     return 1_000;
@@ -222,7 +225,10 @@ export class FencingController {
       .catch(() => undefined);
   }
 
-  private async act(w: FenceWorld, d: Exclude<Decision, { kind: 'wait' }>): Promise<NodeFence | undefined> {
+  private async act(
+    w: FenceWorld,
+    d: Exclude<Decision, { kind: 'wait' }>,
+  ): Promise<NodeFence | undefined | typeof AGAIN_LATER> {
     const node = w.node?.name ?? w.fence?.spec.nodeName ?? '';
     switch (d.kind) {
       case 'create':
@@ -406,16 +412,15 @@ export class FencingController {
     return f;
   }
 
+  /** One release round. In Releasing, a round that changed nothing ends this reconcile: look again in a second. */
   private async releaseStep(w: FenceWorld, strategy: FenceWorld['policy']['releaseStrategy']) {
     let f = w.fence!;
-    const what = await this.release.apply(f.spec.nodeName, strategy);
+    const { did, what } = await this.release.apply(f.spec.nodeName, strategy);
     if (f.status.phase === 'Fenced')
       f = await this.api.writeStatus(withPhase(f, 'Releasing', 'Releasing', what, Date.now()));
-    await this.event(
-      f,
-      strategy === 'OutOfServiceTaint' ? 'OutOfServiceTaintAdded' : 'ResourcesDeleted',
-      what,
-    );
+    else if (!did) return AGAIN_LATER;
+    const reason = what.startsWith('out-of-service taint') ? 'OutOfServiceTaintAdded' : 'ResourcesDeleted';
+    if (did) await this.event(f, reason, what);
     return f;
   }
 

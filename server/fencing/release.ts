@@ -1,6 +1,8 @@
 // Releasing a fenced node's workloads, and undoing it on recovery. OutOfServiceTaint: the taint
 // node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, after which Kubernetes itself evicts
-// and force-deletes the pods and detaches their volumes at once (KEP-2268). ResourceDeletion:
+// the pods and detaches their volumes at once (KEP-2268); the evicted pods would then wait for
+// kube-controller-manager's pod GC sweep (every 20 s), so Palisade force-deletes them itself —
+// the node is fenced, which is exactly what makes that safe. ResourceDeletion:
 // Palisade force-deletes the pods (grace 0, preconditions uid + resourceVersion, so a pod that
 // changed since it was read is left alone) and deletes the node's VolumeAttachments. Both only
 // ever run after the fence was verified; both read the Node and pods live, never from a cache.
@@ -17,19 +19,25 @@ const ignoreGone = (e: unknown) => {
 export class Release {
   constructor(private readonly api: FencingApi) {}
 
-  /** Carry out one release round; returns what it did, for the step and the Event. */
-  async apply(node: string, strategy: ReleaseStrategy): Promise<string> {
-    return strategy === 'OutOfServiceTaint' ? this.taint(node) : this.deleteResources(node);
+  /** Carry out one release round; `did` says whether anything changed (for the Event). */
+  async apply(node: string, strategy: ReleaseStrategy): Promise<{ did: boolean; what: string }> {
+    if (strategy === 'ResourceDeletion') return this.deleteResources(node);
+    const tainted = await this.taint(node);
+    const finished = await this.forceDelete(node, (p) => !!p.metadata?.deletionTimestamp);
+    if (!finished) return tainted;
+    const what = `force-deleted ${finished} evicted pod(s) of the fenced node (rather than wait for the pod GC sweep)`;
+    return { did: true, what: tainted.did ? `${tainted.what}; ${what}` : what };
   }
 
-  private async taint(node: string): Promise<string> {
+  private async taint(node: string): Promise<{ did: boolean; what: string }> {
     for (let i = 0; i < 5; i++) {
       const n = await this.api.core.readNode({ name: node }).catch((e) => {
         if (isNotFound(e)) return undefined;
         throw e;
       });
-      if (!n) return `node ${node} is gone: Kubernetes garbage-collects its pods`;
-      if ((n.spec?.taints ?? []).some(isOos)) return `node ${node} already carries the out-of-service taint`;
+      if (!n) return { did: false, what: `node ${node} is gone: Kubernetes garbage-collects its pods` };
+      if ((n.spec?.taints ?? []).some(isOos))
+        return { did: false, what: `node ${node} already carries the out-of-service taint` };
       n.spec = {
         ...n.spec,
         taints: [...(n.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT, timeAdded: new Date() }],
@@ -37,7 +45,10 @@ export class Release {
       try {
         // replace with the resourceVersion just read: a concurrent node update makes this a 409
         await this.api.core.replaceNode({ name: node, body: n });
-        return `out-of-service taint ${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect} added: Kubernetes now deletes the node's pods and detaches their volumes`;
+        return {
+          did: true,
+          what: `out-of-service taint ${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect} added: Kubernetes now evicts the node's pods and detaches their volumes`,
+        };
       } catch (e) {
         if (!isConflict(e)) throw e;
       }
@@ -45,11 +56,12 @@ export class Release {
     throw new Error(`node ${node} kept changing: the out-of-service taint was not added (will retry)`);
   }
 
-  private async deleteResources(node: string): Promise<string> {
+  /** Force-delete (grace 0, uid + resourceVersion preconditions) the node's pods that `which` picks. */
+  private async forceDelete(node: string, which: (p: k8s.V1Pod) => boolean): Promise<number> {
     const pods = await this.api.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
     let deleted = 0;
     for (const p of pods.items) {
-      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed' || !which(p)) continue;
       await this.api.core
         .deleteNamespacedPod({
           name: p.metadata!.name!,
@@ -62,6 +74,11 @@ export class Release {
         })
         .then(() => deleted++, ignoreGone);
     }
+    return deleted;
+  }
+
+  private async deleteResources(node: string): Promise<{ did: boolean; what: string }> {
+    const deleted = await this.forceDelete(node, () => true);
     const vas = await this.api.storage.listVolumeAttachment();
     let detached = 0;
     for (const va of vas.items.filter((v) => v.spec.nodeName === node)) {
@@ -72,7 +89,10 @@ export class Release {
         })
         .then(() => detached++, ignoreGone);
     }
-    return `force-deleted ${deleted} pod(s) and deleted ${detached} volume attachment(s) of node ${node}`;
+    return {
+      did: deleted + detached > 0,
+      what: `force-deleted ${deleted} pod(s) and deleted ${detached} volume attachment(s) of node ${node}`,
+    };
   }
 
   /** On recovery: take the out-of-service taint off again. Returns whether it was there. */

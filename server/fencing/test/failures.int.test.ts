@@ -107,7 +107,12 @@ describe('fencing controller, when things go wrong', () => {
     expect(ev?.message).toMatch(/1 of 4 nodes healthy, at least 3 \(minHealthy 51%\) required/);
     // the console's Fencing page lists them as held
     await eventually(() => t!.controller.held().length === 3, 'three held nodes', 10_000);
-    expect(t.controller.held().map((h) => h.node).sort()).toEqual(nodes.slice(0, 3).sort());
+    expect(
+      t.controller
+        .held()
+        .map((h) => h.node)
+        .sort(),
+    ).toEqual(nodes.slice(0, 3).sort());
     for (const n of nodes.slice(0, 3)) {
       expect(await t.fence(n)).toBeUndefined();
       expect(t.cluster.infra.bmcStatus(n)).toBe('on');
