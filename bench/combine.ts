@@ -1,13 +1,15 @@
 // bench/RESULTS.md holds every benchmark's latest results: the API server's (written by
-// bench/run.ts) followed by the embedded cluster's (bench/cluster/RESULTS.md) and the
-// console's (bench/console/RESULTS.md), each between its own markers so that any one
-// bench can be rerun alone and merged again.
+// bench/run.ts) followed by the embedded cluster's (bench/cluster/RESULTS.md), the
+// console's (bench/console/RESULTS.md), the deletion storm's (bench/protection/) and the
+// fencing MTTR's (bench/mttr/), each between its own markers so that any one bench can be
+// rerun alone and merged again.
 import { readFile, writeFile } from 'node:fs/promises';
 
 const SECTIONS = [
   { file: 'bench/cluster/RESULTS.md', marker: 'embedded-cluster-benchmark', title: 'Embedded' },
   { file: 'bench/console/RESULTS.md', marker: 'console-benchmark', title: 'Console' },
   { file: 'bench/protection/RESULTS.md', marker: 'protection-benchmark', title: 'Deletion' },
+  { file: 'bench/mttr/RESULTS.md', marker: 'mttr-benchmark', title: 'MTTR' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;

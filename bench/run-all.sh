@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench [-- --quick]`: the API server benchmark, then the embedded cluster at
 # scale, then the console (map render and live latency in Chromium), then the deletion storm
-# (bench/protection), then all four into
+# (bench/protection), then fencing's MTTR (bench/mttr, about 13 min), then all five into
 # bench/RESULTS.md (a --quick run prints only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,4 +10,5 @@ npx tsx bench/run.ts "$@"
 npx tsx bench/cluster/run.ts "$@"
 npx tsx bench/console/run.ts "$@"
 npx tsx bench/protection/run.ts "$@"
+npx tsx bench/mttr/run.ts "$@"
 case " $* " in *" --quick "*) ;; *) npx tsx bench/combine.ts ;; esac

@@ -27,7 +27,15 @@ export interface NodeFacts {
 
 export type Health =
   | { healthy: true }
-  | { healthy: false; since: number; why: string; longEnough: boolean; leaseStale: boolean };
+  | {
+      healthy: false;
+      since: number;
+      why: string;
+      longEnough: boolean;
+      leaseStale: boolean;
+      /** when it will be long enough (ms since epoch), if nothing changes */
+      dueAt: number;
+    };
 
 export const selects = (p: FencePolicySpec, n: NodeFacts) =>
   labelSelectorMatches(p.nodeSelector, n.labels, { nilMatches: true });
@@ -45,12 +53,14 @@ export function nodeHealth(p: FencePolicySpec, n: NodeFacts, now: number): Healt
     if (!c || c.status !== want.status) continue;
     const since = c.lastTransitionTime ?? now;
     const stale = leaseStale(n, now);
+    const leaseDue = (n.lease?.renewTime ?? 0) + (n.lease?.durationSeconds ?? 40) * 1000;
     return {
       healthy: false,
       since,
       why: `${want.type} is ${want.status} since ${new Date(since).toISOString()}`,
       longEnough: now - since >= durationMs(want.duration) && (!p.requireStaleLease || stale),
       leaseStale: stale,
+      dueAt: Math.max(since + durationMs(want.duration), p.requireStaleLease ? leaseDue + 1 : 0),
     };
   }
   return { healthy: true };

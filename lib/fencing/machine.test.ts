@@ -78,6 +78,11 @@ describe('decide', () => {
   const cases: [string, Partial<FenceWorld>, Record<string, unknown>][] = [
     ['healthy node: nothing', { node: up }, { kind: 'wait', why: 'node is healthy' }],
     ['unhealthy, not long enough', { node: node('Unknown', 100, 100) }, { kind: 'wait' }],
+    [
+      'almost long enough: looks again when it is due',
+      { node: node('Unknown', 299.7, 299.7) },
+      { kind: 'wait', recheckMs: 300 },
+    ],
     ['unhealthy long enough but the Lease is fresh', { node: node('Unknown', 400, 5) }, { kind: 'wait' }],
     [
       'fresh Lease ignored when the policy says so',

@@ -89,7 +89,12 @@ function noFence(w: FenceWorld): Decision {
   if (!w.node) return wait('no such node');
   const h = nodeHealth(w.policy, w.node, w.now);
   if (h.healthy) return wait('node is healthy');
-  if (!h.longEnough) return wait(`${h.why}; not yet long enough to fence`, RELEASE_RECHECK_MS);
+  // look again exactly when it will be long enough (at most a second away: conditions move)
+  if (!h.longEnough)
+    return wait(
+      `${h.why}; not yet long enough to fence`,
+      Math.max(10, Math.min(RELEASE_RECHECK_MS, h.dueAt - w.now)),
+    );
   if (!w.budget.allowed) return wait(`fencing budget exceeded: ${w.budget.message}`, RELEASE_RECHECK_MS);
   return { kind: 'create', why: h.why };
 }
