@@ -113,6 +113,33 @@ function revision(): string {
   }
 }
 
+/** The head of every RESULTS.md: title, date, machine, code, command, wall time and targets met. */
+export function resultsHeader(h: {
+  title: string;
+  machine: Machine;
+  revision: string;
+  command: string;
+  durationS: number;
+  met: number;
+  targeted: number;
+  warning?: string;
+}): string[] {
+  const m = h.machine;
+  return [
+    `# ${h.title}`,
+    '',
+    `- Date: ${m.date}`,
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
+    `- Node: ${m.node}`,
+    `- Code: git ${h.revision}`,
+    `- Command: \`${h.command}\``,
+    `- Wall time: ${h.durationS.toFixed(0)} s`,
+    `- Targets met: ${h.met} of ${h.targeted}`,
+    ...(h.warning ? [`- ${h.warning}`] : []),
+    '',
+  ];
+}
+
 export interface ResultsDoc {
   machine: Machine;
   command: string;
@@ -138,17 +165,16 @@ export function writeResults(path: string, d: ResultsDoc) {
       : [];
   const targeted = d.rows.filter((r) => r.target).length;
   const text = [
-    '# Embedded API server benchmark',
-    '',
-    `- Date: ${m.date}`,
-    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
-    `- Node: ${m.node}`,
-    `- Server code: git ${m.revision}`,
-    `- Command: \`${d.command}\``,
-    `- Wall time: ${d.durationS.toFixed(0)} s`,
-    `- Targets met: ${targeted - failed} of ${targeted}`,
-    ...warning,
-    '',
+    ...resultsHeader({
+      title: 'Embedded API server benchmark',
+      machine: m,
+      revision: m.revision,
+      command: d.command,
+      durationS: d.durationS,
+      met: targeted - failed,
+      targeted,
+      warning: warning[0]?.slice(2),
+    }),
     '## Setup',
     '',
     ...d.setup.map((s) => `- ${s}`),

@@ -1,7 +1,7 @@
 // The MTTR bench's tables (console and markdown), its targets, and bench/mttr/RESULTS.md in the
 // shape bench/combine.ts folds into bench/RESULTS.md.
 import { writeFileSync } from 'node:fs';
-import { consoleTable, type Machine, markdownTable, passes, type Row } from '../report.js';
+import { consoleTable, type Machine, markdownTable, passes, type Row, resultsHeader } from '../report.js';
 import { CASE_LABELS, type CaseResult, isPalisade, PHASE_ORDER, segments, summarize } from './stats.js';
 
 /** seconds with one decimal; under a second in ms (Palisade's own steps are that short) */
@@ -167,17 +167,16 @@ export function writeResults(path: string, d: ResultsDoc) {
   const targeted = d.targets.filter((r) => r.target);
   const met = targeted.filter((r) => passes(r)).length;
   const text = [
-    '# MTTR benchmark: fencing vs the plain cluster',
-    '',
-    `- Date: ${m.date}`,
-    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
-    `- Node: ${m.node}`,
-    `- Code: git ${d.revision}`,
-    `- Command: \`${d.command}\``,
-    `- Wall time: ${d.durationS.toFixed(0)} s`,
-    `- Targets met: ${met} of ${targeted.length}`,
-    ...(d.warning ? [`- **Shared machine:** ${d.warning}`] : []),
-    '',
+    ...resultsHeader({
+      title: 'MTTR benchmark: fencing vs the plain cluster',
+      machine: m,
+      revision: d.revision,
+      command: d.command,
+      durationS: d.durationS,
+      met,
+      targeted: targeted.length,
+      warning: d.warning && `**Shared machine:** ${d.warning}`,
+    }),
     '## Setup',
     '',
     ...d.setup.map((s) => `- ${s}`),

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { percentile } from '../http.js';
-import { type Machine, markdownTable, passes, type Row } from '../report.js';
+import { type Machine, markdownTable, passes, type Row, resultsHeader } from '../report.js';
 import { cpuNote } from './cpu.js';
 import type { StormConfig, StormResult } from './stormPhase.js';
 import type { LatencySeries } from './unprotected.js';
@@ -252,17 +252,16 @@ export function writeResults(path: string, d: ResultsDoc) {
   const targeted = d.rows.filter((r) => r.target);
   const failed = targeted.filter((r) => passes(r) === false).length;
   const text = [
-    '# Deletion protection benchmark',
-    '',
-    `- Date: ${m.date}`,
-    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
-    `- Node: ${m.node}`,
-    `- Code: git ${d.revision}`,
-    `- Command: \`${d.command}\``,
-    `- Wall time: ${d.durationS.toFixed(0)} s`,
-    `- Targets met: ${targeted.length - failed} of ${targeted.length}`,
-    ...(d.warning ? [`- ${d.warning}`] : []),
-    '',
+    ...resultsHeader({
+      title: 'Deletion protection benchmark',
+      machine: m,
+      revision: d.revision,
+      command: d.command,
+      durationS: d.durationS,
+      met: targeted.length - failed,
+      targeted: targeted.length,
+      warning: d.warning,
+    }),
     '## Setup',
     '',
     ...d.setup.map((s) => `- ${s}`),
