@@ -2,7 +2,7 @@
 // schema, status subresource, short name and printer columns, as kubectl shows them.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,16 +83,23 @@ describe('CRDs installed at start', () => {
       const kubeconfig = join(dir, 'bare-kubeconfig');
       await writeFile(kubeconfig, bare.server.kubeconfig, { mode: 0o600 });
       const out = await kubectlOn(kubeconfig, 'apply', '-f', CRD_DIR);
-      expect(out.trim()).toBe(`customresourcedefinition.apiextensions.k8s.io/${NAME} created`);
-      const served = await raw(
-        bare,
-        'GET',
-        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${NAME}`,
+      const files = (await readdir(CRD_DIR)).filter((f) => f.endsWith('.yaml')).sort();
+      const crds = await Promise.all(
+        files.map(async (f) => YAML.parse(await readFile(join(CRD_DIR, f), 'utf8'))),
       );
-      const file = YAML.parse(
-        await readFile(join(CRD_DIR, 'podseidon.kubewharf.io_podprotectors.yaml'), 'utf8'),
+      expect(out.trim().split('\n')).toEqual(
+        crds.map((c) => `customresourcedefinition.apiextensions.k8s.io/${c.metadata.name} created`),
       );
-      expect(withDefaults(served.body.spec)).toEqual(withDefaults(file.spec));
+      expect(crds.map((c) => c.metadata.name)).toContain(NAME);
+      // each one is served exactly as its file says (the API server adds only its defaults)
+      for (const file of crds) {
+        const served = await raw(
+          bare,
+          'GET',
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${file.metadata.name}`,
+        );
+        expect(withDefaults(served.body.spec)).toEqual(withDefaults(file.spec));
+      }
     } finally {
       await bare.stop();
     }
