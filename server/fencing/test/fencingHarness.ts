@@ -98,15 +98,26 @@ export async function startFencing(
         throw e;
       }
     },
+    /** Waits for one of the phases; on timeout says where the fence is and what the controller logged. */
     async fenceIn(node: string, phases: string[], timeoutMs = 30_000) {
-      return eventually(
-        async () => {
-          const f = await this.fence(node);
-          return f && phases.includes(f.status.phase) ? f : undefined;
-        },
-        `NodeFence ${node} in ${phases.join('/')}`,
-        timeoutMs,
-      );
+      try {
+        return await eventually(
+          async () => {
+            const f = await this.fence(node);
+            return f && phases.includes(f.status.phase) ? f : undefined;
+          },
+          `NodeFence ${node} in ${phases.join('/')}`,
+          timeoutMs,
+        );
+      } catch (e) {
+        const f = await this.fence(node).catch(() => undefined);
+        const where = f
+          ? `${f.status.phase} (${f.status.message}); attempts ${JSON.stringify(f.status.attempts)}`
+          : 'no NodeFence';
+        throw new Error(
+          `${(e as Error).message}: the fence is ${where}; controller log: ${logs.slice(-10).join(' | ') || 'empty'}`,
+        );
+      }
     },
     async nodeEvents(node: string) {
       const ev = await cluster.core.listNamespacedEvent({
