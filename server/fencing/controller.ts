@@ -4,16 +4,9 @@
 // a time; every irreversible step (agent run, release, recovery) re-reads the Node and its Lease
 // live first. An agent attempt is written as Running *before* the agent starts, so a controller
 // that restarts mid-fence finds it, marks it Interrupted and verifies instead of running it again.
-import { judgeBudget } from '../../lib/fencing/budget.js';
-import { nodeHealth, selects } from '../../lib/fencing/health.js';
+import { nodeHealth } from '../../lib/fencing/health.js';
 import { type Decision, decide, type FenceWorld } from '../../lib/fencing/machine.js';
-import {
-  durationMs,
-  type FencePolicy,
-  fencePolicySpec,
-  type NodeFence,
-  TERMINAL_PHASES,
-} from '../../lib/fencing/types.js';
+import { durationMs, type FencePolicy, type NodeFence } from '../../lib/fencing/types.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { FenceAgent } from './agents.js';
@@ -22,6 +15,7 @@ import { FencingApi, isConflict } from './api.js';
 import { withLease } from './facts.js';
 import { type FencingInformers, fencingInformers } from './informers.js';
 import { Release } from './release.js';
+import { policyFor, worldOf } from './world.js';
 import { attemptOf, detected, isoNow, trimOutput, withAttempt, withPhase } from './status.js';
 
 export type ExecAgentFactory = (spec: Extract<FencePolicy['spec']['agent'], { type: 'exec' }>) => FenceAgent;
@@ -36,8 +30,6 @@ export interface FencingOptions {
   verifyEveryMs?: number;
 }
 
-/** Used for fences whose policy was deleted after the node was fenced: only release/recovery remain. */
-const AFTER_POLICY_DELETED = fencePolicySpec.parse({ agent: { type: 'power' } });
 const MAX_STEPS_PER_RECONCILE = 25;
 /** an action that found nothing to do yet: end this reconcile and look again shortly */
 const AGAIN_LATER = 'again-later' as const;
@@ -153,56 +145,8 @@ export class FencingController {
     return 1_000;
   }
 
-  /** node Leases live in kube-node-lease, keyed namespace/name by the informer */
-  private leaseOf(node: string) {
-    return this.informers.leases.get(`kube-node-lease/${node}`);
-  }
-
-  private policyFor(node: string, fence: NodeFence | undefined) {
-    const all = [...this.informers.policies.values()].sort((a, b) => a.name.localeCompare(b.name));
-    if (fence) {
-      const p = all.find((x) => x.name === fence.spec.policy);
-      return { name: fence.spec.policy, spec: p?.value?.spec, missing: !p?.value };
-    }
-    const facts = this.informers.nodes.get(node);
-    const p = facts && all.find((x) => x.value && selects(x.value.spec, facts));
-    return p?.value ? { name: p.name, spec: p.value.spec, missing: false } : undefined;
-  }
-
   private world(node: string, fence: NodeFence | undefined): FenceWorld | undefined {
-    const policy = this.policyFor(node, fence);
-    if (!policy) return undefined;
-    const facts = this.informers.nodes.get(node);
-    const now = Date.now();
-    const spec = policy.spec ?? AFTER_POLICY_DELETED;
-    return {
-      now,
-      policy: spec,
-      node: facts && withLease(facts, this.leaseOf(node)),
-      fence,
-      budget: this.budget(spec, now),
-      podsOnNode: this.o.conn.cache
-        .podsOnNode(node)
-        .filter((p) => p.state !== 'Succeeded' && p.state !== 'Failed').length,
-      attachmentsOnNode: [...this.o.conn.informers.volumeAttachments.values()].filter(
-        (a) => (a as { node?: string }).node === node,
-      ).length,
-      inFlight: this.inFlight.has(node),
-      policyMissing: policy.missing,
-    };
-  }
-
-  private budget(spec: FencePolicy['spec'], now: number) {
-    let selected = 0;
-    let unhealthy = 0;
-    for (const n of this.informers.nodes.values()) {
-      if (!selects(spec, n)) continue;
-      selected++;
-      const f = this.informers.fences.get(n.name)?.value;
-      const fencing = f && !TERMINAL_PHASES.has(f.status.phase);
-      if (fencing || !nodeHealth(spec, withLease(n, this.leaseOf(n.name)), now).healthy) unhealthy++;
-    }
-    return judgeBudget(spec, selected, unhealthy);
+    return worldOf(this.informers, this.o.conn, node, fence, this.inFlight.has(node));
   }
 
   /** Nodes whose fence is held right now (budget exceeded, waiting for approval), with why. */
@@ -259,7 +203,7 @@ export class FencingController {
   /** Re-read the node live: a fence starts only if it is still unhealthy long enough now. */
   private async create(node: string, why: string): Promise<NodeFence | undefined> {
     const live = await this.api.liveNode(node);
-    const policy = this.policyFor(node, undefined);
+    const policy = policyFor(this.informers, node, undefined);
     if (!live || !policy?.spec) return undefined;
     const h = nodeHealth(policy.spec, withLease(live.facts, live.lease), Date.now());
     if (h.healthy || !h.longEnough) return undefined;

@@ -1,0 +1,76 @@
+// The fencing state machine's input for one node, from the controller's informers and the
+// console's cache: the policy that covers it, the node with its Lease, the budget over the
+// policy's nodes, and what still runs on the node.
+import { judgeBudget } from '../../lib/fencing/budget.js';
+import { nodeHealth, selects } from '../../lib/fencing/health.js';
+import type { FenceWorld } from '../../lib/fencing/machine.js';
+import {
+  type FencePolicySpec,
+  fencePolicySpec,
+  type NodeFence,
+  TERMINAL_PHASES,
+} from '../../lib/fencing/types.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { withLease } from './facts.js';
+import type { FencingInformers } from './informers.js';
+
+/** Used for fences whose policy was deleted after the node was fenced: only release/recovery remain. */
+const AFTER_POLICY_DELETED = fencePolicySpec.parse({ agent: { type: 'power' } });
+
+/** node Leases live in kube-node-lease, keyed namespace/name by the informer */
+export const leaseOf = (inf: FencingInformers, node: string) => inf.leases.get(`kube-node-lease/${node}`);
+
+/** A fence keeps the policy it was created under; a new one takes the first (by name) that selects the node. */
+export function policyFor(inf: FencingInformers, node: string, fence: NodeFence | undefined) {
+  const all = [...inf.policies.values()].sort((a, b) => a.name.localeCompare(b.name));
+  if (fence) {
+    const p = all.find((x) => x.name === fence.spec.policy);
+    return { name: fence.spec.policy, spec: p?.value?.spec, missing: !p?.value };
+  }
+  const facts = inf.nodes.get(node);
+  const p = facts && all.find((x) => x.value && selects(x.value.spec, facts));
+  return p?.value ? { name: p.name, spec: p.value.spec, missing: false } : undefined;
+}
+
+/** Nodes the policy selects, and how many of them are unhealthy or being fenced. */
+function budget(inf: FencingInformers, spec: FencePolicySpec, now: number) {
+  let selected = 0;
+  let unhealthy = 0;
+  for (const n of inf.nodes.values()) {
+    if (!selects(spec, n)) continue;
+    selected++;
+    const f = inf.fences.get(n.name)?.value;
+    const fencing = f && !TERMINAL_PHASES.has(f.status.phase);
+    if (fencing || !nodeHealth(spec, withLease(n, leaseOf(inf, n.name)), now).healthy) unhealthy++;
+  }
+  return judgeBudget(spec, selected, unhealthy);
+}
+
+export function worldOf(
+  inf: FencingInformers,
+  conn: ClusterConnection,
+  node: string,
+  fence: NodeFence | undefined,
+  inFlight: boolean,
+): FenceWorld | undefined {
+  const policy = policyFor(inf, node, fence);
+  if (!policy) return undefined;
+  const facts = inf.nodes.get(node);
+  const now = Date.now();
+  const spec = policy.spec ?? AFTER_POLICY_DELETED;
+  const running = conn.cache.podsOnNode(node).filter((p) => p.state !== 'Succeeded' && p.state !== 'Failed');
+  const attachments = [...conn.informers.volumeAttachments.values()].filter(
+    (a) => (a as { node?: string }).node === node,
+  );
+  return {
+    now,
+    policy: spec,
+    node: facts && withLease(facts, leaseOf(inf, node)),
+    fence,
+    budget: budget(inf, spec, now),
+    podsOnNode: running.length,
+    attachmentsOnNode: attachments.length,
+    inFlight,
+    policyMissing: policy.missing,
+  };
+}
