@@ -9,7 +9,13 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
+          include: [
+            'lib/**/*.test.ts',
+            'sim/**/*.test.ts',
+            'server/**/*.test.ts',
+            'demo/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
         },
       },
@@ -19,7 +25,9 @@ export default defineConfig({
           include: ['**/*.int.test.ts'],
           exclude: ['node_modules/**', '.scratch/**'],
           testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // a real control plane takes longer to start and stop (three processes, graceful
+          // shutdowns), the more so beside the other phases of npm test on two cores
+          hookTimeout: process.env.PALISADE_CLUSTER === 'real' ? 120_000 : 60_000,
           fileParallelism: false,
         },
       },

@@ -113,6 +113,16 @@ function revision(): string {
   }
 }
 
+/** A RESULTS.md section: `## title`, a blank line, its lines, a blank line. */
+export function section(title: string, lines: string[]): string[] {
+  return [`## ${title}`, '', ...lines, ''];
+}
+
+/** Bullet lines, or "- none" for an empty list (a section that says nothing is still shown). */
+export function bullets(items: string[]): string[] {
+  return items.length ? items.map((i) => `- ${i}`) : ['- none'];
+}
+
 /** The head of every RESULTS.md: title, date, machine, code, command, wall time and targets met. */
 export function resultsHeader(h: {
   title: string;
@@ -175,18 +185,9 @@ export function writeResults(path: string, d: ResultsDoc) {
       targeted,
       warning: warning[0]?.slice(2),
     }),
-    '## Setup',
-    '',
-    ...d.setup.map((s) => `- ${s}`),
-    '',
-    '## Figures',
-    '',
-    markdownTable(d.rows),
-    '',
-    '## Observations',
-    '',
-    ...(d.findings.length ? d.findings.map((f) => `- ${f}`) : ['- none']),
-    '',
+    ...section('Setup', bullets(d.setup)),
+    ...section('Figures', [markdownTable(d.rows)]),
+    ...section('Observations', bullets(d.findings)),
   ].join('\n');
   writeFileSync(path, text);
 }

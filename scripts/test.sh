@@ -37,10 +37,19 @@ real_pid=$!
 trap 'kill "$real_pid" 2>/dev/null || true' EXIT
 
 status=0
-phase "unit and integration tests (embedded cluster; sim/diff compares it with the real one)"
-npx vitest run || status=1
-phase "end-to-end tests" && { bash scripts/e2e.sh || status=1; }
-phase "demo flows" && { bash scripts/demo.sh storm || status=1; bash scripts/demo.sh fence || status=1; }
+failed=()
+# run a phase with its output teed to a log, so the end of the run can name what failed
+# (CI keeps only the tail of the output)
+run_phase() {
+  local name=$1 log=$2; shift 2
+  phase "$name"
+  "$@" 2>&1 | tee "$log" || { status=1; failed+=("$name|$log"); }
+}
+run_phase "unit and integration tests (embedded cluster; sim/diff compares it with the real one)" \
+  .palisade/test-vitest.log npx vitest run
+run_phase "end-to-end tests" .palisade/test-e2e.log bash scripts/e2e.sh
+run_phase "demo flow storm" .palisade/test-demo-storm.log bash scripts/demo.sh storm
+run_phase "demo flow fence" .palisade/test-demo-fence.log bash scripts/demo.sh fence
 
 phase "waiting for the real-control-plane pass"
 real_status=0
@@ -48,6 +57,15 @@ wait "$real_pid" || real_status=$?
 trap - EXIT
 echo "== integration suites on the real control plane: output"
 cat "$real_log"
-[ "$real_status" -eq 0 ] || status=1
+[ "$real_status" -eq 0 ] || { status=1; failed+=("integration suites on the real control plane|$real_log"); }
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "== failed phases"
+  for entry in "${failed[@]}"; do
+    echo "-- ${entry%%|*} (full output: ${entry#*|})"
+    # vitest marks failures with FAIL and ×, Playwright with ✘ and a numbered list
+    sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -E '^ *(FAIL|✘|[0-9]+\) )|^(Assertion)?Error:' | head -40 || true
+  done
+fi
 phase "done: $([ "$status" -eq 0 ] && echo passed || echo FAILED)"
 exit "$status"

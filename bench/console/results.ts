@@ -2,7 +2,18 @@
 // ratios against issue 4's targets, and bench/console/RESULTS.md.
 import { writeFileSync } from 'node:fs';
 import { cpuShare } from '../cluster/procfs.js';
-import { GiB, type Machine, MiB, type Row, fmt, markdownTable, passes } from '../report.js';
+import {
+  bullets,
+  GiB,
+  type Machine,
+  MiB,
+  type Row,
+  fmt,
+  markdownTable,
+  passes,
+  resultsHeader,
+  section,
+} from '../report.js';
 import { type Spread, latencies, longTasks, median, spread } from './measure.js';
 import type { Config, ConsoleStart, UpdateResult } from './phases.js';
 import type { LoadResult } from './load.js';
@@ -197,33 +208,21 @@ export interface Doc {
 }
 
 export function writeDoc(path: string, d: Doc) {
-  const m = d.machine;
+  const targeted = d.rows.filter((r) => r.target);
   const text = [
-    '# Console benchmark',
-    '',
-    `- Date: ${m.date}`,
-    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, ${m.os}`,
-    `- Node: ${m.node}`,
-    `- Code: git ${m.revision}`,
-    `- Command: \`${d.command}\``,
-    `- Wall time: ${d.durationS.toFixed(0)} s`,
-    '',
-    '## Setup',
-    '',
-    ...d.setup.map((x) => `- ${x}`),
-    '',
-    '## Figures',
-    '',
-    markdownTable(d.rows),
-    '',
-    '## Against the targets',
-    '',
-    ...ratios(d.rows).map((x) => `- ${x}`),
-    '',
-    '## Observations',
-    '',
-    ...(d.findings.length ? d.findings.map((f) => `- ${f}`) : ['- none']),
-    '',
+    ...resultsHeader({
+      title: 'Console benchmark',
+      machine: d.machine,
+      revision: d.machine.revision,
+      command: d.command,
+      durationS: d.durationS,
+      met: targeted.filter((r) => passes(r)).length,
+      targeted: targeted.length,
+    }),
+    ...section('Setup', bullets(d.setup)),
+    ...section('Figures', [markdownTable(d.rows)]),
+    ...section('Against the targets', bullets(ratios(d.rows))),
+    ...section('Observations', bullets(d.findings)),
   ].join('\n');
   writeFileSync(path, text);
 }

@@ -1,7 +1,16 @@
 // The MTTR bench's tables (console and markdown), its targets, and bench/mttr/RESULTS.md in the
 // shape bench/combine.ts folds into bench/RESULTS.md.
 import { writeFileSync } from 'node:fs';
-import { consoleTable, type Machine, markdownTable, passes, type Row, resultsHeader } from '../report.js';
+import {
+  bullets,
+  consoleTable,
+  type Machine,
+  markdownTable,
+  passes,
+  type Row,
+  resultsHeader,
+  section,
+} from '../report.js';
 import { CASE_LABELS, type CaseResult, isPalisade, PHASE_ORDER, segments, summarize } from './stats.js';
 
 /** seconds with one decimal; under a second in ms (Palisade's own steps are that short) */
@@ -177,30 +186,12 @@ export function writeResults(path: string, d: ResultsDoc) {
       targeted: targeted.length,
       warning: d.warning && `**Shared machine:** ${d.warning}`,
     }),
-    '## Setup',
-    '',
-    ...d.setup.map((s) => `- ${s}`),
-    '',
-    '## Figures',
-    '',
-    mdTable(mainTable(d.cases)),
-    '',
-    "## Where Palisade's MTTR goes",
-    '',
-    mdTable(segmentTable(d.cases)),
-    '',
-    '## Plain vs Palisade',
-    '',
-    mdTable(ratioTable(d.cases)),
-    '',
-    '## Targets',
-    '',
-    markdownTable(d.targets),
-    '',
-    '## Observations',
-    '',
-    ...(d.observations.length ? d.observations.map((o) => `- ${o}`) : ['- none']),
-    '',
+    ...section('Setup', bullets(d.setup)),
+    ...section('Figures', [mdTable(mainTable(d.cases))]),
+    ...section("Where Palisade's MTTR goes", [mdTable(segmentTable(d.cases))]),
+    ...section('Plain vs Palisade', [mdTable(ratioTable(d.cases))]),
+    ...section('Targets', [markdownTable(d.targets)]),
+    ...section('Observations', bullets(d.observations)),
   ].join('\n');
   writeFileSync(path, text);
 }

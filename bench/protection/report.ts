@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { percentile } from '../http.js';
-import { type Machine, markdownTable, passes, type Row, resultsHeader } from '../report.js';
+import { bullets, type Machine, markdownTable, passes, type Row, resultsHeader, section } from '../report.js';
 import { cpuNote } from './cpu.js';
 import type { StormConfig, StormResult } from './stormPhase.js';
 import type { LatencySeries } from './unprotected.js';
@@ -262,19 +262,15 @@ export function writeResults(path: string, d: ResultsDoc) {
       targeted: targeted.length,
       warning: d.warning,
     }),
-    '## Setup',
-    '',
-    ...d.setup.map((s) => `- ${s}`),
-    '',
-    '## Figures',
-    '',
-    markdownTable(d.rows),
-    '',
-    '## Observations',
-    '',
-    ...(d.observations.length ? d.observations.map((o) => `- ${o}`) : ['- none']),
-    '',
-    ...(d.profiles?.length ? ['## Webhook CPU profiles', '', ...d.profiles.flatMap((p) => [p, ''])] : []),
+    ...section('Setup', bullets(d.setup)),
+    ...section('Figures', [markdownTable(d.rows)]),
+    ...section('Observations', bullets(d.observations)),
+    ...(d.profiles?.length
+      ? section(
+          'Webhook CPU profiles',
+          d.profiles.flatMap((p) => [p, '']),
+        )
+      : []),
   ].join('\n');
   writeFileSync(path, text);
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/fencing/types.js';
 import { KUBECTL_FORCE_DELETE_WARNING } from '../../lib/guard/types.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
-import { readyCondition, startScenario, tinyDurations } from '../../sim/test/clusterHarness.js';
+import { readyCondition, rwoDatabaseScenario, startScenario } from '../../sim/test/clusterHarness.js';
 import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import { type ActionsAppRouter, actionsRouter } from '../trpc/actions.js';
@@ -32,26 +32,7 @@ let trpc: ReturnType<typeof createTRPCClient<ActionsAppRouter>>;
 const CLUSTER = 'palisade-embedded';
 const NS = 'shop';
 
-const scenario = `
-name: actions-test
-${tinyDurations}
-nodes:
-  cpu: "4"
-  memory: 16Gi
-  zones:
-    - name: zone-a
-      racks: [{ name: a1, count: 3 }]
-storageClasses:
-  - name: san-rwo
-    bindingMode: WaitForFirstConsumer
-workloads:
-  - kind: StatefulSet
-    name: web
-    namespace: ${NS}
-    replicas: 1
-    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
-    terminationGracePeriodSeconds: 5
-`;
+const scenario = rwoDatabaseScenario({ name: 'actions-test', namespace: NS });
 
 beforeAll(async () => {
   c = await startScenario(scenario);

@@ -19,6 +19,7 @@ import type { RwoRow } from '../../lib/volumes/rwoTypes.js';
 import { eventually, onRealControlPlane } from '../../sim/apiserver/test/harness.js';
 import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
 import { parseScenario } from '../../sim/scenario/load.js';
+import { rwoDatabaseScenario } from '../../sim/test/clusterHarness.js';
 import { type Console, startConsole } from '../console.js';
 import { nodeFault } from '../kube/infra.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
@@ -26,36 +27,9 @@ import { VolumesFeed } from '../realtime/volumes.js';
 import { serviceAccountReady } from '../test/namespaces.js';
 import { type VolumeClusterSpec, volumesRouter } from './volumes.js';
 
-// as sim/test/clusterHarness's tinyDurations, but the embedded force detach waits 10 minutes
+// the embedded force detach waits 10 minutes here
 // (kube-controller-manager's is fixed at 6): the waiting state must outlast the test
-const scenario = `
-name: volumes-test
-durations:
-  nodeMonitorGracePeriod: 2s
-  nodeMonitorPeriod: 200ms
-  leaseDuration: 2s
-  leaseRenewInterval: 400ms
-  nodeStatusUpdate: 1s
-  defaultToleration: 3s
-  forceDetachTimeout: 10m
-  forceDetach: true
-  podGcInterval: 300ms
-  containerStart: 100ms
-  podReadyDelay: 200ms
-  attachDelay: 100ms
-nodes:
-  zones: [{ name: zone-a, racks: [{ name: a1, count: 3 }] }]
-storageClasses:
-  - name: san-rwo
-    bindingMode: WaitForFirstConsumer
-workloads:
-  - kind: StatefulSet
-    name: web
-    namespace: shop
-    replicas: 1
-    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
-    terminationGracePeriodSeconds: 5
-`;
+const scenario = rwoDatabaseScenario({ name: 'volumes-test', durations: { forceDetachTimeout: '10m' } });
 const MAX_WAIT_MS = onRealControlPlane ? 6 * 60_000 : 10 * 60_000;
 const CLUSTER = 'palisade-embedded';
 

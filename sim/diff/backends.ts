@@ -59,6 +59,24 @@ export async function startBackends(opts: ApiServerOptions = {}): Promise<Backen
   };
 }
 
+/** where and how to send one request to a back end, with its admin token */
+function requestOptions(
+  b: Backend,
+  method: string,
+  path: string,
+  headers: Record<string, string | undefined>,
+): https.RequestOptions {
+  const u = new URL(b.url + path);
+  return {
+    host: u.hostname,
+    port: u.port,
+    path: u.pathname + u.search,
+    method,
+    agent: b.agent,
+    headers: { authorization: `Bearer ${b.token}`, accept: 'application/json', ...headers },
+  };
+}
+
 /** One request with the admin token; a JSON body is parsed, anything else kept as text. */
 export function call(
   b: Backend,
@@ -69,22 +87,12 @@ export function call(
 ): Promise<Reply> {
   const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const u = new URL(b.url + path);
     const req = https.request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method,
-        agent: b.agent,
-        headers: {
-          authorization: `Bearer ${b.token}`,
-          accept: 'application/json',
-          'content-type': 'application/json',
-          ...(text === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)) }),
-          ...headers,
-        },
-      },
+      requestOptions(b, method, path, {
+        'content-type': 'application/json',
+        ...(text === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)) }),
+        ...headers,
+      }),
       (res) => {
         let out = '';
         res.setEncoding('utf8');
@@ -139,16 +147,9 @@ export function watch(
   headers: Record<string, string> = {},
 ): Promise<WatchRecorder> {
   return new Promise((resolve, reject) => {
-    const u = new URL(b.url + path);
+    // a watch holds its connection: its own socket, not one of the keep-alive pool's
     const req = https.request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method: 'GET',
-        ca: b.caPem,
-        headers: { authorization: `Bearer ${b.token}`, accept: 'application/json', ...headers },
-      },
+      { ...requestOptions(b, 'GET', path, headers), agent: undefined, ca: b.caPem },
       (res) => {
         const rec: WatchRecorder = {
           code: res.statusCode ?? 0,

@@ -7,21 +7,61 @@ import { type EmbeddedCluster, backendFromEnv, startEmbeddedCluster } from '../c
 import { namespaces } from '../scenario/build.js';
 import { parseScenario } from '../scenario/load.js';
 
-export const tinyDurations = `
-durations:
-  nodeMonitorGracePeriod: 2s
-  nodeMonitorPeriod: 200ms
-  leaseDuration: 2s
-  leaseRenewInterval: 400ms
-  nodeStatusUpdate: 1s
-  defaultToleration: 3s
-  forceDetachTimeout: 4s
-  forceDetach: true
-  podGcInterval: 300ms
-  containerStart: 100ms
-  podReadyDelay: 200ms
-  attachDelay: 100ms
+const TINY_DURATIONS: Record<string, string> = {
+  nodeMonitorGracePeriod: '2s',
+  nodeMonitorPeriod: '200ms',
+  leaseDuration: '2s',
+  leaseRenewInterval: '400ms',
+  nodeStatusUpdate: '1s',
+  defaultToleration: '3s',
+  forceDetachTimeout: '4s',
+  forceDetach: 'true',
+  podGcInterval: '300ms',
+  containerStart: '100ms',
+  podReadyDelay: '200ms',
+  attachDelay: '100ms',
+};
+
+/** A scenario's `durations:` block: every period scaled down so a test sees a node's life in seconds. */
+export function durationsYaml(overrides: Record<string, string> = {}): string {
+  const lines = Object.entries({ ...TINY_DURATIONS, ...overrides }).map(([k, v]) => `  ${k}: ${v}`);
+  return `\ndurations:\n${lines.join('\n')}\n`;
+}
+
+export const tinyDurations = durationsYaml();
+
+/**
+ * Seed 000's database: one StatefulSet pod with an RWO volume on a small one-zone cluster
+ * (the partition, fencing, guarded-action and volume-view tests all start from it).
+ */
+export function rwoDatabaseScenario(o: {
+  name: string;
+  statefulSet?: string;
+  namespace?: string;
+  nodes?: number;
+  durations?: Record<string, string>;
+}): string {
+  return `
+name: ${o.name}
+${durationsYaml(o.durations)}
+nodes:
+  cpu: "4"
+  memory: 16Gi
+  zones:
+    - name: zone-a
+      racks: [{ name: a1, count: ${o.nodes ?? 3} }]
+storageClasses:
+  - name: san-rwo
+    bindingMode: WaitForFirstConsumer
+workloads:
+  - kind: StatefulSet
+    name: ${o.statefulSet ?? 'web'}
+    namespace: ${o.namespace ?? 'shop'}
+    replicas: 1
+    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
+    terminationGracePeriodSeconds: 5
 `;
+}
 
 export async function startScenario(
   yaml: string,

@@ -10,7 +10,7 @@ import {
   type startScenario as Start,
   readyCondition,
   startScenario,
-  tinyDurations,
+  rwoDatabaseScenario,
 } from './clusterHarness.js';
 
 type Cluster = Awaited<ReturnType<typeof Start>>;
@@ -20,26 +20,7 @@ afterEach(async () => {
   c = undefined;
 });
 
-const scenario = `
-name: partition-test
-${tinyDurations}
-nodes:
-  cpu: "4"
-  memory: 16Gi
-  zones:
-    - name: zone-a
-      racks: [{ name: a1, count: 3 }]
-storageClasses:
-  - name: san-rwo
-    bindingMode: WaitForFirstConsumer
-workloads:
-  - kind: StatefulSet
-    name: web
-    namespace: shop
-    replicas: 1
-    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
-    terminationGracePeriodSeconds: 5
-`;
+const scenario = rwoDatabaseScenario({ name: 'partition-test' });
 
 async function runningWeb0(cl: Cluster): Promise<k8s.V1Pod> {
   return eventually(

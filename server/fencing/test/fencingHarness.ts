@@ -2,7 +2,7 @@
 // controller on it, plus helpers to write FencePolicies and read NodeFences as a user would.
 import * as k8s from '@kubernetes/client-node';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
-import { startScenario } from '../../../sim/test/clusterHarness.js';
+import { rwoDatabaseScenario, startScenario } from '../../../sim/test/clusterHarness.js';
 import {
   FENCE_PLURAL,
   GROUP,
@@ -135,38 +135,13 @@ export async function startFencing(
 }
 
 /** A StatefulSet with one RWO-volume pod on a small cluster with tiny durations. */
-export const fencingScenario = (nodes = 3) => `
-name: fencing-test
-durations:
-  nodeMonitorGracePeriod: 2s
-  nodeMonitorPeriod: 200ms
-  leaseDuration: 2s
-  leaseRenewInterval: 400ms
-  nodeStatusUpdate: 1s
-  defaultToleration: 3s
-  forceDetachTimeout: 360s
-  forceDetach: true
-  podGcInterval: 300ms
-  containerStart: 100ms
-  podReadyDelay: 200ms
-  attachDelay: 100ms
-nodes:
-  cpu: "4"
-  memory: 16Gi
-  zones:
-    - name: zone-a
-      racks: [{ name: a1, count: ${nodes} }]
-storageClasses:
-  - name: san-rwo
-    bindingMode: WaitForFirstConsumer
-workloads:
-  - kind: StatefulSet
-    name: db
-    namespace: shop
-    replicas: 1
-    volume: { storageClass: san-rwo, size: 1Gi, accessMode: ReadWriteOnce }
-    terminationGracePeriodSeconds: 5
-`;
+export const fencingScenario = (nodes = 3) =>
+  rwoDatabaseScenario({
+    name: 'fencing-test',
+    statefulSet: 'db',
+    nodes,
+    durations: { forceDetachTimeout: '360s' },
+  });
 
 /** A policy that acts within seconds on the tiny durations above. */
 export const quickPolicy = (agent: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

@@ -3,7 +3,7 @@
 // the test drives by hand (a Node object, a Lease it renews, status it posts on request).
 import * as k8s from '@kubernetes/client-node';
 import type { ApiServerOptions } from '../../apiserver/index.js';
-import { type Cluster, startCluster } from '../../apiserver/test/harness.js';
+import { type Cluster, eventually, startCluster } from '../../apiserver/test/harness.js';
 import { type Controller, type ControllerContext, makeContext } from '../runtime/context.js';
 import { type Durations, scaled } from '../runtime/durations.js';
 import { mergePatch } from '../runtime/patches.js';
@@ -157,6 +157,23 @@ export async function startControlPlane(
       await c.stop();
     },
   };
+}
+
+/**
+ * Wait until the controllers' node cache shows each node without the not-ready taint it was
+ * created with: a real kube-controller-manager lifts it a node-monitor period after it sees
+ * the node Ready, which under load can come after a test's first pod.
+ */
+export async function untilSchedulable(cp: ControlPlane, ...names: string[]) {
+  for (const name of names)
+    await eventually(
+      () => {
+        const n = cp.ctx.informers.nodes.get(name);
+        return n && !n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready') ? n : undefined;
+      },
+      `node ${name} schedulable (no not-ready taint)`,
+      30_000,
+    );
 }
 
 /** A minimal pod; `extra.spec` fields override the defaults. */

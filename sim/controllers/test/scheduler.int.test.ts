@@ -7,7 +7,14 @@ import { eventually } from '../../apiserver/test/harness.js';
 import { NodeLifecycleController } from '../nodeLifecycle.js';
 import { mergePatch } from '../runtime/patches.js';
 import { ANN_SELECTED_NODE, Scheduler } from '../scheduler.js';
-import { type ControlPlane, conditionOf, cpuPod, pod, startControlPlane } from './controlPlaneHarness.js';
+import {
+  type ControlPlane,
+  conditionOf,
+  cpuPod,
+  pod,
+  startControlPlane,
+  untilSchedulable,
+} from './controlPlaneHarness.js';
 
 let cp: ControlPlane;
 const ns = 'default';
@@ -24,13 +31,14 @@ beforeAll(async () => {
   await cp.kubelets.addNode('s1', { cpu: '2', labels: { [ZONE]: 'a' } });
   await cp.kubelets.addNode('s2', { cpu: '2', labels: { [ZONE]: 'b' } });
   await cp.kubelets.addNode('s3', { cpu: '2', labels: { [ZONE]: 'b' }, taints: [dedicated] });
+  await untilSchedulable(cp, 's1', 's2', 's3');
 });
 afterAll(() => cp?.stop());
 
 const create = (body: k8s.V1Pod) => cp.c.core.createNamespacedPod({ namespace: ns, body });
 const read = (name: string) => cp.c.core.readNamespacedPod({ name, namespace: ns });
 const boundTo = (name: string) =>
-  eventually(async () => (await read(name)).spec?.nodeName, `${name} bound`, 10_000) as Promise<string>;
+  eventually(async () => (await read(name)).spec?.nodeName, `${name} bound`, 30_000) as Promise<string>;
 
 async function unschedulable(name: string) {
   const p = await eventually(async () => {
@@ -71,6 +79,7 @@ describe('scheduler', () => {
       '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: db}, 2 Insufficient cpu.',
     );
     await cp.kubelets.addNode('s4', { cpu: '4', labels: { [ZONE]: 'c' } });
+    await untilSchedulable(cp, 's4');
     expect(await boundTo('big3')).toBe('s4');
     expect(conditionOf(await read('big3'), 'PodScheduled')?.status).toBe('True');
   });

@@ -8,7 +8,13 @@ import { NodeLifecycleController } from '../nodeLifecycle.js';
 import { TAINT_UNREACHABLE } from '../runtime/conventions.js';
 import { mergePatch } from '../runtime/patches.js';
 import { TaintEvictionController } from '../taintEviction.js';
-import { type ControlPlane, conditionOf, pod, startControlPlane } from './controlPlaneHarness.js';
+import {
+  type ControlPlane,
+  conditionOf,
+  pod,
+  startControlPlane,
+  untilSchedulable,
+} from './controlPlaneHarness.js';
 
 let cp: ControlPlane;
 const ns = 'default';
@@ -16,6 +22,8 @@ const ns = 'default';
 beforeAll(async () => {
   cp = await startControlPlane([new NodeLifecycleController(), new TaintEvictionController()]);
   for (const n of ['e1', 'e2', 'e3']) await cp.kubelets.addNode(n);
+  // the taint list is replaced below: let the not-ready taint of a new node come off first
+  await untilSchedulable(cp, 'e1', 'e2', 'e3');
 });
 afterAll(() => cp?.stop());
 
@@ -64,17 +72,26 @@ async function events(name: string) {
 describe('taint eviction', () => {
   it('evicts a pod that does not tolerate a NoExecute taint at once, gracefully', async () => {
     await bound('plain', 'e3');
-    const node = await cp.c.core.readNode({ name: 'e3' });
-    await cp.c.core.patchNode(
-      {
-        name: 'e3',
-        body: {
-          metadata: { resourceVersion: node.metadata?.resourceVersion },
-          spec: { taints: [{ key: 'maintenance', effect: 'NoExecute' }] },
-        },
-      },
-      mergePatch,
-    );
+    // conditional on what was read; the node lifecycle controller may write in between
+    await eventually(async () => {
+      const node = await cp.c.core.readNode({ name: 'e3' });
+      try {
+        await cp.c.core.patchNode(
+          {
+            name: 'e3',
+            body: {
+              metadata: { resourceVersion: node.metadata?.resourceVersion },
+              spec: { taints: [...(node.spec?.taints ?? []), { key: 'maintenance', effect: 'NoExecute' }] },
+            },
+          },
+          mergePatch,
+        );
+        return true;
+      } catch (e) {
+        if ((e as { code?: number }).code === 409) return false;
+        throw e;
+      }
+    }, 'maintenance taint on e3');
     const p = await eventually(async () => {
       const x = await read('plain');
       return x.metadata?.deletionTimestamp ? x : undefined;
