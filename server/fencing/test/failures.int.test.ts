@@ -105,7 +105,9 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
       20_000,
     );
     const ev = (await t.nodeEvents(nodes[0])).find((e) => e.reason === 'FencingBlockedByBudget');
-    expect(ev?.message).toMatch(/1 of 4 nodes healthy, at least 3 \(minHealthy 51%\) required/);
+    // the three grace periods run out a moment apart: the first held node may see two or three
+    // unhealthy (both exceed the budget; under load on a real control plane it is often two)
+    expect(ev?.message).toMatch(/[12] of 4 nodes healthy, at least 3 \(minHealthy 51%\) required/);
     // the console's Fencing page lists them as held
     await eventually(() => t!.controller.held().length === 3, 'three held nodes', 10_000);
     expect(
