@@ -12,6 +12,15 @@ test('the cluster map shows every node of the demo cluster', async ({ page }) =>
     await expect(tile).toHaveAccessibleName(new RegExp(`^Node ${name}:`));
   }
   await expect(page.getByRole('region', { name: 'Cluster summary' })).toContainText('12 nodes');
+  // pods on no node are named: here Podseidon's update-trigger pod, which is never scheduled
+  const unscheduled = page.getByTestId('unscheduled');
+  await expect(unscheduled).toContainText(
+    /\d+ pods? not scheduled to any node: .*default\/podseidon-update-trigger/,
+  );
+  await expect(unscheduled.getByRole('link', { name: 'default/podseidon-update-trigger' })).toHaveAttribute(
+    'href',
+    /podseidon-update-trigger/,
+  );
 
   // clicking a tile opens its side panel
   await page.getByTestId('node-tile-a1-1').click();

@@ -1,4 +1,5 @@
 'use client';
+import Link from 'next/link';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { ghostsByNode } from '@/lib/console/ghosts';
 import type { NodeView, PodView } from '@/lib/console/protocol';
@@ -22,7 +23,7 @@ import type { PodProtectorIndex } from '@/lib/console/ui/protection';
 import { GhostSummary } from '../sim/GhostSummary';
 
 type GhostCounts = ReturnType<typeof ghostsByNode>;
-import { NodePanel } from './NodePanel';
+import { NodePanel, podHref } from './NodePanel';
 import { NodeTile } from './NodeTile';
 import { type FenceRow, useNodeFences } from '../fencing/live';
 import { SummaryBar } from './SummaryBar';
@@ -82,7 +83,7 @@ export function ClusterMap() {
     return m;
   }, [nodes, deferredQuery]);
 
-  const unscheduled = pods?.byNode.get(UNSCHEDULED)?.length ?? 0;
+  const unscheduled = pods?.byNode.get(UNSCHEDULED) ?? [];
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -108,9 +109,7 @@ export function ClusterMap() {
                 {matching.size} of {nodes?.byKey.size ?? 0} nodes match
               </span>
             )}
-            {unscheduled > 0 && (
-              <span className="text-xs text-warn">{unscheduled} pods not scheduled to any node</span>
-            )}
+            <Unscheduled pods={unscheduled} />
             <DensitySwitch choice={densityChoice} effective={density} onChange={setDensityChoice} />
             <GhostSummary />
             <Legend />
@@ -353,5 +352,26 @@ function Legend() {
         </div>
       </div>
     </details>
+  );
+}
+
+/** Pods on no node (Pending, or Podseidon's update-trigger pod, which is never scheduled), named. */
+function Unscheduled({ pods }: { pods: readonly PodView[] }) {
+  const { cluster } = useCluster();
+  if (!pods.length || !cluster) return null;
+  const shown = pods.slice(0, 3);
+  return (
+    <span className="text-xs text-warn" data-testid="unscheduled">
+      {pods.length === 1 ? '1 pod' : `${pods.length} pods`} not scheduled to any node:{' '}
+      {shown.map((p, i) => (
+        <span key={p.uid}>
+          {i > 0 && ', '}
+          <Link href={podHref(cluster, p)} className="font-mono hover:underline">
+            {p.namespace}/{p.name}
+          </Link>
+        </span>
+      ))}
+      {pods.length > shown.length && ` and ${pods.length - shown.length} more`}
+    </span>
   );
 }
