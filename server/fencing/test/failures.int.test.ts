@@ -163,7 +163,7 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
     const conds = Object.fromEntries(failed.status.conditions.map((c) => [c.type, [c.status, c.reason]]));
     expect(conds.FenceAgentActionSucceeded).toEqual(['False', 'FenceAgentFailed']);
     const n = await t.cluster.core.readNode({ name: node });
-    expect(n.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
+    expect((n.spec?.taints ?? []).some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
     // the pod stays where it is (Terminating): without a fence nobody may release it
     const pod = await t.cluster.core.readNamespacedPod({ name: 'db-0', namespace: 'shop' });
     expect(pod.spec?.nodeName).toBe(node);
@@ -185,7 +185,7 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
     expect(failed.status.message).toMatch(/reported success but the status query shows power on/);
     expect((await t.nodeEvents(node)).map((e) => e.reason)).toContain('FenceNotConfirmed');
     const n = await t.cluster.core.readNode({ name: node });
-    expect(n.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
+    expect((n.spec?.taints ?? []).some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
     expect(t.cluster.checker.list()).toEqual([]);
   });
 });

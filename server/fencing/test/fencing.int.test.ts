@@ -95,7 +95,7 @@ describe('fencing controller', { timeout: 240_000 }, () => {
     const recovered = await t.fenceIn(node, ['Recovered'], 60_000);
     expect(recovered.status.recoveredAt).toBeTruthy();
     const back = await t.cluster.core.readNode({ name: node });
-    expect(back.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
+    expect((back.spec?.taints ?? []).some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
     expect(t.cluster.checker.list()).toEqual([]);
   });
 
