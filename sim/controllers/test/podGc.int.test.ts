@@ -46,14 +46,29 @@ async function terminatingPod(name: string, node: string) {
 }
 
 async function outOfService(node: string, on: boolean) {
-  const n = await cp.c.core.readNode({ name: node });
-  const others = (n.spec?.taints ?? []).filter((t) => t.key !== TAINT_OUT_OF_SERVICE);
-  const taints = on
-    ? [...others, { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' }]
-    : others;
-  await cp.c.core.patchNode(
-    { name: node, body: { metadata: { resourceVersion: n.metadata?.resourceVersion }, spec: { taints } } },
-    mergePatch,
+  // read-modify-write, again on a 409: the node lifecycle controller writes taints too
+  await eventually(
+    async () => {
+      const n = await cp.c.core.readNode({ name: node });
+      const others = (n.spec?.taints ?? []).filter((t) => t.key !== TAINT_OUT_OF_SERVICE);
+      const taints = on
+        ? [...others, { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' }]
+        : others;
+      try {
+        await cp.c.core.patchNode(
+          {
+            name: node,
+            body: { metadata: { resourceVersion: n.metadata?.resourceVersion }, spec: { taints } },
+          },
+          mergePatch,
+        );
+        return true;
+      } catch (e) {
+        if ((e as { code?: number }).code === 409) return false;
+        throw e;
+      }
+    },
+    `out-of-service taint ${on ? 'on' : 'off'} ${node}`,
   );
 }
 
