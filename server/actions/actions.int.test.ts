@@ -13,7 +13,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/fencing/types.js';
 import { KUBECTL_FORCE_DELETE_WARNING } from '../../lib/guard/types.js';
-import { eventually } from '../../sim/apiserver/test/harness.js';
+import { eventually, untilNoConflict } from '../../sim/apiserver/test/harness.js';
 import { readyCondition, rwoDatabaseScenario, startScenario } from '../../sim/test/clusterHarness.js';
 import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
@@ -276,7 +276,7 @@ describe('the out-of-service taint', () => {
 
   it('on a fenced node that is down: removing it is unsafe and refused without confirmation', async () => {
     nodeVersionBeforeTaint = (await c.core.readNode({ name: node })).metadata!.resourceVersion!;
-    await eventually(async () => {
+    await untilNoConflict(async () => {
       const n = await c.core.readNode({ name: node });
       const taints = [...(n.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT }];
       return c.core.replaceNode({ name: node, body: { ...n, spec: { ...n.spec, taints } } });

@@ -359,12 +359,11 @@ export class FencingController {
   /** One release round. In Releasing, a round that changed nothing ends this reconcile: look again in a second. */
   private async releaseStep(w: FenceWorld, strategy: FenceWorld['policy']['releaseStrategy']) {
     let f = w.fence!;
-    const { did, what } = await this.release.apply(f.spec.nodeName, strategy);
+    const { event, what } = await this.release.apply(f.spec.nodeName, strategy);
     if (f.status.phase === 'Fenced')
       f = await this.api.writeStatus(withPhase(f, 'Releasing', 'Releasing', what, Date.now()));
-    else if (!did) return AGAIN_LATER;
-    const reason = what.startsWith('out-of-service taint') ? 'OutOfServiceTaintAdded' : 'ResourcesDeleted';
-    if (did) await this.event(f, reason, what);
+    else if (!event) return AGAIN_LATER;
+    if (event) await this.event(f, event, what);
     return f;
   }
 

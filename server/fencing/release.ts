@@ -16,28 +16,36 @@ const ignoreGone = (e: unknown) => {
   if (!isNotFound(e) && !isConflict(e)) throw e;
 };
 
+/** One release round: what it found or did; `event` (the Event's reason) only when it changed something. */
+export interface ReleaseRound {
+  event?: 'OutOfServiceTaintAdded' | 'ResourcesDeleted';
+  what: string;
+}
+
 export class Release {
   constructor(private readonly api: FencingApi) {}
 
-  /** Carry out one release round; `did` says whether anything changed (for the Event). */
-  async apply(node: string, strategy: ReleaseStrategy): Promise<{ did: boolean; what: string }> {
+  /** Carry out one release round: what it found or did, and the Event's reason if it changed anything. */
+  async apply(node: string, strategy: ReleaseStrategy): Promise<ReleaseRound> {
     if (strategy === 'ResourceDeletion') return this.deleteResources(node);
     const tainted = await this.taint(node);
     const finished = await this.forceDelete(node, (p) => !!p.metadata?.deletionTimestamp);
     if (!finished) return tainted;
     const what = `force-deleted ${finished} evicted pod(s) of the fenced node (rather than wait for the pod GC sweep)`;
-    return { did: true, what: tainted.did ? `${tainted.what}; ${what}` : what };
+    return tainted.event
+      ? { event: tainted.event, what: `${tainted.what}; ${what}` }
+      : { event: 'ResourcesDeleted', what };
   }
 
-  private async taint(node: string): Promise<{ did: boolean; what: string }> {
+  private async taint(node: string): Promise<ReleaseRound> {
     for (let i = 0; i < 5; i++) {
       const n = await this.api.core.readNode({ name: node }).catch((e) => {
         if (isNotFound(e)) return undefined;
         throw e;
       });
-      if (!n) return { did: false, what: `node ${node} is gone: Kubernetes garbage-collects its pods` };
+      if (!n) return { what: `node ${node} is gone: Kubernetes garbage-collects its pods` };
       if ((n.spec?.taints ?? []).some(isOos))
-        return { did: false, what: `node ${node} already carries the out-of-service taint` };
+        return { what: `node ${node} already carries the out-of-service taint` };
       n.spec = {
         ...n.spec,
         taints: [...(n.spec?.taints ?? []), { ...OUT_OF_SERVICE_TAINT, timeAdded: new Date() }],
@@ -46,7 +54,7 @@ export class Release {
         // replace with the resourceVersion just read: a concurrent node update makes this a 409
         await this.api.core.replaceNode({ name: node, body: n });
         return {
-          did: true,
+          event: 'OutOfServiceTaintAdded',
           what: `out-of-service taint ${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect} added: Kubernetes now evicts the node's pods and detaches their volumes`,
         };
       } catch (e) {
@@ -77,7 +85,7 @@ export class Release {
     return deleted;
   }
 
-  private async deleteResources(node: string): Promise<{ did: boolean; what: string }> {
+  private async deleteResources(node: string): Promise<ReleaseRound> {
     const deleted = await this.forceDelete(node, () => true);
     const vas = await this.api.storage.listVolumeAttachment();
     let detached = 0;
@@ -90,7 +98,7 @@ export class Release {
         .then(() => detached++, ignoreGone);
     }
     return {
-      did: deleted + detached > 0,
+      event: deleted + detached > 0 ? 'ResourcesDeleted' : undefined,
       what: `force-deleted ${deleted} pod(s) and deleted ${detached} volume attachment(s) of node ${node}`,
     };
   }

@@ -4,7 +4,7 @@
 // safe way out.
 import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, onRealControlPlane } from '../apiserver/test/harness.js';
+import { eventually, onRealControlPlane, untilNoConflict } from '../apiserver/test/harness.js';
 import { TAINT_OUT_OF_SERVICE, TAINT_UNREACHABLE } from '../controllers/runtime/conventions.js';
 import {
   type startScenario as Start,
@@ -144,7 +144,7 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     cl.infra.powerOff(node);
     expect(cl.infra.truth.running(node)).toEqual([]);
     // read-modify-write, again on a conflict: other controllers write the node too
-    await eventually(async () => {
+    await untilNoConflict(async () => {
       const n = await cl.core.readNode({ name: node });
       const taints = [
         ...(n.spec?.taints ?? []),

@@ -109,6 +109,23 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * A read-modify-write, again while it is refused with 409 Conflict (another writer moved the
+ * object between the read and the write); any other error fails at once.
+ */
+export async function untilNoConflict<T>(write: () => Promise<T>, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      return await write();
+    } catch (e) {
+      if ((e as { code?: number }).code !== 409 || Date.now() > deadline)
+        throw new Error(`${what}: ${(e as Error).message}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export const podSpec = (name: string, extra: Partial<k8s.V1Pod> = {}): k8s.V1Pod => ({
   apiVersion: 'v1',
   kind: 'Pod',

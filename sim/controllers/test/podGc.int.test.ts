@@ -2,7 +2,7 @@
 // NotReady node with the out-of-service taint, or a node that no longer exists.
 import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, onRealControlPlane } from '../../apiserver/test/harness.js';
+import { eventually, onRealControlPlane, untilNoConflict } from '../../apiserver/test/harness.js';
 import { NodeLifecycleController } from '../nodeLifecycle.js';
 import { PodGcController } from '../podGc.js';
 import { TAINT_OUT_OF_SERVICE } from '../runtime/conventions.js';
@@ -47,26 +47,20 @@ async function terminatingPod(name: string, node: string) {
 
 async function outOfService(node: string, on: boolean) {
   // read-modify-write, again on a 409: the node lifecycle controller writes taints too
-  await eventually(
+  await untilNoConflict(
     async () => {
       const n = await cp.c.core.readNode({ name: node });
       const others = (n.spec?.taints ?? []).filter((t) => t.key !== TAINT_OUT_OF_SERVICE);
       const taints = on
         ? [...others, { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' }]
         : others;
-      try {
-        await cp.c.core.patchNode(
-          {
-            name: node,
-            body: { metadata: { resourceVersion: n.metadata?.resourceVersion }, spec: { taints } },
-          },
-          mergePatch,
-        );
-        return true;
-      } catch (e) {
-        if ((e as { code?: number }).code === 409) return false;
-        throw e;
-      }
+      await cp.c.core.patchNode(
+        {
+          name: node,
+          body: { metadata: { resourceVersion: n.metadata?.resourceVersion }, spec: { taints } },
+        },
+        mergePatch,
+      );
     },
     `out-of-service taint ${on ? 'on' : 'off'} ${node}`,
   );

@@ -3,7 +3,7 @@
 // the pod DisruptionTarget and deletes it gracefully.
 import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../apiserver/test/harness.js';
+import { eventually, untilNoConflict } from '../../apiserver/test/harness.js';
 import { NodeLifecycleController } from '../nodeLifecycle.js';
 import { TAINT_UNREACHABLE } from '../runtime/conventions.js';
 import { mergePatch } from '../runtime/patches.js';
@@ -73,24 +73,16 @@ describe('taint eviction', () => {
   it('evicts a pod that does not tolerate a NoExecute taint at once, gracefully', async () => {
     await bound('plain', 'e3');
     // conditional on what was read; the node lifecycle controller may write in between
-    await eventually(async () => {
+    await untilNoConflict(async () => {
       const node = await cp.c.core.readNode({ name: 'e3' });
-      try {
-        await cp.c.core.patchNode(
-          {
-            name: 'e3',
-            body: {
-              metadata: { resourceVersion: node.metadata?.resourceVersion },
-              spec: { taints: [...(node.spec?.taints ?? []), { key: 'maintenance', effect: 'NoExecute' }] },
-            },
-          },
-          mergePatch,
-        );
-        return true;
-      } catch (e) {
-        if ((e as { code?: number }).code === 409) return false;
-        throw e;
-      }
+      const taints = [...(node.spec?.taints ?? []), { key: 'maintenance', effect: 'NoExecute' }];
+      await cp.c.core.patchNode(
+        {
+          name: 'e3',
+          body: { metadata: { resourceVersion: node.metadata?.resourceVersion }, spec: { taints } },
+        },
+        mergePatch,
+      );
     }, 'maintenance taint on e3');
     const p = await eventually(async () => {
       const x = await read('plain');
