@@ -45,6 +45,8 @@ export class FencingController {
   /** the last "wait" reason told as an Event per node, so a held fence is told once, not every second */
   private readonly told = new Map<string, string>();
   private stopped = true;
+  /** resolves once every cache a decision reads has its first list: no step acts on a partial one */
+  private ready: Promise<unknown> = Promise.resolve();
   private readonly log: (m: string) => void;
 
   constructor(private readonly o: FencingOptions) {
@@ -75,6 +77,8 @@ export class FencingController {
     if (!this.stopped) return;
     this.stopped = false;
     for (const inf of Object.values(this.informers)) inf.start();
+    // informer events arrive while the first lists come in (a fence before its node): hold them
+    this.ready = Promise.all([this.synced(), this.o.conn.synced()]);
   }
 
   async synced() {
@@ -126,6 +130,7 @@ export class FencingController {
 
   /** Decide and act until the machine says wait; returns when to look again. */
   private async steps(node: string): Promise<number | undefined> {
+    await this.ready;
     let fence = this.informers.fences.get(node)?.value;
     for (let i = 0; i < MAX_STEPS_PER_RECONCILE && !this.stopped; i++) {
       const world = this.world(node, fence);
@@ -135,11 +140,15 @@ export class FencingController {
         await this.tell(node, world, d.why);
         return d.recheckMs;
       }
+      // a fence already started but held before its agent by the budget is held like one not yet started
+      if (d.kind === 'phase' && d.reason === 'BudgetExceeded') await this.tell(node, world, d.message);
       const next = await this.act(world, d).catch((e) => {
         if (isConflict(e)) return 'reread' as const;
         throw e;
       });
       if (next === AGAIN_LATER) return 1_000;
+      // the phase and message are already recorded: nothing moves until the world does
+      if (next === fence && d.kind === 'phase') return d.recheckMs ?? 1_000;
       fence = next === 'reread' ? await this.api.readFence(node) : next;
     }
     return 1_000;
@@ -222,6 +231,12 @@ export class FencingController {
   private async phase(w: FenceWorld, d: Extract<Decision, { kind: 'phase' }>) {
     const f = w.fence!;
     if (f.status.phase === d.to && f.status.message === d.message) return f;
+    // a cancel ends the fence for good: only if the live Node agrees (gone, re-created, healthy)
+    if (d.to === 'Cancelled') {
+      const live = await this.api.liveNode(f.spec.nodeName);
+      const again = decide({ ...w, now: Date.now(), node: live && withLease(live.facts, live.lease) });
+      if (again.kind !== 'phase' || again.to !== 'Cancelled') return AGAIN_LATER;
+    }
     const next = await this.api.writeStatus(withPhase(f, d.to, d.reason, d.message, Date.now()));
     if (f.status.phase !== d.to) await this.event(next, `Fence${d.to}`, d.message, d.to === 'Failed');
     return next;

@@ -54,10 +54,11 @@ export async function startFencing(
       return controller;
     },
     /** stop this controller (as a killed server would) and start a fresh one */
-    async restartController(beforeStart?: () => Promise<void>) {
+    async restartController(beforeStart?: () => Promise<void>, configure?: (c: FencingController) => void) {
       await controller.stop();
       await beforeStart?.();
       controller = make();
+      configure?.(controller);
       controller.start();
       await controller.synced();
     },
