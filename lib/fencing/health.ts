@@ -67,6 +67,21 @@ export function nodeHealth(p: FencePolicySpec, n: NodeFacts, now: number): Healt
 }
 
 /**
+ * Whether a node counts as healthy for the fencing budget. Stricter than nodeHealth: a node
+ * whose kubelet has missed a Lease renewal (none for half the Lease's duration; a kubelet renews
+ * every quarter) is counted unhealthy before the node lifecycle controller marks it. Nodes cut
+ * off together stop renewing together, but their Ready conditions change one monitor pass and
+ * one renewal apart — without this, the first of them could be fenced while the budget still
+ * counted the others healthy. A node with no Lease at all is judged on its conditions alone.
+ */
+export function healthyForBudget(p: FencePolicySpec, n: NodeFacts, now: number): boolean {
+  if (!nodeHealth(p, n, now).healthy) return false;
+  const renew = n.lease?.renewTime;
+  if (renew === undefined) return true;
+  return now - renew <= ((n.lease?.durationSeconds ?? 40) * 1000) / 2;
+}
+
+/**
  * The node came back from its fence: Ready, its kubelet heartbeating (a Lease renewal after the
  * fence proves a live kubelet) and booted again since it was detected (a new bootID: the old
  * processes are gone, which a heartbeat alone cannot show — a storage-fenced node's old

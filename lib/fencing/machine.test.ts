@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgeBudget } from './budget.js';
-import type { NodeFacts } from './health.js';
+import { healthyForBudget, type NodeFacts } from './health.js';
 import { decide, type FenceWorld } from './machine.js';
 import { type Attempt, fencePolicySpec, type NodeFence, type Phase } from './types.js';
 
@@ -334,6 +334,21 @@ describe('judgeBudget', () => {
     const v = judgeBudget(policy(extra), selected, unhealthy);
     expect(v.allowed).toBe(allowed);
     expect(v.message).toMatch(/nodes/);
+  });
+});
+
+describe('healthyForBudget', () => {
+  // Lease duration 40 s: a kubelet renews every 10 s, so 20 s without a renewal is a missed one
+  const cases: [string, NodeFacts, boolean][] = [
+    ['Ready, renewed 1 s ago', up, true],
+    ['Ready, renewed 20 s ago (on the edge)', node('True', 100, 20), true],
+    ['Ready, not renewed for 21 s: heartbeats missed before the Ready condition says so', node('True', 100, 21), false],
+    ['Ready, no Lease at all: judged on its conditions', node('True', 100, null), true],
+    ['Unknown, renewed just now (the Ready condition lags the other way)', node('Unknown', 1, 1), false],
+    ['Unknown for long', down, false],
+  ];
+  it.each(cases)('%s', (_n, n, healthy) => {
+    expect(healthyForBudget(policy(), n, NOW)).toBe(healthy);
   });
 });
 

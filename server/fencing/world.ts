@@ -2,7 +2,7 @@
 // console's cache: the policy that covers it, the node with its Lease, the budget over the
 // policy's nodes, and what still runs on the node.
 import { judgeBudget } from '../../lib/fencing/budget.js';
-import { nodeHealth, selects } from '../../lib/fencing/health.js';
+import { healthyForBudget, selects } from '../../lib/fencing/health.js';
 import type { FenceWorld } from '../../lib/fencing/machine.js';
 import {
   type FencePolicySpec,
@@ -32,7 +32,7 @@ export function policyFor(inf: FencingInformers, node: string, fence: NodeFence 
   return p?.value ? { name: p.name, spec: p.value.spec, missing: false } : undefined;
 }
 
-/** Nodes the policy selects, and how many of them are unhealthy or being fenced. */
+/** Nodes the policy selects, and how many of them are unhealthy, missing heartbeats or being fenced. */
 function budget(inf: FencingInformers, spec: FencePolicySpec, now: number) {
   let selected = 0;
   let unhealthy = 0;
@@ -41,7 +41,7 @@ function budget(inf: FencingInformers, spec: FencePolicySpec, now: number) {
     selected++;
     const f = inf.fences.get(n.name)?.value;
     const fencing = f && !TERMINAL_PHASES.has(f.status.phase);
-    if (fencing || !nodeHealth(spec, withLease(n, leaseOf(inf, n.name)), now).healthy) unhealthy++;
+    if (fencing || !healthyForBudget(spec, withLease(n, leaseOf(inf, n.name)), now)) unhealthy++;
   }
   return judgeBudget(spec, selected, unhealthy);
 }
