@@ -45,6 +45,18 @@ export function FencingPage() {
   );
 }
 
+/** "2 unhealthy nodes not fenced yet: the fencing budget holds 1, 1 waits for approval" */
+function heldTitle(held: { why: string }[]): string {
+  const budget = held.filter((h) => h.why.startsWith('fencing budget exceeded')).length;
+  const approval = held.filter((h) => h.why === 'waiting for approval').length;
+  const parts = [
+    budget ? `the fencing budget holds ${budget === held.length ? 'them' : budget}` : '',
+    approval ? `${approval === held.length && !budget ? 'they wait' : `${approval} waits`} for approval` : '',
+  ].filter(Boolean);
+  const n = `${held.length} unhealthy node${held.length === 1 ? '' : 's'} not fenced yet`;
+  return parts.length ? `${n}: ${parts.join(', ')}` : n;
+}
+
 function Held({ held }: { held: { node: string; why: string }[] }) {
   return (
     <section
@@ -52,9 +64,7 @@ function Held({ held }: { held: { node: string; why: string }[] }) {
       data-testid="fencing-held"
       className="border-b border-warn/40 bg-warn/10 px-3 py-2 text-sm"
     >
-      <p className="font-medium text-warn">
-        {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced: the budget holds them
-      </p>
+      <p className="font-medium text-warn">{heldTitle(held)}</p>
       <ul className="text-xs">
         {held.map((h) => (
           <li key={h.node}>

@@ -342,7 +342,11 @@ describe('healthyForBudget', () => {
   const cases: [string, NodeFacts, boolean][] = [
     ['Ready, renewed 1 s ago', up, true],
     ['Ready, renewed 20 s ago (on the edge)', node('True', 100, 20), true],
-    ['Ready, not renewed for 21 s: heartbeats missed before the Ready condition says so', node('True', 100, 21), false],
+    [
+      'Ready, not renewed for 21 s: heartbeats missed before the Ready condition says so',
+      node('True', 100, 21),
+      false,
+    ],
     ['Ready, no Lease at all: judged on its conditions', node('True', 100, null), true],
     ['Unknown, renewed just now (the Ready condition lags the other way)', node('Unknown', 1, 1), false],
     ['Unknown for long', down, false],
