@@ -16,6 +16,7 @@ export function FencingPage() {
       <header className="flex items-center gap-3 border-b border-line bg-panel px-3 py-2">
         <h1 className="font-semibold">Fencing</h1>
         {data?.enabled && <Counts fences={data.fences} />}
+        {data?.enabled && data.leader && <Leader leader={data.leader} />}
       </header>
       {list.error && (
         <p role="alert" className="px-3 py-2 text-sm text-crit">
@@ -42,6 +43,25 @@ export function FencingPage() {
       )}
       {!data && !list.error && <p className="px-3 py-4 text-sm text-dim">Loading…</p>}
     </div>
+  );
+}
+
+/** Who acts on this cluster: every console watches, the leader of the fencing Lease fences. */
+function Leader({ leader }: { leader: NonNullable<Extract<FencingList, { enabled: true }>['leader']> }) {
+  const text = leader.leading
+    ? 'this console fences on this cluster (it holds the Lease)'
+    : leader.holder
+      ? `another Palisade fences on this cluster (${leader.holder}); this console watches`
+      : 'electing the console that fences on this cluster…';
+  return (
+    <span
+      className={`ml-auto text-xs ${leader.leading || leader.holder ? 'text-dim' : 'text-warn'}`}
+      data-testid="fencing-leader"
+      title={`Lease ${leader.lease}; this console is ${leader.identity}${leader.lastError ? `; last error: ${leader.lastError}` : ''}`}
+    >
+      {text}
+      {leader.lastError && <span className="text-crit"> · {leader.lastError}</span>}
+    </span>
   );
 }
 

@@ -28,6 +28,16 @@ export interface FencingOptions {
   verifyWindowMs?: number;
   /** how often the status query is repeated within that window */
   verifyEveryMs?: number;
+  /** leader election: only the leader acts (every console watches); none given, this one always acts */
+  leader?: LeaderGate;
+}
+
+/** What the controller needs of leader election (server/leader/elector.ts). */
+export interface LeaderGate {
+  isLeader(): boolean;
+  /** read the Lease live: still this process's, before an irreversible step */
+  confirm(): Promise<boolean>;
+  onChange(cb: (leading: boolean) => void): void;
 }
 
 const MAX_STEPS_PER_RECONCILE = 25;
@@ -44,6 +54,8 @@ export class FencingController {
   private readonly inFlight = new Set<string>();
   /** the last "wait" reason told as an Event per node, so a held fence is told once, not every second */
   private readonly told = new Map<string, string>();
+  /** told when the held list changes or leadership moves (the console pushes the Fencing page) */
+  private readonly viewListeners = new Set<() => void>();
   private stopped = true;
   /** resolves once every cache a decision reads has its first list: no step acts on a partial one */
   private ready: Promise<unknown> = Promise.resolve();
@@ -71,6 +83,12 @@ export class FencingController {
       for (const n of this.informers.nodes.values()) this.schedule(n.name);
     };
     this.informers.policies.on({ add: everyNode, update: everyNode, delete: everyNode });
+    // a new leader picks up every fence where the last one stopped (as after a restart)
+    o.leader?.onChange((leading) => {
+      if (leading) everyNode();
+      else this.told.clear();
+      this.viewChanged();
+    });
   }
 
   start() {
@@ -131,6 +149,7 @@ export class FencingController {
   /** Decide and act until the machine says wait; returns when to look again. */
   private async steps(node: string): Promise<number | undefined> {
     await this.ready;
+    if (this.o.leader && !this.o.leader.isLeader()) return undefined;
     let fence = this.informers.fences.get(node)?.value;
     for (let i = 0; i < MAX_STEPS_PER_RECONCILE && !this.stopped; i++) {
       const world = this.world(node, fence);
@@ -147,8 +166,8 @@ export class FencingController {
         throw e;
       });
       if (next === AGAIN_LATER) return 1_000;
-      // the phase and message are already recorded: nothing moves until the world does
-      if (next === fence && d.kind === 'phase') return d.recheckMs ?? 1_000;
+      // nothing was written (the phase already recorded, the node not back yet): wait for the world
+      if (next === fence) return (d.kind === 'phase' && d.recheckMs) || 1_000;
       fence = next === 'reread' ? await this.api.readFence(node) : next;
     }
     return 1_000;
@@ -156,6 +175,14 @@ export class FencingController {
 
   private world(node: string, fence: NodeFence | undefined): FenceWorld | undefined {
     return worldOf(this.informers, this.o.conn, node, fence, this.inFlight.has(node));
+  }
+
+  onViewChange(cb: () => void) {
+    this.viewListeners.add(cb);
+  }
+
+  private viewChanged() {
+    for (const cb of this.viewListeners) cb();
   }
 
   /** Nodes whose fence is held right now (budget exceeded, waiting for approval), with why. */
@@ -167,11 +194,12 @@ export class FencingController {
   private async tell(node: string, w: FenceWorld, why: string) {
     const held = why.startsWith('fencing budget exceeded') || why === 'waiting for approval';
     if (!held) {
-      this.told.delete(node);
+      if (this.told.delete(node)) this.viewChanged();
       return;
     }
     if (this.told.get(node) === why) return;
     this.told.set(node, why);
+    this.viewChanged();
     const reason = why === 'waiting for approval' ? 'FenceAwaitingApproval' : 'FencingBlockedByBudget';
     await this.api
       .event({ name: node, uid: w.node?.uid }, reason, `Palisade fencing: ${why}`, true)
@@ -183,6 +211,8 @@ export class FencingController {
     d: Exclude<Decision, { kind: 'wait' }>,
   ): Promise<NodeFence | undefined | typeof AGAIN_LATER> {
     const node = w.node?.name ?? w.fence?.spec.nodeName ?? '';
+    const irreversible = d.kind === 'run-agent' || d.kind === 'release' || d.kind === 'recover';
+    if (irreversible && this.o.leader && !(await this.o.leader.confirm())) return AGAIN_LATER;
     switch (d.kind) {
       case 'create':
         return this.create(node, d.why);

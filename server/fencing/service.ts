@@ -1,15 +1,21 @@
 // Fencing in the console's process: one controller per connected cluster that serves the
 // FencePolicy CRD and is not read-only. No FencePolicy, no fencing: the policies are the opt-in,
-// so connecting Palisade to a cluster never fences anything by itself.
+// so connecting Palisade to a cluster never fences anything by itself. Every console watches;
+// only the leader of the cluster's `kube-system/palisade-fencing` Lease acts, so two consoles on
+// one cluster never run two fence agents for one node.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import { LeaseElector } from '../leader/elector.js';
 import { FencingController } from './controller.js';
 import { execAgent } from './execAgent.js';
 
+export const FENCING_LEASE = { namespace: 'kube-system', name: 'palisade-fencing' };
+
 export interface FencingService {
   controllers: Map<string, FencingController>;
+  electors: Map<string, LeaseElector>;
   stop(): Promise<void>;
 }
 
@@ -29,8 +35,10 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
 export async function startFencing(
   clusters: Iterable<ClusterConnection>,
   log: (m: string) => void,
+  election: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number } = {},
 ): Promise<FencingService> {
   const controllers = new Map<string, FencingController>();
+  const electors = new Map<string, LeaseElector>();
   for (const conn of clusters) {
     if (conn.spec.mode === 'read-only') {
       log(`  fencing: off on cluster ${conn.id} (read-only)`);
@@ -41,18 +49,26 @@ export async function startFencing(
       log(`  fencing: off on cluster ${conn.id}: ${serves}`);
       continue;
     }
+    const say = (m: string) => log(`fencing [${conn.id}]: ${m}`);
+    const leader = new LeaseElector({ kc: conn.spec.kc, ...FENCING_LEASE, ...election, log: say });
     const c = new FencingController({
       conn,
       exec: (spec) => execAgent(conn.spec.kc, spec),
-      log: (m) => log(`fencing [${conn.id}]: ${m}`),
+      log: say,
+      leader,
     });
     c.start();
+    leader.start();
     controllers.set(conn.id, c);
+    electors.set(conn.id, leader);
   }
   return {
     controllers,
+    electors,
     async stop() {
       await Promise.all([...controllers.values()].map((c) => c.stop()));
+      // release the Lease: another console takes over at once instead of after its duration
+      await Promise.all([...electors.values()].map((e) => e.stop()));
     },
   };
 }

@@ -23,6 +23,7 @@ export class FencingFeed {
       const mark = () => this.mark(cluster);
       for (const inf of [c.informers.fences, c.informers.policies])
         inf.on({ add: mark, update: mark, delete: mark });
+      c.onViewChange(mark);
     }
   }
 

@@ -54,6 +54,8 @@ export const fencingRouter = router({
       .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
     // unhealthy nodes the budget keeps from being fenced: the likeliest sign of a control-plane partition
     const held = controller.held().filter((h) => !h.why.startsWith('waiting for approval'));
-    return { enabled: true as const, policies, fences, held };
+    // who acts: every console watches, the leader of the cluster's fencing Lease fences
+    const leader = ctx.fencing?.electors.get(conn.id)?.state();
+    return { enabled: true as const, policies, fences, held, leader };
   }),
 });

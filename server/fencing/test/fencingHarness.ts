@@ -13,7 +13,9 @@ import {
 } from '../../../lib/fencing/types.js';
 import { ClusterConnection } from '../../kube/connection.js';
 import { AgentUnavailable } from '../agents.js';
+import { LeaseElector } from '../../leader/elector.js';
 import { type ExecAgentFactory, FencingController } from '../controller.js';
+import { FENCING_LEASE } from '../service.js';
 
 export type Fenced = Awaited<ReturnType<typeof startFencing>>;
 
@@ -23,7 +25,7 @@ const noExec: ExecAgentFactory = () => {
 
 export async function startFencing(
   yaml: string,
-  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number } = {},
+  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number; elected?: boolean } = {},
 ) {
   const cluster = await startScenario(yaml);
   const conn = new ClusterConnection({
@@ -34,16 +36,35 @@ export async function startFencing(
   });
   conn.start();
   const logs: string[] = [];
-  const make = () =>
-    new FencingController({
+  const electors: LeaseElector[] = [];
+  const seconds: FencingController[] = [];
+  /** with elected, each controller is one console: it acts only while it leads the fencing Lease */
+  const make = (exec = opts.exec) => {
+    const leader = opts.elected
+      ? new LeaseElector({
+          kc: cluster.kc,
+          ...FENCING_LEASE,
+          leaseDurationSeconds: 3,
+          renewDeadlineMs: 2_000,
+          retryPeriodMs: 250,
+          log: (m) => logs.push(m),
+        })
+      : undefined;
+    const c = new FencingController({
       conn,
-      exec: opts.exec ?? noExec,
+      exec: exec ?? noExec,
       log: (m) => logs.push(m),
       verifyWindowMs: opts.verifyWindowMs ?? 3_000,
       verifyEveryMs: 200,
+      leader,
     });
-  let controller = make();
+    if (leader) electors.push(leader);
+    return { c, leader };
+  };
+  let first = make();
+  let controller = first.c;
   controller.start();
+  first.leader?.start();
   await Promise.all([conn.synced(), controller.synced()]);
   const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   return {
@@ -53,13 +74,29 @@ export async function startFencing(
     get controller() {
       return controller;
     },
+    /** the first console's elector (with elected) */
+    get elector() {
+      return first.leader;
+    },
+    /** another console on the same cluster, with its own agent and elector (with elected) */
+    async secondConsole(exec?: ExecAgentFactory) {
+      const second = make(exec);
+      seconds.push(second.c);
+      second.c.start();
+      second.leader?.start();
+      await second.c.synced();
+      return { controller: second.c, elector: second.leader! };
+    },
     /** stop this controller (as a killed server would) and start a fresh one */
     async restartController(beforeStart?: () => Promise<void>, configure?: (c: FencingController) => void) {
       await controller.stop();
+      await first.leader?.stop();
       await beforeStart?.();
-      controller = make();
+      first = make();
+      controller = first.c;
       configure?.(controller);
       controller.start();
+      first.leader?.start();
       await controller.synced();
     },
     async policy(name: string, spec: Record<string, unknown>) {
@@ -128,7 +165,8 @@ export async function startFencing(
       return ev.items.filter((e) => e.source?.component === 'palisade-fencing');
     },
     async stop() {
-      await controller.stop();
+      await Promise.all([controller, ...seconds].map((c) => c.stop()));
+      await Promise.all(electors.map((e) => e.stop()));
       await conn.stop();
       await cluster.stop();
     },
