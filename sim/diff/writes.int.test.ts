@@ -167,3 +167,63 @@ describe('CustomResourceDefinition defaults', () => {
     expect(normalise(r.embedded)).toEqual(normalise(r.real));
   });
 });
+
+describe('MicroTime fields (Lease renewTime, Event eventTime)', () => {
+  it('take exactly six fractional digits: a JavaScript Date (three) or none is a 400 naming the layout', async () => {
+    const lease = (name: string, renewTime: string) => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name },
+      spec: { holderIdentity: 'me', leaseDurationSeconds: 15, renewTime },
+    });
+    const r = await onBoth(bs, async (b) => {
+      const leases = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;
+      const out: Record<string, unknown> = {};
+      for (const [name, t] of [
+        ['micro', '2026-11-24T10:00:00.123000Z'],
+        ['millis', '2026-11-24T10:00:00.123Z'],
+        ['seconds', '2026-11-24T10:00:00Z'],
+      ]) {
+        const res = await call(b, 'POST', leases, lease(name, t));
+        out[name] = { code: res.code, message: res.body?.message, renewTime: res.body?.spec?.renewTime };
+      }
+      const renewed = await call(
+        b,
+        'PATCH',
+        `${leases}/micro`,
+        { spec: { renewTime: '2026-11-24T10:00:01.5Z' } },
+        merge,
+      );
+      // the real message quotes the patched object, managedFields and all: compare the parse error
+      const m = String(renewed.body?.message ?? '');
+      out.patch = {
+        code: renewed.code,
+        reason: renewed.body?.reason,
+        start: m.slice(0, m.indexOf('Invalid value')),
+        error: m.slice(m.indexOf('": parsing time')),
+        field: renewed.body?.details?.causes?.[0]?.field,
+      };
+      const event = await call(b, 'POST', `/api/v1/namespaces/${NS}/events`, {
+        metadata: { name: 'e1' },
+        involvedObject: { kind: 'Node', name: 'n1' },
+        reason: 'Test',
+        message: 'x',
+        type: 'Normal',
+        eventTime: '2026-11-24T10:00:00.123Z',
+        reportingComponent: 'palisade-test',
+        reportingInstance: 'i',
+        action: 'Test',
+      });
+      out.event = { code: event.code, message: event.body?.message };
+      return out;
+    });
+    expect(r.embedded).toEqual(r.real);
+    expect(r.real).toMatchObject({
+      micro: { code: 201, renewTime: '2026-11-24T10:00:00.123000Z' },
+      millis: { code: 400 },
+      seconds: { code: 400 },
+      patch: { code: 422, reason: 'Invalid' },
+      event: { code: 400 },
+    });
+  });
+});

@@ -31,6 +31,7 @@ import { shouldRemoveAfterUpdate } from './deletion.js';
 import { writeOptionsForReview } from './dryRun.js';
 import { dropEmptyStatus } from './omitEmpty.js';
 import { fieldsOf, supportedFields } from './fields.js';
+import { checkMicroTimes, checkPatchedMicroTimes } from './microTime.js';
 import { generateName, validateName } from './names.js';
 import { admitServiceAccount } from './serviceAccount.js';
 import { clone, isObject, nowRfc3339, sameValue, specOf } from './objects.js';
@@ -224,6 +225,7 @@ export class ApiCore {
       throw errors.badRequest(
         `the kind in the data (${body.kind}) does not match the expected kind (${r.kind})`,
       );
+    checkMicroTimes(r, body);
   }
 
   /** Validation shared by create and update: names, kind rules, CRD schemas. */
@@ -429,6 +431,7 @@ export class ApiCore {
           const out = applyPatch(current, patch, type, { group: r.group, kind: r.kind }) as KubeObject;
           if (!isObject(out) || !isObject(out.metadata))
             throw new PatchError('patch result is not an object');
+          checkPatchedMicroTimes(r, out);
           // as kube-apiserver: whatever the patch type, a resourceVersion the patch leaves in the
           // object is a precondition of the update (a JSON patch can set one too)
           const rv = out.metadata.resourceVersion;
