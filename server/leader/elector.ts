@@ -131,8 +131,11 @@ export class LeaseElector {
       this.lastError = undefined;
     } catch (e) {
       // 409: another console wrote first; it leads (or we learn so on the next read)
+      const before = this.lastError;
       this.lastError = code(e) === 409 ? undefined : errorText(e);
-      if (this.lastError) this.o.log?.(`leader election on ${this.state().lease}: ${this.lastError}`);
+      // said once per cause, not every retry period (a console without RBAC on Leases retries for ever)
+      if (this.lastError && this.lastError !== before)
+        this.o.log?.(`leader election on ${this.state().lease}: ${this.lastError}`);
       if (this.leading && Date.now() - this.lastRenewal > this.deadlineMs) this.setLeading(false);
       if (code(e) === 409 && !this.leading) this.holder = '';
     }
