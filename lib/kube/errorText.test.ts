@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorText } from './errorText.js';
+import { errorText, isConflict, isNotFound } from './errorText.js';
 
 describe('errorText', () => {
   const cases: [string, unknown, string][] = [
@@ -26,4 +26,17 @@ describe('errorText', () => {
     ['not an error at all', 'boom', 'boom'],
   ];
   for (const [name, e, want] of cases) it(name, () => expect(errorText(e)).toBe(want));
+});
+
+describe('isConflict / isNotFound', () => {
+  it.each([
+    [{ code: 409 }, true, false],
+    [{ code: 404 }, false, true],
+    [{ code: 500 }, false, false],
+    [new Error('socket hang up'), false, false],
+    [undefined, false, false],
+  ])('%o', (e, conflict, notFound) => {
+    expect(isConflict(e)).toBe(conflict);
+    expect(isNotFound(e)).toBe(notFound);
+  });
 });

@@ -28,3 +28,8 @@ export function errorText(e: unknown): string {
   const m = typeof x.message === 'string' ? x.message : String(e);
   return m.split('\n')[0];
 }
+
+/** A failed Kubernetes call's HTTP code: 409 (someone wrote first) and 404 are the ones callers branch on. */
+const codeOf = (e: unknown) => (e as MaybeApiError | null)?.code;
+export const isConflict = (e: unknown) => codeOf(e) === 409;
+export const isNotFound = (e: unknown) => codeOf(e) === 404;

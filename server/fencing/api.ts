@@ -3,6 +3,7 @@
 // decide again), Node taints by resourceVersion, force deletes with uid + resourceVersion
 // preconditions, and one Event per step on the Node so `kubectl describe node` tells the story.
 import * as k8s from '@kubernetes/client-node';
+import { isNotFound } from '../../lib/kube/errorText.js';
 import { microTime } from '../../lib/protection/buckets.js';
 import {
   FENCE_PLURAL,
@@ -14,9 +15,6 @@ import {
 } from '../../lib/fencing/types.js';
 import { nodeFacts } from './facts.js';
 import { leaseFacts } from './facts.js';
-
-export const isConflict = (e: unknown) => (e as { code?: number }).code === 409;
-export const isNotFound = (e: unknown) => (e as { code?: number }).code === 404;
 
 export class FencingApi {
   readonly core: k8s.CoreV1Api;

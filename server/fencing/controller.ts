@@ -7,11 +7,11 @@
 import { nodeHealth } from '../../lib/fencing/health.js';
 import { type Decision, decide, type FenceWorld } from '../../lib/fencing/machine.js';
 import { durationMs, type FencePolicy, type NodeFence } from '../../lib/fencing/types.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { FenceAgent } from './agents.js';
 import { agentFor } from './agents.js';
-import { FencingApi, isConflict } from './api.js';
+import { FencingApi } from './api.js';
 import { withLease } from './facts.js';
 import { type FencingInformers, fencingInformers } from './informers.js';
 import { Release } from './release.js';
@@ -250,7 +250,7 @@ export class FencingController {
     try {
       f = await this.api.createFence(node, policy.name);
     } catch (e) {
-      if ((e as { code?: number }).code === 409) return this.api.readFence(node);
+      if (isConflict(e)) return this.api.readFence(node);
       throw e;
     }
     f = await this.api.writeStatus(detected(f, live.facts, why, Date.now()));

@@ -8,7 +8,8 @@
 // ever run after the fence was verified; both read the Node and pods live, never from a cache.
 import type * as k8s from '@kubernetes/client-node';
 import { OUT_OF_SERVICE_TAINT, type ReleaseStrategy } from '../../lib/fencing/types.js';
-import { type FencingApi, isConflict, isNotFound } from './api.js';
+import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
+import type { FencingApi } from './api.js';
 
 const isOos = (t: k8s.V1Taint) =>
   t.key === OUT_OF_SERVICE_TAINT.key && t.effect === OUT_OF_SERVICE_TAINT.effect;

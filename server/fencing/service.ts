@@ -5,7 +5,7 @@
 // one cluster never run two fence agents for one node.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { errorText, isNotFound } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { LeaseElector } from '../leader/elector.js';
 import { FencingController } from './controller.js';
@@ -26,8 +26,7 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
       .listClusterCustomObject({ group: GROUP, version: VERSION, plural: POLICY_PLURAL, limit: 1 });
     return true;
   } catch (e) {
-    if ((e as { code?: number }).code === 404)
-      return 'the FencePolicy CRD is not installed (kubectl apply -f deploy/crds/)';
+    if (isNotFound(e)) return 'the FencePolicy CRD is not installed (kubectl apply -f deploy/crds/)';
     return errorText(e);
   }
 }

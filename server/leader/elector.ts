@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as k8s from '@kubernetes/client-node';
 import { judgeLease, type LeaseRecord, type Observed, observe } from '../../lib/leader/lease.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { errorText, isConflict, isNotFound } from '../../lib/kube/errorText.js';
 import { microTime } from '../../lib/protection/buckets.js';
 
 export interface ElectorOptions {
@@ -33,8 +33,6 @@ export interface LeaderState {
   lease: string;
   lastError?: string;
 }
-
-const code = (e: unknown) => (e as { code?: number }).code;
 
 export class LeaseElector {
   readonly identity: string;
@@ -132,12 +130,12 @@ export class LeaseElector {
     } catch (e) {
       // 409: another console wrote first; it leads (or we learn so on the next read)
       const before = this.lastError;
-      this.lastError = code(e) === 409 ? undefined : errorText(e);
+      this.lastError = isConflict(e) ? undefined : errorText(e);
       // said once per cause, not every retry period (a console without RBAC on Leases retries for ever)
       if (this.lastError && this.lastError !== before)
         this.o.log?.(`leader election on ${this.state().lease}: ${this.lastError}`);
       if (this.leading && Date.now() - this.lastRenewal > this.deadlineMs) this.setLeading(false);
-      if (code(e) === 409 && !this.leading) this.holder = '';
+      if (isConflict(e) && !this.leading) this.holder = '';
     }
   }
 
@@ -174,7 +172,7 @@ export class LeaseElector {
 
   private read() {
     return this.api.readNamespacedLease({ name: this.o.name, namespace: this.o.namespace }).catch((e) => {
-      if (code(e) === 404) return undefined;
+      if (isNotFound(e)) return undefined;
       throw e;
     });
   }

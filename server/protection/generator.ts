@@ -19,7 +19,7 @@ import { SupervisedInformer } from '../kube/informer.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { errorText, isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
 interface Workload {
   facts: WorkloadFacts;
@@ -48,9 +48,6 @@ function workload(kind: WorkloadKind, o: k8s.V1Deployment | k8s.V1StatefulSet): 
     resourceVersion: o.metadata?.resourceVersion ?? '',
   };
 }
-
-const isConflict = (e: unknown) => (e as { code?: number }).code === 409;
-const isNotFound = (e: unknown) => (e as { code?: number }).code === 404;
 
 export class Generator {
   private readonly informers: Record<WorkloadKind, SupervisedInformer<any, Workload>>;
