@@ -155,12 +155,10 @@ export class FencingController {
       const world = this.world(node, fence);
       if (!world) return undefined;
       const d = decide(world);
-      if (d.kind === 'wait') {
-        await this.tell(node, world, d.why);
-        return d.recheckMs;
-      }
-      // a fence already started but held before its agent by the budget is held like one not yet started
-      if (d.kind === 'phase' && d.reason === 'BudgetExceeded') await this.tell(node, world, d.message);
+      // every decision says whether the node is held (a fence held before its agent by the budget
+      // too) or no longer: the held list follows the latest one
+      await this.tell(node, world, d.kind === 'wait' ? d.why : d.kind === 'phase' ? d.message : '');
+      if (d.kind === 'wait') return d.recheckMs;
       const next = await this.act(world, d).catch((e) => {
         if (isConflict(e)) return 'reread' as const;
         throw e;
@@ -263,13 +261,18 @@ export class FencingController {
     if (f.status.phase === d.to && f.status.message === d.message) return f;
     // a cancel ends the fence for good: only if the live Node agrees (gone, re-created, healthy)
     if (d.to === 'Cancelled') {
-      const live = await this.api.liveNode(f.spec.nodeName);
-      const again = decide({ ...w, now: Date.now(), node: live && withLease(live.facts, live.lease) });
+      const again = await this.decideLive(w);
       if (again.kind !== 'phase' || again.to !== 'Cancelled') return AGAIN_LATER;
     }
     const next = await this.api.writeStatus(withPhase(f, d.to, d.reason, d.message, Date.now()));
     if (f.status.phase !== d.to) await this.event(next, `Fence${d.to}`, d.message, d.to === 'Failed');
     return next;
+  }
+
+  /** The machine's decision again with the Node and its Lease read live (never the cache) and the clock now. */
+  private async decideLive(w: FenceWorld, fence = w.fence): Promise<Decision> {
+    const live = await this.api.liveNode(fence!.spec.nodeName);
+    return decide({ ...w, now: Date.now(), node: live && withLease(live.facts, live.lease), fence });
   }
 
   private agent(w: FenceWorld): FenceAgent {
@@ -279,15 +282,9 @@ export class FencingController {
   /** The irreversible step: re-read live, record the attempt as Running, then run the agent once. */
   private async runAgent(w: FenceWorld, number: number): Promise<NodeFence | undefined> {
     const node = w.fence!.spec.nodeName;
-    const live = await this.api.liveNode(node);
     const fresh = await this.api.readFence(node);
     if (!fresh) return undefined;
-    const again = decide({
-      ...w,
-      now: Date.now(),
-      node: live && withLease(live.facts, live.lease),
-      fence: fresh,
-    });
+    const again = await this.decideLive(w, fresh);
     if (again.kind !== 'run-agent' || again.attempt !== number) return fresh;
     let agent: FenceAgent;
     try {
@@ -415,9 +412,7 @@ export class FencingController {
   private async recover(w: FenceWorld) {
     const f = w.fence!;
     const node = f.spec.nodeName;
-    const live = await this.api.liveNode(node);
-    const again = live && decide({ ...w, now: Date.now(), node: withLease(live.facts, live.lease) });
-    if (again?.kind !== 'recover') return f;
+    if ((await this.decideLive(w)).kind !== 'recover') return f;
     const agent = w.policy.agent.type === 'storage' ? this.agent(w) : undefined;
     await agent?.unfence?.(node);
     const removed = await this.release.removeTaint(node);
