@@ -65,18 +65,6 @@ function Leader({ leader }: { leader: NonNullable<Extract<FencingList, { enabled
   );
 }
 
-/** "2 unhealthy nodes not fenced yet: the fencing budget holds 1, 1 waits for approval" */
-function heldTitle(held: { why: string }[]): string {
-  const budget = held.filter((h) => h.why.startsWith('fencing budget exceeded')).length;
-  const approval = held.filter((h) => h.why === 'waiting for approval').length;
-  const parts = [
-    budget ? `the fencing budget holds ${budget === held.length ? 'them' : budget}` : '',
-    approval ? `${approval === held.length && !budget ? 'they wait' : `${approval} waits`} for approval` : '',
-  ].filter(Boolean);
-  const n = `${held.length} unhealthy node${held.length === 1 ? '' : 's'} not fenced yet`;
-  return parts.length ? `${n}: ${parts.join(', ')}` : n;
-}
-
 function Held({ held }: { held: { node: string; why: string }[] }) {
   return (
     <section
@@ -84,7 +72,11 @@ function Held({ held }: { held: { node: string; why: string }[] }) {
       data-testid="fencing-held"
       className="border-b border-warn/40 bg-warn/10 px-3 py-2 text-sm"
     >
-      <p className="font-medium text-warn">{heldTitle(held)}</p>
+      {/* fencing.list sends only the nodes the budget holds (those awaiting approval have their card) */}
+      <p className="font-medium text-warn">
+        {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced yet: the fencing budget holds
+        them
+      </p>
       <ul className="text-xs">
         {held.map((h) => (
           <li key={h.node}>
