@@ -3,6 +3,7 @@
 // refused with a 400 before anything else happens — measured on v1.34.10 (sim/diff, README).
 import { errors, StatusError } from '../http/errors.js';
 import type { KubeObject, ResourceInfo } from '../resources/types.js';
+import { dig } from '../table/fields.js';
 
 const LAYOUT = '2006-01-02T15:04:05.000000Z07:00';
 const MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
@@ -18,12 +19,6 @@ const FIELDS: Record<string, string[][]> = {
   'events.k8s.io/Event': [['eventTime'], ['series', 'lastObservedTime']],
 };
 
-function at(obj: unknown, path: string[]): unknown {
-  let v = obj;
-  for (const k of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
-
 /** Go's error names the rest of the value where parsing stopped: ".123Z" for a three-digit time */
 function parseError(value: string): string {
   const rest = SECONDS.test(value) ? value.slice(19) : value;
@@ -35,7 +30,7 @@ function parseError(value: string): string {
 function microTimeError(r: ResourceInfo, body: KubeObject): string | undefined {
   if (r.custom) return undefined;
   for (const path of FIELDS[`${r.group}/${r.kind}`] ?? []) {
-    const v = at(body, path);
+    const v = dig(body, ...path);
     if (v === undefined || v === null) continue;
     if (typeof v === 'string' && MICRO.test(v)) continue;
     return typeof v === 'string' ? parseError(v) : `${path.join('.')}: expected a time string`;
