@@ -230,7 +230,10 @@ export class ApiCore {
 
   /** Validation shared by create and update: names, kind rules, CRD schemas. */
   private validate(r: ResourceInfo, obj: KubeObject, old?: KubeObject) {
-    const causes = old ? [] : validateName(r.kind, obj.metadata.name, !!r.custom);
+    // RBAC objects, like custom ones, only need a name that is one path segment (system:basic-user)
+    const causes = old
+      ? []
+      : validateName(r.kind, obj.metadata.name, !!r.custom || r.group === 'rbac.authorization.k8s.io');
     if (!r.custom)
       causes.push(
         ...(old ? validateUpdate(r.kind, r.group, obj, old) : validateCreate(r.kind, r.group, obj)),
