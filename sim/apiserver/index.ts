@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { WebhookClientAuth } from './admission/clientAuth.js';
 import { AuthServices } from './auth/index.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/bootstrap.js';
 import { type TokenEntry, parseTokenFile } from './auth/tokenFile.js';
@@ -37,6 +38,11 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** more users, as parsed token-file entries (beside or instead of tokenAuthFile) */
   tokens?: TokenEntry[];
+  /**
+   * kube-apiserver's --admission-control-config-file: an AdmissionConfiguration whose
+   * ValidatingAdmissionWebhook kubeconfig gives the client certificate shown to each webhook
+   */
+  admissionControlConfigFile?: string;
   /** the cluster's CA (signs the serving certificate, is the kubeconfig's); default: a new one */
   ca?: CertificateAuthority;
 }
@@ -92,6 +98,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     watchWindow: opts.watchWindow ?? 20_000,
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
     serviceHosts: opts.serviceHosts ?? {},
+    webhookClientAuth: opts.admissionControlConfigFile
+      ? await WebhookClientAuth.load(opts.admissionControlConfigFile)
+      : undefined,
   });
   const auth = new AuthServices(core.store, [
     { token, username: admin.username, uid: admin.uid, groups: ['system:masters'] },
