@@ -121,10 +121,10 @@ export function validateRbac(o: KubeObject, old?: KubeObject): StatusCause[] {
 }
 
 const refOf = (r: Obj) => ({ apiGroup: r.apiGroup ?? '', kind: r.kind ?? '', name: r.name ?? '' });
-/** %#v of the internal RoleRef, as the immutable-roleRef message prints it */
+/** the internal RoleRef as JSON (Go field names), as the immutable-roleRef message prints it */
 const goRoleRef = (r: Obj) => {
   const x = refOf(r);
-  return `rbac.RoleRef{APIGroup:${goQuote(x.apiGroup)}, Kind:${goQuote(x.kind)}, Name:${goQuote(x.name)}}`;
+  return JSON.stringify({ APIGroup: x.apiGroup, Kind: x.kind, Name: x.name });
 };
 
 /** rbac/v1 defaults: User and Group subjects and the roleRef are in the RBAC group; rules are never absent */
