@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '../../lib/pki/certificates.js';
 import { kubeconfigYaml, writeKubeconfig } from '../apiserver/kubeconfig.js';
+import { type AuthenticationConfigInput, authenticationConfigYaml } from './authConfig.js';
+import { authenticationArgs } from './flags.js';
 import { type Durations, realDurations } from '../controllers/runtime/durations.js';
 import { type Binaries, ensureBinaries } from './binaries.js';
 import { type FlagInputs, apiserverArgs, controllerManagerArgs, etcdArgs } from './flags.js';
@@ -29,6 +31,8 @@ export interface RealControlPlaneOptions {
   keepState?: boolean;
   /** the kubeconfig's context (and cluster) name; default palisade-embedded, as the embedded one */
   contextName?: string;
+  /** JWT (OpenID Connect) authenticators, written to <state>/authentication-config.yaml */
+  authentication?: AuthenticationConfigInput;
 }
 
 export interface RealControlPlane {
@@ -133,6 +137,10 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     durations: opts.durations ?? realDurations,
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
   };
+  if (opts.authentication) {
+    inputs.authenticationConfig = join(state, 'authentication-config.yaml');
+    await writeFile(inputs.authenticationConfig, authenticationConfigYaml(opts.authentication));
+  }
   const url = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfig = kubeconfigYaml(url, caPem, token, undefined, opts.contextName);
   await writeKubeconfig(join(state, 'controller-manager.kubeconfig'), kubeconfig);
@@ -150,7 +158,8 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     procs.push(etcd);
     await waitEtcd(ports.etcdClient, etcd);
     log(`etcd ready on 127.0.0.1:${ports.etcdClient}`);
-    const api = new GuardedProcess('kube-apiserver', bins.kubeApiserver, apiserverArgs(inputs), state);
+    const apiArgs = [...apiserverArgs(inputs), ...authenticationArgs(inputs)];
+    const api = new GuardedProcess('kube-apiserver', bins.kubeApiserver, apiArgs, state);
     procs.push(api);
     await waitHealthy(`${url}/readyz`, api, token);
     log(`kube-apiserver ready at ${url}`);

@@ -17,6 +17,8 @@ export interface FlagInputs {
   durations: Durations;
   /** DefaultTolerationSeconds admission: tolerationSeconds for not-ready and unreachable */
   defaultTolerationSeconds: number;
+  /** an AuthenticationConfiguration file (JWT authenticators), beside the static token file */
+  authenticationConfig?: string;
 }
 
 /**
@@ -96,4 +98,9 @@ export function controllerManagerArgs({ state, ports, durations: d }: FlagInputs
     ...(d.forceDetachEnabled ? [] : ['--disable-force-detach-on-timeout=true']),
     '--attach-detach-reconcile-sync-period=1s',
   ];
+}
+
+/** kube-apiserver's JWT authenticators; they may not be combined with --oidc-* flags */
+export function authenticationArgs({ authenticationConfig }: FlagInputs): string[] {
+  return authenticationConfig ? [`--authentication-config=${authenticationConfig}`] : [];
 }
