@@ -23,7 +23,7 @@ export interface ReadyLine {
   port: number;
   discoveryUrl: string;
   caFile: string;
-  spkiHashes: string[];
+  spkiHash: string;
   chromiumArgs: string[];
   state: string;
   users: string[];
@@ -107,13 +107,13 @@ export function parseCommandLine(argv: string[]): MainConfig {
 }
 
 export function readyLine(idp: IdentityProvider): ReadyLine {
-  const { issuer, port, discoveryUrl, caFile, spkiHashes, chromiumArgs, state, users, clients } = idp;
+  const { issuer, port, discoveryUrl, caFile, spkiHash, chromiumArgs, state, users, clients } = idp;
   return {
     issuer,
     port,
     discoveryUrl,
     caFile,
-    spkiHashes,
+    spkiHash,
     chromiumArgs,
     state,
     users,

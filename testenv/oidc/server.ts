@@ -39,11 +39,11 @@ export interface IdentityProvider {
   caPem: string;
   caFile: string;
   /**
-   * base64 SHA-256 of the serving certificate's and the CA's SubjectPublicKeyInfo, for
-   * Chromium's --ignore-certificate-errors-spki-list
+   * base64 SHA-256 of the serving certificate's SubjectPublicKeyInfo, for Chromium's
+   * --ignore-certificate-errors-spki-list (the CA's hash there is not enough: measured)
    */
-  spkiHashes: string[];
-  /** the Chromium flags that make it accept this provider's certificate (see docs/oidc.md) */
+  spkiHash: string;
+  /** the Chromium flag that makes it accept this provider's certificate (see docs/oidc.md) */
   chromiumArgs: string[];
   state: string;
   users: string[];
@@ -104,15 +104,15 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
     );
     provider.on('end_session.success', () => log('session ended'));
     handler = provider.callback();
-    const spkiHashes = [spkiHash(serving.certPem), spkiHash(ca.certPem)];
+    const leafSpki = spkiHash(serving.certPem);
     return {
       issuer,
       port,
       discoveryUrl: `${issuer}/.well-known/openid-configuration`,
       caPem: ca.certPem,
       caFile,
-      spkiHashes,
-      chromiumArgs: [`--ignore-certificate-errors-spki-list=${spkiHashes.join(',')}`],
+      spkiHash: leafSpki,
+      chromiumArgs: [`--ignore-certificate-errors-spki-list=${leafSpki}`],
       state,
       users: users.usernames,
       clients: options.clients.map((c) => c.clientId),
