@@ -30,7 +30,10 @@ export interface TokenLifetimes {
   accessToken?: number;
   /** of each refresh token; a rotated one gets a fresh lifetime */
   refreshToken?: number;
-  /** of the sign-in session (the provider's cookie) */
+  /**
+   * of the sign-in session (the provider's cookie), counted from the sign-in: using the session
+   * does not extend it (oidc-provider's own default would, on every authorization request)
+   */
   session?: number;
   /** of the consent record that refresh tokens hang on (default the longer of refreshToken and session) */
   grant?: number;
@@ -244,7 +247,10 @@ export async function createProvider(input: ProviderInput): Promise<Provider> {
       IdToken: ttl.idToken,
       AccessToken: ttl.accessToken,
       RefreshToken: ttl.refreshToken,
-      Session: ttl.session,
+      Session: (_ctx: unknown, session: { loginTs?: number }) =>
+        session.loginTs
+          ? Math.max(1, session.loginTs + ttl.session - Math.floor(Date.now() / 1000))
+          : ttl.session,
       Grant: ttl.grant,
       AuthorizationCode: ttl.authorizationCode,
       Interaction: ttl.interaction,
