@@ -230,6 +230,38 @@ export class OidcTestClient {
   }
 
   /**
+   * The browser's part for any authorization URL (one built by another relying party too, e.g.
+   * openid-client): open it, fill in the sign-in form if the provider shows it, and follow
+   * the redirects until they leave the provider. Returns the URL the browser is sent to (the
+   * client's redirect URI with code and state, or with an error). A wrong password throws
+   * SignInError with the page's message.
+   */
+  async actAsBrowser(
+    url: string | URL,
+    username: string,
+    password: string,
+    redirectUri?: string,
+  ): Promise<URL> {
+    const start = new URL(url);
+    let { reply, url: at } = await this.follow(await this.browse(start), start);
+    if (reply.status === 200 && /<form[^>]*action="[^"]*\/login"/.test(reply.body)) {
+      const action = new URL(decodeEntities(/<form[^>]*action="([^"]*)"/.exec(reply.body)![1]), at);
+      const submitted = await this.browse(action, { form: { username, password } });
+      if (submitted.status === 200) {
+        const error = /role="alert"[^>]*>([^<]*)</.exec(submitted.body)?.[1];
+        throw new SignInError(error ? decodeEntities(error) : 'the sign-in form came back without an error');
+      }
+      ({ reply, url: at } = await this.follow(submitted, action));
+    }
+    const to = redirectUri ?? start.searchParams.get('redirect_uri') ?? '';
+    if (!(reply.status >= 300 && reply.status < 400) || !at.href.startsWith(to))
+      throw new Error(
+        `expected a redirect to ${to}, got HTTP ${reply.status} at ${at}: ${reply.body.slice(0, 500)}`,
+      );
+    return at;
+  }
+
+  /**
    * The front channel: the authorization request, the sign-in form (when the provider has no
    * session yet), and the redirect back to the client, whose code is returned (not redeemed).
    */
@@ -264,24 +296,10 @@ export class OidcTestClient {
    */
   async authorize(username: string, password: string, opts: AuthorizeOptions = {}): Promise<Authorized> {
     const { url, state, nonce, codeVerifier, redirectUri } = this.authorizationRequest(opts);
-    let { reply, url: at } = await this.follow(await this.browse(url), url);
-    if (reply.status === 200 && /<form[^>]*action="[^"]*\/login"/.test(reply.body)) {
-      const action = new URL(decodeEntities(/<form[^>]*action="([^"]*)"/.exec(reply.body)![1]), at);
-      const submitted = await this.browse(action, { form: { username, password } });
-      if (submitted.status === 200) {
-        const error = /role="alert"[^>]*>([^<]*)</.exec(submitted.body)?.[1];
-        throw new SignInError(error ? decodeEntities(error) : 'the sign-in form came back without an error');
-      }
-      ({ reply, url: at } = await this.follow(submitted, action));
-    }
-    if (!(reply.status >= 300 && reply.status < 400) || !at.href.startsWith(redirectUri))
-      throw new Error(
-        `expected a redirect to ${redirectUri}, got HTTP ${reply.status} at ${at}: ${reply.body.slice(0, 500)}`,
-      );
+    const at = await this.actAsBrowser(url, username, password, redirectUri);
     const p = at.searchParams;
     if (p.get('state') !== state) throw new Error(`state mismatch: sent ${state}, got ${p.get('state')}`);
-    if (p.get('error'))
-      throw new OidcError(reply.status, p.get('error')!, p.get('error_description') ?? undefined);
+    if (p.get('error')) throw new OidcError(303, p.get('error')!, p.get('error_description') ?? undefined);
     if (p.get('iss') && p.get('iss') !== this.metadata.issuer)
       throw new Error(`iss mismatch: ${p.get('iss')}`);
     const code = p.get('code');

@@ -15,9 +15,10 @@ export interface ClientSpec {
   /** where end_session may send the browser back (default: each redirect URI's origin + '/') */
   postLogoutRedirectUris?: string[];
   /**
-   * How the client authenticates at the token endpoint (default client_secret_basic, the
-   * OpenID Connect default). openid-client 6 sends client_secret_post unless it is given
-   * ClientSecretBasic(secret): register the client with the method its relying party uses.
+   * The token endpoint auth method the client is registered with (default client_secret_basic,
+   * the OpenID Connect default) and OidcTestClient uses. oidc-provider 9 accepts the secret by
+   * either method whichever is registered (checked), so openid-client's default
+   * (client_secret_post) works with both.
    */
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
   /** shown on the sign-in page (default the client id) */
