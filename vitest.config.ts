@@ -15,6 +15,7 @@ export default defineConfig({
             'server/**/*.test.ts',
             'demo/**/*.test.ts',
             'bench/**/*.test.ts',
+            'testenv/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
         },

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
 import { kubeconfigYaml, writeKubeconfig } from '../apiserver/kubeconfig.js';
+import { type AuthenticationConfigInput, authenticationConfigYaml } from './authConfig.js';
+import { authenticationArgs } from './flags.js';
 import { type Durations, realDurations } from '../controllers/runtime/durations.js';
 import { type Binaries, ensureBinaries } from './binaries.js';
 import { type FlagInputs, apiserverArgs, controllerManagerArgs, etcdArgs } from './flags.js';
@@ -35,6 +37,8 @@ export interface RealControlPlaneOptions {
   admissionControlConfigFile?: string;
   /** the cluster's CA (it signs the serving certificate and is the kubeconfig's); default: a new one */
   ca?: CertificateAuthority;
+  /** JWT (OpenID Connect) authenticators, written to <state>/authentication-config.yaml */
+  authentication?: AuthenticationConfigInput;
 }
 
 export interface RealControlPlane {
@@ -141,6 +145,10 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
     admissionControlConfigFile: opts.admissionControlConfigFile,
   };
+  if (opts.authentication) {
+    inputs.authenticationConfig = join(state, 'authentication-config.yaml');
+    await writeFile(inputs.authenticationConfig, authenticationConfigYaml(opts.authentication));
+  }
   const url = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfig = kubeconfigYaml(url, caPem, token, undefined, opts.contextName);
   await writeKubeconfig(join(state, 'controller-manager.kubeconfig'), kubeconfig);
@@ -158,7 +166,8 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     procs.push(etcd);
     await waitEtcd(ports.etcdClient, etcd);
     log(`etcd ready on 127.0.0.1:${ports.etcdClient}`);
-    const api = new GuardedProcess('kube-apiserver', bins.kubeApiserver, apiserverArgs(inputs), state);
+    const apiArgs = [...apiserverArgs(inputs), ...authenticationArgs(inputs)];
+    const api = new GuardedProcess('kube-apiserver', bins.kubeApiserver, apiArgs, state);
     procs.push(api);
     await waitHealthy(`${url}/readyz`, api, token);
     log(`kube-apiserver ready at ${url}`);

@@ -19,6 +19,8 @@ export interface FlagInputs {
   defaultTolerationSeconds: number;
   /** an AdmissionConfiguration file (webhook client certificates), if any */
   admissionControlConfigFile?: string;
+  /** an AuthenticationConfiguration file (JWT authenticators), beside the static token file */
+  authenticationConfig?: string;
 }
 
 /**
@@ -104,4 +106,9 @@ export function controllerManagerArgs({ state, ports, durations: d }: FlagInputs
     ...(d.forceDetachEnabled ? [] : ['--disable-force-detach-on-timeout=true']),
     '--attach-detach-reconcile-sync-period=1s',
   ];
+}
+
+/** kube-apiserver's JWT authenticators; they may not be combined with --oidc-* flags */
+export function authenticationArgs({ authenticationConfig }: FlagInputs): string[] {
+  return authenticationConfig ? [`--authentication-config=${authenticationConfig}`] : [];
 }
