@@ -1,0 +1,55 @@
+// What RBAC must allow for each guarded action, asked of the cluster before anything is sent,
+// so the console can show an action disabled with the reason and refuse it with the cluster's
+// own words. The write itself still goes to the API server as the person: this is the
+// explanation, the cluster stays the authority.
+// - the Kubernetes verb the write needs (delete pods, delete volumeattachments, patch nodes,
+//   patch nodefences);
+// - approving or cancelling a fence also needs the custom verbs approve / cancel on
+//   nodefences.palisade.dev (Palisade's webhook enforces them for kubectl users too);
+// - going ahead although the guard judged the action unsafe needs `override` on
+//   guards.palisade.dev, named after the action (palisade-operator may override its own three,
+//   palisade-admin any).
+import type { AccessAttributes } from '../auth/forbidden.js';
+import type { GuardedAction } from './actions.js';
+
+export const PALISADE_GROUP = 'palisade.dev';
+
+export type ActionTarget =
+  | { action: 'forceDeletePod'; namespace: string; name: string }
+  | { action: 'detachVolume'; attachment: string }
+  | { action: 'removeOutOfServiceTaint'; node: string }
+  | { action: 'approveFence'; fence: string }
+  | { action: 'cancelFence'; fence: string };
+
+const fence = (verb: string, name: string): AccessAttributes => ({
+  verb,
+  group: PALISADE_GROUP,
+  resource: 'nodefences',
+  name,
+});
+
+/** The access the write needs. */
+export function accessForWrite(t: ActionTarget): AccessAttributes[] {
+  switch (t.action) {
+    case 'forceDeletePod':
+      return [{ verb: 'delete', resource: 'pods', namespace: t.namespace, name: t.name }];
+    case 'detachVolume':
+      return [{ verb: 'delete', group: 'storage.k8s.io', resource: 'volumeattachments', name: t.attachment }];
+    case 'removeOutOfServiceTaint':
+      return [{ verb: 'patch', resource: 'nodes', name: t.node }];
+    case 'approveFence':
+      return [fence('patch', t.fence), fence('approve', t.fence)];
+    case 'cancelFence':
+      return [fence('patch', t.fence), fence('cancel', t.fence)];
+  }
+}
+
+/** The access needed to go ahead when the guard judged the action unsafe. */
+export function accessForOverride(action: GuardedAction): AccessAttributes {
+  return { verb: 'override', group: PALISADE_GROUP, resource: 'guards', name: action };
+}
+
+/** The embedded cluster's simulated faults (partition, power, kubelet crash, meteor). */
+export function accessForSimulatedFault(node: string): AccessAttributes {
+  return { verb: 'create', group: PALISADE_GROUP, resource: 'simulatedfaults', name: node };
+}

@@ -1,0 +1,410 @@
+// The request gate and sign-in against a running console on the embedded cluster (and, with
+// PALISADE_CLUSTER=real, on etcd + kube-apiserver): issue 15's two attacks replayed (DNS
+// rebinding, cross-site WebSocket), every way in without a session refused, the demo users'
+// RBAC in the cluster's own words, sessions, the one-time link, and /metrics.
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { io } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeView } from '../../lib/console/protocol.js';
+import { eventually } from '../../sim/apiserver/test/harness.js';
+import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
+import { parseScenario } from '../../sim/scenario/load.js';
+import { tinyDurations } from '../../sim/test/clusterHarness.js';
+import { type Console, startConsole } from '../console.js';
+import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import { serviceAccountReady } from '../test/namespaces.js';
+import { socketClient, subscribe, tokenOf, trpcClient } from '../test/client.js';
+
+let dir: string;
+let cluster: EmbeddedCluster;
+let c: Console;
+let port: number;
+const CLUSTER = 'palisade-embedded';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'palisade-gate-'));
+  const scenario = parseScenario(
+    `name: gate-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: c1, count: 2 }] }]\nworkloads: []\n`,
+    'gate test',
+  );
+  cluster = await startEmbeddedCluster({
+    scenario,
+    kubeconfigPath: join(dir, 'kubeconfig'),
+    backend: backendFromEnv(),
+  });
+  await serviceAccountReady(cluster.kc.makeApiClient(k8s.CoreV1Api), 'default');
+  c = await startConsole({
+    clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
+    ui: false,
+    fencing: false,
+    auth: { signInLink: true, session: { idleMs: 60_000, absoluteMs: 3_600_000 } },
+  });
+  port = c.port;
+  await Promise.all([...c.clusters.values()].map((x) => x.synced()));
+}, 120_000);
+
+afterAll(async () => {
+  await c?.stop();
+  await cluster?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw request, so Host and Origin are exactly what an attacker's browser would send. */
+function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const own = () => `http://127.0.0.1:${port}`;
+const host = () => `127.0.0.1:${port}`;
+const partitionBody = (node: string) => JSON.stringify({ cluster: CLUSTER, node, verb: 'partition' });
+
+async function nodeReady(name: string) {
+  const n = await cluster.kc.makeApiClient(k8s.CoreV1Api).readNode({ name });
+  return n.status?.conditions?.find((x) => x.type === 'Ready')?.status;
+}
+
+describe('issue 15: the two attacks', () => {
+  it('DNS rebinding: a foreign Host is refused before anything acts, even with a valid token', async () => {
+    const withToken: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${cluster.users.admin.token}` },
+    ];
+    for (const auth of withToken) {
+      const r = await raw(
+        'POST',
+        '/api/trpc/infra.act',
+        {
+          host: `rebind.attacker.example:${port}`,
+          origin: `http://rebind.attacker.example:${port}`,
+          'content-type': 'application/json',
+          ...auth,
+        },
+        partitionBody('c1-2'),
+      );
+      expect(r.status).toBe(403);
+      expect(JSON.parse(r.body).code).toBe('host_not_allowed');
+    }
+    for (const path of ['/', '/healthz', '/metrics', '/socket.io/?EIO=4&transport=polling', '/auth/session'])
+      expect((await raw('GET', path, { host: `rebind.attacker.example:${port}` })).status).toBe(403);
+    // nothing happened to the node
+    expect(infraState('c1-2')).toMatchObject({ partitioned: false });
+  });
+
+  it('cross-site WebSocket: a handshake from another site is refused, polling and WebSocket', async () => {
+    const polling = await raw('GET', '/socket.io/?EIO=4&transport=polling', {
+      host: host(),
+      origin: 'https://evil.example',
+    });
+    expect(polling.status).toBe(403);
+    expect(polling.body).not.toMatch(/"sid"/);
+    const ws = io(own(), {
+      path: '/socket.io',
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      extraHeaders: { origin: 'https://evil.example', authorization: `Bearer ${cluster.users.admin.token}` },
+    });
+    try {
+      const err = await new Promise<Error>((resolve) => ws.on('connect_error', resolve));
+      expect(err.message).toMatch(/websocket error|403/i);
+      expect(ws.connected).toBe(false);
+    } finally {
+      ws.close();
+    }
+  });
+});
+
+function infraState(node: string) {
+  return cluster.infra.node(node);
+}
+
+describe('nothing answers without a session or a token', () => {
+  it('tRPC: 401; a page: to sign-in; /metrics: 401; socket.io: refused', async () => {
+    expect((await raw('GET', '/api/trpc/clusters.list', { host: host() })).status).toBe(401);
+    const page = await raw('GET', '/nodes?q=a', { host: host() });
+    expect(page.status).toBe(302);
+    expect(page.headers.location).toBe('/signin?next=%2Fnodes%3Fq%3Da');
+    expect((await raw('GET', '/metrics', { host: host() })).status).toBe(401);
+    expect((await raw('GET', '/socket.io/?EIO=4&transport=polling', { host: host() })).status).toBe(401);
+    for (const path of ['/healthz', '/readyz', '/auth/session'])
+      expect((await raw('GET', path, { host: host() })).status).toBe(200);
+  });
+
+  it('a token the cluster does not accept: 401', async () => {
+    const r = await raw('GET', '/api/trpc/clusters.list', {
+      host: host(),
+      authorization: 'Bearer not-a-token',
+    });
+    expect(r.status).toBe(401);
+    expect(JSON.parse(r.body).error).toMatch(/does not accept this token/);
+  });
+
+  it('form posts and octet-stream bodies never reach tRPC', async () => {
+    const token = cluster.users.admin.token;
+    for (const type of ['multipart/form-data; boundary=x', 'application/octet-stream', 'text/plain']) {
+      const r = await raw(
+        'POST',
+        '/api/trpc/infra.act',
+        { host: host(), authorization: `Bearer ${token}`, 'content-type': type },
+        partitionBody('c1-2'),
+      );
+      expect(r.status).toBe(415);
+    }
+    expect(infraState('c1-2')).toMatchObject({ partitioned: false });
+  });
+
+  it('security headers on every answer, with a fresh script nonce each time', async () => {
+    const a = await raw('GET', '/healthz', { host: host() });
+    const b = await raw('GET', '/nope', { host: 'evil.example' });
+    for (const r of [a, b]) {
+      expect(r.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+      expect(r.headers['content-security-policy']).toMatch(
+        /script-src 'self' 'nonce-[^']+' 'strict-dynamic'/,
+      );
+      expect(r.headers['referrer-policy']).toBe('no-referrer');
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+    }
+    const nonce = (h: http.IncomingHttpHeaders) =>
+      /'nonce-([^']+)'/.exec(String(h['content-security-policy']))?.[1];
+    expect(nonce(a.headers)).not.toBe(nonce(b.headers));
+  });
+});
+
+describe('the demo users, in the cluster’s own words', () => {
+  it('viewer: may read, and actions.perform / infra.act are FORBIDDEN with the 403 text', async () => {
+    const viewer = trpcClient(c.url, cluster.users.viewer.token);
+    const list = await viewer.clusters.list.query();
+    expect(list.find((x) => x.id === CLUSTER)?.user?.name).toBe('viewer');
+    await expect(
+      viewer.infra.act.mutate({ cluster: CLUSTER, node: 'c1-2', verb: 'partition' }),
+    ).rejects.toMatchObject({
+      data: { code: 'FORBIDDEN' },
+      message: expect.stringContaining(
+        'is forbidden: User "viewer" cannot create resource "simulatedfaults"',
+      ),
+    });
+    const pod = await somePod();
+    await expect(
+      viewer.actions.perform.mutate({
+        action: 'forceDeletePod',
+        cluster: CLUSTER,
+        namespace: 'default',
+        name: pod,
+        confirm: pod,
+        reason: 'test',
+      }),
+    ).rejects.toMatchObject({
+      data: { code: 'FORBIDDEN' },
+      message: expect.stringContaining(
+        `pods "${pod}" is forbidden: User "viewer" cannot delete resource "pods"`,
+      ),
+    });
+    const may = await viewer.access.actions.query({
+      cluster: CLUSTER,
+      targets: [{ action: 'forceDeletePod', namespace: 'default', name: pod }],
+    });
+    expect(may[0]).toMatchObject({
+      allowed: false,
+      reason: `you (viewer) may not delete pods "${pod}" in default`,
+    });
+    expect(infraState('c1-2')).toMatchObject({ partitioned: false });
+  });
+
+  it('operator: infra.act succeeds and its Event names operator', async () => {
+    const operator = trpcClient(c.url, cluster.users.operator.token);
+    const r = await operator.infra.act.mutate({ cluster: CLUSTER, node: 'c1-2', verb: 'partition' });
+    expect(r.recorded).toBe(true);
+    await eventually(async () => (await nodeReady('c1-2')) === 'Unknown', 'c1-2 Unknown', 20_000);
+    const events = await cluster.kc
+      .makeApiClient(k8s.CoreV1Api)
+      .listNamespacedEvent({ namespace: 'default' });
+    expect(
+      events.items.some((e) => e.reason === 'SimulatedPartition' && e.message?.includes('operator')),
+    ).toBe(true);
+    await operator.infra.act.mutate({ cluster: CLUSTER, node: 'c1-2', verb: 'heal' });
+  });
+
+  it('a socket sees only what its person may list', async () => {
+    const sub = subscribe<NodeView>(c.url, cluster.users.viewer.token, CLUSTER, 'nodes', (n) => n.name);
+    try {
+      await eventually(() => sub.snapshots.length === 1, 'a snapshot for the viewer');
+    } finally {
+      sub.close();
+    }
+  });
+});
+
+async function somePod(): Promise<string> {
+  const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+  const created = await core.createNamespacedPod({
+    namespace: 'default',
+    body: { metadata: { generateName: 'gate-' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+  });
+  return created.metadata!.name!;
+}
+
+describe('sessions', () => {
+  async function signIn(token: string) {
+    const r = await raw(
+      'POST',
+      '/auth/token',
+      { host: host(), origin: own(), 'content-type': 'application/json' },
+      JSON.stringify({ token }),
+    );
+    const cookie = String(r.headers['set-cookie'] ?? '');
+    return { r, cookie: cookie.split(';')[0] };
+  }
+
+  it('token sign-in sets an HttpOnly, SameSite=Strict cookie; the session acts as that user', async () => {
+    const { r, cookie } = await signIn(cluster.users.operator.token);
+    expect(r.status).toBe(200);
+    expect(r.headers['set-cookie']?.[0]).toMatch(/HttpOnly/);
+    expect(r.headers['set-cookie']?.[0]).toMatch(/SameSite=Strict/);
+    expect(r.body).not.toContain(cluster.users.operator.token);
+    const who = await raw('GET', '/auth/session', { host: host(), cookie });
+    expect(JSON.parse(who.body)).toMatchObject({
+      signedIn: true,
+      method: 'token',
+      clusters: [{ user: 'operator' }],
+    });
+    // a cookie alone never changes anything: a mutation needs our Origin
+    const noOrigin = await raw(
+      'POST',
+      '/api/trpc/infra.act',
+      { host: host(), cookie, 'content-type': 'application/json' },
+      partitionBody('c1-1'),
+    );
+    expect(noOrigin.status).toBe(403);
+    expect(JSON.parse(noOrigin.body).code).toBe('origin_required');
+    const foreign = await raw(
+      'POST',
+      '/api/trpc/infra.act',
+      { host: host(), cookie, origin: 'https://evil.example', 'content-type': 'application/json' },
+      partitionBody('c1-1'),
+    );
+    expect(foreign.status).toBe(403);
+    expect(infraState('c1-1')).toMatchObject({ partitioned: false });
+  });
+
+  it('a refused token, and too many attempts', async () => {
+    const bad = await signIn('nope');
+    expect(bad.r.status).toBe(401);
+    expect(bad.cookie).toBe('');
+  });
+
+  it('sign-out ends the session and closes its sockets', async () => {
+    const { cookie } = await signIn(cluster.users.viewer.token);
+    const socket = io(own(), {
+      path: '/socket.io',
+      transports: ['websocket'],
+      forceNew: true,
+      extraHeaders: { cookie, origin: own() },
+    });
+    const ended: unknown[] = [];
+    socket.on('session:ended', (m) => ended.push(m));
+    try {
+      await eventually(() => socket.connected, 'socket connected with the session cookie');
+      const out = await raw(
+        'POST',
+        '/auth/signout',
+        { host: host(), cookie, origin: own(), 'content-type': 'application/json' },
+        '{}',
+      );
+      expect(out.status).toBe(200);
+      await eventually(() => !socket.connected, 'socket closed with the session');
+      expect(ended).toEqual([{ why: 'signed-out' }]);
+      expect((await raw('GET', '/api/trpc/clusters.list', { host: host(), cookie })).status).toBe(401);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('sign out everywhere ends every session of the person', async () => {
+    const a = await signIn(cluster.users.viewer.token);
+    const b = await signIn(cluster.users.viewer.token);
+    const other = await signIn(cluster.users.operator.token);
+    await raw(
+      'POST',
+      '/auth/signout',
+      { host: host(), cookie: a.cookie, origin: own(), 'content-type': 'application/json' },
+      '{"everywhere":true}',
+    );
+    expect((await raw('GET', '/api/trpc/clusters.list', { host: host(), cookie: b.cookie })).status).toBe(
+      401,
+    );
+    expect((await raw('GET', '/api/trpc/clusters.list', { host: host(), cookie: other.cookie })).status).toBe(
+      200,
+    );
+  });
+
+  it('the one-time link works once, then the next one', async () => {
+    const first = c.auth.link!.url;
+    const path = new URL(first).pathname + new URL(first).search;
+    const used = await raw('GET', path, { host: host() });
+    expect(used.status).toBe(302);
+    expect(used.headers.location).toBe('/');
+    const cookie = String(used.headers['set-cookie']).split(';')[0];
+    expect(JSON.parse((await raw('GET', '/auth/session', { host: host(), cookie })).body)).toMatchObject({
+      signedIn: true,
+      method: 'link',
+    });
+    const again = await raw('GET', path, { host: host() });
+    expect(again.headers.location).toBe('/signin?error=link');
+    expect(c.auth.link!.url).not.toBe(first);
+  });
+});
+
+describe('/metrics', () => {
+  it('answers a token allowed to get /metrics, 403s one that is not', async () => {
+    const admin = await raw('GET', '/metrics', {
+      host: host(),
+      authorization: `Bearer ${tokenOf(cluster.kc)}`,
+    });
+    expect(admin.status).toBe(200);
+    const viewer = await raw('GET', '/metrics', {
+      host: host(),
+      authorization: `Bearer ${cluster.users.viewer.token}`,
+    });
+    expect(viewer.status).toBe(403);
+    expect(JSON.parse(viewer.body).error).toBe('forbidden: User "viewer" cannot get path "/metrics"');
+  });
+});
+
+describe('the one socket helper', () => {
+  it('connects with a bearer token', async () => {
+    const s = socketClient(c.url, cluster.users.viewer.token);
+    try {
+      await eventually(() => s.connected, 'connected');
+    } finally {
+      s.close();
+    }
+  });
+});

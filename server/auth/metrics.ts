@@ -1,0 +1,30 @@
+// /metrics behind kube-rbac-proxy's convention: a bearer token that the cluster authenticates
+// and authorises for `get` on the non-resource URL /metrics (asked with a SelfSubjectAccessReview
+// sent with that token, so Palisade needs no privilege to ask). 401 without a token the
+// cluster accepts (the gate and the token check), 403 with the cluster's own words otherwise.
+import type http from 'node:http';
+import type { ClusterConnection } from '../kube/connection.js';
+import type { ProtectionService } from '../protection/service.js';
+import { sendJson } from './http.js';
+import type { Admitted, ConsoleAuth } from './service.js';
+
+const METRICS = { verb: 'get', path: '/metrics' };
+
+export async function serveMetrics(
+  auth: ConsoleAuth,
+  protection: ProtectionService | undefined,
+  cluster: ClusterConnection | undefined,
+  a: Admitted,
+  res: http.ServerResponse,
+) {
+  if (!a.identity || !cluster)
+    return sendJson(res, 401, { error: 'send a bearer token allowed to get /metrics' });
+  const allowed = await auth.access.can(a.identity, cluster.id, METRICS);
+  if (!allowed.allowed) return sendJson(res, 403, { error: allowed.message });
+  const text = protection ? await protection.metrics.registry.metrics() : '';
+  res.writeHead(200, {
+    'content-type': protection?.metrics.registry.contentType ?? 'text/plain; version=0.0.4',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
