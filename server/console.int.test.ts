@@ -14,12 +14,13 @@ import { tinyDurations } from '../sim/test/clusterHarness.js';
 import { type Console, startConsole } from './console.js';
 import { clustersFromKubeconfig } from './kube/kubeconfig.js';
 import { serviceAccountReady } from './test/namespaces.js';
-import { subscribe, trpcClient } from './test/client.js';
+import { subscribe, tokenOf, trpcClient } from './test/client.js';
 
 let dir: string;
 let cluster: EmbeddedCluster;
 let consoleServer: Console;
 let trpc: ReturnType<typeof trpcClient>;
+let token: string;
 const CLUSTER = 'palisade-embedded';
 
 beforeAll(async () => {
@@ -50,7 +51,8 @@ beforeAll(async () => {
     ui: false,
     hub: { intervalMs: 100 },
   });
-  trpc = trpcClient(consoleServer.url);
+  token = tokenOf(cluster.kc);
+  trpc = trpcClient(consoleServer.url, token);
   await Promise.all(
     [...consoleServer.clusters.values()].filter((c) => c.id !== 'rejected').map((c) => c.synced()),
   );
@@ -67,7 +69,7 @@ const nodeKey = (n: NodeView) => n.name;
 describe('live nodes over socket.io', () => {
   it('sends a snapshot, then the partitioned node going Unknown as a delta', async () => {
     const started = Date.now();
-    const sub = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey);
+    const sub = subscribe<NodeView>(consoleServer.url, token, CLUSTER, 'nodes', nodeKey);
     try {
       await eventually(() => sub.snapshots.length === 1, 'a snapshot');
       expect(sub.snapshots[0].items.map((n) => n.name).sort()).toEqual(['a1-1', 'a1-2', 'a1-3']);
@@ -87,7 +89,7 @@ describe('live nodes over socket.io', () => {
   });
 
   it('a client resuming from its last seq gets only the deltas it missed', async () => {
-    const first = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey);
+    const first = subscribe<NodeView>(consoleServer.url, token, CLUSTER, 'nodes', nodeKey);
     await eventually(() => first.seq !== undefined, 'first snapshot');
     const seenUpTo = first.seq!;
     const items = first.items;
@@ -98,7 +100,7 @@ describe('live nodes over socket.io', () => {
       () => consoleServer.clusters.get(CLUSTER)!.cache.node('a1-2')?.ready === 'Ready',
       'a1-2 Ready again in the cache',
     );
-    const again = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey, seenUpTo);
+    const again = subscribe<NodeView>(consoleServer.url, token, CLUSTER, 'nodes', nodeKey, seenUpTo);
     again.items = items;
     try {
       await eventually(() => again.items.get('a1-2')?.ready === 'Ready', 'a1-2 Ready via resumed deltas');
@@ -111,7 +113,7 @@ describe('live nodes over socket.io', () => {
   });
 
   it('a client resuming from a seq the server never gave gets a snapshot', async () => {
-    const sub = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey, 1);
+    const sub = subscribe<NodeView>(consoleServer.url, token, CLUSTER, 'nodes', nodeKey, 1);
     try {
       await eventually(() => sub.snapshots.length === 1, 'a snapshot instead of deltas');
     } finally {
@@ -120,7 +122,7 @@ describe('live nodes over socket.io', () => {
   });
 
   it('answers a bad subscribe with an error naming the field', async () => {
-    const sub = subscribe<NodeView>(consoleServer.url, CLUSTER, 'nodes', nodeKey);
+    const sub = subscribe<NodeView>(consoleServer.url, token, CLUSTER, 'nodes', nodeKey);
     try {
       await eventually(() => sub.socket.connected, 'connected');
       const reply = await sub.socket.emitWithAck('subscribe', { cluster: CLUSTER, kind: 'volumes' });
@@ -302,12 +304,17 @@ describe('tRPC', () => {
 
 describe('without a UI build', () => {
   it('still serves the APIs and tells how to build the pages', async () => {
-    const c = await startConsole({ clusters: [], ui: { dir } });
+    const spec = consoleServer.clusters.get(CLUSTER)!.spec;
+    const c = await startConsole({ clusters: [spec], ui: { dir } });
     try {
-      const page = await fetch(`${c.url}/`);
-      expect(page.status).toBe(503);
-      expect(await page.text()).toMatch(/npm run build/);
-      expect(await trpcClient(c.url).clusters.list.query()).toEqual([]);
+      // pages need a session first; the sign-in page itself says how to build the UI
+      const page = await fetch(`${c.url}/`, { redirect: 'manual' });
+      expect(page.status).toBe(302);
+      expect(page.headers.get('location')).toBe('/signin?next=%2F');
+      const signin = await fetch(`${c.url}/signin`);
+      expect(signin.status).toBe(503);
+      expect(await signin.text()).toMatch(/npm run build/);
+      expect((await trpcClient(c.url, token).clusters.list.query()).map((x) => x.id)).toEqual([CLUSTER]);
     } finally {
       await c.stop();
     }

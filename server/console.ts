@@ -1,10 +1,20 @@
 // The console server in one process: the tRPC API at /api/trpc, the socket.io hub at
-// /socket.io and the Next.js UI for everything else, over one connection per cluster.
-// main.ts and the integration tests both start it through startConsole.
+// /socket.io, sign-in under /auth, /metrics, /healthz and /readyz, and the Next.js UI for
+// everything else, over one connection per cluster. Every request and every WebSocket upgrade
+// passes the one request gate (server/auth) first. main.ts and the integration tests both
+// start it through startConsole.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { Server as EngineServer } from 'engine.io';
 import { Server as SocketServer } from 'socket.io';
+import { type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
+import { authRoute, type SignInOptions } from './auth/routes.js';
+import { OidcSignIn } from './auth/oidc.js';
+import type { OidcConfig } from './config/schema.js';
+import { component } from './log.js';
+import { bindSockets } from './auth/sockets.js';
+import { serveMetrics } from './auth/metrics.js';
 import type { ClusterId } from '../lib/console/protocol.js';
 import { ClusterConnection, type ClusterSpec } from './kube/connection.js';
 import type { InformerTuning } from './kube/informer.js';
@@ -18,6 +28,7 @@ import { appRouter } from './trpc/router.js';
 import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
+import { AuditFeed } from './realtime/audit.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -33,8 +44,8 @@ export interface ConsoleOptions {
   protection?: Partial<ProtectionConfig>;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
-  /** a console reachable beyond loopback without sign-in: the banner every page shows */
-  security?: { banner?: string };
+  /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
+  auth?: Omit<AuthOptions, 'clusters' | 'log'> & { oidc?: OidcConfig };
 }
 
 export interface Console {
@@ -43,6 +54,7 @@ export interface Console {
   clusters: Map<ClusterId, ClusterConnection>;
   protection?: ProtectionService;
   fencing?: FencingService;
+  auth: ConsoleAuth;
   stop(): Promise<void>;
 }
 
@@ -63,15 +75,6 @@ async function listen(server: http.Server, port: number, host: string): Promise<
   return (server.address() as AddressInfo).port;
 }
 
-async function serveMetrics(p: ProtectionService | undefined, res: http.ServerResponse) {
-  const text = p ? await p.metrics.registry.metrics() : '';
-  res.writeHead(200, {
-    'content-type': p?.metrics.registry.contentType ?? 'text/plain; version=0.0.4',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
-}
-
 export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const log = opts.log ?? (() => undefined);
   const host = opts.host ?? '127.0.0.1';
@@ -88,46 +91,117 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       ? await startProtection({ config: opts.protection, clusters: opts.clusters, log })
       : undefined;
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), log);
+  const auth = new ConsoleAuth({ ...opts.auth, clusters, log });
+  let baseUrl = '';
+  const oidc =
+    opts.auth?.oidc &&
+    new OidcSignIn(
+      opts.auth.oidc,
+      auth,
+      () => opts.auth?.publicURL?.replace(/\/$/, '') ?? baseUrl,
+      component('oidc'),
+    );
+  const signIn: SignInOptions = oidc
+    ? {
+        oidc: { issuer: oidc.issuer, start: '/auth/oidc/start' },
+        extra: (req, res, a, path) => oidc.route(req, res, a, path),
+      }
+    : {};
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
-    createContext: () => ({ clusters, protection, fencing, security: opts.security }),
+    createContext: ({ req }) => ({
+      clusters,
+      protection,
+      fencing,
+      identity: admittedOf(req)?.identity,
+      access: auth.access,
+      limits: auth.limits,
+    }),
   });
+  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first
+  const engine = new EngineServer();
+  const io = new SocketServer({ path: '/socket.io', serveClient: false });
+  io.bind(engine);
   const server = http.createServer((req, res) => {
-    const path = req.url ?? '/';
-    if (path === '/metrics') return void serveMetrics(protection, res);
-    if (path === TRPC_PREFIX || path.startsWith(`${TRPC_PREFIX}/`) || path.startsWith(`${TRPC_PREFIX}?`))
-      return trpc(req, res);
-    void Promise.resolve((ui?.handle ?? noUiHandler)(req, res)).catch((e) => {
-      log(`UI request ${path} failed: ${(e as Error).message}`);
-      if (!res.headersSent) res.writeHead(500).end();
+    void route(req, res).catch((e) => {
+      log(`request ${req.method} ${req.url} failed: ${(e as Error).message}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-length': '0' }).end();
     });
   });
-  const io = new SocketServer(server, { path: '/socket.io', serveClient: false });
-  const hub = new RealtimeHub(io, clusters, opts.hub);
+  const route = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const a = await auth.admit(req, res);
+    if (!a) return;
+    switch (a.route) {
+      case 'health':
+        return health(req, res);
+      case 'auth':
+        return authRoute(auth, signIn, req, res, a);
+      case 'socket':
+        return engine.handleRequest(req, res);
+      case 'metrics':
+        return serveMetrics(auth, protection, clusters.values().next().value, a, res);
+      case 'trpc':
+        return trpc(req, res);
+      default:
+        // Next.js stamps its scripts with the nonce it finds in the request's own CSP header
+        req.headers['content-security-policy'] = res.getHeader('content-security-policy') as string;
+        return (ui?.handle ?? noUiHandler)(req, res);
+    }
+  };
+  server.on('upgrade', (req, socket, head) => {
+    void auth.admitUpgrade(req, socket).then((a) => {
+      if (!a) return;
+      if (a.route !== 'socket') return void socket.destroy();
+      engine.handleUpgrade(req, socket, head);
+    });
+  });
+  const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const unsynced =
+      path === '/readyz' ? [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id) : [];
+    const ok = unsynced.length === 0;
+    const text = ok ? 'ok\n' : `not ready: informers of ${unsynced.join(', ')} have not synced\n`;
+    res.writeHead(ok ? 200 : 503, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(text);
+  };
+  bindSockets(io, auth);
+  const hub = new RealtimeHub(io, clusters, auth, opts.hub);
   const sim = new SimulationHub(io, clusters.values());
   const feed = protection && new ProtectionFeed(io, protection);
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
+  const auditFeed = new AuditFeed(io, clusters.values());
   const port = await listen(server, opts.port ?? 0, host);
+  const url = `http://${displayHost(host)}:${port}`;
+  baseUrl = url;
+  auth.listening(port, url);
 
   return {
-    url: `http://${displayHost(host)}:${port}`,
+    url,
     port,
     clusters,
     protection,
     fencing,
+    auth,
     async stop() {
+      auth.stop();
+      oidc?.stop();
       feed?.stop();
       fencingFeed?.stop();
       volumesFeed.stop();
+      auditFeed.stop();
       await fencing?.stop();
       await protection?.stop();
       hub.stop();
       sim.stop();
       io.disconnectSockets(true);
+      engine.close();
       server.closeAllConnections();
-      await new Promise<void>((r) => io.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
       await Promise.all([...clusters.values()].map((c) => c.stop()));
       await ui?.close().catch(() => undefined);
     },

@@ -28,8 +28,8 @@ describe('server/main.ts', () => {
     ],
     [['--port', 'eighty'], 2, /--port: must be an integer between 0 and 65535, got "eighty"/],
     [['--colour'], 2, /Unknown option '--colour'/],
-    // no sign-in yet: a console that can act stays on loopback unless told there is no authentication
-    [['--host', '0.0.0.0'], 2, /refused: Palisade has no sign-in yet .* pass --insecure-no-auth/],
+    // sign-in is always on: the old escape hatch is gone, and says so
+    [['--insecure-no-auth'], 2, /--insecure-no-auth is gone: sign-in is always on/],
     [
       ['--config', '/nonexistent/palisade.yaml'],
       1,

@@ -2,10 +2,11 @@
 // Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG,
 // none in palisade.yaml) it starts the embedded cluster in-process, demo scenario, and
 // connects to that: like SQLite, the default back end needs nothing installed.
-import { judgeListen } from '../lib/console/listenGuard.js';
+import { isLoopback } from '../lib/console/listenGuard.js';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
-import { delimiter, dirname, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
@@ -26,7 +27,7 @@ const cliOptions = z.object({
   scenario: z.string().min(1, 'must not be empty').default('demo'),
   /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
   real: z.boolean().default(false),
-  /** allow --host beyond loopback although the console has no sign-in yet */
+  /** gone: sign-in is always on (kept so an old command line gets a clear answer) */
   'insecure-no-auth': z.boolean().default(false),
   /** embedded cluster only: install the demo FencePolicy (automatic fencing over IPMI) or none */
   'fence-policy': z.enum(['demo', 'none'], { error: 'must be "demo" or "none"' }).default('demo'),
@@ -34,7 +35,7 @@ const cliOptions = z.object({
 type CliOptions = z.infer<typeof cliOptions>;
 
 const USAGE =
-  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS [--insecure-no-auth]] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real] [--fence-policy demo|none]';
+  'usage: npm start -- [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] [--host ADDRESS] [--read-only] [--state-dir DIR] [--scenario demo|tiny|scale|cells|FILE] [--real] [--fence-policy demo|none]';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\n${USAGE}`);
@@ -68,6 +69,9 @@ function parse(argv: string[]): CliOptions {
 }
 
 const MAX_IPMI_NODES = 64;
+
+/** The embedded cluster writes its demo users' tokens beside its kubeconfig. */
+const tokensFileFor = (kubeconfigPath: string) => join(dirname(kubeconfigPath), 'tokens.csv');
 const nodeCount = (s: { nodes: { zones: { racks: { count: number }[] }[] } }) =>
   s.nodes.zones.reduce((n, z) => n + z.racks.reduce((m, r) => m + r.count, 0), 0);
 
@@ -89,7 +93,12 @@ async function startEmbedded(
     console.log(
       `attached to the embedded cluster already running at ${running} (kubeconfig: ${kubeconfigPath})`,
     );
-    return { kubeconfigPath, protection: {}, stop: async () => undefined };
+    return {
+      kubeconfigPath,
+      tokensFile: tokensFileFor(kubeconfigPath),
+      protection: {},
+      stop: async () => undefined,
+    };
   }
   // imported lazily: a console for a real cluster never loads the simulator
   const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await Promise.all([
@@ -111,11 +120,18 @@ async function startEmbedded(
     log: (m) => console.log(`  ${what}: ${m}`),
   });
   console.log(`${what} ready (${scenario} scenario), kubeconfig: ${kubeconfigPath}`);
-  return { kubeconfigPath, protection: {}, stop: () => cluster.stop() };
+  return {
+    kubeconfigPath,
+    tokensFile: tokensFileFor(kubeconfigPath),
+    protection: {},
+    stop: () => cluster.stop(),
+  };
 }
 
 interface Embedded {
   kubeconfigPath: string;
+  /** the demo users' tokens (kube-apiserver's token file format) */
+  tokensFile?: string;
   /** the contexts to show (all of them for core + cells) */
   contexts?: string[];
   /** protection's default on this embedded setup */
@@ -167,13 +183,10 @@ function chosenKubeconfig(opts: CliOptions, config: PalisadeConfig, configFile?:
 async function main() {
   const opts = parse(process.argv.slice(2));
   // no sign-in yet: a console that can act listens on loopback unless told there is no authentication
-  const listen = judgeListen({
-    host: opts.host,
-    noAuth: opts['insecure-no-auth'],
-    canAct: !opts['read-only'],
-  });
-  if (!listen.ok) usage(listen.message);
-  if (listen.banner) console.warn(`warning: ${listen.banner}`);
+  if (opts['insecure-no-auth'])
+    usage(
+      '--insecure-no-auth is gone: sign-in is always on (a Kubernetes token, OIDC, or on loopback the one-time link npm start prints)',
+    );
   const { config, file: configFile } = await loadConfig(opts.config);
   if (configFile) console.log(`  config: ${configFile}`);
   const explicit = chosenKubeconfig(opts, config, configFile);
@@ -190,11 +203,22 @@ async function main() {
       : contextsToShow(config, opts.context),
     modeOf: (context) => modeOf(config, context, opts['read-only']),
   });
+  const oidc = config.auth.oidc;
   const console_ = await startConsole({
     clusters,
     port: opts.port,
     host: opts.host,
-    security: { banner: listen.banner },
+    auth: {
+      allowedHosts: config.server.allowedHosts,
+      publicURL: config.server.publicURL,
+      session: {
+        idleMs: config.server.session.idleTimeoutMinutes * 60_000,
+        absoluteMs: config.server.session.absoluteTimeoutHours * 3_600_000,
+      },
+      // whoever can read this terminal started Palisade and holds its kubeconfig
+      signInLink: isLoopback(opts.host) && !oidc,
+      oidc,
+    },
     log: (m) => console.log(m),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,
@@ -204,6 +228,10 @@ async function main() {
       `  cluster ${c.id}: context ${c.context}${c.infra ? ' (embedded)' : ''}${c.mode && c.mode !== 'normal' ? `, ${c.mode}` : ''}`,
     );
   console.log(`Palisade console: ${console_.url}`);
+  if (embedded?.tokensFile && existsSync(embedded.tokensFile))
+    console.log(`  demo users viewer, operator and admin: their tokens are in ${embedded.tokensFile}`);
+  if (console_.auth.link) console.log(`Sign in with this one-time link: ${console_.auth.link.url}`);
+  else if (!oidc) console.log('Sign in with a Kubernetes token of the cluster (kubectl create token ...)');
 
   let stopping = false;
   const onSignal = async (signal: string) => {

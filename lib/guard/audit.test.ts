@@ -121,6 +121,8 @@ describe('audit rows', () => {
     expect(selectAudit(rows, { action: 'forceDeletePod' }).map((r) => r.uid)).toEqual(['b', 'a']);
     expect(selectAudit(rows, { text: 'API-1' }).map((r) => r.uid)).toEqual(['b']);
     expect(selectAudit(rows, { text: 'bob' }).map((r) => r.uid)).toEqual(['c']);
+    expect(selectAudit(rows, { user: 'bob' }).map((r) => r.uid)).toEqual(['c']);
+    expect(selectAudit(rows, { user: 'bo' }).map((r) => r.uid)).toEqual([]);
     expect(selectAudit(rows, { limit: 1 }).map((r) => r.uid)).toEqual(['b']);
   });
 });

@@ -103,6 +103,8 @@ export function auditRow(e: EventView, consoleComponent: string): AuditRow | und
 export interface AuditFilter {
   action?: GuardedAction | 'simulation';
   outcome?: AuditOutcome;
+  /** who acted, exactly as recorded */
+  user?: string;
   /** matched, case-insensitively, against who, why, what and the target */
   text?: string;
   limit?: number;
@@ -114,6 +116,7 @@ export function selectAudit(rows: AuditRow[], f: AuditFilter = {}): AuditRow[] {
   const out = rows
     .filter((r) => !f.action || r.action === f.action)
     .filter((r) => !f.outcome || r.outcome === f.outcome)
+    .filter((r) => !f.user || r.by === f.user)
     .filter((r) => !text || haystack(r).includes(text))
     .sort((a, b) => (b.at ?? 0) - (a.at ?? 0));
   return f.limit ? out.slice(0, f.limit) : out;

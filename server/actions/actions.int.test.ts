@@ -3,13 +3,10 @@
 // RWO volume on a partitioned node — driven through actions.preview / actions.perform over HTTP,
 // with the cluster's modes, optimistic concurrency, dry runs, Events and the audit list.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUT_OF_SERVICE_TAINT } from '../../lib/fencing/types.js';
 import { KUBECTL_FORCE_DELETE_WARNING } from '../../lib/guard/types.js';
@@ -17,9 +14,8 @@ import { eventually, untilNoConflict } from '../../sim/apiserver/test/harness.js
 import { readyCondition, rwoDatabaseScenario, startScenario } from '../../sim/test/clusterHarness.js';
 import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
-import { type ActionsAppRouter, actionsRouter } from '../trpc/actions.js';
-import { router } from '../trpc/trpc.js';
-import { CONSOLE_ACTOR } from './actor.js';
+import type { ActionsAppRouter } from '../trpc/actions.js';
+import { tokenOf } from '../test/client.js';
 import { FENCE_API } from './live.js';
 import { ensureFenceCrd, fenceInPhase, readFenceObject, setFencePhase } from './test/fences.js';
 
@@ -27,9 +23,10 @@ type Cluster = Awaited<ReturnType<typeof startScenario>>;
 let c: Cluster;
 let dir: string;
 let consoleServer: Console;
-let apiServer: http.Server;
 let trpc: ReturnType<typeof createTRPCClient<ActionsAppRouter>>;
 const CLUSTER = 'palisade-embedded';
+/** the user of the embedded clusters' admin token, on both back ends */
+const ADMIN = 'palisade-admin';
 const NS = 'shop';
 
 const scenario = rwoDatabaseScenario({ name: 'actions-test', namespace: NS });
@@ -50,21 +47,19 @@ beforeAll(async () => {
     // the test plays the fencing controller's part (NodeFence phases): the seam is under test
     fencing: false,
   });
-  // actions.* on its own HTTP endpoint, the same router and context the console serves once
-  // server/trpc/router.ts mounts it as `actions`
-  const handler = createHTTPHandler({
-    router: router({ actions: actionsRouter }),
-    createContext: () => ({ clusters: consoleServer.clusters }),
+  // actions.* through the console's own gate, signed in with the cluster admin's token
+  trpc = createTRPCClient<ActionsAppRouter>({
+    links: [
+      httpLink({
+        url: `${consoleServer.url}/api/trpc`,
+        headers: { authorization: `Bearer ${tokenOf(c.kc)}` },
+      }),
+    ],
   });
-  apiServer = http.createServer(handler);
-  await new Promise<void>((r) => apiServer.listen(0, '127.0.0.1', r));
-  const port = (apiServer.address() as AddressInfo).port;
-  trpc = createTRPCClient<ActionsAppRouter>({ links: [httpLink({ url: `http://127.0.0.1:${port}` })] });
   await Promise.all([...consoleServer.clusters.values()].map((x) => x.synced()));
 }, 120_000);
 
 afterAll(async () => {
-  apiServer?.close();
   await consoleServer?.stop();
   await c?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -216,10 +211,10 @@ describe('force delete of a StatefulSet pod on a partitioned node', () => {
     });
     expect(mine[0].message).toMatch(
       new RegExp(
-        `^force-deleted pod shop/web-0 on node ${node} .* \\| overridden: node ${node} is unreachable.* \\| by: a console user \\(the console acts with its own credentials\\) \\| why: db-0 stuck for 20 min, vendor confirmed the host is dead$`,
+        `^force-deleted pod shop/web-0 on node ${node} .* \\| overridden: node ${node} is unreachable.* \\| by: ${ADMIN} \\| why: db-0 stuck for 20 min, vendor confirmed the host is dead$`,
       ),
     );
-    expect(mine[0].metadata?.annotations?.['palisade.dev/actor']).toBe(CONSOLE_ACTOR.name);
+    expect(mine[0].metadata?.annotations?.['palisade.dev/actor']).toBe(ADMIN);
   });
 });
 
@@ -262,7 +257,7 @@ describe('detach', () => {
     const ev = await c.core.listNamespacedEvent({ namespace: 'default' });
     const mine = ev.items.find((e) => e.reason === 'PalisadeDetach' && e.involvedObject.name === attachment);
     expect(mine).toMatchObject({ type: 'Normal', involvedObject: { kind: 'VolumeAttachment' } });
-    expect(mine?.message).toMatch(/ \| safe \| by: a console user/);
+    expect(mine?.message).toMatch(/ \| safe \| by: palisade-admin \|/);
   });
 });
 
@@ -350,7 +345,7 @@ describe('fence approval and cancellation', () => {
     const r = await trpc.actions.perform.mutate({ ...input, confirm: name, reason: 'the BMC shows it hung' });
     expect(r).toMatchObject({ overridden: true, recorded: true });
     const f = await readFenceObject(c.kc, name);
-    expect(f.spec.approvedBy).toBe(CONSOLE_ACTOR.name);
+    expect(f.spec.approvedBy).toBe(ADMIN);
     expect(Date.parse(f.spec.approvedAt!)).toBeGreaterThan(0);
     // approving twice makes no sense: refused whatever is typed
     await expect(trpc.actions.perform.mutate({ ...input, confirm: name, reason: 'again' })).rejects.toThrow(
@@ -370,7 +365,7 @@ describe('fence approval and cancellation', () => {
     const r = await trpc.actions.perform.mutate(input);
     expect(r).toMatchObject({ overridden: false, recorded: true });
     expect((await readFenceObject(c.kc, name)).spec.cancelRequested).toMatchObject({
-      by: CONSOLE_ACTOR.name,
+      by: ADMIN,
       reason: 'false alarm',
     });
   });
@@ -416,7 +411,7 @@ describe('input and audit', () => {
     ]);
     expect(rows.at(-1)).toMatchObject({
       outcome: 'overridden',
-      by: CONSOLE_ACTOR.name,
+      by: ADMIN,
       why: 'db-0 stuck for 20 min, vendor confirmed the host is dead',
       target: { kind: 'Pod', namespace: NS, name: 'web-0' },
     });

@@ -1,24 +1,36 @@
-// Who acts. Until sign-in exists every request comes from "a console user" and the console acts
-// with its own credentials — and says so in every record. Sign-in plugs in here and nowhere
-// else: the request context carries an Actor, and apisFor() gives the actions clients that act
-// as that person (Kubernetes impersonation), so the cluster's own RBAC decides.
+// Who acts. Every console mutation is done as the signed-in person on that cluster: with their
+// own token (token sign-in, bearer scripts), by impersonating them with the console's
+// credentials (OIDC), or, for the one-time link on loopback, with the console's kubeconfig
+// credentials (whose owner started it). apisFor() gives the guarded actions clients that act
+// that way, so the cluster's own RBAC decides and its audit log names the person.
 import * as k8s from '@kubernetes/client-node';
+import type { ClusterId } from '../../lib/console/protocol.js';
+import { type Credential, type Identity, nameOn } from '../auth/identity.js';
+import { credentialKey, makeClientAs } from '../auth/kubeAs.js';
 import type { ClusterConnection } from '../kube/connection.js';
 
+export type ActorVia = 'console-credentials' | 'token' | 'impersonation';
+
 export interface Actor {
-  /** a Kubernetes user name when impersonating; a description otherwise */
+  /** the Kubernetes user name the cluster knows the person by */
   name: string;
-  via: 'console-credentials' | 'impersonation';
+  via: ActorVia;
+  credential: Credential;
 }
 
-export const CONSOLE_ACTOR: Actor = {
-  name: 'a console user (the console acts with its own credentials)',
-  via: 'console-credentials',
+const VIA: Record<Credential['kind'], ActorVia> = {
+  console: 'console-credentials',
+  token: 'token',
+  impersonate: 'impersonation',
 };
 
-/** The request's actor: the signed-in person once sign-in sets ctx.actor, else the console. */
-export function actorOf(ctx: { actor?: Actor }): Actor {
-  return ctx.actor ?? CONSOLE_ACTOR;
+/** The person behind a request, as they act on one cluster. */
+export function actorOf(identity: Identity, cluster: ClusterId): Actor {
+  return {
+    name: nameOn(identity, cluster),
+    via: VIA[identity.credential.kind],
+    credential: identity.credential,
+  };
 }
 
 /** The clients an action uses: every read before deciding, and the write itself. */
@@ -28,35 +40,19 @@ export interface ActionApis {
   custom: k8s.CustomObjectsApi;
 }
 
-/** The connection's kubeconfig, impersonating the actor when there is a person to act as. */
-export function kubeConfigFor(kc: k8s.KubeConfig, actor: Actor): k8s.KubeConfig {
-  if (actor.via !== 'impersonation') return kc;
-  const user = kc.getCurrentUser();
-  if (!user) throw new Error('the kubeconfig has no current user to impersonate with');
-  const as = new k8s.KubeConfig();
-  as.loadFromOptions({
-    clusters: kc.clusters,
-    contexts: kc.contexts,
-    currentContext: kc.currentContext,
-    // client-node sends Impersonate-User for a user with impersonateUser (kubeconfig "as:")
-    users: kc.users.map((u) => (u.name === user.name ? { ...u, impersonateUser: actor.name } : u)),
-  });
-  return as;
-}
-
 const cache = new WeakMap<ClusterConnection, Map<string, ActionApis>>();
 
 export function apisFor(conn: ClusterConnection, actor: Actor): ActionApis {
   let byActor = cache.get(conn);
   if (!byActor) cache.set(conn, (byActor = new Map()));
-  const key = `${actor.via}:${actor.name}`;
+  const key = credentialKey(actor.credential);
   let apis = byActor.get(key);
   if (!apis) {
-    const kc = kubeConfigFor(conn.spec.kc, actor);
+    const kc = conn.spec.kc;
     apis = {
-      core: kc.makeApiClient(k8s.CoreV1Api),
-      storage: kc.makeApiClient(k8s.StorageV1Api),
-      custom: kc.makeApiClient(k8s.CustomObjectsApi),
+      core: makeClientAs(kc, actor.credential, k8s.CoreV1Api),
+      storage: makeClientAs(kc, actor.credential, k8s.StorageV1Api),
+      custom: makeClientAs(kc, actor.credential, k8s.CustomObjectsApi),
     };
     byActor.set(key, apis);
   }

@@ -6,7 +6,11 @@
 // 4. the write, conditional on the resourceVersion the person reviewed (or the one just read):
 //    409 -> CONFLICT "changed since you looked", 404 -> NOT_FOUND; or only a server-side dry run,
 // 5. the record: a Kubernetes Event saying who, what, why, and whether the guard was overridden.
-// Who acts comes in the context (actor.ts): sign-in and impersonation plug in there.
+// Who acts comes in the context (actor.ts): the signed-in person, whose RBAC is asked before
+// the write (lib/guard/access.ts: the write's verb, approve/cancel, override) so a refusal comes
+// first and in the cluster's own words; the write then goes to the API server as that person.
+import type { AccessAttributes, AccessDecision } from '../../lib/auth/forbidden.js';
+import { accessForOverride, accessForWrite } from '../../lib/guard/access.js';
 import { judgeAction } from '../../lib/console/actionGuard.js';
 import { COUNTDOWN_SECONDS, GUARDED_ACTIONS, type GuardedAction } from '../../lib/guard/actions.js';
 import type { Verdict } from '../../lib/guard/types.js';
@@ -19,12 +23,22 @@ import { loadForceDelete } from './forceDelete.js';
 import { type ActionRequest, type Loaded, type NodeSummary, type Target, targetName } from './kind.js';
 import { loadRemoveTaint } from './outOfService.js';
 import { ensureRecordable, type Recorded, record } from './record.js';
+import { auditLog } from '../log.js';
 
 export type { ActionRequest } from './kind.js';
 
 export interface ActionContext {
   conn: ClusterConnection;
   actor: Actor;
+  /** asks the cluster whether the actor may do this (SelfSubjectAccessReview) */
+  authorize(a: AccessAttributes): Promise<AccessDecision>;
+}
+
+/** The first thing RBAC does not allow the actor: the write's own verbs, then override if unsafe. */
+async function forbidden(ctx: ActionContext, r: ActionRequest, unsafe: boolean): Promise<string | undefined> {
+  const needs = [...accessForWrite(r), ...(unsafe ? [accessForOverride(r.action)] : [])];
+  const answers = await Promise.all(needs.map((a) => ctx.authorize(a)));
+  return answers.find((a) => !a.allowed)?.message;
 }
 
 export interface Submission {
@@ -77,6 +91,8 @@ export interface Preview {
   needs: { name: string; typedName: boolean; reason: boolean };
   /** set when the action will be refused whatever is typed */
   refusal?: string;
+  /** set when the refusal is RBAC's: the person may not do this (the UI shows it disabled) */
+  forbidden?: boolean;
   dryRun: { ran: boolean; ok: boolean; message: string };
 }
 
@@ -85,12 +101,13 @@ export async function preview(ctx: ActionContext, r: ActionRequest): Promise<Pre
   const loaded = await loadLive(ctx, r);
   const v = loaded.verdict;
   const mode = modeOf(ctx.conn);
+  const rbac = await forbidden(ctx, r, !v.safe);
   const refusal =
     mode === 'read-only'
       ? `cluster "${ctx.conn.id}" is read-only: Palisade does not change it`
       : !v.safe && !v.overridable
         ? v.reasons[0]
-        : undefined;
+        : rbac;
   const meta = GUARDED_ACTIONS[loaded.action];
   return {
     action: loaded.action,
@@ -109,6 +126,7 @@ export async function preview(ctx: ActionContext, r: ActionRequest): Promise<Pre
       reason: !v.safe || r.action === 'cancelFence',
     },
     refusal,
+    ...(rbac && refusal === rbac ? { forbidden: true } : {}),
     dryRun: refusal
       ? { ran: false, ok: false, message: `not sent: ${refusal}` }
       : await dryRun(ctx, loaded, r),
@@ -144,8 +162,37 @@ export type Performed = {
   outcome: string;
 } & Recorded;
 
-/** Carry out one guarded action for ctx.actor, or refuse it with an ActionError. */
+/** Carry out one guarded action for ctx.actor, or refuse it with an ActionError; either way one audit line. */
 export async function perform(ctx: ActionContext, r: ActionRequest & Submission): Promise<Performed> {
+  const line = {
+    event: 'guarded-action',
+    action: r.action,
+    cluster: ctx.conn.id,
+    target: targetName(r),
+    user: ctx.actor.name,
+    via: ctx.actor.via,
+  };
+  try {
+    const done = await performUnlogged(ctx, r);
+    const outcome = done.overridden ? 'overridden' : 'safe';
+    if (done.dryRun) auditLog.debug({ ...line, outcome, dryRun: true }, 'dry run');
+    else
+      auditLog.info(
+        { ...line, outcome, reason: r.reason, recorded: done.recorded, eventName: done.event },
+        done.outcome,
+      );
+    return done;
+  } catch (e) {
+    const err = e instanceof ActionError ? e : undefined;
+    auditLog.warn(
+      { ...line, outcome: 'refused', code: err?.code ?? 'INTERNAL_SERVER_ERROR', dryRun: r.dryRun === true },
+      (e as Error).message,
+    );
+    throw e;
+  }
+}
+
+async function performUnlogged(ctx: ActionContext, r: ActionRequest & Submission): Promise<Performed> {
   const name = targetName(r);
   refuseByMode(ctx.conn, name, r);
   const loaded = await loadLive(ctx, r);
@@ -157,6 +204,8 @@ export async function perform(ctx: ActionContext, r: ActionRequest & Submission)
     );
   const why = (r.reason ?? '').trim();
   const overridden = refuseUnlessConfirmed(loaded, name, r, why);
+  const denied = await forbidden(ctx, r, !loaded.verdict.safe);
+  if (denied) throw new ActionError('FORBIDDEN', denied);
   const dryRun = r.dryRun === true;
   const at = new Date();
   const rec = { loaded, actor: ctx.actor, why, overridden, at };

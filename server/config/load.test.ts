@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldPath, loadConfig, parseConfig } from './load';
-import { contextsToShow, modeOf } from './schema';
+import { contextsToShow, EMPTY_CONFIG, modeOf } from './schema';
 
 let dir: string;
 beforeAll(async () => {
@@ -20,13 +20,34 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('parseConfig', () => {
   it('fills in defaults', () => {
-    expect(parseConfig('f', null)).toEqual({ clusters: [], defaultMode: 'normal' });
+    expect(parseConfig('f', null)).toEqual({
+      clusters: [],
+      defaultMode: 'normal',
+      server: { allowedHosts: [], session: { idleTimeoutMinutes: 60, absoluteTimeoutHours: 12 } },
+      auth: {},
+    });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
       { context: 'a', mode: 'normal' },
     ]);
   });
 
   it.each([
+    [
+      'a foreign host pattern',
+      { server: { allowedHosts: [''] } },
+      /server\.allowedHosts\[0\]: must not be empty/,
+    ],
+    ['a public URL that is not one', { server: { publicURL: 'palisade.example.com' } }, /server\.publicURL: must be a URL/],
+    [
+      'OIDC without a secret',
+      { auth: { oidc: { issuer: 'https://dex.example.com', clientID: 'palisade' } } },
+      /auth\.oidc\.clientSecret: give exactly one of clientSecret and clientSecretFile/,
+    ],
+    [
+      'an OIDC key that does not exist',
+      { auth: { oidc: { issuer: 'https://dex.example.com', clientID: 'p', clientSecret: 's', userClaim: 'x' } } },
+      /auth\.oidc.*userClaim/,
+    ],
     [
       'a bad mode',
       { clusters: [{ context: 'a' }, { context: 'b', mode: 'readonly' }] },
@@ -92,9 +113,7 @@ describe('loadConfig', () => {
     const saved = process.env.PALISADE_CONFIG;
     delete process.env.PALISADE_CONFIG;
     try {
-      expect(await loadConfig(undefined, join(dir, 'empty-cwd'))).toEqual({
-        config: { clusters: [], defaultMode: 'normal' },
-      });
+      expect(await loadConfig(undefined, join(dir, 'empty-cwd'))).toEqual({ config: EMPTY_CONFIG });
     } finally {
       if (saved !== undefined) process.env.PALISADE_CONFIG = saved;
     }

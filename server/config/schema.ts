@@ -71,6 +71,58 @@ export const protectionSchema = z.strictObject({
 
 export type ProtectionConfig = z.infer<typeof protectionSchema>;
 
+/** The console's own address and sessions (the request gate). */
+export const serverSchema = z.strictObject({
+  /** Host names the console answers besides loopback on its port: "name" (any port), "name:port", "*.domain" */
+  allowedHosts: z.array(z.string().min(1, 'must not be empty')).default([]),
+  /** the console's URL as browsers reach it (behind an Ingress that terminates TLS: https://...); cookies are Secure when https */
+  publicURL: z
+    .string()
+    .url('must be a URL like https://palisade.example.com')
+    .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
+    .optional(),
+  session: z
+    .strictObject({
+      /** a session ends after this long without activity (an open console tab counts as activity) */
+      idleTimeoutMinutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 24 * 60)
+        .default(60),
+      /** and this long after sign-in, whatever the activity */
+      absoluteTimeoutHours: z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24)
+        .default(12),
+    })
+    .default({ idleTimeoutMinutes: 60, absoluteTimeoutHours: 12 }),
+});
+
+/** Sign-in through an OpenID Connect identity provider; Palisade then impersonates the person. */
+export const oidcSchema = z.strictObject({
+  issuer: z.string().url('must be the issuer URL, e.g. https://dex.example.com'),
+  clientID: z.string().min(1, 'must not be empty'),
+  /** the client secret, or clientSecretFile (e.g. a mounted Secret) */
+  clientSecret: z.string().min(1, 'must not be empty').optional(),
+  clientSecretFile: z.string().min(1, 'must not be empty').optional(),
+  /** the ID token claim that names the person (kube-apiserver's claimMappings.username.claim) */
+  usernameClaim: z.string().min(1).default('email'),
+  groupsClaim: z.string().min(1).default('groups'),
+  /** prepended to the name and the groups, as in the API server's claim mappings (e.g. "oidc:") */
+  usernamePrefix: z.string().default(''),
+  groupsPrefix: z.string().default(''),
+  scopes: z.array(z.string().min(1)).default(['openid', 'profile', 'email', 'groups', 'offline_access']),
+  /** a PEM file of CAs to trust for the issuer (default: the system's) */
+  caFile: z.string().min(1).optional(),
+});
+
+export type OidcConfig = z.infer<typeof oidcSchema>;
+
+export const authSchema = z.strictObject({ oidc: oidcSchema.optional() });
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -80,8 +132,20 @@ export const configSchema = z
     /** the mode of a context the file does not list */
     defaultMode: mode.default('normal'),
     protection: protectionSchema.optional(),
+    server: serverSchema.default({
+      allowedHosts: [],
+      session: { idleTimeoutMinutes: 60, absoluteTimeoutHours: 12 },
+    }),
+    auth: authSchema.default({}),
   })
   .superRefine((cfg, ctx) => {
+    const oidc = cfg.auth.oidc;
+    if (oidc && !oidc.clientSecret === !oidc.clientSecretFile)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth', 'oidc', 'clientSecret'],
+        message: 'give exactly one of clientSecret and clientSecretFile',
+      });
     const seen = new Set<string>();
     cfg.clusters.forEach((c, i) => {
       if (seen.has(c.context))
@@ -96,7 +160,7 @@ export const configSchema = z
 
 export type PalisadeConfig = z.infer<typeof configSchema>;
 
-export const EMPTY_CONFIG: PalisadeConfig = { clusters: [], defaultMode: 'normal' };
+export const EMPTY_CONFIG: PalisadeConfig = configSchema.parse({});
 
 /** The mode a context runs in: the file's entry, else its default; --read-only wins over both. */
 export function modeOf(cfg: PalisadeConfig, context: string, forceReadOnly = false): ClusterMode {

@@ -193,6 +193,11 @@ export class ClusterConnection {
     await Promise.all(this.all().map((i) => i.synced()));
   }
 
+  /** Every informer holds a current list (false while one re-lists after an error). */
+  isSynced(): boolean {
+    return this.all().every((i) => i.health.synced);
+  }
+
   async stop() {
     clearTimeout(this.healthTimer);
     await Promise.all(this.all().map((i) => i.stop()));

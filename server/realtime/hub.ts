@@ -2,7 +2,9 @@
 // only the deltas they missed), then one coalesced delta per room at most every 100 ms,
 // and their clusters' health. A socket whose outgoing buffer backs up is skipped rather
 // than waited for, and gets a fresh snapshot once it drains, so one slow browser never
-// slows the others.
+// slows the others. A socket sees only what its person may list: a room is joined after the
+// cluster says so (SelfSubjectAccessReview), and a person limited to some namespaces gets the
+// room's snapshot and deltas filtered to them, re-checked as access answers expire.
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import {
@@ -12,10 +14,15 @@ import {
   type NodeView,
   type PodView,
   room,
+  type Snapshot,
   SocketEvents,
 } from '../../lib/console/protocol.js';
+import { ACCESS_TTL_MS } from '../auth/access.js';
+import type { ConsoleAuth } from '../auth/service.js';
+import { identityOf } from '../auth/sockets.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { RoomFeed } from './feed.js';
+import { filterDelta, filterSnapshot, type Scope, sameScope, scopeOf } from './scope.js';
 
 export interface HubOptions {
   intervalMs?: number;
@@ -30,7 +37,18 @@ const subscribeRequest = z.object({
 });
 
 /** The optional acknowledgement a client may ask for with its subscribe. */
-export type SubscribeAck = { ok: true; seq: number; resumed: boolean } | { ok: false; error: string };
+export type SubscribeAck =
+  | { ok: true; seq: number; resumed: boolean; scope: 'all' | 'namespaces' }
+  | { ok: false; error: string; forbidden?: boolean };
+
+/** A socket that may see only part of a room: it gets filtered copies, not the room's broadcast. */
+interface Limited {
+  socket: Socket;
+  room: string;
+  cluster: ClusterId;
+  kind: Kind;
+  scope: Scope;
+}
 
 const healthRoom = (cluster: ClusterId) => `${cluster}/health`;
 
@@ -60,11 +78,15 @@ export class RealtimeHub {
   private readonly feeds = new Map<string, Feed>();
   /** per room: sockets skipped while slow, owed a snapshot */
   private readonly behind = new Map<string, Set<string>>();
+  /** per room: socket id -> its limited subscription */
+  private readonly limited = new Map<string, Map<string, Limited>>();
   private readonly timer: NodeJS.Timeout;
+  private readonly rescoper: NodeJS.Timeout;
 
   constructor(
     private readonly io: Server,
     private readonly clusters: Map<ClusterId, ClusterConnection>,
+    private readonly auth: ConsoleAuth,
     private readonly opts: HubOptions = {},
   ) {
     for (const conn of clusters.values()) {
@@ -75,17 +97,20 @@ export class RealtimeHub {
     }
     io.on('connection', (socket) => this.connected(socket));
     this.timer = setInterval(() => this.tick(), opts.intervalMs ?? 100);
+    this.rescoper = setInterval(() => void this.rescope(), ACCESS_TTL_MS);
   }
 
   stop() {
     clearInterval(this.timer);
+    clearInterval(this.rescoper);
   }
 
   private connected(socket: Socket) {
     socket.on(SocketEvents.subscribe, (req: unknown, ack?: unknown) => {
-      const reply = this.subscribe(socket, req);
-      if (typeof ack === 'function') ack(reply);
-      else if (!reply.ok) socket.emit('subscribe-error', reply.error);
+      void this.subscribe(socket, req).then((reply) => {
+        if (typeof ack === 'function') ack(reply);
+        else if (!reply.ok) socket.emit('subscribe-error', reply.error);
+      });
     });
     socket.on(SocketEvents.unsubscribe, (req: unknown) => {
       const parsed = subscribeRequest.safeParse(req);
@@ -93,13 +118,23 @@ export class RealtimeHub {
       const r = room(parsed.data.cluster, parsed.data.kind);
       void socket.leave(r);
       this.behind.get(r)?.delete(socket.id);
+      this.limited.get(r)?.delete(socket.id);
     });
     socket.on('disconnect', () => {
       for (const set of this.behind.values()) set.delete(socket.id);
+      for (const m of this.limited.values()) m.delete(socket.id);
     });
   }
 
-  private subscribe(socket: Socket, req: unknown): SubscribeAck {
+  private scope(socket: Socket, conn: ClusterConnection, kind: Kind): Promise<Scope> {
+    const identity = identityOf(socket);
+    if (!identity) return Promise.resolve({ kind: 'denied', message: 'sign in first' });
+    return scopeOf(this.auth.access, identity, conn.id, kind, () =>
+      conn.cache.podList().map((p) => p.namespace),
+    );
+  }
+
+  private async subscribe(socket: Socket, req: unknown): Promise<SubscribeAck> {
     const parsed = subscribeRequest.safeParse(req);
     if (!parsed.success) {
       const i = parsed.error.issues[0];
@@ -114,20 +149,65 @@ export class RealtimeHub {
         ok: false,
         error: `subscribe: cluster: unknown cluster "${cluster}" (clusters: ${[...this.clusters.keys()].join(', ')})`,
       };
+    const scope = await this.scope(socket, conn, kind);
+    if (scope.kind === 'denied') return { ok: false, error: scope.message, forbidden: true };
+    if (!socket.connected) return { ok: false, error: 'disconnected' };
     // join first: the next flush is a timer callback, so nothing can fall between the
     // catch-up sent below and the deltas the room gets from now on
-    void socket.join([r, healthRoom(cluster)]);
+    if (scope.kind === 'all') {
+      void socket.join([r, healthRoom(cluster)]);
+      this.limited.get(r)?.delete(socket.id);
+    } else {
+      void socket.join(healthRoom(cluster));
+      void socket.leave(r);
+      let m = this.limited.get(r);
+      if (!m) this.limited.set(r, (m = new Map()));
+      m.set(socket.id, { socket, room: r, cluster, kind, scope });
+    }
     this.behind.get(r)?.delete(socket.id);
-    const missed = resumeFrom === undefined ? undefined : feed.since(resumeFrom);
+    const missed = resumeFrom === undefined || scope.kind !== 'all' ? undefined : feed.since(resumeFrom);
     if (missed) for (const d of missed) socket.emit(SocketEvents.delta, d);
-    else socket.emit(SocketEvents.snapshot, feed.snapshot());
+    else
+      socket.emit(
+        SocketEvents.snapshot,
+        filterSnapshot<unknown>(scope, feed.snapshot() as Snapshot<unknown>),
+      );
     socket.emit(SocketEvents.health, conn.health());
-    return { ok: true, seq: feed.seq, resumed: missed !== undefined };
+    return { ok: true, seq: feed.seq, resumed: missed !== undefined, scope: scope.kind };
+  }
+
+  /** Access answers expire: re-ask for limited sockets and resend a snapshot when their view changed. */
+  private async rescope() {
+    for (const [r, m] of this.limited) {
+      const feed = this.feeds.get(r);
+      for (const l of [...m.values()]) {
+        const conn = this.clusters.get(l.cluster);
+        if (!feed || !conn) continue;
+        const next = await this.scope(l.socket, conn, l.kind);
+        if (sameScope(next, l.scope)) continue;
+        if (next.kind === 'all') {
+          m.delete(l.socket.id);
+          void l.socket.join(r);
+        } else l.scope = next;
+        if (next.kind === 'denied') {
+          m.delete(l.socket.id);
+          l.socket.emit('subscribe-error', next.message);
+          continue;
+        }
+        l.socket.emit(
+          SocketEvents.snapshot,
+          filterSnapshot<unknown>(next, feed.snapshot() as Snapshot<unknown>),
+        );
+      }
+    }
   }
 
   private tick() {
     for (const [r, feed] of this.feeds) {
       const delta = feed.flush();
+      if (delta)
+        for (const l of this.limited.get(r)?.values() ?? [])
+          l.socket.emit(SocketEvents.delta, filterDelta<unknown>(l.scope, delta as Delta<unknown>));
       const members = this.io.sockets.adapter.rooms.get(r);
       if (!members?.size) continue;
       this.deliver(r, feed, members, delta);

@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
+import { socketClient, tokenOf } from '../test/client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GhostsMessage, SimEvents, type TerminationStepMessage } from '../../lib/console/protocol.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
@@ -45,7 +46,7 @@ beforeAll(async () => {
     ui: false,
   });
   await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
-  socket = io(consoleServer.url, { path: '/socket.io', transports: ['websocket'] });
+  socket = socketClient(consoleServer.url, tokenOf(cluster.kc));
   socket.on(SimEvents.ghosts, (m: GhostsMessage) => ghosts.push(m));
   socket.on(SimEvents.terminationStep, (m: TerminationStepMessage) => steps.push(m));
   await eventually(() => socket.connected, 'socket connected');

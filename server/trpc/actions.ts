@@ -1,26 +1,25 @@
 // actions.*: the guarded actions over tRPC. preview (a query: the live verdict, what will
 // happen, a server-side dry run) and perform (the mutation) both go through server/actions,
 // the one seam that knows who acts; audit lists the console's recorded Events from the cache,
-// newest first; security says whether the console runs without authentication (the banner).
+// newest first, limited to the namespaces whose Events the person may list.
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { CONSOLE_COMPONENT } from '../../lib/console/actionEvents.js';
 import { GUARDED_ACTION_NAMES, MAX_REASON_LENGTH } from '../../lib/guard/actions.js';
 import { type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
-import { type Actor, actorOf } from '../actions/actor.js';
+import { actorOf } from '../actions/actor.js';
 import { ActionError } from '../actions/errors.js';
 import { perform, preview } from '../actions/perform.js';
 import {
   clusterInput as cluster,
   clusterOf,
-  type Context,
+  listableNamespaces,
+  may,
   objectName,
-  publicProcedure,
+  procedure,
   router,
+  type SignedInContext,
 } from './trpc.js';
-
-/** What sign-in (actor) and main.ts (security) add to the context; both optional until wired. */
-export type ActionsContext = Context & { actor?: Actor; security?: { banner?: string } };
 
 const reasonText = z.string().max(MAX_REASON_LENGTH, `reason is longer than ${MAX_REASON_LENGTH} characters`);
 
@@ -77,12 +76,18 @@ export const auditInput = z.object({
   cluster,
   action: z.enum([...GUARDED_ACTION_NAMES, 'simulation']).optional(),
   outcome: z.enum(['safe', 'overridden', 'simulation']).optional(),
+  user: z.string().max(256, 'user is longer than 256 characters').optional(),
   text: z.string().max(200, 'text is longer than 200 characters').optional(),
   limit: z.number().int().min(1).max(5000).default(500),
 });
 
-function seam(ctx: ActionsContext, clusterId: string) {
-  return { conn: clusterOf(ctx, clusterId), actor: actorOf(ctx) };
+function seam(ctx: SignedInContext, clusterId: string) {
+  const conn = clusterOf(ctx, clusterId);
+  return {
+    conn,
+    actor: actorOf(ctx.identity, conn.id),
+    authorize: (a: Parameters<typeof may>[2]) => may(ctx, conn.id, a),
+  };
 }
 
 async function asTrpc<T>(run: () => Promise<T>): Promise<T> {
@@ -95,20 +100,23 @@ async function asTrpc<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export const actionsRouter = router({
-  preview: publicProcedure
+  preview: procedure
     .input(previewInput)
     .query(({ ctx, input }) => asTrpc(() => preview(seam(ctx, input.cluster), input))),
-  perform: publicProcedure
+  perform: procedure
     .input(performInput)
     .mutation(({ ctx, input }) => asTrpc(() => perform(seam(ctx, input.cluster), input))),
-  audit: publicProcedure.input(auditInput).query(({ ctx, input }): AuditRow[] => {
-    const events = clusterOf(ctx, input.cluster).cache.eventList();
-    const rows = events.map((e) => auditRow(e, CONSOLE_COMPONENT)).filter((r): r is AuditRow => !!r);
+  audit: procedure.input(auditInput).query(async ({ ctx, input }): Promise<AuditRow[]> => {
+    const conn = clusterOf(ctx, input.cluster);
+    const events = conn.cache.eventList();
+    const namespaces = events.map((e) => e.namespace ?? '');
+    const visible = await listableNamespaces(ctx, conn.id, { resource: 'events' }, namespaces);
+    const rows = events
+      .filter((e) => !visible || visible.has(e.namespace ?? ''))
+      .map((e) => auditRow(e, CONSOLE_COMPONENT))
+      .filter((r): r is AuditRow => !!r);
     return selectAudit(rows, input);
   }),
-  security: publicProcedure.query(({ ctx }) => ({
-    banner: (ctx as ActionsContext).security?.banner ?? null,
-  })),
 });
 
 /** The slice of the app router the UI's action components use (actions.* paths). */

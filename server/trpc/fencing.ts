@@ -3,11 +3,12 @@
 // from the fencing controller's informers; approve and cancel are guarded actions (actions.*).
 import { z } from 'zod';
 import { agentLabel, progressOf } from '../../lib/fencing/view.js';
-import { clusterInput as cluster, clusterOf, publicProcedure, router } from './trpc.js';
+import { allow, clusterInput as cluster, clusterOf, procedure, router } from './trpc.js';
 
 export const fencingRouter = router({
-  list: publicProcedure.input(z.object({ cluster })).query(({ ctx, input }) => {
+  list: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'list', group: 'palisade.dev', resource: 'nodefences' });
     const controller = ctx.fencing?.controllers.get(conn.id);
     if (!controller)
       return {

@@ -1,7 +1,8 @@
-// infra.act: a simulated fault on the embedded cluster's infrastructure. The cluster's
-// mode decides first (read-only refuses, protected wants the node's name typed again);
-// then the infrastructure acts, and the action is recorded as a Kubernetes Event on the
-// Node so the cluster's own history shows it.
+// infra.act: a simulated fault on the embedded cluster's infrastructure. The person's RBAC
+// decides first (create on simulatedfaults.palisade.dev, named after the node: palisade-operator
+// and -admin have it), then the cluster's mode (read-only refuses, protected wants the node's
+// name typed again); then the infrastructure acts, and the action is recorded as a Kubernetes
+// Event on the Node naming the person, so the cluster's own history shows it.
 import type * as k8s from '@kubernetes/client-node';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
@@ -10,9 +11,11 @@ import { judgeAction } from '../../lib/console/actionGuard.js';
 import { microTime } from '../../lib/protection/buckets.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { type ConsoleVerb, consoleVerbs, InfraError, nodeFault } from '../kube/infra.js';
-import { clusterInput, clusterOf, objectName, publicProcedure, router } from './trpc.js';
+import { accessForSimulatedFault } from '../../lib/guard/access.js';
+import { allow, clusterInput, clusterOf, objectName, procedure, router } from './trpc.js';
 import { errorText } from '../../lib/kube/errorText.js';
-import { actorOf } from '../actions/actor.js';
+import { nameOn } from '../auth/identity.js';
+import { auditLog } from '../log.js';
 
 export const actInput = z.object({
   cluster: clusterInput,
@@ -43,7 +46,7 @@ function refuseUnlessAllowed(conn: ClusterConnection, node: string, confirm?: st
 }
 
 export const infraRouter = router({
-  act: publicProcedure.input(actInput).mutation(async ({ ctx, input }) => {
+  act: procedure.input(actInput).mutation(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
     const ep = conn.spec.infra;
     if (!ep)
@@ -51,6 +54,21 @@ export const infraRouter = router({
         code: 'PRECONDITION_FAILED',
         message: `cluster "${conn.id}" is not Palisade's embedded cluster: it has no infrastructure API to act on`,
       });
+    await allow(ctx, conn.id, accessForSimulatedFault(input.node)).catch((e) => {
+      auditLog.warn(
+        {
+          event: 'simulated-fault',
+          cluster: conn.id,
+          target: input.node,
+          verb: input.verb,
+          user: nameOn(ctx.identity, conn.id),
+          outcome: 'refused',
+          code: 'FORBIDDEN',
+        },
+        (e as Error).message,
+      );
+      throw e;
+    });
     refuseUnlessAllowed(conn, input.node, input.confirm);
     let state: unknown;
     try {
@@ -61,11 +79,20 @@ export const infraRouter = router({
         e.status === 404 ? 'NOT_FOUND' : e.status === 400 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
       throw new TRPCError({ code, message: `infrastructure: ${e.message}`, cause: e });
     }
-    return {
-      node: input.node,
-      verb: input.verb,
-      state,
-      ...(await record(conn, input.node, input.verb, actorOf(ctx).name)),
-    };
+    const user = nameOn(ctx.identity, conn.id);
+    const recorded = await record(conn, input.node, input.verb, user);
+    auditLog.info(
+      {
+        event: 'simulated-fault',
+        cluster: conn.id,
+        target: input.node,
+        verb: input.verb,
+        user,
+        outcome: 'simulation',
+        recorded: recorded.recorded,
+      },
+      `simulated ${input.verb} on ${input.node}`,
+    );
+    return { node: input.node, verb: input.verb, state, ...recorded };
   }),
 });

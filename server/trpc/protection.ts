@@ -13,14 +13,28 @@ import { cellsOf, summarize } from '../../lib/protection/status.js';
 import { protectorKey, SOURCE_LABELS } from '../../lib/protection/types.js';
 import type { ProtectorEntry } from '../protection/protectors.js';
 import type { ProtectionService } from '../protection/service.js';
+import { makeClientAs } from '../auth/kubeAs.js';
+import { scopeOf } from '../realtime/scope.js';
 import {
+  allow,
   clusterInput as cluster,
   clusterOf,
-  objectName,
-  publicProcedure,
-  router,
   type Context,
+  listableNamespaces,
+  objectName,
+  procedure,
+  router,
+  type SignedInContext,
 } from './trpc.js';
+
+const PROTECTORS = { group: 'podseidon.kubewharf.io', resource: 'podprotectors' };
+
+/** The protector keys ("ns/name") of these the person may see on the core cluster. */
+async function visibleKeys(ctx: SignedInContext, svc: ProtectionService, keys: string[]) {
+  const namespaces = keys.map((k) => k.slice(0, k.indexOf('/')));
+  const ok = await listableNamespaces(ctx, svc.core.id, PROTECTORS, namespaces);
+  return (key: string) => !ok || ok.has(key.slice(0, key.indexOf('/')));
+}
 
 function serviceOf(ctx: Context): ProtectionService {
   if (!ctx.protection)
@@ -77,10 +91,16 @@ export type ProtectorRow = ReturnType<typeof protectorRow>;
 
 export const protectionRouter = router({
   /** every protector (dangling ones included), the cells and the webhook */
-  list: publicProcedure.query(({ ctx }) => {
+  list: procedure.query(async ({ ctx }) => {
     if (!ctx.protection) return { enabled: false as const };
     const svc = ctx.protection;
     const now = Date.now();
+    const all = svc.store.all();
+    const visible = await visibleKeys(
+      ctx,
+      svc,
+      all.map((e) => protectorKey(e.protector)),
+    );
     return {
       enabled: true as const,
       core: { cluster: svc.core.id, context: svc.core.context },
@@ -90,14 +110,20 @@ export const protectionRouter = router({
         ...c,
         snapshotTime: svc.aggregators.find((a) => a.cellId === c.id)?.lastSnapshotTime || undefined,
       })),
-      protectors: svc.store.all().map((e) => protectorRow(svc, e, now)),
+      protectors: all.filter((e) => visible(protectorKey(e.protector))).map((e) => protectorRow(svc, e, now)),
     };
   }),
 
-  get: publicProcedure
+  get: procedure
     .input(z.object({ namespace: objectName, name: objectName }))
-    .query(({ ctx, input }) => {
+    .query(async ({ ctx, input }) => {
       const svc = serviceOf(ctx);
+      await allow(ctx, svc.core.id, {
+        ...PROTECTORS,
+        verb: 'get',
+        namespace: input.namespace,
+        name: input.name,
+      });
       const key = `${input.namespace}/${input.name}`;
       const e = svc.store.get(key);
       if (!e) throw new TRPCError({ code: 'NOT_FOUND', message: `PodProtector ${key} not found` });
@@ -109,18 +135,32 @@ export const protectionRouter = router({
     }),
 
   /** recent decisions across all protectors */
-  decisions: publicProcedure.query(({ ctx }) => serviceOf(ctx).decisions.recent(undefined, 200)),
+  decisions: procedure.query(async ({ ctx }) => {
+    const svc = serviceOf(ctx);
+    const recent = svc.decisions.recent(undefined, 200);
+    const visible = await visibleKeys(
+      ctx,
+      svc,
+      recent.map((d) => d.protector),
+    );
+    return recent.filter((d) => visible(d.protector));
+  }),
 
   /** pod "ns/name" -> the protectors that select it, for one cluster (its cell) */
-  podIndex: publicProcedure.input(z.object({ cluster })).query(({ ctx, input }) => {
+  podIndex: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
     if (!ctx.protection) return {} as Record<string, string[]>;
     const svc = ctx.protection;
     const conn = clusterOf(ctx, input.cluster);
+    const scope = await scopeOf(ctx.access, ctx.identity, conn.id, 'pods', () =>
+      conn.cache.podList().map((p) => p.namespace),
+    );
+    if (scope.kind === 'denied') throw new TRPCError({ code: 'FORBIDDEN', message: scope.message });
     const cell = svc.cells.find((c) => c.cluster === conn.id);
     const agg = cell && svc.aggregators.find((a) => a.cellId === cell.id);
     const out: Record<string, string[]> = {};
     // the aggregator's pod informer keeps labels (the console's pod views do not)
     for (const pod of agg?.pods.values() ?? []) {
+      if (scope.kind === 'namespaces' && !scope.namespaces.has(pod.namespace)) continue;
       const keys = svc.store.matching(pod.namespace, pod.labels).map((e) => protectorKey(e.protector));
       if (keys.length) out[`${pod.namespace}/${pod.name}`] = keys;
     }
@@ -128,12 +168,14 @@ export const protectionRouter = router({
   }),
 
   /** would deleting this pod be admitted now? a server-side dry run through the API server */
-  preview: publicProcedure
+  preview: procedure
     .input(z.object({ cluster, namespace: objectName, pod: objectName }))
     .mutation(async ({ ctx, input }) => {
       const conn = clusterOf(ctx, input.cluster);
+      // as the person: the dry run is judged by their RBAC as well as by the webhook
+      const core = makeClientAs(conn.spec.kc, ctx.identity.credential, k8s.CoreV1Api);
       try {
-        await conn.core.deleteNamespacedPod({
+        await core.deleteNamespacedPod({
           namespace: input.namespace,
           name: input.pod,
           body: { dryRun: ['All'] },

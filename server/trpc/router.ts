@@ -1,42 +1,65 @@
 // The console's tRPC API. Queries read the in-memory cache (pods.get also reads the pod
-// live for its details); infra.act (infra.ts) is the one mutation, and only the embedded
-// cluster has an infrastructure to act on. The UI imports the AppRouter type from here.
+// live for its details), each after the cluster has said the signed-in person may read what
+// it returns; mutations go through the guarded seam (actions.*) or infra.act, the embedded
+// cluster's simulated faults. The UI imports the AppRouter type from here.
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { accessRouter } from './access.js';
 import { actionsRouter } from './actions.js';
 import { fencingRouter } from './fencing.js';
 import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
-import { clusterInput as cluster, clusterOf, objectName, publicProcedure, router } from './trpc.js';
+import { allow, clusterInput as cluster, clusterOf, objectName, procedure, router } from './trpc.js';
 
 const clusters = router({
-  list: publicProcedure.query(({ ctx }) =>
+  /** every cluster the console shows, and who the person is on each (null: not signed in there) */
+  list: procedure.query(({ ctx }) =>
     [...ctx.clusters.values()].map((c) => {
       const health = c.health();
-      return { id: c.id, context: c.spec.context, embedded: health.embedded, mode: health.mode, health };
+      const me = ctx.identity.principals.get(c.id);
+      return {
+        id: c.id,
+        context: c.spec.context,
+        embedded: health.embedded,
+        mode: health.mode,
+        health,
+        user: me ? { name: me.username, groups: me.groups } : null,
+      };
     }),
   ),
 });
 
 const nodes = router({
-  get: publicProcedure.input(z.object({ cluster, name: objectName })).query(({ ctx, input }) => {
+  get: procedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'get', resource: 'nodes', name: input.name });
     const node = conn.cache.node(input.name);
     if (!node) throw new TRPCError({ code: 'NOT_FOUND', message: `node "${input.name}" not found` });
     return { node, pods: conn.cache.podsOnNode(input.name) };
   }),
   /** the node's Kubernetes Events (kubelet, node lifecycle, Palisade's own records) */
-  events: publicProcedure
-    .input(z.object({ cluster, name: objectName }))
-    .query(({ ctx, input }) => clusterOf(ctx, input.cluster).cache.eventsFor('Node', '', input.name)),
+  events: procedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'get', resource: 'nodes', name: input.name });
+    return conn.cache.eventsFor('Node', '', input.name);
+  }),
 });
 
 const pods = router({
-  get: publicProcedure
+  get: procedure
     .input(z.object({ cluster, namespace: objectName, name: objectName }))
-    .query(({ ctx, input }) => podDetails(clusterOf(ctx, input.cluster), input.namespace, input.name)),
+    .query(async ({ ctx, input }) => {
+      const conn = clusterOf(ctx, input.cluster);
+      await allow(ctx, conn.id, {
+        verb: 'get',
+        resource: 'pods',
+        namespace: input.namespace,
+        name: input.name,
+      });
+      return podDetails(conn, input.namespace, input.name);
+    }),
 });
 
 export const appRouter = router({
@@ -48,5 +71,6 @@ export const appRouter = router({
   fencing: fencingRouter,
   volumes: volumesRouter,
   actions: actionsRouter,
+  access: accessRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,12 +1,17 @@
-// tRPC setup: the request context (the connected clusters) and an error shape in which
-// an invalid input names the field, e.g. "name: Too small: expected string to have >=1 characters".
+// tRPC setup: the request context (the connected clusters, who is asking and what they may
+// do), the procedures (every one needs a signed-in person; mutations are rate-limited per
+// person) and an error shape in which an invalid input names the field, e.g. "name: Too small:
+// expected string to have >=1 characters".
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import type { AccessAttributes, AccessDecision } from '../../lib/auth/forbidden.js';
 import type { ClusterId } from '../../lib/console/protocol.js';
+import type { AccessReviews } from '../auth/access.js';
+import { type Identity, nameOn } from '../auth/identity.js';
+import type { RateLimits } from '../auth/limits.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { FencingService } from '../fencing/service.js';
-import type { Actor } from '../actions/actor.js';
 
 export interface Context {
   clusters: Map<ClusterId, ClusterConnection>;
@@ -14,11 +19,14 @@ export interface Context {
   protection?: ProtectionService;
   /** the fencing controllers, one per cluster where fencing is on */
   fencing?: FencingService;
-  /** who acts (today: the console's own credentials; sign-in and impersonation plug in here) */
-  actor?: Actor;
-  /** set when the console listens beyond loopback without authentication: the UI shows it */
-  security?: { banner?: string };
+  /** who is asking: set by the request gate from the session or the bearer token */
+  identity?: Identity;
+  /** asks the cluster what the person may do (SelfSubjectAccessReview, cached) */
+  access: AccessReviews;
+  limits?: RateLimits;
 }
+
+export type SignedInContext = Context & { identity: Identity };
 
 interface Issue {
   path?: readonly (PropertyKey | { key: PropertyKey })[];
@@ -56,7 +64,38 @@ export const objectName = z
   .max(253, 'name is longer than 253 characters');
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
+
+const signedIn = t.middleware(({ ctx, next }) => {
+  // the gate answers 401 before tRPC runs; this is the second lock on the same door
+  if (!ctx.identity) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first' });
+  return next({ ctx: { ...ctx, identity: ctx.identity } });
+});
+
+const rateLimited = t.middleware(async ({ ctx, type, next }) => {
+  if (type === 'mutation' && ctx.limits && ctx.identity) {
+    const admit = await ctx.limits.mutationBy(nameOn(ctx.identity));
+    if (!admit.ok)
+      throw new TRPCError({
+        code: 'TOO_MANY_REQUESTS',
+        message: `too many changes in a short time: try again in ${admit.retryAfterSeconds} s`,
+      });
+  }
+  return next();
+});
+
+/** Every procedure: a signed-in person, and mutations within their rate limit. */
+export const procedure = t.procedure.use(signedIn).use(rateLimited);
+
+/** Ask the cluster whether the person may do this; FORBIDDEN with the cluster's own words if not. */
+export async function allow(ctx: SignedInContext, cluster: ClusterId, a: AccessAttributes): Promise<void> {
+  const d = await ctx.access.can(ctx.identity, cluster, a);
+  if (!d.allowed) throw new TRPCError({ code: 'FORBIDDEN', message: d.message ?? 'forbidden' });
+}
+
+/** The same question, answered as data (for lists filtered to what the person may see). */
+export function may(ctx: SignedInContext, cluster: ClusterId, a: AccessAttributes): Promise<AccessDecision> {
+  return ctx.access.can(ctx.identity, cluster, a);
+}
 
 export function clusterOf(ctx: Context, id: ClusterId): ClusterConnection {
   const conn = ctx.clusters.get(id);
@@ -66,4 +105,21 @@ export function clusterOf(ctx: Context, id: ClusterId): ClusterConnection {
       message: `cluster: unknown cluster "${id}" (clusters: ${[...ctx.clusters.keys()].join(', ')})`,
     });
   return conn;
+}
+
+/** Of these namespaces, those where the person may list the resource; undefined: every namespace. */
+export async function listableNamespaces(
+  ctx: SignedInContext,
+  cluster: ClusterId,
+  what: { group?: string; resource: string },
+  namespaces: Iterable<string>,
+): Promise<Set<string> | undefined> {
+  if ((await may(ctx, cluster, { verb: 'list', ...what })).allowed) return undefined;
+  const answers = await Promise.all(
+    [...new Set(namespaces)].map(async (namespace) => {
+      const a = await may(ctx, cluster, { verb: 'list', ...what, namespace });
+      return [namespace, a.allowed] as const;
+    }),
+  );
+  return new Set(answers.filter(([, ok]) => ok).map(([ns]) => ns));
 }

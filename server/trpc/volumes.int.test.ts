@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Server as SocketServer } from 'socket.io';
 import { io as connect } from 'socket.io-client';
+import { signedIn, tokenOf } from '../test/client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VolumeEvents, type VolumesWatchAck } from '../../lib/volumes/rwoLive.js';
 import type { RwoRow } from '../../lib/volumes/rwoTypes.js';
@@ -52,7 +53,7 @@ beforeAll(async () => {
   const spec: VolumeClusterSpec = { ...embedded, forceDetach: { enabled: true, maxWaitMs: MAX_WAIT_MS } };
   consoleServer = await startConsole({ clusters: [spec], ui: false });
   await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
-  api = volumesRouter.createCaller({ clusters: consoleServer.clusters });
+  api = volumesRouter.createCaller(await signedIn(consoleServer, tokenOf(cluster.kc)));
 });
 
 afterAll(async () => {

@@ -10,11 +10,12 @@ import type { DepartedPod, ForceDetachSettings, RwoInput, RwoRow } from '../../l
 import type { ClusterConnection, ClusterSpec } from '../kube/connection.js';
 import { isFenced } from '../../lib/fencing/view.js';
 import {
+  allow,
   type Context,
   clusterInput as cluster,
   clusterOf,
   objectName,
-  publicProcedure,
+  procedure,
   router,
 } from './trpc.js';
 import { readVolumeTruth } from './volumesTruth.js';
@@ -134,12 +135,15 @@ function eventsOf(conn: ClusterConnection, row: RwoRow): EventView[] {
 }
 
 export const volumesRouter = router({
-  list: publicProcedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
-    const { departed: _, ...list } = await rowsOf(ctx, clusterOf(ctx, input.cluster));
+  list: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'list', resource: 'persistentvolumes' });
+    const { departed: _, ...list } = await rowsOf(ctx, conn);
     return list;
   }),
-  get: publicProcedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
+  get: procedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'get', resource: 'persistentvolumes', name: input.name });
     const { rows, departed, ...meta } = await rowsOf(ctx, conn, input.name);
     const row = rows[0];
     if (!row)

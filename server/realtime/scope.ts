@@ -1,0 +1,65 @@
+// What part of a live room a person may see: all of it, the namespaces where they may list the
+// kind, or none (with the cluster's own refusal). Asked of the cluster with SelfSubjectAccessReviews
+// (cached by the access reviews), before any item is sent.
+import type { AccessAttributes } from '../../lib/auth/forbidden.js';
+import type { ClusterId, Delta, Kind, Snapshot } from '../../lib/console/protocol.js';
+import type { AccessReviews } from '../auth/access.js';
+import type { Identity } from '../auth/identity.js';
+
+export type Scope =
+  | { kind: 'all' }
+  | { kind: 'namespaces'; namespaces: Set<string> }
+  | { kind: 'denied'; message: string };
+
+const listAll = (kind: Kind): AccessAttributes => ({ verb: 'list', resource: kind });
+
+export async function scopeOf(
+  access: AccessReviews,
+  id: Identity,
+  cluster: ClusterId,
+  kind: Kind,
+  namespaces: () => Iterable<string>,
+): Promise<Scope> {
+  const all = await access.can(id, cluster, listAll(kind));
+  if (all.allowed) return { kind: 'all' };
+  // nodes are cluster-scoped: no namespace can grant them
+  if (kind !== 'pods') return { kind: 'denied', message: all.message ?? 'forbidden' };
+  const names = [...new Set(namespaces())];
+  const answers = await Promise.all(
+    names.map(
+      async (ns) => [ns, await access.can(id, cluster, { ...listAll(kind), namespace: ns })] as const,
+    ),
+  );
+  const allowed = new Set(answers.filter(([, a]) => a.allowed).map(([ns]) => ns));
+  if (allowed.size === 0) return { kind: 'denied', message: all.message ?? 'forbidden' };
+  return { kind: 'namespaces', namespaces: allowed };
+}
+
+const namespaceOfKey = (key: string) => key.slice(0, key.indexOf('/'));
+
+function visible(scope: Scope, item: unknown): boolean {
+  if (scope.kind === 'all') return true;
+  if (scope.kind === 'denied') return false;
+  return scope.namespaces.has((item as { namespace?: string }).namespace ?? '');
+}
+
+export function filterSnapshot<T>(scope: Scope, s: Snapshot<T>): Snapshot<T> {
+  return scope.kind === 'all' ? s : { ...s, items: s.items.filter((i) => visible(scope, i)) };
+}
+
+/** The delta as this person sees it; sent even when empty, so the sequence stays unbroken. */
+export function filterDelta<T>(scope: Scope, d: Delta<T>): Delta<T> {
+  if (scope.kind === 'all') return d;
+  const ok = (ns: string) => scope.kind === 'namespaces' && scope.namespaces.has(ns);
+  return {
+    ...d,
+    upserts: d.upserts.filter((u) => visible(scope, u)),
+    deletes: d.deletes.filter((k) => ok(namespaceOfKey(k))),
+  };
+}
+
+export function sameScope(a: Scope, b: Scope): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind !== 'namespaces' || b.kind !== 'namespaces') return true;
+  return a.namespaces.size === b.namespaces.size && [...a.namespaces].every((n) => b.namespaces.has(n));
+}
