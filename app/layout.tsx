@@ -1,7 +1,5 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
-import { Providers } from '@/components/console/providers';
-import { Shell } from '@/components/shell/Shell';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -17,14 +15,14 @@ export const viewport: Viewport = {
   ],
 };
 
+// Every page is rendered per request: the Content-Security-Policy's script nonce is new for
+// each response, and Next.js can stamp it on its scripts only when it renders the page then.
+export const dynamic = 'force-dynamic';
+
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>
-        <Providers>
-          <Shell>{children}</Shell>
-        </Providers>
-      </body>
+      <body>{children}</body>
     </html>
   );
 }

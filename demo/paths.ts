@@ -14,6 +14,9 @@ export function demoPaths(name: string) {
     stateDir,
     kubeconfig: resolve(ROOT, stateDir, 'kubeconfig'),
     infraJson: resolve(ROOT, stateDir, 'infra.json'),
+    /** absolute: where the demo's setup step saves the signed-in browser state */
+    stateDirAbs: resolve(ROOT, stateDir),
+    storageState: resolve(ROOT, stateDir, 'storage-state.json'),
     results,
     playwrightDir: resolve(results, 'playwright'),
     docs: resolve(ROOT, 'docs'),

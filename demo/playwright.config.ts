@@ -20,7 +20,7 @@ export default defineConfig({
   webServer: {
     command: `node --import tsx server/main.ts --port ${port} --state-dir ${demo.stateDir} --scenario demo`,
     cwd: '..',
-    url: `http://127.0.0.1:${port}/api/trpc/clusters.list`,
+    url: `http://127.0.0.1:${port}/readyz`,
     timeout: 120_000,
     reuseExistingServer: false,
     stdout: 'ignore',
@@ -35,9 +35,17 @@ export default defineConfig({
   },
   // tall enough that a protector's page shows its chart and recent decisions in one shot
   projects: [
+    // signs in as the demo cluster's admin user first (tokens.csv), as a person would
+    { name: 'setup', testMatch: /auth\.setup\.ts/ },
     {
       name: 'chromium',
-      use: { ...devices['Desktop Chrome'], channel: undefined, viewport: { width: 1280, height: 1000 } },
+      dependencies: ['setup'],
+      use: {
+        ...devices['Desktop Chrome'],
+        channel: undefined,
+        viewport: { width: 1280, height: 1000 },
+        storageState: demo.storageState,
+      },
     },
   ],
 });

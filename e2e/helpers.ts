@@ -10,11 +10,16 @@ import { type APIRequestContext, expect, type Page } from '@playwright/test';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const STATE_DIR = resolve(ROOT, '.palisade', 'e2e');
+export const E2E_STATE_DIR = STATE_DIR;
+/** the signed-in browser state the setup project saves for the specs */
+export const E2E_STORAGE = resolve(STATE_DIR, 'storage-state.json');
 /** the e2e embedded cluster's kubeconfig (written by the main console when it starts) */
 export const E2E_KUBECONFIG = resolve(STATE_DIR, 'kubeconfig');
 
 export interface SecondConsole {
   url: string;
+  /** the one-time sign-in link it printed (loopback, no identity provider) */
+  link: string;
   stop(): void;
 }
 
@@ -28,21 +33,22 @@ export async function startSecondConsole(args: string[]): Promise<SecondConsole>
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  const url = await new Promise<string>((ok, fail) => {
+  const [url, link] = await new Promise<[string, string]>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`the second console did not start:\n${out}`)), 60_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       const m = out.match(/Palisade console: (http:\/\/\S+)/);
-      if (m) {
+      const l = out.match(/one-time link: (http:\/\/\S+)/);
+      if (m && l) {
         clearTimeout(timer);
-        ok(m[1]);
+        ok([m[1], l[1]]);
       }
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
     child.on('exit', (code) => fail(new Error(`the second console exited (${code}):\n${out}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  return { url, link, stop: () => child.kill('SIGTERM') };
 }
 
 /** Nodes each spec may break, so that no spec touches another one's node. */

@@ -1,5 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+import { E2E_STORAGE } from './helpers';
 
 // Playwright starts the real console (built UI, embedded demo cluster) on 127.0.0.1
 // unless PALISADE_URL points at one already running. Browsers: Debian's Chromium;
@@ -24,7 +25,8 @@ export default defineConfig({
     : {
         command: `node --import tsx server/main.ts --port ${port} --state-dir .palisade/e2e --scenario demo --fence-policy none`,
         cwd: '..',
-        url: `http://127.0.0.1:${port}/api/trpc/clusters.list`,
+        // ready once the informers have their first lists
+        url: `http://127.0.0.1:${port}/readyz`,
         timeout: 120_000,
         reuseExistingServer: false,
         stdout: 'pipe',
@@ -40,5 +42,13 @@ export default defineConfig({
       args: CHROMIUM_ARGS,
     },
   },
-  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], channel: undefined } }],
+  projects: [
+    // signs in as the demo admin once; the specs start signed in (their own sign-in specs sign out)
+    { name: 'setup', testMatch: /auth\.setup\.ts/ },
+    {
+      name: 'chromium',
+      dependencies: ['setup'],
+      use: { ...devices['Desktop Chrome'], channel: undefined, storageState: E2E_STORAGE },
+    },
+  ],
 });

@@ -22,7 +22,7 @@ test.afterAll(() => second?.stop());
 test('a protected cluster is framed, and an action needs the node name typed', async ({ page }) => {
   test.setTimeout(90_000);
   const node = RESERVED.protected;
-  await page.goto(second!.url);
+  await page.goto(second!.link);
   await expect(page.getByRole('main', { name: 'Cluster in protected mode' })).toBeVisible();
 
   await tile(page, node).click();

@@ -22,7 +22,7 @@ test.beforeAll(async () => {
 test.afterAll(() => second?.stop());
 
 test('an unreachable cluster gets a banner that says why', async ({ page }) => {
-  await page.goto(second!.url);
+  await page.goto(second!.link);
   const banner = page.getByRole('alert', { name: 'Cluster problem' });
   await expect(banner).toContainText('Cannot read cluster palisade-embedded:');
   await expect(banner).toContainText('API server unreachable at https://127.0.0.1:9: ECONNREFUSED');

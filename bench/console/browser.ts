@@ -52,12 +52,16 @@ export async function profilePage(
 export async function openMap(
   browser: Browser,
   url: string,
+  /** a token of the cluster: the context signs in with it first, as the sign-in page does */
+  token: string,
   nodes: number,
   pods: number,
   profilePath?: string,
 ): Promise<OpenMap> {
   const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
   try {
+    const signIn = await ctx.request.post(`${url}/auth/token`, { data: { token }, headers: { origin: url } });
+    if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()} ${await signIn.text()}`);
     const page = await ctx.newPage();
     await page.addInitScript({ content: probeScript(nodes, pods) });
     const profiled = profilePath ? await profilePage(ctx, page) : undefined;

@@ -66,12 +66,15 @@ interface ClusterHealth {
 }
 
 /** Waits until every informer of the console's cluster has its first list; returns the cluster id. */
-export async function waitSynced(url: string, timeoutMs: number): Promise<string> {
+export async function waitSynced(url: string, token: string, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
     try {
-      const body = await (await fetch(`${url}/api/trpc/clusters.list`)).json();
+      const res = await fetch(`${url}/api/trpc/clusters.list`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = await res.json();
       const list: ClusterHealth[] = body.result?.data?.json ?? body.result?.data;
       const pending = list[0].health.informers.filter((i) => !i.synced).map((i) => i.kind);
       if (pending.length === 0) return list[0].id;

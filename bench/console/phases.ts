@@ -53,7 +53,7 @@ export async function consolePhase(rig: Rig): Promise<ConsoleStart> {
   const t0 = performance.now();
   const url = await rig.startConsole().url();
   log(`console at ${url}; waiting for its informers`);
-  await waitSynced(url, 120_000);
+  await waitSynced(url, rig.token, 120_000);
   const syncMs = performance.now() - t0;
   log(`console synced ${(syncMs / 1000).toFixed(1)} s after start`);
   await sleep(2_000);
@@ -69,7 +69,7 @@ export async function renderPhase(rig: Rig, url: string, cfg: Config) {
     await open?.ctx.close();
     // --profile: the first load only, so that the profiler's overhead stays out of the median
     const profile = rig.profileDir && i === 0 ? profilePath(rig.profileDir, 'render') : undefined;
-    open = await openMap(rig.browser, url, cfg.shape.nodes, cfg.shape.pods, profile);
+    open = await openMap(rig.browser, url, rig.token, cfg.shape.nodes, cfg.shape.pods, profile);
     if (profile) profiles.push(profile);
     renders.push(open.render);
     log(`render ${i + 1}/${cfg.renders}: full map after ${(open.render.fullMs / 1000).toFixed(2)} s`);

@@ -40,6 +40,11 @@ export class Rig {
     return c;
   }
 
+  /** The API server's admin token: the bench signs the console in with it. */
+  get token(): string {
+    return this.api!.endpoint.token;
+  }
+
   /** The API server's kubeconfig, as the embedded cluster writes it, for the console. */
   kubeconfig(): string {
     const { host, port, ca, token } = this.api!.endpoint;

@@ -3,6 +3,7 @@
 // fencing views. Each names its target; the dialog does the rest. The dialog opens in the
 // shell's GuardedActionHost (it outlives the button), or beside the button when there is none.
 import { useState } from 'react';
+import { useMay } from '../auth/access';
 import type { ActionTarget, Performed } from './api';
 import { GuardedActionDialog } from './GuardedActionDialog';
 import { openGuardedAction } from './host';
@@ -25,12 +26,18 @@ function GuardedActionButton({
   onDone,
 }: Omit<ButtonProps, 'cluster'> & { target: ActionTarget; label: string; title: string; danger?: boolean }) {
   const [open, setOpen] = useState(false);
+  const { cluster, ...what } = target;
+  // an action the person may not take shows disabled, saying why (the cluster's RBAC)
+  const may = useMay(cluster, what as Parameters<typeof useMay>[1]);
+  const denied = may.allowed === false;
   return (
     <>
       <button
         type="button"
-        title={title}
-        disabled={disabled}
+        title={denied ? `${may.reason}\n${may.message ?? ''}` : title}
+        aria-description={denied ? may.reason : undefined}
+        data-forbidden={denied ? 'true' : undefined}
+        disabled={disabled || denied}
         onClick={() => openGuardedAction(target, onDone) || setOpen(true)}
         data-testid={`guarded-open-${target.action}`}
         className={
@@ -42,6 +49,11 @@ function GuardedActionButton({
       >
         {label}
       </button>
+      {denied && (
+        <span className="ml-1 text-xs text-dim" data-testid="forbidden-reason">
+          {may.reason}
+        </span>
+      )}
       {open && <GuardedActionDialog target={target} onClose={() => setOpen(false)} onDone={onDone} />}
     </>
   );

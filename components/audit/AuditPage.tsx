@@ -1,8 +1,8 @@
 'use client';
 // The Audit page: the console's recorded actions on the selected cluster, from the server's
-// event cache. Refreshed, not live: read on opening, after every action taken from this
-// browser, and with the Refresh button (Events have no live room on the socket; on a real
-// cluster they also expire, after kube-apiserver's --event-ttl, one hour by default).
+// event cache, live: the server pushes `audit:changed` when one of the console's Events arrives
+// (on a real cluster they expire, after kube-apiserver's --event-ttl, one hour by default).
+// Filters: who acted, the action, the outcome, and free text.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { GUARDED_ACTION_NAMES, GUARDED_ACTIONS } from '@/lib/guard/actions';
@@ -11,13 +11,22 @@ import type { AuditQuery } from '../actions/api';
 import { useActionsApi } from '../actions/api';
 import { useCluster } from '../console/cluster';
 import { AuditTable } from './AuditTable';
+import { useAuditLive } from './live';
 
-type Filters = Pick<AuditQuery, 'action' | 'outcome' | 'text'>;
+type Filters = Pick<AuditQuery, 'action' | 'outcome' | 'text' | 'user'>;
 
 export function AuditPage() {
   const { cluster } = useCluster();
   const api = useActionsApi();
   const [filters, setFilters] = useState<Filters>({});
+  useAuditLive(cluster);
+  // who appears in the audit at all: the choices of the user filter
+  const everyone = useQuery({
+    ...api.audit.queryOptions({ cluster: cluster ?? '' }),
+    enabled: !!cluster,
+    staleTime: 0,
+  });
+  const users = [...new Set((everyone.data ?? []).map((r) => r.by))].sort();
   const audit = useQuery({
     ...api.audit.queryOptions({ cluster: cluster ?? '', ...filters }),
     enabled: !!cluster,
@@ -27,9 +36,9 @@ export function AuditPage() {
     <div className="flex min-h-0 flex-1 flex-col gap-2 p-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <h1 className="mr-2 text-base font-semibold">Audit</h1>
-        <FilterBar filters={filters} onChange={setFilters} />
-        <span className="ml-auto text-xs text-dim">
-          {audit.dataUpdatedAt ? `refreshed ${formatClock(audit.dataUpdatedAt)}` : ''} · not live
+        <FilterBar filters={filters} onChange={setFilters} users={users} />
+        <span className="ml-auto text-xs text-dim" data-testid="audit-live">
+          live{audit.dataUpdatedAt ? ` · updated ${formatClock(audit.dataUpdatedAt)}` : ''}
         </span>
         <button
           type="button"
@@ -61,9 +70,30 @@ export function AuditPage() {
   );
 }
 
-function FilterBar({ filters, onChange }: { filters: Filters; onChange: (f: Filters) => void }) {
+function FilterBar({
+  filters,
+  onChange,
+  users,
+}: {
+  filters: Filters;
+  onChange: (f: Filters) => void;
+  users: string[];
+}) {
   return (
     <>
+      <select
+        aria-label="User"
+        value={filters.user ?? ''}
+        onChange={(e) => onChange({ ...filters, user: e.target.value || undefined })}
+        className="rounded border border-line bg-panel-2 px-1.5 py-0.5 text-xs"
+      >
+        <option value="">everyone</option>
+        {users.map((u) => (
+          <option key={u} value={u}>
+            {u}
+          </option>
+        ))}
+      </select>
       <select
         aria-label="Action"
         value={filters.action ?? ''}
@@ -86,7 +116,7 @@ function FilterBar({ filters, onChange }: { filters: Filters; onChange: (f: Filt
         }
         className="rounded border border-line bg-panel-2 px-1.5 py-0.5 text-xs"
       >
-        <option value="">safe and overridden</option>
+        <option value="">every outcome</option>
         <option value="overridden">overridden only</option>
         <option value="safe">safe only</option>
         <option value="simulation">simulation only</option>

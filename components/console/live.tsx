@@ -28,6 +28,7 @@ import {
   type PodCollection,
   podsFromSnapshot,
 } from '@/lib/console/ui/live';
+import { goToSignIn } from '../auth/session';
 import { useCluster } from './cluster';
 
 export type ConnState = 'connecting' | 'connected' | 'disconnected';
@@ -101,10 +102,14 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       setConn('disconnected');
       setLostAt((t) => t ?? Date.now());
     });
-    socket.on('connect_error', () => {
+    socket.on('connect_error', (e) => {
+      if (/unauthenticated/.test(e.message) || (e as { description?: number }).description === 401)
+        return goToSignIn();
       setConn('disconnected');
       setLostAt((t) => t ?? Date.now());
     });
+    // the server ends the connection with the session, and says why
+    socket.on('session:ended', (m: { why?: string }) => goToSignIn(m?.why));
 
     socket.on(SocketEvents.snapshot, (s: Snapshot<NodeView | PodView>) => {
       if (s.cluster !== clusterRef.current) return;

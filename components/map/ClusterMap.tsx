@@ -34,7 +34,7 @@ export function ClusterMap() {
   const { cluster, listLoading, current } = useCluster();
   const nodes = useNodes(cluster);
   const pods = usePods(cluster);
-  const { syncing, conn } = useConnection();
+  const { syncing, conn, error: liveError } = useConnection();
   // an empty map only means "no nodes" once the nodes informer has synced
   const nodesHealth = useSelectedHealth()?.informers.find((i) => i.kind === 'nodes');
   const nodesSynced = nodesHealth?.synced ?? true;
@@ -123,11 +123,15 @@ export function ClusterMap() {
                     : 'No cluster selected.'
                   : conn !== 'connected'
                     ? 'Waiting for the live connection…'
-                    : syncing
-                      ? nodes
-                        ? 'Loading pods…'
-                        : 'Loading nodes…'
-                      : 'Waiting for the first snapshot…'
+                    : nodesError
+                      ? 'Nodes not loaded: the cluster cannot be read (see above). Retrying…'
+                      : liveError
+                        ? `Nodes not shown: ${liveError}`
+                        : syncing
+                          ? nodes
+                            ? 'Loading pods…'
+                            : 'Loading nodes…'
+                          : 'Waiting for the first snapshot…'
               }
             />
           ) : zones.length === 0 ? (

@@ -24,6 +24,7 @@ import { GhostList } from '../sim/GhostList';
 import { eventsOf } from '../pod/normalize';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
+import { useMay } from '../auth/access';
 import { useTRPC } from '../console/trpc';
 import { protectorHref } from '../protection/usePodProtection';
 import { type PodProtectorIndex, podKey } from '@/lib/console/ui/protection';
@@ -302,6 +303,9 @@ function SimulationControls({ cluster, node, mode }: { cluster: string; node: st
     act.mutate({ cluster, node, verb, ...(confirm === undefined ? {} : { confirm }) });
   };
   const readOnly = mode === 'read-only';
+  // the cluster's RBAC: create on simulatedfaults.palisade.dev (palisade-operator and -admin)
+  const may = useMay(cluster, { action: 'simulatedFault', node });
+  const denied = may.allowed === false;
   return (
     <section
       className="rounded border border-dashed border-info/60 bg-info/5 p-2"
@@ -316,14 +320,19 @@ function SimulationControls({ cluster, node, mode }: { cluster: string; node: st
       {MODE_NOTE[mode] && (
         <p className={`mb-2 text-xs ${readOnly ? 'text-warn' : 'text-crit'}`}>{MODE_NOTE[mode]}</p>
       )}
+      {denied && (
+        <p className="mb-2 text-xs text-dim" data-testid="forbidden-reason" title={may.message}>
+          Not allowed: {may.reason}
+        </p>
+      )}
       <div className="flex flex-wrap gap-1.5">
         {SIM_ACTIONS.map((a) => (
           <button
             key={a.verb}
             type="button"
-            title={readOnly ? 'read-only cluster' : a.hint}
+            title={readOnly ? 'read-only cluster' : denied ? may.reason : a.hint}
             aria-label={`Simulate ${a.label.toLowerCase()} on ${node}`}
-            disabled={act.isPending || readOnly}
+            disabled={act.isPending || readOnly || denied}
             onClick={() => (mode === 'protected' ? setPending(a.verb) : run(a.verb, a.danger))}
             className={`rounded border px-2 py-0.5 text-xs disabled:opacity-50 ${
               a.danger

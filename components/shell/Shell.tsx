@@ -9,7 +9,7 @@ import type { ClusterMode } from '../console/api-types';
 import { useCluster } from '../console/cluster';
 import { useConnection, useSelectedHealth } from '../console/live';
 import { GuardedActionHost } from '../actions/host';
-import { NoAuthBanner } from '../actions/NoAuthBanner';
+import { UserMenu } from '../auth/UserMenu';
 
 /** Fired on window for Escape; panels and overlays close themselves. */
 export const CLOSE_EVENT = 'palisade:close';
@@ -102,7 +102,6 @@ export function Shell({ children }: { children: ReactNode }) {
       <TopBar onHelp={() => setHelp(true)} mode={mode} />
       <ConnectionBanner />
       <ClusterProblemBanner />
-      <NoAuthBanner />
       <ModeFrame mode={mode}>{children}</ModeFrame>
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
       <GuardedActionHost />
@@ -174,6 +173,7 @@ function TopBar({ onHelp, mode }: { onHelp: () => void; mode: ClusterMode }) {
         )}
         <ModeBadge mode={mode} />
         <HealthIndicator />
+        <UserMenu />
         <button
           type="button"
           onClick={onHelp}

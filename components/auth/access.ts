@@ -1,0 +1,35 @@
+'use client';
+// May the signed-in person do this? Asked of the server (which asks the cluster) so that an
+// action they may not take is shown disabled with the reason before they try. Requests from
+// one render batch into one HTTP call (tRPC's batch link); answers are kept for a short time.
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '../console/trpc';
+
+export type MayTarget =
+  | { action: 'forceDeletePod'; namespace: string; name: string }
+  | { action: 'detachVolume'; attachment: string }
+  | { action: 'removeOutOfServiceTaint'; node: string }
+  | { action: 'approveFence'; fence: string }
+  | { action: 'cancelFence'; fence: string }
+  | { action: 'simulatedFault'; node: string };
+
+export interface May {
+  /** undefined while asking */
+  allowed: boolean | undefined;
+  /** "you (viewer) may not delete pods "x" in shop" */
+  reason?: string;
+  /** the cluster's own 403 text */
+  message?: string;
+}
+
+export function useMay(cluster: string | undefined, target: MayTarget): May {
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.access.actions.queryOptions({ cluster: cluster ?? '', targets: [target] }),
+    enabled: !!cluster,
+    staleTime: 10_000,
+  });
+  const a = q.data?.[0];
+  if (!a) return { allowed: undefined };
+  return a;
+}

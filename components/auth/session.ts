@@ -1,0 +1,57 @@
+'use client';
+// The browser's view of its session: GET /auth/session (the cookie is HttpOnly, so the page
+// asks the server who it is), sign-out, and where to go when the server says the session has
+// ended (a 401 from tRPC, or `session:ended` on the socket).
+import { useQuery } from '@tanstack/react-query';
+
+export interface SessionCluster {
+  cluster: string;
+  user: string;
+  groups: string[];
+}
+
+export type SessionInfo =
+  | {
+      signedIn: true;
+      method: 'token' | 'oidc' | 'link' | 'bearer';
+      clusters: SessionCluster[];
+      expiresAt: string;
+      createdAt: string;
+    }
+  | {
+      signedIn: false;
+      ways: { token: boolean; oidc: { issuer: string; start: string } | null; link: boolean };
+    };
+
+export async function fetchSession(): Promise<SessionInfo> {
+  const r = await fetch('/auth/session', { credentials: 'same-origin', cache: 'no-store' });
+  if (!r.ok) throw new Error(`the console answered ${r.status} to /auth/session`);
+  return (await r.json()) as SessionInfo;
+}
+
+export function useSession() {
+  return useQuery({ queryKey: ['auth', 'session'], queryFn: fetchSession, staleTime: 60_000 });
+}
+
+/** The sign-in page, coming back here afterwards; `ended` says why the session ended. */
+export function signInUrl(ended?: string): string {
+  const here = `${window.location.pathname}${window.location.search}`;
+  const q = new URLSearchParams({ next: here });
+  if (ended) q.set('ended', ended);
+  return `/signin?${q}`;
+}
+
+export function goToSignIn(ended?: string) {
+  if (window.location.pathname === '/signin') return;
+  window.location.assign(signInUrl(ended));
+}
+
+export async function signOut(everywhere: boolean) {
+  await fetch('/auth/signout', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ everywhere }),
+  });
+  window.location.assign('/signin?ended=signed-out');
+}
