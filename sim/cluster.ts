@@ -1,10 +1,24 @@
 // The whole embedded cluster in one process: the API server with the project's CRDs, the
 // simulated control plane, the kubelets, the infrastructure with its ground truth and
 // safety checkers, and the infrastructure's control API. Everything below the API server talks to it
-// only through the Kubernetes API, from the kubeconfig it wrote.
-import { writeFile } from 'node:fs/promises';
+// only through the Kubernetes API, from the kubeconfig it wrote. Beside the kubeconfig go the
+// demo users' tokens (tokens.csv: viewer, operator and admin, bound to Palisade's roles from
+// deploy/rbac/) and the webhook client certificate's AdmissionConfiguration, the same on both
+// back ends.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
+import YAML from 'yaml';
+import { createCertificateAuthority } from '../lib/pki/certificates.js';
+import {
+  WEBHOOK_CLIENT_CN,
+  type WebhookClientFiles,
+  writeWebhookClientConfig,
+} from './apiserver/admission/clientCertificate.js';
+import { type TokenEntry, formatTokenFile } from './apiserver/auth/tokenFile.js';
 import { type ApiServer, startApiServer } from './apiserver/index.js';
 import { SafetyChecker } from './checker/checker.js';
 import type { ProtectionChecker } from './checker/protection.js';
@@ -91,7 +105,48 @@ export interface EmbeddedCluster {
   infraFile?: string;
   /** the nodes' BMCs when started with ipmi: true (their endpoints go into infra.json) */
   bmcs?: Bmcs;
+  /** the demo users (in tokensFile), each bound to its Palisade role by a ClusterRoleBinding */
+  users: DemoUsers;
+  /** kube-apiserver's token file of the demo users (beside the kubeconfig, mode 0600) */
+  tokensFile: string;
+  /** what the API server presents to admission webhooks: CN=kube-apiserver-webhook-client */
+  webhookClient: WebhookClientFiles & { commonName: string };
   stop(): Promise<void>;
+}
+
+export type DemoRole = 'viewer' | 'operator' | 'admin';
+
+export type DemoUsers = Record<DemoRole, { username: string; token: string; clusterRole: string }>;
+
+/** Palisade's ClusterRoles (viewer ⊂ operator ⊂ admin, by aggregation) */
+export const PALISADE_ROLES_FILE = fileURLToPath(
+  new URL('../deploy/rbac/palisade-roles.yaml', import.meta.url),
+);
+
+const DEMO_ROLES: DemoRole[] = ['viewer', 'operator', 'admin'];
+
+function demoUsers(): DemoUsers {
+  const user = (role: DemoRole) => ({
+    username: role,
+    token: randomBytes(32).toString('hex'),
+    clusterRole: `palisade-${role}`,
+  });
+  return { viewer: user('viewer'), operator: user('operator'), admin: user('admin') };
+}
+
+/** deploy/rbac/palisade-roles.yaml and one ClusterRoleBinding per demo user */
+async function rbacObjects(users: DemoUsers): Promise<k8s.KubernetesObject[]> {
+  const roles = YAML.parseAllDocuments(await readFile(PALISADE_ROLES_FILE, 'utf8')).map(
+    (d) => d.toJS() as k8s.KubernetesObject,
+  );
+  const bindings = DEMO_ROLES.map((role) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `palisade-demo-${role}`, labels: { 'app.kubernetes.io/part-of': 'palisade' } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: users[role].clusterRole },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: users[role].username }],
+  }));
+  return [...roles, ...bindings];
 }
 
 export function infraFileFor(kubeconfigPath: string): string {
@@ -123,6 +178,27 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   const s = opts.scenario;
   const durations = durationsOf(s);
   const backend = opts.backend ?? 'embedded';
+  // the demo users' tokens and the webhook client certificate go beside the kubeconfig
+  const ownState = opts.kubeconfigPath ? undefined : await mkdtemp(join(tmpdir(), 'palisade-cluster-'));
+  const stateDir = ownState ?? dirname(opts.kubeconfigPath!);
+  const ca = await createCertificateAuthority(
+    backend === 'real' ? 'palisade-real-ca' : 'palisade-embedded-ca',
+  );
+  const users = demoUsers();
+  const tokensFile = join(stateDir, 'tokens.csv');
+  const tokenEntries: TokenEntry[] = DEMO_ROLES.map((r) => ({
+    token: users[r].token,
+    username: users[r].username,
+    uid: users[r].username,
+    groups: [],
+  }));
+  await writeFile(tokensFile, formatTokenFile(tokenEntries), { mode: 0o600 });
+  const webhookClient = await writeWebhookClientConfig(stateDir, ca);
+  const auth = {
+    ca,
+    tokenAuthFile: tokensFile,
+    admissionControlConfigFile: webhookClient.admissionConfigFile,
+  };
   const apiserver =
     backend === 'real'
       ? await startRealControlPlane({
@@ -133,18 +209,22 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
           binaries: opts.binaries,
           contextName: opts.contextName,
           log,
+          ...auth,
         })
       : await startApiServer({
           port: opts.port,
           kubeconfigPath: opts.kubeconfigPath,
           defaultTolerationSeconds: tolerationSecondsOf(s),
           serviceHosts: opts.serviceHosts,
+          ...auth,
         });
   const kc = new k8s.KubeConfig();
   kc.loadFromString(apiserver.kubeconfig);
   log(`API server ready at ${apiserver.url}`);
   const crds = opts.crdDir === false ? [] : await installCrds(kc, opts.crdDir ?? CRD_DIR);
   if (crds.length) log(`CRDs established: ${crds.join(', ')}`);
+  await createAll(kc, await rbacObjects(users));
+  log(`demo users ${DEMO_ROLES.join(', ')} bound to Palisade's roles (tokens in ${tokensFile})`);
 
   const infra = new Infrastructure();
   const checker = new SafetyChecker(infra.truth);
@@ -221,6 +301,9 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
     infraApi,
     infraFile,
     bmcs,
+    users,
+    tokensFile,
+    webhookClient: { ...webhookClient, commonName: WEBHOOK_CLIENT_CN },
     async stop() {
       // the BMCs call back into the infrastructure API
       await bmcs?.stop();
@@ -232,6 +315,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
       checker.stop();
       infra.stop();
       await apiserver.stop();
+      if (ownState) await rm(ownState, { recursive: true, force: true });
     },
   };
 }

@@ -1,9 +1,17 @@
 // The embedded Kubernetes API server: HTTPS on 127.0.0.1 with a generated CA, a
-// bearer token, a kubeconfig, and the storage, admission and cleanup loops behind it.
+// kubeconfig with an admin bearer token (system:masters), more users from a token file,
+// ServiceAccount tokens, RBAC on every request, and the storage, admission, aggregation and
+// cleanup loops behind it.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { WebhookClientAuth } from './admission/clientAuth.js';
+import { AuthServices } from './auth/index.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/bootstrap.js';
+import { type TokenEntry, parseTokenFile } from './auth/tokenFile.js';
+import { ClusterRoleAggregation } from './controllers/clusterRoleAggregation.js';
 import { CleanupLoops } from './controllers/cleanup.js';
 import { GarbageCollector } from './controllers/garbageCollector.js';
 import { NamespaceContents } from './controllers/namespaceContents.js';
@@ -26,6 +34,17 @@ export interface ApiServerOptions {
   defaultTolerationSeconds?: number;
   /** "name.namespace.svc" -> "127.0.0.1:port", for webhooks that reference a Service */
   serviceHosts?: Record<string, string>;
+  /** kube-apiserver's --token-auth-file: more users, `token,user,uid,"group1,group2"` */
+  tokenAuthFile?: string;
+  /** more users, as parsed token-file entries (beside or instead of tokenAuthFile) */
+  tokens?: TokenEntry[];
+  /**
+   * kube-apiserver's --admission-control-config-file: an AdmissionConfiguration whose
+   * ValidatingAdmissionWebhook kubeconfig gives the client certificate shown to each webhook
+   */
+  admissionControlConfigFile?: string;
+  /** the cluster's CA (signs the serving certificate, is the kubeconfig's); default: a new one */
+  ca?: CertificateAuthority;
 }
 
 export interface ApiServer {
@@ -36,6 +55,8 @@ export interface ApiServer {
   kubeconfig: string;
   kubeconfigPath?: string;
   core: ApiCore;
+  /** authentication, impersonation and RBAC (for tests and tools that look inside) */
+  auth: AuthServices;
   stop(): Promise<void>;
 }
 
@@ -48,14 +69,19 @@ const admin = {
 };
 
 async function seed(core: ApiCore) {
+  const o = { user: admin, dryRun: false };
   const ns = core.registry.lookup('', 'v1', 'namespaces')!;
-  for (const name of defaultNamespaces)
-    await core.create(ns, undefined, { metadata: { name } }, { user: admin, dryRun: false });
+  for (const name of defaultNamespaces) await core.create(ns, undefined, { metadata: { name } }, o);
+  // kube-apiserver's RBAC bootstrap (the subset clients rely on)
+  const roles = core.registry.lookup('rbac.authorization.k8s.io', 'v1', 'clusterroles')!;
+  const bindings = core.registry.lookup('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings')!;
+  for (const r of bootstrapClusterRoles) await core.create(roles, undefined, structuredClone(r), o);
+  for (const b of bootstrapClusterRoleBindings) await core.create(bindings, undefined, structuredClone(b), o);
 }
 
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const host = opts.host ?? '127.0.0.1';
-  const ca = await createCertificateAuthority('palisade-embedded-ca');
+  const ca = opts.ca ?? (await createCertificateAuthority('palisade-embedded-ca'));
   const serving = await ca.issueServing('kube-apiserver', [
     '127.0.0.1',
     'localhost',
@@ -65,12 +91,24 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     '::1',
   ]);
   const token = randomBytes(24).toString('hex');
+  const fromFile = opts.tokenAuthFile
+    ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile)
+    : [];
   const core = new ApiCore({
     watchWindow: opts.watchWindow ?? 20_000,
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
     serviceHosts: opts.serviceHosts ?? {},
+    webhookClientAuth: opts.admissionControlConfigFile
+      ? await WebhookClientAuth.load(opts.admissionControlConfigFile)
+      : undefined,
   });
+  const auth = new AuthServices(core.store, [
+    { token, username: admin.username, uid: admin.uid, groups: ['system:masters'] },
+    ...fromFile,
+    ...(opts.tokens ?? []),
+  ]);
   await seed(core);
+  const aggregation = new ClusterRoleAggregation(core);
   const gc = new GarbageCollector(core);
   const cleanup = new CleanupLoops(core);
   const contents = new NamespaceContents(core, ca.certPem);
@@ -85,7 +123,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     { cert: serving.certPem, key: serving.keyPem },
     requestHandler({
       core,
-      identities: [{ token, user: admin, canImpersonate: true }],
+      auth,
       timing,
       serverAddress: () => address,
     }),
@@ -108,8 +146,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     kubeconfig,
     kubeconfigPath: opts.kubeconfigPath,
     core,
+    auth,
     stop: () =>
       new Promise<void>((resolve) => {
+        auth.stop();
+        aggregation.stop();
         gc.stop();
         cleanup.stop();
         contents.stop();

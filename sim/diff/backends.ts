@@ -38,7 +38,13 @@ export function backend(name: Backend['name'], s: { url: string; token: string; 
 export async function startBackends(opts: ApiServerOptions = {}): Promise<Backends> {
   const [emb, real] = await Promise.allSettled([
     startApiServer(opts),
-    startRealControlPlane({ defaultTolerationSeconds: opts.defaultTolerationSeconds }),
+    startRealControlPlane({
+      defaultTolerationSeconds: opts.defaultTolerationSeconds,
+      // the same extra users, webhook credentials and CA on both
+      tokenAuthFile: opts.tokenAuthFile,
+      admissionControlConfigFile: opts.admissionControlConfigFile,
+      ca: opts.ca,
+    }),
   ]);
   if (emb.status === 'rejected' || real.status === 'rejected') {
     if (emb.status === 'fulfilled') await emb.value.stop();

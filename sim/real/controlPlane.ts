@@ -3,12 +3,12 @@
 // temporary folder; the kubeconfig trusts a CA of our own that signed the API server's
 // serving certificate, and authenticates with a static token in system:masters.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
 import { kubeconfigYaml, writeKubeconfig } from '../apiserver/kubeconfig.js';
 import { type Durations, realDurations } from '../controllers/runtime/durations.js';
 import { type Binaries, ensureBinaries } from './binaries.js';
@@ -29,6 +29,12 @@ export interface RealControlPlaneOptions {
   keepState?: boolean;
   /** the kubeconfig's context (and cluster) name; default palisade-embedded, as the embedded one */
   contextName?: string;
+  /** more users for kube-apiserver's --token-auth-file (its CSV format), beside the admin token */
+  tokenAuthFile?: string;
+  /** kube-apiserver's --admission-control-config-file (an AdmissionConfiguration) */
+  admissionControlConfigFile?: string;
+  /** the cluster's CA (it signs the serving certificate and is the kubeconfig's); default: a new one */
+  ca?: CertificateAuthority;
 }
 
 export interface RealControlPlane {
@@ -90,8 +96,9 @@ function answers200(url: string, token?: string): Promise<boolean> {
   });
 }
 
-async function writeSecrets(state: string, token: string) {
-  const ca = await createCertificateAuthority('palisade-real-ca');
+async function writeSecrets(state: string, token: string, opts: RealControlPlaneOptions) {
+  const ca = opts.ca ?? (await createCertificateAuthority('palisade-real-ca'));
+  const more = opts.tokenAuthFile ? await readFile(opts.tokenAuthFile, 'utf8') : '';
   const serving = await ca.issueServing('kube-apiserver', [
     '127.0.0.1',
     'localhost',
@@ -108,7 +115,7 @@ async function writeSecrets(state: string, token: string) {
     writeFile(join(state, 'serving.key'), serving.keyPem, { mode: 0o600 }),
     writeFile(join(state, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 }),
     writeFile(join(state, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' })),
-    writeFile(join(state, 'tokens.csv'), `${token},palisade-admin,palisade-admin,"system:masters"\n`, {
+    writeFile(join(state, 'tokens.csv'), `${token},palisade-admin,palisade-admin,"system:masters"\n${more}`, {
       mode: 0o600,
     }),
   ]);
@@ -120,7 +127,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
   const bins = opts.binaries ?? (await ensureBinaries(log));
   const state = await mkdtemp(join(tmpdir(), 'palisade-real-'));
   const token = randomBytes(24).toString('hex');
-  const caPem = await writeSecrets(state, token);
+  const caPem = await writeSecrets(state, token, opts);
   const ports = {
     etcdClient: await freePort(),
     etcdPeer: await freePort(),
@@ -132,6 +139,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     ports,
     durations: opts.durations ?? realDurations,
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
+    admissionControlConfigFile: opts.admissionControlConfigFile,
   };
   const url = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfig = kubeconfigYaml(url, caPem, token, undefined, opts.contextName);

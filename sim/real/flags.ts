@@ -17,6 +17,8 @@ export interface FlagInputs {
   durations: Durations;
   /** DefaultTolerationSeconds admission: tolerationSeconds for not-ready and unreachable */
   defaultTolerationSeconds: number;
+  /** an AdmissionConfiguration file (webhook client certificates), if any */
+  admissionControlConfigFile?: string;
 }
 
 /**
@@ -50,7 +52,12 @@ export function etcdArgs({ state, ports }: FlagInputs): string[] {
   ];
 }
 
-export function apiserverArgs({ state, ports, defaultTolerationSeconds }: FlagInputs): string[] {
+export function apiserverArgs({
+  state,
+  ports,
+  defaultTolerationSeconds,
+  admissionControlConfigFile,
+}: FlagInputs): string[] {
   return [
     `--etcd-servers=http://127.0.0.1:${ports.etcdClient}`,
     '--bind-address=127.0.0.1',
@@ -68,6 +75,7 @@ export function apiserverArgs({ state, ports, defaultTolerationSeconds }: FlagIn
     `--default-not-ready-toleration-seconds=${defaultTolerationSeconds}`,
     `--default-unreachable-toleration-seconds=${defaultTolerationSeconds}`,
     `--cert-dir=${join(state, 'apiserver-certs')}`,
+    ...(admissionControlConfigFile ? [`--admission-control-config-file=${admissionControlConfigFile}`] : []),
   ];
 }
 

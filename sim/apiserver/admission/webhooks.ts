@@ -1,12 +1,14 @@
 // Calls validating admission webhooks over HTTPS exactly as kube-apiserver does:
 // AdmissionReview v1 in and out, the caBundle as the only trusted CA, the webhook's
-// timeout, failurePolicy on errors, and the real error shapes and wording.
+// timeout, failurePolicy on errors, and the real error shapes and wording; with the client
+// certificate (or token) that --admission-control-config-file names for the webhook's host.
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import tls from 'node:tls';
 import { z } from 'zod';
 import { type StatusBody, StatusError, errors } from '../http/errors.js';
 import type { KubeObject } from '../resources/types.js';
+import { type WebhookClientAuth, urlHostPort } from './clientAuth.js';
 import { type AdmissionAttributes, type RuleWithOperations, ruleMatches, selectorsMatch } from './match.js';
 
 export interface Webhook {
@@ -29,6 +31,8 @@ export interface WebhookDeps {
   namespaceLabels(name: string): Record<string, string> | undefined;
   /** "name.namespace.svc" -> "host:port" for service references */
   serviceHosts: Record<string, string>;
+  /** the credentials to present, by webhook host (an AdmissionConfiguration's kubeconfig) */
+  clientAuth?: () => WebhookClientAuth | undefined;
 }
 
 /** Warnings from webhooks, passed to the client as Warning headers. */
@@ -111,12 +115,17 @@ export class WebhookAdmission {
       connectTo = this.deps.serviceHosts[host];
     }
     url.searchParams.set('timeout', `${timeout}s`);
-    return { url, connectTo };
+    // the name kube-apiserver looks the webhook's credentials up by
+    const authTarget = cc.url
+      ? urlHostPort(cc.url)
+      : `${cc.service!.name}.${cc.service!.namespace}.svc:${cc.service!.port ?? 443}`;
+    return { url, connectTo, authTarget };
   }
 
   private post(w: Webhook, review: object, fresh = false): Promise<any> {
     const timeout = w.timeoutSeconds ?? 10;
-    const { url, connectTo } = this.target(w, timeout);
+    const { url, connectTo, authTarget } = this.target(w, timeout);
+    const creds = this.deps.clientAuth?.()?.for(authTarget);
     const shown = `Post "${url.toString()}"`;
     const [host, port] = connectTo ? connectTo.split(':') : [url.hostname, url.port || '443'];
     const ca = w.clientConfig.caBundle
@@ -133,10 +142,12 @@ export class WebhookAdmission {
           path: url.pathname + url.search,
           method: 'POST',
           ca,
+          ...(creds?.certPem && creds.keyPem ? { cert: creds.certPem, key: creds.keyPem } : {}),
           headers: {
             'content-type': 'application/json',
             accept: 'application/json',
             'content-length': Buffer.byteLength(body),
+            ...(creds?.token ? { authorization: `Bearer ${creds.token}` } : {}),
           },
           // the certificate must name the URL's host, not the address we connect to
           checkServerIdentity: (_h: string, cert: tls.PeerCertificate) =>

@@ -16,6 +16,7 @@ import {
   SelectorError,
 } from '../../../lib/kube/labelSelector.js';
 import type { AdmissionAttributes } from '../admission/match.js';
+import type { WebhookClientAuth } from '../admission/clientAuth.js';
 import { WebhookAdmission } from '../admission/webhooks.js';
 import { crdResources, establishedStatus, storageVersion, validateCrd } from '../crd/definitions.js';
 import { compileSchema, prune, validateAgainst } from '../crd/schema.js';
@@ -41,6 +42,8 @@ export interface CoreOptions {
   watchWindow: number;
   defaultTolerationSeconds: number;
   serviceHosts: Record<string, string>;
+  /** credentials for admission webhooks (--admission-control-config-file) */
+  webhookClientAuth?: WebhookClientAuth;
 }
 
 export interface ListQuery {
@@ -79,6 +82,7 @@ export class ApiCore {
         ].map((s) => s.obj),
       namespaceLabels: (ns) => this.store.get('/namespaces', undefined, ns)?.obj.metadata.labels ?? {},
       serviceHosts: opts.serviceHosts,
+      clientAuth: () => opts.webhookClientAuth,
     });
   }
 
@@ -230,7 +234,10 @@ export class ApiCore {
 
   /** Validation shared by create and update: names, kind rules, CRD schemas. */
   private validate(r: ResourceInfo, obj: KubeObject, old?: KubeObject) {
-    const causes = old ? [] : validateName(r.kind, obj.metadata.name, !!r.custom);
+    // RBAC objects, like custom ones, only need a name that is one path segment (system:basic-user)
+    const causes = old
+      ? []
+      : validateName(r.kind, obj.metadata.name, !!r.custom || r.group === 'rbac.authorization.k8s.io');
     if (!r.custom)
       causes.push(
         ...(old ? validateUpdate(r.kind, r.group, obj, old) : validateCreate(r.kind, r.group, obj)),

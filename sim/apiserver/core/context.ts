@@ -3,6 +3,7 @@ export interface UserInfo {
   username: string;
   uid?: string;
   groups: string[];
+  extra?: Record<string, string[]>;
 }
 
 export interface WriteOptions {

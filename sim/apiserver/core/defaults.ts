@@ -1,6 +1,7 @@
 // Defaults the real API server fills in on create (defaulting + the admission plugins
 // that are on by default, e.g. DefaultTolerationSeconds), for the fields that
 // controllers and kubectl rely on.
+import { defaultRbac } from '../auth/validation.js';
 import type { KubeObject } from '../resources/types.js';
 import { isObject } from './objects.js';
 
@@ -117,6 +118,7 @@ export function applyWriteDefaults(kind: string, group: string, o: KubeObject) {
   if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition' && isObject(obj.spec))
     obj.spec.conversion ??= { strategy: 'None' };
   if (group === '' && kind === 'Secret') mergeStringData(obj);
+  if (group === 'rbac.authorization.k8s.io') defaultRbac(o);
 }
 
 /** kube-apiserver merges a Secret's write-only stringData into data (over existing keys) and drops it. */

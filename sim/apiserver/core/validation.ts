@@ -6,6 +6,7 @@ import {
   labelSelectorMatches,
   validateLabelSelector,
 } from '../../../lib/kube/labelSelector.js';
+import { validateRbac } from '../auth/validation.js';
 import type { StatusCause } from '../http/errors.js';
 import type { KubeObject } from '../resources/types.js';
 import { isObject, sameValue } from './objects.js';
@@ -130,6 +131,7 @@ export function validateCreate(kind: string, group: string, o: KubeObject): Stat
   if (group === 'apps') return validateWorkload(obj, kind);
   if (group === 'policy') return validatePdb(obj);
   if (group === 'admissionregistration.k8s.io') return validateWebhooks(obj);
+  if (group === 'rbac.authorization.k8s.io') return validateRbac(o);
   return [];
 }
 
@@ -163,6 +165,7 @@ export function validateUpdate(kind: string, group: string, o: KubeObject, old: 
   if (group === 'apps')
     return [...validateWorkload(n, kind), ...immutable('spec.selector', p.spec?.selector, n.spec?.selector)];
   if (group === 'storage.k8s.io' && kind === 'VolumeAttachment') return immutable('spec', p.spec, n.spec);
+  if (group === 'rbac.authorization.k8s.io') return validateRbac(o, old);
   if (group === '' && kind === 'PersistentVolumeClaim' && p.spec?.volumeName)
     return immutable('spec.volumeName', p.spec.volumeName, n.spec?.volumeName);
   return validateCreate(kind, group, o);

@@ -37,6 +37,16 @@ function subresourceEntries(r: ResourceInfo) {
         kind: 'Eviction',
         verbs: ['create'],
       };
+    if (sub === 'token')
+      return {
+        name: `${r.plural}/token`,
+        singularName: '',
+        namespaced: r.namespaced,
+        group: 'authentication.k8s.io',
+        version: 'v1',
+        kind: 'TokenRequest',
+        verbs: ['create'],
+      };
     if (sub === 'scale')
       return {
         name: `${r.plural}/scale`,

@@ -1,6 +1,16 @@
 // Verb dispatch for resource paths: get/list/watch, create, update, patch, delete and
 // deletecollection, plus the status, binding, eviction and scale subresources.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { watchRequested } from '../auth/attributes.js';
+import type { AuthServices } from '../auth/index.js';
+import {
+  REVIEW_GROUPS,
+  accessReview,
+  rulesReview,
+  selfSubjectReview,
+  tokenRequest,
+  tokenReview,
+} from '../auth/reviews.js';
 import type { ApiCore } from '../core/api.js';
 import type { UserInfo, WriteOptions } from '../core/context.js';
 import { type OptionsKind, dryRunRequested } from '../core/dryRun.js';
@@ -25,6 +35,7 @@ export interface HandlerContext {
   user: UserInfo;
   route: ResourceRoute;
   timing: WatchTiming;
+  auth: AuthServices;
 }
 
 function tableOpts(ctx: HandlerContext) {
@@ -66,9 +77,9 @@ function listQuery(q: URLSearchParams) {
   };
 }
 
+/** as authorization read the request: watch=<anything but 0 or false> is a watch */
 function isWatch(ctx: HandlerContext) {
-  const w = ctx.query.get('watch');
-  return ctx.route.watchPrefix || w === 'true' || w === '1';
+  return ctx.route.watchPrefix || watchRequested(ctx.query);
 }
 
 function checkListOptions(ctx: HandlerContext) {
@@ -198,7 +209,7 @@ function writeOpts(ctx: HandlerContext): WriteOptions {
 
 async function handlePost(ctx: HandlerContext) {
   const { core, route } = ctx;
-  if (route.name !== undefined && !['binding', 'eviction'].includes(route.subresource))
+  if (route.name !== undefined && !['binding', 'eviction', 'token'].includes(route.subresource))
     throw errors.methodNotAllowed();
   const o = writeOpts(ctx);
   const body = (await bodyOf(ctx)) as any;
@@ -210,6 +221,10 @@ async function handlePost(ctx: HandlerContext) {
   if (route.subresource === 'binding') {
     const res = await bindPod(core, route.resource, route.namespace!, route.name, body, o);
     return sendJson(ctx.res, res.code, res.obj, res.warnings);
+  }
+  if (route.subresource === 'token') {
+    const sa = core.getStored(route.resource, route.namespace, route.name).obj;
+    return sendJson(ctx.res, 201, tokenRequest(body, sa, ctx.auth));
   }
   if (route.subresource === 'eviction') {
     const res = await evictPod(core, route.resource, route.namespace!, route.name, body, o);
@@ -312,8 +327,34 @@ async function handleBindings(ctx: HandlerContext) {
   return sendJson(ctx.res, res.code, res.obj, res.warnings);
 }
 
+/** POST of a review: answered from the request, nothing stored */
+async function handleReview(ctx: HandlerContext) {
+  const { route } = ctx;
+  if (ctx.req.method !== 'POST' || route.name !== undefined) throw errors.methodNotAllowed();
+  const body = (await bodyOf(ctx)) as any;
+  if (!isObject(body)) throw errors.badRequest('the body of the request must be a JSON object');
+  switch (route.resource.kind) {
+    case 'SelfSubjectReview':
+      return sendJson(ctx.res, 201, selfSubjectReview(ctx.user));
+    case 'TokenReview':
+      return sendJson(ctx.res, 201, tokenReview(body, ctx.auth));
+    case 'SelfSubjectRulesReview':
+      return sendJson(ctx.res, 201, rulesReview(body, ctx.user, ctx.auth));
+    case 'SelfSubjectAccessReview':
+    case 'SubjectAccessReview':
+    case 'LocalSubjectAccessReview':
+      return sendJson(
+        ctx.res,
+        201,
+        accessReview(route.resource.kind, body, ctx.user, route.namespace, ctx.auth),
+      );
+  }
+  throw errors.methodNotAllowed();
+}
+
 export async function handleResource(ctx: HandlerContext) {
   if (ctx.route.resource.verbs && ctx.route.resource.plural === 'bindings') return handleBindings(ctx);
+  if (REVIEW_GROUPS.has(ctx.route.resource.group)) return handleReview(ctx);
   switch (ctx.req.method) {
     case 'GET':
       return handleGet(ctx);

@@ -1,51 +1,11 @@
-// Request plumbing: authentication, bodies, query options and rendering responses.
+// Request plumbing: bodies, query options and rendering responses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import YAML from 'yaml';
-import type { UserInfo } from '../core/context.js';
 import type { DeleteOptions } from '../core/deletion.js';
 import { type OptionsKind, dryRunRequested } from '../core/dryRun.js';
 import { StatusError, errors } from './errors.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-
-export interface Identity {
-  token: string;
-  user: UserInfo;
-  /** may act as other users through Impersonate-* headers */
-  canImpersonate: boolean;
-}
-
-const anonymousPaths = new Set(['/version', '/healthz', '/livez', '/readyz']);
-
-export function authenticate(req: IncomingMessage, path: string, identities: Identity[]): UserInfo {
-  const auth = req.headers.authorization ?? '';
-  const m = /^Bearer\s+(\S+)$/i.exec(auth);
-  const id = m ? identities.find((i) => i.token === m[1]) : undefined;
-  if (!id) {
-    if (anonymousPaths.has(path)) return { username: 'system:anonymous', groups: ['system:unauthenticated'] };
-    throw errors.unauthorized();
-  }
-  const as = req.headers['impersonate-user'];
-  if (typeof as !== 'string') return id.user;
-  if (!id.canImpersonate)
-    throw errors.forbidden(
-      `users "${as}" is forbidden: User "${id.user.username}" cannot impersonate resource "users" in API group "" at the cluster scope`,
-    );
-  const groups = req.headers['impersonate-group'];
-  const list = Array.isArray(groups)
-    ? groups
-    : groups
-      ? String(groups)
-          .split(',')
-          .map((g) => g.trim())
-      : [];
-  const uid = req.headers['impersonate-uid'];
-  return {
-    username: as,
-    groups: [...new Set([...list, 'system:authenticated'])],
-    ...(typeof uid === 'string' ? { uid } : {}),
-  };
-}
 
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {

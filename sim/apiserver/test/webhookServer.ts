@@ -1,6 +1,7 @@
 // A validating webhook for tests: HTTPS on 127.0.0.1 with a certificate from its own
 // CA, answering AdmissionReviews with whatever the current test decides.
 import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority } from '../../../lib/pki/certificates.js';
 
@@ -16,12 +17,17 @@ export interface TestWebhook {
   url: string;
   port: number;
   caBundle: string;
-  reviews: { path: string; request: any }[];
+  /** each review, with the client certificate's CN when one was presented (clientCa) */
+  reviews: { path: string; request: any; client?: { cn: string; verified: boolean } }[];
   decide: Decide;
   stop(): Promise<void>;
 }
 
-export async function startWebhook(hosts = ['127.0.0.1', 'localhost']): Promise<TestWebhook> {
+export async function startWebhook(
+  hosts = ['127.0.0.1', 'localhost'],
+  /** ask for a client certificate and check it against this CA (PEM) */
+  clientCa?: string,
+): Promise<TestWebhook> {
   const ca = await createCertificateAuthority('webhook-test-ca');
   const cert = await ca.issueServing('webhook', hosts);
   const hook: TestWebhook = {
@@ -35,12 +41,16 @@ export async function startWebhook(hosts = ['127.0.0.1', 'localhost']): Promise<
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-  const server = https.createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+  const tls = clientCa ? { requestCert: true, rejectUnauthorized: false, ca: clientCa } : {};
+  const server = https.createServer({ cert: cert.certPem, key: cert.keyPem, ...tls }, (req, res) => {
+    const socket = req.socket as TLSSocket;
+    const peer = clientCa ? socket.getPeerCertificate() : undefined;
+    const client = peer?.subject ? { cn: String(peer.subject.CN), verified: socket.authorized } : undefined;
     let text = '';
     req.on('data', (d) => (text += d));
     req.on('end', async () => {
       const review = JSON.parse(text);
-      hook.reviews.push({ path: req.url ?? '', request: review.request });
+      hook.reviews.push({ path: req.url ?? '', request: review.request, ...(client ? { client } : {}) });
       const verdict = await hook.decide(req.url ?? '', review.request);
       res.writeHead(200, { 'content-type': 'application/json' });
       if (verdict === 'garbage') return res.end('{"not":"a review"}');

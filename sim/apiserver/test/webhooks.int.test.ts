@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Cluster, failure, podSpec, raw, startCluster } from './harness.js';
+import { type Cluster, eventually, failure, podSpec, raw, startCluster } from './harness.js';
 import { type TestWebhook, startWebhook } from './webhookServer.js';
 
 let c: Cluster;
@@ -232,10 +232,34 @@ describe('validating admission webhooks', () => {
   it('passes the impersonated user and the webhook warnings', async () => {
     await register('who');
     hook.decide = () => ({ allowed: true, warnings: ['protected by a PodProtector'] });
-    const res = await raw(c, 'POST', '/api/v1/namespaces/wh/pods', JSON.stringify(podSpec('as-alice')), {
-      'impersonate-user': 'alice@example.com',
-      'impersonate-group': 'sre',
-    });
+    // the impersonated user is authorized as themselves: the group sre may create pods here
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/wh';
+    await raw(
+      c,
+      'POST',
+      `${rbac}/roles`,
+      JSON.stringify({
+        metadata: { name: 'pod-creator' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['create'] }],
+      }),
+    );
+    await raw(
+      c,
+      'POST',
+      `${rbac}/rolebindings`,
+      JSON.stringify({
+        metadata: { name: 'sre-creates-pods' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-creator' },
+        subjects: [{ kind: 'Group', name: 'sre' }],
+      }),
+    );
+    const res = await eventually(async () => {
+      const r = await raw(c, 'POST', '/api/v1/namespaces/wh/pods', JSON.stringify(podSpec('as-alice')), {
+        'impersonate-user': 'alice@example.com',
+        'impersonate-group': 'sre',
+      });
+      return r.code === 403 ? undefined : r;
+    }, 'the RoleBinding to take effect');
     expect(res.code).toBe(201);
     expect(hook.reviews[0].request.userInfo).toEqual({
       username: 'alice@example.com',
