@@ -253,6 +253,35 @@ describe('a forged AdmissionReview straight to the webhook port', () => {
   });
 });
 
+describe('a cell whose kubeconfig has no CA, and no caFile', () => {
+  it('is a startup error naming the field and the context, and nothing is started or registered', async () => {
+    const vwcUrl = async () =>
+      (
+        await west.kc
+          .makeApiClient(k8s.AdmissionregistrationV1Api)
+          .readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' })
+      ).webhooks?.[0].clientConfig.url;
+    const before = await vwcUrl();
+    // the same cluster, reached without a CA (the system trust store would be used)
+    const current = west.kc.getCurrentCluster()!;
+    const noCa = new k8s.KubeConfig();
+    noCa.loadFromOptions({
+      clusters: [{ ...current, caData: undefined, skipTLSVerify: true }],
+      users: west.kc.users,
+      contexts: west.kc.contexts,
+      currentContext: west.kc.currentContext,
+    });
+    const started = startProtection({
+      config: { webhook: { port: 0, host: '127.0.0.1', register: true } },
+      clusters: [{ id: 'lab', context: 'lab-context', kc: noCa }],
+    });
+    await expect(started).rejects.toThrow(
+      'protection.webhook.clientAuth.caFile: not given, and the kubeconfig of context "lab-context" (cell "lab-context") has no certificate-authority',
+    );
+    expect(await vwcUrl()).toBe(before);
+  });
+});
+
 describe('clientAuth.required: false (what it gives up)', () => {
   let open: ProtectionService | undefined;
   const openLog: string[] = [];
