@@ -3,11 +3,13 @@
 // kube-apiserver and kube-controller-manager built by testenv/), write its kubeconfig (and infra.json beside it), and
 // run until SIGINT/SIGTERM. --context names the kubeconfig's context (and its cluster and
 // user), so that several clusters' kubeconfigs merge: KUBECONFIG=core:cell-a:cell-b.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { type KubeconfigDoc, renameSingleContext } from '../lib/kube/kubeconfigDoc.js';
+import { createCertificateAuthority } from '../lib/pki/certificates.js';
+import { writeWebhookClientConfig } from './apiserver/admission/clientCertificate.js';
 import { writeKubeconfig } from './apiserver/kubeconfig.js';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { startApiServer } from './apiserver/index.js';
@@ -70,18 +72,32 @@ async function main() {
   let stop: () => Promise<void>;
   const backend = opts.real ? 'real' : 'embedded';
   const what = opts.real ? 'real control plane' : 'embedded cluster';
+  // an API server alone presents its webhook client certificate too (CN kube-apiserver-webhook-
+  // client, signed by the kubeconfig's CA), as startEmbeddedCluster's does: webhooks that trust
+  // only the cluster's API servers (Palisade's, by default) keep hearing it
+  const apiOnlyAuth = async (caName: string) => {
+    const ca = await createCertificateAuthority(caName);
+    await mkdir(dirname(kubeconfigPath), { recursive: true });
+    const client = await writeWebhookClientConfig(dirname(kubeconfigPath), ca);
+    return { ca, admissionControlConfigFile: client.admissionConfigFile };
+  };
   if (opts['api-only'] && opts.real) {
     const server = await startRealControlPlane({
       port: opts.port,
       kubeconfigPath,
       apiOnly: true,
       log: (m) => console.log(`  ${m}`),
+      ...(await apiOnlyAuth('palisade-real-ca')),
     });
     console.log(`real API server ready (etcd + kube-apiserver; no nodes, no controllers): ${server.url}`);
     console.log(`  logs: ${server.state}`);
     stop = () => server.stop();
   } else if (opts['api-only']) {
-    const server = await startApiServer({ port: opts.port, kubeconfigPath });
+    const server = await startApiServer({
+      port: opts.port,
+      kubeconfigPath,
+      ...(await apiOnlyAuth('palisade-embedded-ca')),
+    });
     console.log(`embedded API server ready (no nodes, no controllers): ${server.url}`);
     stop = () => server.stop();
   } else {

@@ -42,8 +42,26 @@ export const protectionSchema = z.strictObject({
       register: z.boolean().optional(),
       /** the URL the API servers call (default https://<host>:<port>) */
       url: z.string().url().optional(),
+      /** who may call: API servers presenting a client certificate (mutual TLS) */
+      clientAuth: z
+        .strictObject({
+          /** false: any caller that reaches the port is heard (a warning says so at start) */
+          required: z.boolean().default(true),
+          /** a PEM bundle of the CAs to trust (default: the CA in each cell's kubeconfig) */
+          caFile: z.string().min(1, 'must not be empty').optional(),
+          /** matched exactly against the certificate's subject CN and its DNS SANs */
+          allowedNames: z
+            .array(z.string().min(1, 'must not be empty'))
+            .min(1, 'must name at least one caller')
+            .default(['kube-apiserver-webhook-client']),
+        })
+        .default({ required: true, allowedNames: ['kube-apiserver-webhook-client'] }),
     })
-    .default({ port: 0, host: '127.0.0.1' }),
+    .default({
+      port: 0,
+      host: '127.0.0.1',
+      clientAuth: { required: true, allowedNames: ['kube-apiserver-webhook-client'] },
+    }),
   aggregator: z
     .strictObject({
       /** a label selector: the protectors the aggregators reconcile (default all) */

@@ -50,6 +50,12 @@ export function protectionMetrics() {
       labelNames: ['cell', 'outcome'] as const,
       registers: r,
     }),
+    refusedCallers: new Counter({
+      name: 'palisade_webhook_refused_callers_total',
+      help: 'Connections and requests the admission webhook refused before reading a review, by reason (no-certificate, untrusted-certificate, name-not-allowed, wrong-cell, tls-handshake)',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
     generator: new Counter({
       name: 'palisade_protection_generator_actions_total',
       help: 'Generator actions (create, sync, delete, dangling, remove-cells)',

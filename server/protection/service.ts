@@ -5,17 +5,20 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
-import { protectionSchema, type ProtectionConfig } from '../config/schema.js';
+import type { z } from 'zod';
+import { protectionSchema } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
 import { Admission } from './admission.js';
 import { Aggregator } from './aggregator.js';
+import { resolveClientTrust } from './clientAuth.js';
 import { DecisionLog } from './decisions.js';
 import { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
 import { registerWebhook } from './register.js';
 import { UpdateTrigger } from './updateTrigger.js';
-import { type CellClient, startWebhook, type WebhookServer } from './webhook.js';
+import { type CellClient, handleReview, type ReviewResult } from './review.js';
+import { startWebhook, type WebhookServer } from './webhook.js';
 
 export interface CellInfo {
   id: string;
@@ -32,6 +35,8 @@ export interface ProtectionService {
   aggregators: Aggregator[];
   webhook: WebhookServer;
   metrics: ReturnType<typeof protectionMetrics>;
+  /** judge one AdmissionReview text for a cell as the listener does, past its caller check */
+  review(text: string, cellId: string, timeoutMs?: number): Promise<ReviewResult>;
   stop(): Promise<void>;
 }
 
@@ -57,8 +62,11 @@ async function ensureCrd(kc: k8s.KubeConfig, log: (m: string) => void) {
   }
 }
 
+/** protection's part of palisade.yaml, as written (defaults not yet applied) */
+export type ProtectionConfigInput = z.input<typeof protectionSchema>;
+
 export async function startProtection(opts: {
-  config?: Partial<ProtectionConfig>;
+  config?: ProtectionConfigInput;
   clusters: ClusterSpec[];
   log?: (m: string) => void;
 }): Promise<ProtectionService> {
@@ -79,6 +87,11 @@ export async function startProtection(opts: {
       cluster: byContext(c.context, `cells[${i}].context`),
     }),
   );
+  // who may call the webhook, settled before anything is installed or started
+  const clientAuth = resolveClientTrust(
+    cfg.webhook.clientAuth,
+    cellSpecs.map((c) => ({ id: c.id, context: c.cluster.context, kc: c.cluster.kc })),
+  );
   await ensureCrd(core.kc, log);
 
   const metrics = protectionMetrics();
@@ -96,6 +109,7 @@ export async function startProtection(opts: {
     metrics,
     port: cfg.webhook.port,
     host: cfg.webhook.host,
+    clientAuth,
     log,
   });
   const base = cfg.webhook.url ?? webhook.url;
@@ -142,6 +156,10 @@ export async function startProtection(opts: {
   log(
     `  protection: webhook ${webhook.url}, core ${core.context}, cells ${cells.map((c) => `${c.id}${c.registered ? ' (registered)' : ''}`).join(', ')}`,
   );
+  if (clientAuth.required)
+    log(
+      `  protection: webhook callers: client certificates of ${clientAuth.allowedNames.join(', ')} signed by ${clientAuth.source}`,
+    );
 
   return {
     core,
@@ -151,6 +169,8 @@ export async function startProtection(opts: {
     aggregators,
     webhook,
     metrics,
+    review: (text, cellId, timeoutMs = 10_000) =>
+      handleReview({ admission, cells: cellClients, metrics, log }, text, cellId, timeoutMs),
     async stop() {
       for (const t of triggers) t.stop();
       admission.stop();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../apiserver/test/harness.js';
-import { type Backend, type Backends, type Reply, backend, call, onBoth, startBackends } from './backends.js';
+import { type Backend, type Backends, type Reply, call, onBoth, startBackends } from './backends.js';
 import { normalise } from './normalise.js';
 import { namespace } from './scenario.js';
 

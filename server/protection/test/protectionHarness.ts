@@ -6,10 +6,9 @@ import * as k8s from '@kubernetes/client-node';
 import { failure } from '../../../sim/apiserver/test/harness.js';
 import { startScenario, tinyDurations } from '../../../sim/test/clusterHarness.js';
 import { type Cell, statusOf } from '../../../lib/protection/status.js';
-import type { ProtectionConfig } from '../../config/schema.js';
 import type { ClusterSpec } from '../../kube/connection.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import { type ProtectionConfigInput, type ProtectionService, startProtection } from '../service.js';
 
 export const GROUP = 'podseidon.kubewharf.io';
 export const VERSION = 'v1alpha1';
@@ -44,7 +43,7 @@ export interface Env {
   stop(): Promise<void>;
 }
 
-export const baseConfig = (over: Partial<ProtectionConfig> = {}): Partial<ProtectionConfig> => ({
+export const baseConfig = (over: ProtectionConfigInput = {}): ProtectionConfigInput => ({
   webhook: { port: 0, host: '127.0.0.1', register: true },
   aggregator: {
     protectorSelector: `${IGNORE_LABEL}!=true`,
@@ -60,7 +59,7 @@ export const CELL = 'palisade-embedded';
 export async function startEnv(
   name: string,
   namespaces: string[],
-  opts: { nodes?: number; config?: Partial<ProtectionConfig> } = {},
+  opts: { nodes?: number; config?: ProtectionConfigInput } = {},
 ): Promise<Env> {
   const cluster = await startScenario(scenario(name, opts.nodes));
   for (const ns of namespaces) await createReadyNamespace(cluster.core, ns);
