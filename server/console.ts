@@ -22,7 +22,7 @@ import { loadNextUi, NO_BUILD_MESSAGE, type NextUi, noUiHandler } from './next.j
 import { type HubOptions, RealtimeHub } from './realtime/hub.js';
 import { SimulationHub } from './realtime/simulation.js';
 import type { ProtectionConfig } from './config/schema.js';
-import { type ProtectionService, startProtection } from './protection/service.js';
+import { type ProtectionConfigInput, type ProtectionService, startProtection } from './protection/service.js';
 import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
 import { type FencingService, startFencing } from './fencing/service.js';
@@ -41,7 +41,7 @@ export interface ConsoleOptions {
   informers?: InformerTuning;
   log?: (msg: string) => void;
   /** deletion protection (webhook, aggregators, generator); undefined or enabled: false: off */
-  protection?: Partial<ProtectionConfig>;
+  protection?: ProtectionConfigInput;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */

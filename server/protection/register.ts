@@ -46,13 +46,21 @@ export function webhookConfiguration(url: string, caPem: string): k8s.V1Validati
 }
 
 export async function registerWebhook(kc: k8s.KubeConfig, url: string, caPem: string) {
+  await applyWebhookConfiguration(kc, webhookConfiguration(url, caPem));
+}
+
+/** Create or replace a ValidatingWebhookConfiguration, conditional on the resourceVersion just read. */
+export async function applyWebhookConfiguration(
+  kc: k8s.KubeConfig,
+  want: k8s.V1ValidatingWebhookConfiguration,
+) {
   const api = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
-  const want = webhookConfiguration(url, caPem);
+  const name = want.metadata!.name!;
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      const current = await api.readValidatingWebhookConfiguration({ name: WEBHOOK_NAME });
+      const current = await api.readValidatingWebhookConfiguration({ name });
       want.metadata!.resourceVersion = current.metadata?.resourceVersion;
-      await api.replaceValidatingWebhookConfiguration({ name: WEBHOOK_NAME, body: want });
+      await api.replaceValidatingWebhookConfiguration({ name, body: want });
       return;
     } catch (e) {
       const code = (e as { code?: number }).code;
@@ -67,5 +75,5 @@ export async function registerWebhook(kc: k8s.KubeConfig, url: string, caPem: st
       if ((e as { code?: number }).code !== 409) throw e;
     }
   }
-  throw new Error(`ValidatingWebhookConfiguration ${WEBHOOK_NAME}: kept conflicting with another writer`);
+  throw new Error(`ValidatingWebhookConfiguration ${name}: kept conflicting with another writer`);
 }

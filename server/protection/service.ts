@@ -15,7 +15,8 @@ import { DecisionLog } from './decisions.js';
 import { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
-import { registerWebhook } from './register.js';
+import { applyWebhookConfiguration, registerWebhook } from './register.js';
+import { fenceWebhookConfiguration, handleFenceReview, subjectAccess } from '../fencing/approvalWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
 import { startWebhook, type WebhookServer } from './webhook.js';
@@ -103,6 +104,8 @@ export async function startProtection(opts: {
   const cellClients = new Map<string, CellClient>(
     cellSpecs.map((c) => [c.id, { id: c.id, core: c.cluster.kc.makeApiClient(k8s.CoreV1Api) }]),
   );
+  // NodeFence approvals are judged for each cell's own cluster, with Palisade's credentials there
+  const fenceAccess = new Map(cellSpecs.map((c) => [c.id, subjectAccess(c.cluster.kc)]));
   const webhook = await startWebhook({
     admission,
     cells: cellClients,
@@ -110,6 +113,7 @@ export async function startProtection(opts: {
     port: cfg.webhook.port,
     host: cfg.webhook.host,
     clientAuth,
+    fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
     log,
   });
   const base = cfg.webhook.url ?? webhook.url;
@@ -149,8 +153,13 @@ export async function startProtection(opts: {
   const cells: CellInfo[] = [];
   for (const c of cellSpecs) {
     const register = cfg.webhook.register ?? c.cluster.infra !== undefined;
-    if (register)
+    if (register) {
       await registerWebhook(c.cluster.kc, `${base}/admission/${encodeURIComponent(c.id)}`, webhook.caPem);
+      await applyWebhookConfiguration(
+        c.cluster.kc,
+        fenceWebhookConfiguration(`${base}/fences/${encodeURIComponent(c.id)}`, webhook.caPem),
+      );
+    }
     cells.push({ id: c.id, cluster: c.cluster.id, context: c.cluster.context, registered: register });
   }
   log(

@@ -1,6 +1,7 @@
 // The admission webhook's own HTTPS listener: POST /admission/<cellID> with an
-// AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts). The
-// serving certificate comes from a CA generated at start.
+// AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts), and
+// POST /fences/<cellID> for NodeFence writes that approve or cancel a fence (judged in
+// server/fencing/approvalWebhook.ts). The serving certificate comes from a CA generated at start.
 //
 // Only the API servers are heard (mutual TLS, clientAuth.ts): the listener asks for a
 // client certificate and drops a connection without one, or with one no trusted CA signed,
@@ -67,6 +68,8 @@ export async function startWebhook(opts: {
   clientAuth: ClientTrust;
   /** names the serving certificate must carry besides the host */
   hosts?: string[];
+  /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
+  fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
   log?: (m: string) => void;
 }): Promise<WebhookServer> {
   const log = opts.log ?? (() => undefined);
@@ -114,12 +117,13 @@ export async function startWebhook(opts: {
         return send(refusal?.status ?? 401, refusal?.detail ?? 'client certificate required', true);
       }
       const url = new URL(req.url ?? '/', 'https://webhook');
-      const m = /^\/admission\/([^/]+)$/.exec(url.pathname);
+      const m = /^\/(admission|fences)\/([^/]+)$/.exec(url.pathname);
       // answers given before the body is read close the connection: it holds an unread body
-      if (req.method !== 'POST' || !m) return send(404, 'not found: POST /admission/<cellID>', true);
+      if (req.method !== 'POST' || !m || (m[1] === 'fences' && !opts.fences))
+        return send(404, 'not found: POST /admission/<cellID> or /fences/<cellID>', true);
       let cellId: string;
       try {
-        cellId = decodeURIComponent(m[1]);
+        cellId = decodeURIComponent(m[2]);
       } catch {
         return send(404, 'not found: the cell ID is not valid percent-encoding', true);
       }
@@ -131,6 +135,12 @@ export async function startWebhook(opts: {
       }
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
+      if (m[1] === 'fences')
+        return void req.on('end', () => {
+          void opts.fences!(Buffer.concat(chunks).toString('utf8'), cellId).then(([code, body]) =>
+            send(code, body),
+          );
+        });
       req.on('end', () => {
         const started = process.hrtime.bigint();
         void handleReview(

@@ -1,0 +1,146 @@
+// Approving or cancelling a NodeFence needs the custom verbs `approve` / `cancel` on
+// nodefences.palisade.dev, whichever client writes it: the console's guarded actions ask first,
+// and this admission webhook (on Palisade's webhook listener, POST /fences/<cellID>) enforces
+// it for kubectl and every other client. For a write that sets or changes the approval or the
+// cancellation (lib/fencing/approvalAdmission.ts), it asks the cluster with a
+// SubjectAccessReview for the requesting user — name, groups, uid and extra from the
+// AdmissionReview — and refuses with kube-apiserver's own Forbidden wording. Anything it cannot
+// judge is refused (failurePolicy Fail): an approval is never let through by an error.
+import * as k8s from '@kubernetes/client-node';
+import { z } from 'zod';
+import { forbiddenMessage } from '../../lib/auth/forbidden.js';
+import { judgeFenceWrite } from '../../lib/fencing/approvalAdmission.js';
+import { errorText } from '../../lib/kube/errorText.js';
+
+export const FENCE_WEBHOOK_NAME = 'nodefences.palisade.dev';
+export const FENCE_WEBHOOK_CONFIG = 'palisade-nodefences';
+
+const userInfo = z
+  .object({
+    username: z.string().default(''),
+    uid: z.string().optional(),
+    groups: z.array(z.string()).optional(),
+    extra: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .default({ username: '' });
+
+const fenceObject = z.object({
+  metadata: z.object({ name: z.string().optional() }).passthrough().optional(),
+  spec: z.record(z.string(), z.unknown()).optional(),
+});
+
+const review = z.object({
+  apiVersion: z.literal('admission.k8s.io/v1'),
+  kind: z.literal('AdmissionReview'),
+  request: z.object({
+    uid: z.string().min(1),
+    operation: z.string(),
+    name: z.string().optional(),
+    userInfo,
+    object: fenceObject.nullish(),
+    oldObject: fenceObject.nullish(),
+  }),
+});
+
+/** Asks the cluster whether a user may do a verb on a NodeFence (Palisade's own credentials). */
+export type FenceAccess = (
+  user: z.infer<typeof userInfo>,
+  verb: 'approve' | 'cancel',
+  name: string,
+) => Promise<{ allowed: boolean; reason?: string }>;
+
+export function subjectAccess(kc: k8s.KubeConfig): FenceAccess {
+  const api = kc.makeApiClient(k8s.AuthorizationV1Api);
+  return async (user, verb, name) => {
+    const r = await api.createSubjectAccessReview({
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: user.username,
+          ...(user.uid ? { uid: user.uid } : {}),
+          groups: user.groups ?? [],
+          ...(user.extra ? { extra: user.extra } : {}),
+          resourceAttributes: { verb, group: 'palisade.dev', resource: 'nodefences', name },
+        },
+      },
+    });
+    return { allowed: r.status?.allowed === true, reason: r.status?.reason || undefined };
+  };
+}
+
+function answer(uid: string, allowed: boolean, message?: string) {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid, allowed, ...(allowed ? {} : { status: { code: 403, reason: 'Forbidden', message } }) },
+  };
+}
+
+/** One review: [HTTP status, body]. Malformed: 400. Cannot ask the cluster: 500 (failurePolicy Fail refuses). */
+export async function handleFenceReview(text: string, access: FenceAccess): Promise<[number, unknown]> {
+  let parsed: z.infer<typeof review>;
+  try {
+    const r = review.safeParse(JSON.parse(text));
+    if (!r.success)
+      return [
+        400,
+        `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`,
+      ];
+    parsed = r.data;
+  } catch (e) {
+    return [400, `error parsing JSON body: ${(e as Error).message}`];
+  }
+  const req = parsed.request;
+  if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return [200, answer(req.uid, true)];
+  const name = req.name || req.object?.metadata?.name || '';
+  const verdict = judgeFenceWrite({
+    old: req.operation === 'UPDATE' ? (req.oldObject?.spec ?? {}) : undefined,
+    new: req.object?.spec ?? {},
+    username: req.userInfo.username,
+  });
+  if (verdict.kind === 'free') return [200, answer(req.uid, true)];
+  if (verdict.kind === 'refused') return [200, answer(req.uid, false, verdict.message)];
+  try {
+    for (const verb of verdict.verbs) {
+      const a = await access(req.userInfo, verb, name);
+      if (!a.allowed) {
+        const attrs = { verb, group: 'palisade.dev', resource: 'nodefences', name };
+        return [200, answer(req.uid, false, forbiddenMessage(attrs, req.userInfo.username, a.reason))];
+      }
+    }
+  } catch (e) {
+    return [
+      500,
+      `cannot ask the cluster whether ${req.userInfo.username} may ${verdict.verbs.join('/')}: ${errorText(e)}`,
+    ];
+  }
+  return [200, answer(req.uid, true)];
+}
+
+export function fenceWebhookConfiguration(url: string, caPem: string): k8s.V1ValidatingWebhookConfiguration {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: FENCE_WEBHOOK_CONFIG, labels: { 'app.kubernetes.io/managed-by': 'palisade' } },
+    webhooks: [
+      {
+        name: FENCE_WEBHOOK_NAME,
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        timeoutSeconds: 10,
+        clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
+        rules: [
+          {
+            apiGroups: ['palisade.dev'],
+            apiVersions: ['*'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['nodefences'],
+            scope: 'Cluster',
+          },
+        ],
+      },
+    ],
+  };
+}
