@@ -212,8 +212,8 @@ async function main() {
       allowedHosts: config.server.allowedHosts,
       publicURL: config.server.publicURL,
       session: {
-        idleMs: config.server.session.idleTimeoutMinutes * 60_000,
-        absoluteMs: config.server.session.absoluteTimeoutHours * 3_600_000,
+        idleMs: config.server.session.idleTimeout,
+        absoluteMs: config.server.session.absoluteTimeout,
       },
       // whoever can read this terminal started Palisade and holds its kubeconfig
       signInLink: isLoopback(opts.host) && !oidc,

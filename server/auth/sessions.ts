@@ -20,7 +20,8 @@ export interface Session extends Identity {
 
 type EndListener = (s: Session, why: EndReason) => void;
 
-const SWEEP_MS = 15_000;
+/** how often ended sessions are looked for: often enough to end a short session on time */
+const sweepMs = (l: SessionLimits) => Math.min(15_000, Math.max(1_000, Math.floor(Math.min(l.idleMs, l.absoluteMs) / 4)));
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
@@ -33,7 +34,7 @@ export class SessionStore {
     readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
     private readonly now: () => number = Date.now,
   ) {
-    this.timer = setInterval(() => this.sweep(), SWEEP_MS);
+    this.timer = setInterval(() => this.sweep(), sweepMs(limits));
     this.timer.unref();
   }
 

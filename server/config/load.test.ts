@@ -23,7 +23,7 @@ describe('parseConfig', () => {
     expect(parseConfig('f', null)).toEqual({
       clusters: [],
       defaultMode: 'normal',
-      server: { allowedHosts: [], session: { idleTimeoutMinutes: 60, absoluteTimeoutHours: 12 } },
+      server: { allowedHosts: [], session: { idleTimeout: 3_600_000, absoluteTimeout: 43_200_000 } },
       auth: {},
     });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
@@ -37,7 +37,11 @@ describe('parseConfig', () => {
       { server: { allowedHosts: [''] } },
       /server\.allowedHosts\[0\]: must not be empty/,
     ],
-    ['a public URL that is not one', { server: { publicURL: 'palisade.example.com' } }, /server\.publicURL: must be a URL/],
+    [
+      'a public URL that is not one',
+      { server: { publicURL: 'palisade.example.com' } },
+      /server\.publicURL: must be a URL/,
+    ],
     [
       'OIDC without a secret',
       { auth: { oidc: { issuer: 'https://dex.example.com', clientID: 'palisade' } } },
@@ -45,7 +49,11 @@ describe('parseConfig', () => {
     ],
     [
       'an OIDC key that does not exist',
-      { auth: { oidc: { issuer: 'https://dex.example.com', clientID: 'p', clientSecret: 's', userClaim: 'x' } } },
+      {
+        auth: {
+          oidc: { issuer: 'https://dex.example.com', clientID: 'p', clientSecret: 's', userClaim: 'x' },
+        },
+      },
       /auth\.oidc.*userClaim/,
     ],
     [

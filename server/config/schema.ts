@@ -3,6 +3,7 @@
 // write permission: "read-only" makes Palisade refuse every change to that cluster,
 // "protected" makes every change name its target again before it runs.
 import { z } from 'zod';
+import { durationSchema } from '../../lib/duration.js';
 
 import type { ClusterMode } from '../../lib/console/actionGuard.js';
 
@@ -102,21 +103,11 @@ export const serverSchema = z.strictObject({
   session: z
     .strictObject({
       /** a session ends after this long without activity (an open console tab counts as activity) */
-      idleTimeoutMinutes: z
-        .number()
-        .int()
-        .min(1)
-        .max(7 * 24 * 60)
-        .default(60),
+      idleTimeout: durationSchema.default(60 * 60_000),
       /** and this long after sign-in, whatever the activity */
-      absoluteTimeoutHours: z
-        .number()
-        .int()
-        .min(1)
-        .max(30 * 24)
-        .default(12),
+      absoluteTimeout: durationSchema.default(12 * 3_600_000),
     })
-    .default({ idleTimeoutMinutes: 60, absoluteTimeoutHours: 12 }),
+    .default({ idleTimeout: 60 * 60_000, absoluteTimeout: 12 * 3_600_000 }),
 });
 
 /** Sign-in through an OpenID Connect identity provider; Palisade then impersonates the person. */
@@ -152,7 +143,7 @@ export const configSchema = z
     protection: protectionSchema.optional(),
     server: serverSchema.default({
       allowedHosts: [],
-      session: { idleTimeoutMinutes: 60, absoluteTimeoutHours: 12 },
+      session: { idleTimeout: 60 * 60_000, absoluteTimeout: 12 * 3_600_000 },
     }),
     auth: authSchema.default({}),
   })

@@ -1,15 +1,7 @@
 // The scenario file: a cluster's topology, storage and workloads, written by users in
 // YAML and validated here, so a mistake gets an error naming the field.
 import { z } from 'zod';
-
-const duration = z
-  .string()
-  .regex(/^\d+(\.\d+)?(ms|s|m|h)$/, { error: 'must be a duration like 500ms, 8s, 6m or 1h' })
-  .transform((v) => {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v)!;
-    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-    return Math.round(Number(m[1]) * unit);
-  });
+import { durationSchema as duration } from '../../lib/duration.js';
 
 const name = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a lowercase DNS label' });
 const quantity = z.union([z.string(), z.number()]).transform(String);
