@@ -309,6 +309,49 @@ describe('ServiceAccount tokens', () => {
         await ssr(holder),
         withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token } })),
         seen(await call(holder, 'GET', `/api/v1/namespaces/${NS}/pods`)),
+        withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token, audiences: ['foo'] } })),
+      ];
+    });
+  });
+
+  it('a token for another audience: only a review for that audience accepts it', async () => {
+    await same(async (b) => {
+      const issued = await post(b, `/api/v1/namespaces/${NS}/serviceaccounts/default/token`, {
+        spec: { audiences: ['palisade'] },
+      });
+      const token = (issued.body as any).status.token as string;
+      return [
+        withoutToken(issued),
+        seen(await call(as(b, token), 'GET', '/version')),
+        withoutToken(
+          await post(b, `${AUTHN}/tokenreviews`, { spec: { token, audiences: ['palisade', 'x'] } }),
+        ),
+        withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token } })),
+      ];
+    });
+  });
+});
+
+describe('ServiceAccount tokens after their ServiceAccount is gone', () => {
+  it('stop authenticating: 401, and a TokenReview that says why', async () => {
+    const sa = `/api/v1/namespaces/${NS}/serviceaccounts`;
+    const tokens = await onBoth(bs, async (b) => {
+      await call(b, 'POST', sa, { metadata: { name: 'short-lived' } });
+      const issued = await post(b, `${sa}/short-lived/token`, { spec: {} });
+      await call(b, 'DELETE', `${sa}/short-lived`);
+      const token = (issued.body as any).status.token as string;
+      // the real one's ServiceAccount cache catches up a moment later
+      await eventually(
+        async () => (await call(as(b, token), 'GET', '/version')).code === 401,
+        `${b.name}: 401`,
+      );
+      return token;
+    });
+    await same(async (b) => {
+      const token = tokens[b.name];
+      return [
+        seen(await call(as(b, token), 'GET', `/api/v1/namespaces/${NS}/pods`)),
+        withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token } })),
       ];
     });
   });

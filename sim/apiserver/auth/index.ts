@@ -166,7 +166,7 @@ export class AuthServices {
       user = ANONYMOUS;
     } else {
       const found = this.authenticator.authenticateToken(token);
-      if (!found) throw errors.unauthorized();
+      if (found.error !== undefined) throw errors.unauthorized();
       user = found.user;
     }
     if (hasImpersonation(req)) {
