@@ -107,6 +107,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     ...fromFile,
     ...(opts.tokens ?? []),
   ]);
+  core.rbacWriteCheck = auth.checkRbacWrite;
   await seed(core);
   const aggregation = new ClusterRoleAggregation(core);
   const gc = new GarbageCollector(core);

@@ -24,7 +24,7 @@ beforeAll(async () => {
   const tokenAuthFile = join(dir, 'tokens.csv');
   await writeFile(
     tokenAuthFile,
-    'alice-token,alice,alice-uid\nbob-token,bob,bob-uid,"dev,ops"\nimp-token,imp,imp-uid\ncarol-token,carol,carol-uid\n',
+    'alice-token,alice,alice-uid\nbob-token,bob,bob-uid,"dev,ops"\nimp-token,imp,imp-uid\ncarol-token,carol,carol-uid\ndave-token,dave,dave-uid\n',
   );
   bs = await startBackends({ tokenAuthFile });
   await onBoth(bs, (b) => namespace(b, NS));
@@ -309,6 +309,49 @@ describe('ServiceAccount tokens', () => {
         await ssr(holder),
         withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token } })),
         seen(await call(holder, 'GET', `/api/v1/namespaces/${NS}/pods`)),
+        withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token, audiences: ['foo'] } })),
+      ];
+    });
+  });
+
+  it('a token for another audience: only a review for that audience accepts it', async () => {
+    await same(async (b) => {
+      const issued = await post(b, `/api/v1/namespaces/${NS}/serviceaccounts/default/token`, {
+        spec: { audiences: ['palisade'] },
+      });
+      const token = (issued.body as any).status.token as string;
+      return [
+        withoutToken(issued),
+        seen(await call(as(b, token), 'GET', '/version')),
+        withoutToken(
+          await post(b, `${AUTHN}/tokenreviews`, { spec: { token, audiences: ['palisade', 'x'] } }),
+        ),
+        withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token } })),
+      ];
+    });
+  });
+});
+
+describe('ServiceAccount tokens after their ServiceAccount is gone', () => {
+  it('stop authenticating: 401, and a TokenReview that says why', async () => {
+    const sa = `/api/v1/namespaces/${NS}/serviceaccounts`;
+    const tokens = await onBoth(bs, async (b) => {
+      await call(b, 'POST', sa, { metadata: { name: 'short-lived' } });
+      const issued = await post(b, `${sa}/short-lived/token`, { spec: {} });
+      await call(b, 'DELETE', `${sa}/short-lived`);
+      const token = (issued.body as any).status.token as string;
+      // the real one's ServiceAccount cache catches up a moment later
+      await eventually(
+        async () => (await call(as(b, token), 'GET', '/version')).code === 401,
+        `${b.name}: 401`,
+      );
+      return token;
+    });
+    await same(async (b) => {
+      const token = tokens[b.name];
+      return [
+        seen(await call(as(b, token), 'GET', `/api/v1/namespaces/${NS}/pods`)),
+        withoutToken(await post(b, `${AUTHN}/tokenreviews`, { spec: { token } })),
       ];
     });
   });
@@ -481,5 +524,139 @@ describe('RBAC objects', () => {
       strip(await call(b, 'GET', AUTHN)),
       (await call(b, 'GET', '/api/v1')).body.resources.find((r: any) => r.name === 'serviceaccounts/token'),
     ]);
+  });
+});
+
+describe('escalation prevention', () => {
+  const role = (name: string, rules: unknown[]) => ({ metadata: { name }, rules });
+  const binding = (name: string, kind: string, ref: string) => ({
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: ref },
+    subjects: [{ kind: 'User', name: 'someone' }],
+  });
+  const grant = async (b: Backend, name: string, rules: unknown[]) => {
+    await call(b, 'POST', `${RBAC}/clusterroles`, role(name, rules));
+    await call(b, 'POST', `${RBAC}/clusterrolebindings`, {
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ kind: 'User', name: 'dave' }],
+    });
+  };
+  const davesCheck = (b: Backend, verb: string, resource: string, name?: string) =>
+    eventually(
+      async () =>
+        (
+          await ssar(as(b, 'dave-token'), {
+            resourceAttributes: { verb, group: 'rbac.authorization.k8s.io', resource, namespace: NS, name },
+          })
+        ).body.status.allowed,
+      `${b.name}: dave may ${verb} ${resource}`,
+    );
+
+  it('roles and bindings grant only what their writer holds, unless escalate or bind allow more', async () => {
+    await onBoth(bs, async (b) => {
+      await grant(b, 'rbac-writer', [
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+          verbs: ['create', 'update', 'patch', 'get'],
+        },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+      ]);
+      await call(b, 'POST', `${RBAC}/clusterroles`, {
+        metadata: { name: 'log-reader' },
+        rules: [{ apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }],
+      });
+      await davesCheck(b, 'create', 'roles');
+    });
+    await same(async (b) => {
+      const dave = as(b, 'dave-token');
+      const roles = `${RBAC}/namespaces/${NS}/roles`;
+      const bindings = `${RBAC}/namespaces/${NS}/rolebindings`;
+      return [
+        await post(dave, roles, role('covered', [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }])),
+        await post(
+          dave,
+          roles,
+          role('too-much', [
+            { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'delete'] },
+            { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['a', 'b'] },
+          ]),
+        ),
+        await post(
+          dave,
+          `${RBAC}/clusterroles`,
+          role('urls', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]),
+        ),
+        await post(dave, `${RBAC}/clusterroles`, {
+          metadata: { name: 'dave-agg' },
+          aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] },
+        }),
+        await post(dave, bindings, binding('to-admin', 'ClusterRole', 'cluster-admin')),
+        await post(dave, bindings, binding('to-missing', 'Role', 'missing')),
+        await post(dave, bindings, binding('to-covered', 'Role', 'covered')),
+        await post(dave, bindings, binding('to-reader', 'ClusterRole', 'log-reader')),
+        seen(
+          await call(
+            dave,
+            'PATCH',
+            `${roles}/covered`,
+            { rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get'] }] },
+            { 'content-type': 'application/merge-patch+json' },
+          ),
+        ),
+        seen(
+          await call(
+            dave,
+            'PATCH',
+            `${roles}/covered`,
+            { metadata: { finalizers: ['x.io/keep'] } },
+            {
+              'content-type': 'application/merge-patch+json',
+            },
+          ),
+        ),
+      ];
+    });
+    await onBoth(bs, async (b) => {
+      await grant(b, 'dave-binds-log-reader', [
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['clusterroles'],
+          verbs: ['bind'],
+          resourceNames: ['log-reader'],
+        },
+      ]);
+      await grant(b, 'dave-escalates-roles', [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['escalate'] },
+      ]);
+      await davesCheck(b, 'escalate', 'roles');
+      await davesCheck(b, 'bind', 'clusterroles', 'log-reader');
+    });
+    await same(async (b) => {
+      const dave = as(b, 'dave-token');
+      return [
+        await post(
+          dave,
+          `${RBAC}/namespaces/${NS}/rolebindings`,
+          binding('to-reader-2', 'ClusterRole', 'log-reader'),
+        ),
+        await post(
+          dave,
+          `${RBAC}/namespaces/${NS}/rolebindings`,
+          binding('to-admin-2', 'ClusterRole', 'cluster-admin'),
+        ),
+        await post(
+          dave,
+          `${RBAC}/namespaces/${NS}/roles`,
+          role('escalated', [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }]),
+        ),
+        await post(
+          dave,
+          `${RBAC}/clusterroles`,
+          role('not-escalated', [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }]),
+        ),
+      ];
+    });
   });
 });

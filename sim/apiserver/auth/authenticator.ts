@@ -6,6 +6,8 @@ import type { UserInfo } from '../core/context.js';
 import { API_AUDIENCE, type ServiceAccountTokens } from './serviceAccountTokens.js';
 import type { TokenEntry } from './tokenFile.js';
 
+const INVALID = 'invalid bearer token';
+
 export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export function withAuthenticatedGroup(u: UserInfo): UserInfo {
@@ -38,15 +40,17 @@ export class Authenticator {
 
   /**
    * The user a token stands for, with the audiences it was accepted for (a static token: the
-   * API server's own, and only those), or undefined.
+   * API server's own, and only those), or why not, as a TokenReview says it.
    */
   authenticateToken(
     token: string,
     audiences?: string[],
-  ): { user: UserInfo; audiences: string[] } | undefined {
+  ): { user: UserInfo; audiences: string[]; error?: undefined } | { error: string } {
     const wanted = audiences?.length ? audiences : [API_AUDIENCE];
     const user = this.tokens.get(token);
-    if (user) return wanted.includes(API_AUDIENCE) ? { user, audiences: [API_AUDIENCE] } : undefined;
-    return this.serviceAccounts.authenticate(token, wanted);
+    if (user && wanted.includes(API_AUDIENCE)) return { user, audiences: [API_AUDIENCE] };
+    const sa = this.serviceAccounts.authenticate(token, wanted);
+    if (sa && 'user' in sa) return sa;
+    return { error: sa ? `[${INVALID}, ${sa.error}]` : INVALID };
   }
 }

@@ -50,9 +50,10 @@ export function tokenReview(body: Obj, auth: AuthServices) {
   const echo: Obj = { token };
   if (audiences.length) echo.audiences = audiences;
   const found = auth.authenticator.authenticateToken(token, audiences);
-  const status: Obj = found
-    ? { authenticated: true, user: userInfoOf(found.user), audiences: found.audiences }
-    : { user: {}, error: 'invalid bearer token' };
+  const status: Obj =
+    found.error === undefined
+      ? { authenticated: true, user: userInfoOf(found.user), audiences: found.audiences }
+      : { user: {}, error: found.error };
   return { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: {}, spec: echo, status };
 }
 

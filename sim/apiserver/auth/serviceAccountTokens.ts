@@ -9,6 +9,7 @@ import { serviceAccountUsername } from './rules.js';
 
 export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
 export const ISSUER = API_AUDIENCE;
+const LEEWAY_SECONDS = 60;
 
 export interface ServiceAccountRef {
   namespace: string;
@@ -65,11 +66,14 @@ export class ServiceAccountTokens {
     return { token: `${signed}.${b64(sig)}`, expiresAt: new Date(claims.exp * 1000) };
   }
 
-  /** the user a token stands for and the audiences it was accepted for, or undefined */
+  /**
+   * The user a token stands for and the audiences it was accepted for; for a token this server
+   * signed that no longer holds, why (kube-apiserver's words); undefined for any other string.
+   */
   authenticate(
     token: string,
     audiences = [API_AUDIENCE],
-  ): { user: UserInfo; audiences: string[] } | undefined {
+  ): { user: UserInfo; audiences: string[] } | { error: string } | undefined {
     const parts = token.split('.');
     if (parts.length !== 3) return undefined;
     let claims: Claims;
@@ -87,13 +91,22 @@ export class ServiceAccountTokens {
     } catch {
       return undefined;
     }
-    const now = Math.floor(this.now() / 1000);
-    if (claims.iss !== ISSUER || now >= claims.exp || now < claims.nbf) return undefined;
+    if (claims.iss !== ISSUER) return { error: `token issuer "${claims.iss}" is invalid` };
     const accepted = audiences.filter((a) => claims.aud.includes(a));
-    if (accepted.length === 0) return undefined;
+    const goList = (l: string[]) => `[${l.map((x) => JSON.stringify(x)).join(' ')}]`;
+    if (accepted.length === 0)
+      return {
+        error: `token audiences ${goList(claims.aud)} is invalid for the target audiences ${goList(audiences)}`,
+      };
+    // go-jose's default leeway: a minute either side
+    const now = Math.floor(this.now() / 1000);
+    if (now > claims.exp + LEEWAY_SECONDS) return { error: 'service account token has expired' };
+    if (now < claims.nbf - LEEWAY_SECONDS) return { error: 'service account token is not valid yet' };
     const k = claims['kubernetes.io'];
     const sa = this.lookup(k.namespace, k.serviceaccount.name);
-    if (!sa || sa.uid !== k.serviceaccount.uid) return undefined;
+    if (!sa) return { error: `serviceaccounts "${k.serviceaccount.name}" not found` };
+    if (sa.uid !== k.serviceaccount.uid)
+      return { error: `service account UID (${sa.uid}) does not match claim (${k.serviceaccount.uid})` };
     return {
       user: {
         username: serviceAccountUsername(k.namespace, k.serviceaccount.name),

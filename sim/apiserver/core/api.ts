@@ -62,8 +62,18 @@ export interface Selection {
 
 const MAX_RETRIES = 5;
 
+/** refuses (throws) a client's write of an RBAC object that grants more than its user holds */
+export type RbacWriteCheck = (
+  r: ResourceInfo,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  o: WriteOptions,
+) => void;
+
 export class ApiCore {
   readonly store: Store;
+  /** RBAC escalation prevention, set by the server's authorizer */
+  rbacWriteCheck?: RbacWriteCheck;
   readonly registry = new ResourceRegistry();
   readonly admission: WebhookAdmission;
   private readonly validators = new Map<
@@ -315,6 +325,9 @@ export class ApiCore {
     }
     if (r.group === '' && r.kind === 'Pod')
       await admitServiceAccount(obj, (sns, name) => this.store.get('/serviceaccounts', sns, name)?.obj);
+    // kube-apiserver's RBAC storage checks escalation before it validates
+    if (o.escalationCheck && r.group === 'rbac.authorization.k8s.io')
+      this.rbacWriteCheck?.(r, obj, undefined, o);
     this.validate(r, obj);
     this.checkNamespace(r, meta.namespace, true, meta.name);
     if (r.group === 'apiextensions.k8s.io') obj.status = establishedStatus(obj);
@@ -481,6 +494,8 @@ export class ApiCore {
       const obj = this.prepareUpdate(r, current.obj, incoming, subresource, pruned);
       // before the no-op check: rewriting `unavailableReplicas: 0` changes nothing stored
       dropEmptyStatus(obj);
+      if (o.escalationCheck && r.group === 'rbac.authorization.k8s.io')
+        this.rbacWriteCheck?.(r, obj, current.obj, o);
       this.validate(r, obj, current.obj);
       if (r.group === 'apiextensions.k8s.io')
         obj.status = { ...establishedStatus(obj), ...(obj.status as object) };

@@ -12,6 +12,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** internal: the delete behind an eviction skips DELETE admission, as in kube-apiserver */
   skipAdmission?: boolean;
+  /** a client's write: RBAC objects it writes must not grant more than its user holds */
+  escalationCheck?: boolean;
 }
 
 export interface WriteResult<T> {

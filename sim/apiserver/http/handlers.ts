@@ -204,6 +204,7 @@ function writeOpts(ctx: HandlerContext): WriteOptions {
     user: ctx.user,
     dryRun: parseDryRun(ctx.query, optionsKinds[ctx.req.method ?? ''] ?? 'CreateOptions'),
     fieldManager: ctx.query.get('fieldManager') ?? undefined,
+    escalationCheck: true,
   };
 }
 
