@@ -149,6 +149,35 @@ async function rbacObjects(users: DemoUsers): Promise<k8s.KubernetesObject[]> {
   return [...roles, ...bindings];
 }
 
+/**
+ * Wait until the aggregated roles hold their rules: the aggregation controller fills them in a
+ * moment after they are created (kube-controller-manager's on the real back end), and until then
+ * the demo admin could not even read a NodeFence.
+ */
+async function untilAggregated(kc: k8s.KubeConfig, timeoutMs = 30_000) {
+  const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  const grants = (rules: k8s.V1PolicyRule[] | undefined, resource: string, verb: string) =>
+    (rules ?? []).some((r) => r.resources?.includes(resource) && r.verbs.includes(verb));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [operator, admin] = await Promise.all(
+      ['palisade-operator', 'palisade-admin'].map((name) => rbac.readClusterRole({ name })),
+    );
+    // admin holds the viewer's rules through the operator: the whole chain is filled in
+    if (
+      grants(operator.rules, 'pods', 'list') &&
+      grants(admin.rules, 'nodefences', 'list') &&
+      grants(admin.rules, 'nodefences', 'approve')
+    )
+      return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `Palisade's ClusterRoles were not aggregated within ${timeoutMs / 1000} s (is the clusterrole-aggregation controller running?)`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export function infraFileFor(kubeconfigPath: string): string {
   return join(dirname(kubeconfigPath), 'infra.json');
 }
@@ -224,6 +253,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   const crds = opts.crdDir === false ? [] : await installCrds(kc, opts.crdDir ?? CRD_DIR);
   if (crds.length) log(`CRDs established: ${crds.join(', ')}`);
   await createAll(kc, await rbacObjects(users));
+  await untilAggregated(kc);
   log(`demo users ${DEMO_ROLES.join(', ')} bound to Palisade's roles (tokens in ${tokensFile})`);
 
   const infra = new Infrastructure();
