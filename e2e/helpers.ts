@@ -27,8 +27,13 @@ export interface SecondConsole {
  * Another console process (port 0, 127.0.0.1) with its own command line, for specs that need a
  * differently configured server; resolves once it prints its URL.
  */
-export async function startSecondConsole(args: string[]): Promise<SecondConsole> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', '0', ...args], {
+export async function startSecondConsole(
+  args: string[],
+  opts: { port?: number; link?: boolean } = {},
+): Promise<SecondConsole> {
+  const wantLink = opts.link ?? true;
+  const port = String(opts.port ?? 0);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', port, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -39,9 +44,9 @@ export async function startSecondConsole(args: string[]): Promise<SecondConsole>
       out += chunk.toString();
       const m = out.match(/Palisade console: (http:\/\/\S+)/);
       const l = out.match(/one-time link: (http:\/\/\S+)/);
-      if (m && l) {
+      if (m && (l || !wantLink)) {
         clearTimeout(timer);
-        ok([m[1], l[1]]);
+        ok([m[1], l?.[1] ?? '']);
       }
     };
     child.stdout.on('data', read);
