@@ -25,6 +25,7 @@ import type { ProtectionChecker } from './checker/protection.js';
 import { watchProtection } from './checker/protectionWatch.js';
 import { allControllers, controllersBesideRealControlPlane } from './controllers/index.js';
 import { type RealControlPlane, startRealControlPlane } from './real/controlPlane.js';
+import type { AuthenticationConfigInput } from './real/authConfig.js';
 import type { Binaries } from './real/binaries.js';
 import { CRD_DIR, installCrds } from './crdInstall.js';
 import {
@@ -85,6 +86,11 @@ export interface EmbeddedClusterOptions {
   /** install the demo FencePolicy (fence_ipmilan when ipmi is on, else the built-in power agent) */
   demoFencePolicy?: boolean;
   log?: (msg: string) => void;
+  /**
+   * real back end only: JWT (OIDC) authenticators for kube-apiserver's --authentication-config,
+   * so people signed in at an identity provider are known to the cluster as they are to Palisade
+   */
+  authentication?: AuthenticationConfigInput;
 }
 
 export interface EmbeddedCluster {
@@ -238,6 +244,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
           binaries: opts.binaries,
           contextName: opts.contextName,
           log,
+          authentication: opts.authentication,
           ...auth,
         })
       : await startApiServer({

@@ -29,8 +29,9 @@ interface Pending {
 }
 
 const FLOW_TTL_MS = 10 * 60_000;
-/** renew this long before the ID token expires */
+/** renew a minute before the ID token expires (half its life, for short-lived tokens) */
 const RENEW_BEFORE_MS = 60_000;
+const renewBefore = (lifetimeMs: number) => Math.min(RENEW_BEFORE_MS, lifetimeMs / 2);
 const RENEW_CHECK_MS = 5_000;
 
 function safeNext(raw: string | null): string {
@@ -184,7 +185,7 @@ export class OidcSignIn {
         credential: { kind: 'impersonate', as: signedIn.principal },
         principals: signedIn.principals,
       },
-      { refreshToken: tokens.refresh_token, idToken: tokens.id_token, expiresAt: expiry(tokens) },
+      { refreshToken: tokens.refresh_token, idToken: tokens.id_token, expiresAt: expiry(tokens), issuedAt: Date.now() },
     );
     this.log.info(
       { user: signedIn.principal.username, groups: signedIn.principal.groups },
@@ -226,7 +227,12 @@ export class OidcSignIn {
     const now = Date.now();
     const due = this.auth.sessions
       .all()
-      .filter((s) => s.method === 'oidc' && s.oidc?.expiresAt && s.oidc.expiresAt - now < RENEW_BEFORE_MS);
+      .filter(
+        (s) =>
+          s.method === 'oidc' &&
+          s.oidc?.expiresAt &&
+          s.oidc.expiresAt - now < renewBefore(s.oidc.expiresAt - (s.oidc.issuedAt ?? now)),
+      );
     await Promise.all(due.map((s) => this.renew(s)));
   }
 
@@ -248,6 +254,7 @@ export class OidcSignIn {
         refreshToken: tokens.refresh_token ?? refreshToken,
         idToken: tokens.id_token ?? s.oidc?.idToken,
         expiresAt: expiry(tokens),
+        issuedAt: Date.now(),
       };
       this.log.debug({ session: s.sessionId.slice(0, 6) }, 'OIDC session renewed');
     } catch (e) {

@@ -15,7 +15,7 @@ export interface Session extends Identity {
   createdAt: number;
   lastSeenAt: number;
   /** OIDC sessions: what keeps them alive (server-side only) */
-  oidc?: { refreshToken?: string; idToken?: string; expiresAt?: number };
+  oidc?: { refreshToken?: string; idToken?: string; expiresAt?: number; issuedAt?: number };
 }
 
 type EndListener = (s: Session, why: EndReason) => void;
