@@ -185,7 +185,12 @@ export class OidcSignIn {
         credential: { kind: 'impersonate', as: signedIn.principal },
         principals: signedIn.principals,
       },
-      { refreshToken: tokens.refresh_token, idToken: tokens.id_token, expiresAt: expiry(tokens), issuedAt: Date.now() },
+      {
+        refreshToken: tokens.refresh_token,
+        idToken: tokens.id_token,
+        expiresAt: expiry(tokens),
+        issuedAt: Date.now(),
+      },
     );
     this.log.info(
       { user: signedIn.principal.username, groups: signedIn.principal.groups },

@@ -21,7 +21,8 @@ export interface Session extends Identity {
 type EndListener = (s: Session, why: EndReason) => void;
 
 /** how often ended sessions are looked for: often enough to end a short session on time */
-const sweepMs = (l: SessionLimits) => Math.min(15_000, Math.max(1_000, Math.floor(Math.min(l.idleMs, l.absoluteMs) / 4)));
+const sweepMs = (l: SessionLimits) =>
+  Math.min(15_000, Math.max(1_000, Math.floor(Math.min(l.idleMs, l.absoluteMs) / 4)));
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
