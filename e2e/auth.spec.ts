@@ -5,7 +5,7 @@
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { chromium, expect, test } from '@playwright/test';
 import { spawnIdentityProvider, type SpawnedIdentityProvider } from '../testenv/oidc/index';
@@ -23,6 +23,7 @@ test.describe('signed out', () => {
     await page.goto('/nodes');
     await expect(page).toHaveURL(/\/signin\?next=%2Fnodes/);
     await expect(page.getByRole('heading', { name: 'Sign in to Palisade' })).toBeVisible();
+    await page.screenshot({ path: resolve(import.meta.dirname, '..', 'docs', 'console-signin.png') });
     await page.getByLabel('Kubernetes token').fill('not-a-token-of-this-cluster');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').filter({ hasText: 'does not accept this token' })).toBeVisible();
@@ -36,9 +37,15 @@ test.describe('signed out', () => {
       'Not allowed: you (viewer) may not create simulatedfaults.palisade.dev "a1-1"',
     );
     await expect(panel.getByRole('button', { name: 'Simulate partition on a1-1' })).toBeDisabled();
+    await page.getByTestId('user-menu').click();
+    await expect(page.getByText('signed in with a Kubernetes token')).toBeVisible();
+    // the README's picture of it
+    await page.screenshot({ path: resolve(import.meta.dirname, '..', 'docs', 'console-viewer.png') });
+    await page.keyboard.press('Escape');
 
     // sign out: back to the sign-in page, and the API no longer answers this browser
     await page.getByTestId('user-menu').click();
+    await expect(page.getByRole('button', { name: 'Sign out everywhere' })).toBeVisible();
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await expect(page).toHaveURL(/\/signin\?ended=signed-out/);
     await expect(page.getByRole('status')).toContainText('You are signed out.');
