@@ -170,7 +170,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   };
   bindSockets(io, auth);
   const hub = new RealtimeHub(io, clusters, auth, opts.hub);
-  const sim = new SimulationHub(io, clusters.values());
+  const sim = new SimulationHub(io, clusters.values(), auth.access);
   const feed = protection && new ProtectionFeed(io, protection);
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);

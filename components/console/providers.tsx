@@ -12,11 +12,21 @@ import { TRPCProvider } from './trpc';
 function makeQueryClient(): QueryClient {
   const qc = new QueryClient({
     defaultOptions: {
-      queries: { refetchOnWindowFocus: false, retry: 1, staleTime: 5_000 },
+      queries: {
+        refetchOnWindowFocus: false,
+        // a refusal (401, 403, 404) is an answer, shown as it is: asking again changes nothing
+        retry: (count, error) => count < 1 && !refused(error),
+        staleTime: 5_000,
+      },
     },
   });
   configureLiveQueries(qc);
   return qc;
+}
+
+function refused(error: unknown): boolean {
+  const status = (error as { data?: { httpStatus?: number } } | undefined)?.data?.httpStatus;
+  return status === 401 || status === 403 || status === 404;
 }
 
 export function Providers({ children }: { children: ReactNode }) {

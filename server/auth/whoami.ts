@@ -3,6 +3,7 @@
 // privilege, and it is how a pasted token is checked: a token the cluster does not accept
 // answers 401.
 import * as k8s from '@kubernetes/client-node';
+import { errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Credential, Principal } from './identity.js';
 import { makeClientAs } from './kubeAs.js';
@@ -33,7 +34,7 @@ export async function whoAmI(conn: ClusterConnection, credential: Credential): P
     const message =
       status === 401
         ? `cluster "${conn.id}" does not accept this token (401 Unauthorized)`
-        : `cluster "${conn.id}" could not be asked who this is: ${(e as Error).message}`;
+        : `cluster "${conn.id}" could not be asked who this is: ${errorText(e)}`;
     return { ok: false, status, message };
   }
 }

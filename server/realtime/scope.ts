@@ -63,3 +63,16 @@ export function sameScope(a: Scope, b: Scope): boolean {
   if (a.kind !== 'namespaces' || b.kind !== 'namespaces') return true;
   return a.namespaces.size === b.namespaces.size && [...a.namespaces].every((n) => b.namespaces.has(n));
 }
+
+/** May this socket's person join a room that carries data about this (one access check, cached)? */
+export async function mayJoin(
+  access: AccessReviews,
+  socket: { data: unknown },
+  cluster: ClusterId,
+  a: AccessAttributes,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  const identity = (socket.data as { identity?: Identity }).identity;
+  if (!identity) return { ok: false, error: 'sign in first' };
+  const d = await access.can(identity, cluster, a);
+  return d.allowed ? { ok: true } : { ok: false, error: d.message ?? 'forbidden' };
+}

@@ -1,6 +1,8 @@
 // Live ground truth for the embedded cluster over socket.io: the ghosts (processes running
 // where the API cannot see them), recomputed at most every 250 ms while anyone watches, and
 // each pod's kubelet termination steps as they happen, so the pod page needs no polling.
+// Ground truth names pods in every namespace: watching the ghosts needs list pods at the cluster
+// scope, a pod's termination steps need get on that pod (asked of the cluster, as for any room).
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import { findGhosts, type Ghost } from '../../lib/console/ghosts.js';
@@ -12,8 +14,10 @@ import {
   type TerminationStepMessage,
   terminationRoom,
 } from '../../lib/console/protocol.js';
+import type { AccessReviews } from '../auth/access.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { GroundTruthMirror } from '../kube/groundTruth.js';
+import { mayJoin } from './scope.js';
 
 const MAX_GHOSTS = 500;
 const watchGhosts = z.object({ cluster: z.string().min(1, 'cluster is required') });
@@ -49,6 +53,7 @@ export class SimulationHub {
   constructor(
     private readonly io: Server,
     clusters: Iterable<ClusterConnection>,
+    private readonly access: AccessReviews,
     intervalMs = 250,
   ) {
     for (const conn of clusters) if (conn.spec.infra) this.add(conn);
@@ -123,9 +128,11 @@ export class SimulationHub {
   }
 
   private connected(socket: Socket) {
-    socket.on(SimEvents.watchGhosts, (raw: unknown, ack?: Ack) => {
+    socket.on(SimEvents.watchGhosts, async (raw: unknown, ack?: Ack) => {
       const ok = this.accept(watchGhosts, raw, ack);
       if (!ok) return;
+      const may = await mayJoin(this.access, socket, ok.sim.conn.id, { verb: 'list', resource: 'pods' });
+      if (!may.ok) return void ack?.(may);
       void socket.join(ghostsRoom(ok.sim.conn.id));
       socket.emit(SimEvents.ghosts, ghostsOf(ok.sim));
       ack?.({ ok: true });
@@ -134,9 +141,19 @@ export class SimulationHub {
       const req = watchGhosts.safeParse(raw);
       if (req.success) void socket.leave(ghostsRoom(req.data.cluster));
     });
-    socket.on(SimEvents.watchTermination, (raw: unknown, ack?: Ack) => {
+    socket.on(SimEvents.watchTermination, async (raw: unknown, ack?: Ack) => {
       const ok = this.accept(watchTermination, raw, ack);
       if (!ok) return;
+      const pod = ok.sim.conn.cache.podByUid(ok.req.podUid);
+      const may = await mayJoin(
+        this.access,
+        socket,
+        ok.sim.conn.id,
+        pod
+          ? { verb: 'get', resource: 'pods', namespace: pod.namespace, name: pod.name }
+          : { verb: 'list', resource: 'pods' },
+      );
+      if (!may.ok) return void ack?.(may);
       void socket.join(terminationRoom(ok.req.cluster, ok.req.podUid));
       ack?.({ ok: true });
     });
