@@ -213,19 +213,24 @@ describe('three api-only clusters, merged kubeconfigs, palisade.yaml', () => {
 describe.skipIf(onRealControlPlane)('npm start -- --scenario cells', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'palisade-cells-scenario-'));
   let url: string;
+  let cookie: string;
 
   beforeAll(async () => {
     const out = await start(
       'server/main.ts',
       ['--port', '0', '--scenario', 'cells', '--state-dir', stateDir],
-      /Palisade console: (http:\/\/\S+)/,
+      /one-time link: (http:\/\/\S+)/,
     );
     url = out.match(/Palisade console: (http:\/\/\S+)/)![1];
+    // signed in as whoever started it: the one-time link it printed
+    const link = await fetch(out.match(/one-time link: (http:\/\/\S+)/)![1], { redirect: 'manual' });
+    expect(link.status).toBe(302);
+    cookie = (link.headers.get('set-cookie') ?? '').split(';')[0];
   }, 120_000);
 
   it('shows the two worker cells (with ground truth) and the core, and guards the workloads across both', async () => {
     const trpc = async (path: string) => {
-      const res = await fetch(`${url}/api/trpc/${path}`);
+      const res = await fetch(`${url}/api/trpc/${path}`, { headers: { cookie } });
       return ((await res.json()) as { result: { data: any } }).result.data;
     };
     const clusters = (await trpc('clusters.list')) as { id: string; embedded?: boolean }[];
