@@ -37,6 +37,7 @@ test.describe('signed out', () => {
       'Not allowed: you (viewer) may not create simulatedfaults.palisade.dev "a1-1"',
     );
     await expect(panel.getByRole('button', { name: 'Simulate partition on a1-1' })).toBeDisabled();
+    await panel.getByTestId('forbidden-reason').scrollIntoViewIfNeeded();
     await page.getByTestId('user-menu').click();
     await expect(page.getByText('signed in with a Kubernetes token')).toBeVisible();
     // the README's picture of it
