@@ -12,7 +12,7 @@ import { type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
 import { authRoute, type SignInOptions } from './auth/routes.js';
 import { OidcSignIn } from './auth/oidc.js';
 import type { OidcConfig } from './config/schema.js';
-import { component } from './log.js';
+import { component, type Logger, logger as rootLogger } from './log.js';
 import { bindSockets } from './auth/sockets.js';
 import { serveMetrics } from './auth/metrics.js';
 import type { ClusterId } from '../lib/console/protocol.js';
@@ -39,13 +39,16 @@ export interface ConsoleOptions {
   ui?: { dir: string } | false;
   hub?: HubOptions;
   informers?: InformerTuning;
-  log?: (msg: string) => void;
+  /** where every part of the console logs, each as its component (the root logger by default) */
+  logger?: Logger;
+  /** prints a line for whoever started Palisade, never to the log (the next one-time link) */
+  announce?: (line: string) => void;
   /** deletion protection (webhook, aggregators, generator); undefined or enabled: false: off */
   protection?: ProtectionConfigInput;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
-  auth?: Omit<AuthOptions, 'clusters' | 'log'> & { oidc?: OidcConfig };
+  auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
 }
 
 export interface Console {
@@ -76,22 +79,23 @@ async function listen(server: http.Server, port: number, host: string): Promise<
 }
 
 export async function startConsole(opts: ConsoleOptions): Promise<Console> {
-  const log = opts.log ?? (() => undefined);
+  const root = opts.logger ?? rootLogger;
+  const log = component('console', {}, root);
   const host = opts.host ?? '127.0.0.1';
-  const clusters = new Map(opts.clusters.map((s) => [s.id, new ClusterConnection(s, opts.informers)]));
+  const clusters = new Map(opts.clusters.map((s) => [s.id, new ClusterConnection(s, opts.informers, root)]));
   for (const c of clusters.values()) c.start();
 
   let ui: NextUi | undefined;
   if (opts.ui !== false) {
     ui = await loadNextUi(opts.ui?.dir ?? process.cwd(), host, opts.port ?? 0);
-    if (!ui) log(NO_BUILD_MESSAGE);
+    if (!ui) log.warn(NO_BUILD_MESSAGE);
   }
   const protection =
     opts.protection && opts.protection.enabled !== false
-      ? await startProtection({ config: opts.protection, clusters: opts.clusters, log })
+      ? await startProtection({ config: opts.protection, clusters: opts.clusters, logger: root })
       : undefined;
-  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), log);
-  const auth = new ConsoleAuth({ ...opts.auth, clusters, log });
+  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), root);
+  const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   let baseUrl = '';
   const oidc =
     opts.auth?.oidc &&
@@ -99,7 +103,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       opts.auth.oidc,
       auth,
       () => opts.auth?.publicURL?.replace(/\/$/, '') ?? baseUrl,
-      component('oidc'),
+      component('oidc', {}, root),
     );
   const signIn: SignInOptions = oidc
     ? {
@@ -125,7 +129,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   io.bind(engine);
   const server = http.createServer((req, res) => {
     void route(req, res).catch((e) => {
-      log(`request ${req.method} ${req.url} failed: ${(e as Error).message}`);
+      // the path only: a query may carry a secret (the one-time link's token, OIDC's code)
+      log.error({ method: req.method, path: req.url?.split('?')[0], err: e }, 'request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-length': '0' }).end();
     });
   });
@@ -179,6 +184,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const url = `http://${displayHost(host)}:${port}`;
   baseUrl = url;
   auth.listening(port, url);
+  log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
   return {
     url,

@@ -2,6 +2,11 @@
 // Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG,
 // none in palisade.yaml) it starts the embedded cluster in-process, demo scenario, and
 // connects to that: like SQLite, the default back end needs nothing installed.
+//
+// What it says to the person who started it stays plain lines on stdout and stderr (the URL, the
+// one-time sign-in link, the demo users, usage and startup errors): people and scripts read
+// them. Everything else goes to the structured log (server/log.ts). The one-time link is a
+// secret for this terminal: it is printed, never logged.
 import { isLoopback } from '../lib/console/listenGuard.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -14,6 +19,9 @@ import { contextsToShow, modeOf, type PalisadeConfig, type ProtectionConfig } fr
 import { startConsole } from './console.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
+import { component } from './log.js';
+
+const log = component('main');
 
 const cliOptions = z.object({
   port: portOption(3000),
@@ -90,8 +98,9 @@ async function startEmbedded(
   await mkdir(dirname(kubeconfigPath), { recursive: true });
   const running = await runningEmbeddedCluster(kubeconfigPath);
   if (running) {
-    console.log(
-      `attached to the embedded cluster already running at ${running} (kubeconfig: ${kubeconfigPath})`,
+    log.info(
+      { url: running, kubeconfig: kubeconfigPath },
+      'attached to the embedded cluster already running',
     );
     return {
       kubeconfigPath,
@@ -108,6 +117,7 @@ async function startEmbedded(
   ]);
   const loaded = await loadScenario(scenario);
   const what = real ? 'real control plane' : 'embedded cluster';
+  const simLog = component('embedded', { backend: real ? 'real' : 'embedded' });
   const cluster = await startEmbeddedCluster({
     scenario: loaded,
     backend: real ? 'real' : 'embedded',
@@ -117,9 +127,9 @@ async function startEmbedded(
     // named apart, so the console and merged kubeconfigs tell the real control plane from the embedded one
     contextName: real ? 'palisade-real' : undefined,
     kubeconfigPath,
-    log: (m) => console.log(`  ${what}: ${m}`),
+    log: (m) => simLog.info(m),
   });
-  console.log(`${what} ready (${scenario} scenario), kubeconfig: ${kubeconfigPath}`);
+  log.info({ scenario, kubeconfig: kubeconfigPath }, `${what} ready`);
   return {
     kubeconfigPath,
     tokensFile: tokensFileFor(kubeconfigPath),
@@ -148,10 +158,11 @@ async function startCellsScenario(stateDir: string): Promise<Embedded> {
   const cells = await startCells({
     scenario: await loadScenario(profilePath('cells')),
     stateDir: resolve(stateDir, 'cells'),
-    log: (m) => console.log(`  embedded cells: ${m}`),
+    log: (m) => component('embedded', { backend: 'cells' }).info(m),
   });
-  console.log(
-    `embedded core + ${cells.cellContexts.length} worker cells ready, kubeconfig: ${cells.kubeconfigPath} (contexts ${[cells.coreContext, ...cells.cellContexts].join(', ')})`,
+  log.info(
+    { kubeconfig: cells.kubeconfigPath, core: cells.coreContext, cells: cells.cellContexts },
+    `embedded core + ${cells.cellContexts.length} worker cells ready`,
   );
   return {
     kubeconfigPath: cells.kubeconfigPath,
@@ -188,7 +199,7 @@ async function main() {
       '--insecure-no-auth is gone: sign-in is always on (a Kubernetes token, OIDC, or on loopback the one-time link npm start prints)',
     );
   const { config, file: configFile } = await loadConfig(opts.config);
-  if (configFile) console.log(`  config: ${configFile}`);
+  if (configFile) log.info({ file: configFile }, 'config read');
   const explicit = chosenKubeconfig(opts, config, configFile);
   const embedded = explicit
     ? undefined
@@ -219,13 +230,15 @@ async function main() {
       signInLink: isLoopback(opts.host) && !oidc,
       oidc,
     },
-    log: (m) => console.log(m),
+    // the next one-time link, once one is used: this terminal's, like the first
+    announce: (line) => console.log(line),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,
   });
   for (const c of clusters)
-    console.log(
-      `  cluster ${c.id}: context ${c.context}${c.infra ? ' (embedded)' : ''}${c.mode && c.mode !== 'normal' ? `, ${c.mode}` : ''}`,
+    log.info(
+      { cluster: c.id, context: c.context, embedded: c.infra !== undefined, mode: c.mode ?? 'normal' },
+      'watching cluster',
     );
   console.log(`Palisade console: ${console_.url}`);
   if (embedded?.tokensFile && existsSync(embedded.tokensFile))
@@ -237,11 +250,11 @@ async function main() {
   const onSignal = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping Palisade`);
+    log.info({ signal }, 'stopping Palisade');
     // a cluster that is already gone must not hold the stop up (informers and the webhook's
     // unregistration retry against it): after a grace period, leave anyway
     setTimeout(() => {
-      console.error(`${signal}: not stopped after ${STOP_GRACE_MS / 1000}s, exiting anyway`);
+      log.error({ signal, graceMs: STOP_GRACE_MS }, 'not stopped in time: exiting anyway');
       process.exit(1);
     }, STOP_GRACE_MS).unref();
     await console_.stop();

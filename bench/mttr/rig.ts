@@ -7,6 +7,7 @@ import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { ClusterConnection } from '../../server/kube/connection.js';
 import { AgentUnavailable } from '../../server/fencing/agents.js';
 import { FencingController } from '../../server/fencing/controller.js';
+import { createLogger } from '../../server/log.js';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
 import { parseScenario } from '../../sim/scenario/load.js';
 import { nodeSpecs } from '../../sim/scenario/build.js';
@@ -83,14 +84,24 @@ export async function startRig(yaml: string, policy?: Record<string, unknown>): 
   let conn: ClusterConnection | undefined;
   let controller: FencingController | undefined;
   if (policy) {
-    conn = new ClusterConnection({
-      id: 'bench',
-      context: 'bench',
-      kc: cluster.kc,
-      infra: { url: cluster.infraApi.url, token: cluster.infraApi.token },
+    // the controller's trouble on stderr, readable, as before
+    const logger = createLogger({
+      level: 'warn',
+      format: 'pretty',
+      destination: { write: (line: string) => void process.stderr.write(line) },
     });
+    conn = new ClusterConnection(
+      {
+        id: 'bench',
+        context: 'bench',
+        kc: cluster.kc,
+        infra: { url: cluster.infraApi.url, token: cluster.infraApi.token },
+      },
+      undefined,
+      logger,
+    );
     conn.start();
-    controller = new FencingController({ conn, exec: noExec, log: (m) => console.error(`  ${m}`) });
+    controller = new FencingController({ conn, exec: noExec, logger });
     controller.start();
     await Promise.all([conn.synced(), controller.synced()]);
     await cluster.kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({

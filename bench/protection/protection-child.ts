@@ -16,6 +16,7 @@ import { ProtectorStore } from '../../server/protection/protectors.js';
 import { registerWebhook } from '../../server/protection/register.js';
 import { startProtection } from '../../server/protection/service.js';
 import { startWebhook } from '../../server/protection/webhook.js';
+import { createLogger } from '../../server/log.js';
 import {
   byLabel,
   instrumentWebhook,
@@ -29,15 +30,21 @@ import {
 import type { AggregatorStats, WebhookStats } from './protocol.js';
 import { cpuNow, fail, guard, serve } from './serve.js';
 
+/** trouble only, readable, on stderr: stdout is the parent's to echo, IPC its protocol */
+const logger = createLogger({
+  level: 'warn',
+  format: 'pretty',
+  destination: { write: (line: string) => void process.stderr.write(line) },
+});
+
 async function webhook(kubeconfigPath: string) {
   instrumentWebhook();
   const [spec] = await clustersFromKubeconfig(kubeconfigPath);
   toggleableAgent(spec.kc);
   const cellId = spec.context;
-  const log = (m: string) => console.error(`[webhook] ${m}`);
   const metrics = protectionMetrics();
   const decisions = new DecisionLog();
-  const store = new ProtectorStore(spec.kc, log);
+  const store = new ProtectorStore(spec.kc, logger);
   store.onChange((key, e) => e && decisions.observe(key, e.protector));
   store.start();
   const admission = new Admission(spec.kc, store, metrics, decisions);
@@ -51,7 +58,7 @@ async function webhook(kubeconfigPath: string) {
     port: 0,
     host: '127.0.0.1',
     clientAuth,
-    log,
+    logger,
   });
   await store.whenSynced();
   await registerWebhook(spec.kc, `${server.url}/admission/${encodeURIComponent(cellId)}`, server.caPem);
@@ -98,7 +105,7 @@ async function aggregator(kubeconfigPath: string) {
       },
     },
     clusters,
-    log: (m) => console.error(`[aggregator] ${m}`),
+    logger,
   });
   serve(
     {},

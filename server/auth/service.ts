@@ -23,6 +23,7 @@ import { DEFAULT_LIMITS, type Limits, RateLimits } from './limits.js';
 import { SignInLink } from './link.js';
 import { type Session, SessionStore } from './sessions.js';
 import { TokenAuthenticator } from './tokens.js';
+import { component, type Logger } from '../log.js';
 
 export interface AuthOptions {
   clusters: Map<ClusterId, ClusterConnection>;
@@ -34,7 +35,13 @@ export interface AuthOptions {
   limits?: Limits;
   /** print a one-time sign-in link (loopback, no identity provider) */
   signInLink?: boolean;
-  log?: (m: string) => void;
+  /**
+   * Prints a line for whoever started Palisade: the next one-time link once one is used. Never
+   * the log: the link is a secret for that terminal only (main.ts prints to stdout).
+   */
+  announce?: (line: string) => void;
+  /** where its lines go (component 'auth'; the root logger by default) */
+  logger?: Logger;
 }
 
 export interface Admitted {
@@ -59,8 +66,10 @@ export class ConsoleAuth {
   cookie: CookieSettings;
   link?: SignInLink;
   private port = 0;
+  private readonly log: Logger;
 
   constructor(private readonly opts: AuthOptions) {
+    this.log = component('auth', {}, opts.logger);
     this.sessions = new SessionStore(opts.session ?? DEFAULT_SESSION_LIMITS);
     this.tokens = new TokenAuthenticator(opts.clusters);
     this.access = new AccessReviews(opts.clusters);
@@ -86,7 +95,10 @@ export class ConsoleAuth {
     this.port = port;
     this.cookie = this.cookieFor(port);
     if (this.opts.signInLink)
-      this.link = new SignInLink(baseUrl, (url) => this.opts.log?.(`Next one-time sign-in link: ${url}`));
+      this.link = new SignInLink(baseUrl, (url) => {
+        this.log.info('signed in with the one-time link: a new link replaces it');
+        this.opts.announce?.(`Next one-time sign-in link: ${url}`);
+      });
   }
 
   private rules(): HostRules {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentAction, AgentInvocation } from '../../lib/fenceAgents/invocation.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
 import { agentStatus, OUTPUT_LIMIT, runAgent } from './run.js';
+import { captureLogs } from '../test/logCapture.js';
 
 const FAKE = `#!/bin/bash
 for a in "$@"; do case $a in --mode=*) mode=\${a#--mode=} ;; --password=*) pw=\${a#--password=} ;; esac; done
@@ -68,6 +69,37 @@ describe('runAgent', () => {
       exitCode: 1,
       output: 'ERROR: login refused for password ***',
     });
+  });
+
+  it('logs each run (command line, result) without its password', async () => {
+    const logs = captureLogs();
+    await runAgent(inv('echo'), { timeoutMs: 10_000, logger: logs.logger });
+    await runAgent(inv('fail'), { timeoutMs: 10_000, logger: logs.logger });
+    expect(logs.lines.join('')).not.toContain('hunter2');
+    expect(
+      logs
+        .of('fenceAgent')
+        .map(({ level, msg, command, result, lastLine }) => ({ level, msg, command, result, lastLine })),
+    ).toEqual([
+      {
+        level: 'debug',
+        msg: 'running fence agent',
+        command: 'fence_fake --mode=echo --lanplus --password=[redacted] --action=off',
+      },
+      { level: 'info', msg: 'fence agent succeeded', result: 'Succeeded', lastLine: 'on stderr' },
+      {
+        level: 'debug',
+        msg: 'running fence agent',
+        command: 'fence_fake --mode=fail --lanplus --password=[redacted] --action=off',
+      },
+      {
+        level: 'warn',
+        msg: 'fence agent did not succeed',
+        result: 'Failed',
+        lastLine: 'ERROR: login refused for password ***',
+      },
+    ]);
+    expect(logs.of('fenceAgent')[0]).toMatchObject({ agent: 'fence_fake', node: 'n1', action: 'off' });
   });
 
   it('a status query answering OFF (exit 2) is a success with power off', async () => {

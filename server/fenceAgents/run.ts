@@ -8,12 +8,14 @@ import {
   type AgentInvocation,
   agentArgs,
   candidatePaths,
+  describeInvocation,
   installHint,
   type PowerState,
   parseStatus,
   redact,
   withAction,
 } from '../../lib/fenceAgents/invocation.js';
+import { component, type Logger } from '../log.js';
 
 export type AgentResult = 'Succeeded' | 'Failed' | 'TimedOut';
 
@@ -29,6 +31,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** cancels the run (Failed, "cancelled") */
   signal?: AbortSignal;
+  /** where the run is logged (component 'fenceAgent'): the command line with its credentials hidden, the result */
+  logger?: Logger;
 }
 
 /** what a NodeFence attempt keeps of an agent's output: its last lines matter most */
@@ -84,16 +88,26 @@ function resultOf(inv: AgentInvocation, code: number | null): AgentResult {
 
 export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentRun> {
   const started = Date.now();
-  const done = (result: AgentResult, exitCode: number | null, output: string): AgentRun => ({
-    result,
-    exitCode,
-    output: trimOutput(redact(output, inv.secrets)),
-    durationMs: Date.now() - started,
-  });
+  const log = component('fenceAgent', { agent: inv.agent, node: inv.node, action: inv.action }, opts.logger);
+  const done = (result: AgentResult, exitCode: number | null, output: string): AgentRun => {
+    const run = {
+      result,
+      exitCode,
+      output: trimOutput(redact(output, inv.secrets)),
+      durationMs: Date.now() - started,
+    };
+    const facts = { result, exitCode, durationMs: run.durationMs, lastLine: run.output.split('\n').at(-1) };
+    // status queries repeat while a fence is verified (the verdict is the controller's to log)
+    if (inv.action === 'status') log.debug(facts, 'status query done');
+    else if (result === 'Succeeded') log.info(facts, 'fence agent succeeded');
+    else log.warn(facts, 'fence agent did not succeed');
+    return run;
+  };
   const bin = findAgent(inv.agent);
   if (!bin) return Promise.resolve(done('Failed', null, installHint(inv.agent)));
   if (opts.signal?.aborted) return Promise.resolve(done('Failed', null, 'cancelled before the agent ran'));
 
+  log.debug({ command: describeInvocation(inv) }, 'running fence agent');
   return new Promise((resolve) => {
     // its own process group: one kill reaches the agent and the tools it started
     const child = spawn(bin, agentArgs(inv), {

@@ -9,6 +9,7 @@ import { type Decision, decide, type FenceWorld } from '../../lib/fencing/machin
 import { durationMs, type FencePolicy, type NodeFence } from '../../lib/fencing/types.js';
 import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import { component, type Logger, logger as rootLogger } from '../log.js';
 import type { FenceAgent } from './agents.js';
 import { agentFor } from './agents.js';
 import { FencingApi } from './api.js';
@@ -23,7 +24,8 @@ export type ExecAgentFactory = (spec: Extract<FencePolicy['spec']['agent'], { ty
 export interface FencingOptions {
   conn: ClusterConnection;
   exec: ExecAgentFactory;
-  log?: (m: string) => void;
+  /** where its lines go (component 'fencing', with the cluster; the root logger by default) */
+  logger?: Logger;
   /** how long a status query may take to confirm an agent's success (default 15 s) */
   verifyWindowMs?: number;
   /** how often the status query is repeated within that window */
@@ -59,14 +61,15 @@ export class FencingController {
   private stopped = true;
   /** resolves once every cache a decision reads has its first list: no step acts on a partial one */
   private ready: Promise<unknown> = Promise.resolve();
-  private readonly log: (m: string) => void;
+  private readonly log: Logger;
 
   constructor(private readonly o: FencingOptions) {
     const kc = o.conn.spec.kc;
-    this.log = o.log ?? (() => undefined);
+    const root = (o.logger ?? rootLogger).child({ cluster: o.conn.id });
+    this.log = component('fencing', {}, root);
     this.api = new FencingApi(kc);
     this.release = new Release(this.api);
-    this.informers = fencingInformers(kc);
+    this.informers = fencingInformers(kc, undefined, root);
     const byName = {
       add: (v: { name: string }) => this.schedule(v.name),
       update: (v: { name: string }) => this.schedule(v.name),
@@ -137,8 +140,8 @@ export class FencingController {
     try {
       recheck = await this.steps(node);
     } catch (e) {
-      this.log(`fencing ${node}: ${errorText(e)}`);
       recheck = 2_000;
+      this.log.warn({ node, err: errorText(e), retryMs: recheck }, 'reconcile failed');
     } finally {
       this.busy.delete(node);
     }
@@ -199,6 +202,8 @@ export class FencingController {
     this.told.set(node, why);
     this.viewChanged();
     const reason = why === 'waiting for approval' ? 'FenceAwaitingApproval' : 'FencingBlockedByBudget';
+    if (reason === 'FenceAwaitingApproval') this.log.info({ node, reason }, why);
+    else this.log.warn({ node, reason }, why);
     await this.api
       .event({ name: node, uid: w.node?.uid }, reason, `Palisade fencing: ${why}`, true)
       .catch(() => undefined);
@@ -216,6 +221,10 @@ export class FencingController {
         return this.create(node, d.why);
       case 'replace':
         await this.api.deleteFence(w.fence!);
+        this.log.info(
+          { node, fence: w.fence!.metadata.name, why: d.why },
+          'new incident: NodeFence replaced',
+        );
         await this.api.event(
           { name: node, uid: w.node?.uid },
           'FenceReplaced',
@@ -290,6 +299,10 @@ export class FencingController {
     try {
       agent = this.agent(w);
     } catch (e) {
+      this.log.warn(
+        { node, fence: fresh.metadata.name, attempt: number, err: errorText(e) },
+        'no fence agent',
+      );
       const started = isoNow(Date.now());
       const failed = withAttempt(fresh, {
         number,
@@ -422,7 +435,11 @@ export class FencingController {
     return next;
   }
 
+  /** Each step is an Event on the Node and a line in the log (warning Events at warn). */
   private async event(f: NodeFence, reason: string, message: string, warning = false) {
+    const facts = { node: f.spec.nodeName, fence: f.metadata.name, phase: f.status.phase, reason };
+    if (warning) this.log.warn(facts, message);
+    else this.log.info(facts, message);
     await this.api
       .event(
         { name: f.spec.nodeName, uid: f.status.nodeUid ?? undefined },
@@ -430,6 +447,6 @@ export class FencingController {
         `Palisade fencing (NodeFence ${f.metadata.name}): ${message}`,
         warning,
       )
-      .catch((e) => this.log(`fencing ${f.spec.nodeName}: event ${reason} not recorded: ${errorText(e)}`));
+      .catch((e) => this.log.warn({ ...facts, err: errorText(e) }, 'Event not recorded'));
   }
 }

@@ -4,6 +4,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import { buildInvocation, type ExecAgentSpec } from '../../lib/fenceAgents/invocation.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import type { Logger } from '../log.js';
 import { agentStatus, runAgent } from '../fenceAgents/run.js';
 import { readSecretParams } from '../fenceAgents/secrets.js';
 import type { FenceAgent } from './agents.js';
@@ -11,7 +12,8 @@ import type { FenceAgent } from './agents.js';
 /** status queries get their own, shorter limit: they are repeated while verifying */
 const STATUS_TIMEOUT_MS = 20_000;
 
-export function execAgent(kc: k8s.KubeConfig, spec: ExecAgentSpec): FenceAgent {
+/** `logger`: where each run is logged, its command line with the credentials hidden (context such as { cluster } on it) */
+export function execAgent(kc: k8s.KubeConfig, spec: ExecAgentSpec, logger?: Logger): FenceAgent {
   const invocation = async (node: string) => {
     const secrets = await readSecretParams(kc, spec.credentialsNamespace, spec.secretRefs);
     return buildInvocation(spec, node, secrets);
@@ -24,11 +26,11 @@ export function execAgent(kc: k8s.KubeConfig, spec: ExecAgentSpec): FenceAgent {
       } catch (e) {
         return { result: 'Failed', output: errorText(e) };
       }
-      const run = await runAgent(inv, { timeoutMs });
+      const run = await runAgent(inv, { timeoutMs, logger });
       return { result: run.result, exitCode: run.exitCode ?? undefined, output: run.output };
     },
     async check(node) {
-      const q = await agentStatus(await invocation(node), { timeoutMs: STATUS_TIMEOUT_MS });
+      const q = await agentStatus(await invocation(node), { timeoutMs: STATUS_TIMEOUT_MS, logger });
       const want = spec.action === 'off' ? 'off' : 'on';
       return {
         state: `power ${q.power}`,

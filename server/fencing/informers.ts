@@ -13,6 +13,7 @@ import {
   VERSION,
 } from '../../lib/fencing/types.js';
 import { type InformerTuning, SupervisedInformer } from '../kube/informer.js';
+import type { Logger } from '../log.js';
 import { type LeaseFacts, leaseFacts, nodeFacts, type NodeFactsWithoutLease } from './facts.js';
 
 export type Checked<T> = { name: string; value?: T; error?: string };
@@ -22,6 +23,7 @@ function customInformer<T>(
   plural: string,
   parse: (o: unknown) => { ok: true; value: T } | { ok: false; error: string },
   tuning?: InformerTuning,
+  logger?: Logger,
 ) {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   return new SupervisedInformer<k8s.KubernetesObject, Checked<T>>(
@@ -37,10 +39,12 @@ function customInformer<T>(
       },
     },
     tuning,
+    logger,
   );
 }
 
-export function fencingInformers(kc: k8s.KubeConfig, tuning?: InformerTuning) {
+/** `logger`: where the informers' lines go (with context such as { cluster }) */
+export function fencingInformers(kc: k8s.KubeConfig, tuning?: InformerTuning, logger?: Logger) {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
   return {
@@ -48,6 +52,7 @@ export function fencingInformers(kc: k8s.KubeConfig, tuning?: InformerTuning) {
       kc,
       { kind: 'nodes', path: '/api/v1/nodes', list: (p) => core.listNode(p), project: nodeFacts },
       tuning,
+      logger,
     ),
     leases: new SupervisedInformer<k8s.V1Lease, LeaseFacts>(
       kc,
@@ -58,9 +63,10 @@ export function fencingInformers(kc: k8s.KubeConfig, tuning?: InformerTuning) {
         project: leaseFacts,
       },
       tuning,
+      logger,
     ),
-    policies: customInformer<FencePolicy>(kc, POLICY_PLURAL, parseFencePolicy, tuning),
-    fences: customInformer<NodeFence>(kc, FENCE_PLURAL, parseNodeFence, tuning),
+    policies: customInformer<FencePolicy>(kc, POLICY_PLURAL, parseFencePolicy, tuning, logger),
+    fences: customInformer<NodeFence>(kc, FENCE_PLURAL, parseNodeFence, tuning, logger),
   };
 }
 export type FencingInformers = ReturnType<typeof fencingInformers>;

@@ -8,6 +8,7 @@ import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { errorText, isNotFound } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { LeaseElector } from '../leader/elector.js';
+import { component, type Logger, logger as rootLogger } from '../log.js';
 import { FencingController } from './controller.js';
 import { execAgent } from './execAgent.js';
 
@@ -31,29 +32,31 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
   }
 }
 
+/** `logger`: where the controllers, electors and agents log (the root logger by default). */
 export async function startFencing(
   clusters: Iterable<ClusterConnection>,
-  log: (m: string) => void,
+  logger: Logger = rootLogger,
   election: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number } = {},
 ): Promise<FencingService> {
   const controllers = new Map<string, FencingController>();
   const electors = new Map<string, LeaseElector>();
   for (const conn of clusters) {
+    const onCluster = logger.child({ cluster: conn.id });
+    const log = component('fencing', {}, onCluster);
     if (conn.spec.mode === 'read-only') {
-      log(`  fencing: off on cluster ${conn.id} (read-only)`);
+      log.info({ mode: conn.spec.mode }, 'fencing off: the cluster is read-only');
       continue;
     }
     const serves = await servesPolicies(conn.spec.kc);
     if (serves !== true) {
-      log(`  fencing: off on cluster ${conn.id}: ${serves}`);
+      log.info({ reason: serves }, 'fencing off');
       continue;
     }
-    const say = (m: string) => log(`fencing [${conn.id}]: ${m}`);
-    const leader = new LeaseElector({ kc: conn.spec.kc, ...FENCING_LEASE, ...election, log: say });
+    const leader = new LeaseElector({ kc: conn.spec.kc, ...FENCING_LEASE, ...election, logger: onCluster });
     const c = new FencingController({
       conn,
-      exec: (spec) => execAgent(conn.spec.kc, spec),
-      log: say,
+      exec: (spec) => execAgent(conn.spec.kc, spec, onCluster),
+      logger,
       leader,
     });
     c.start();

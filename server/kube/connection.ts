@@ -20,6 +20,7 @@ import { ClusterCache } from './cache.js';
 import { EndpointTracker } from './endpoints.js';
 import type { InfraEndpoint } from './infra.js';
 import { type InformerSpec, type InformerTuning, SupervisedInformer } from './informer.js';
+import { type Logger, logger as rootLogger } from '../log.js';
 
 export interface ClusterSpec {
   id: ClusterId;
@@ -113,10 +114,10 @@ function specs(kc: k8s.KubeConfig) {
   };
 }
 
-function informersFor(kc: k8s.KubeConfig, tuning?: InformerTuning) {
+function informersFor(kc: k8s.KubeConfig, tuning: InformerTuning | undefined, logger: Logger) {
   const s = specs(kc);
   const make = <T extends k8s.KubernetesObject, V>(spec: InformerSpec<T, V>) =>
-    new SupervisedInformer<T, V>(kc, spec, tuning);
+    new SupervisedInformer<T, V>(kc, spec, tuning, logger);
   return {
     nodes: make(s.nodes),
     leases: make(s.leases),
@@ -141,12 +142,14 @@ export class ClusterConnection {
   private readonly healthListeners: ((h: ClusterHealth) => void)[] = [];
   private healthTimer: NodeJS.Timeout | undefined;
 
+  /** `logger`: where its informers' lines go (the root logger by default), with the cluster added */
   constructor(
     readonly spec: ClusterSpec,
     tuning?: InformerTuning,
+    logger: Logger = rootLogger,
   ) {
     this.core = spec.kc.makeApiClient(k8s.CoreV1Api);
-    this.informers = informersFor(spec.kc, tuning);
+    this.informers = informersFor(spec.kc, tuning, logger.child({ cluster: spec.id }));
     this.wire();
   }
 

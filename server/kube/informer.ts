@@ -3,8 +3,10 @@
 // the views), it restarts with backoff on any error other than 410 Gone (which just
 // relists), ignores callbacks from a watch it stopped on purpose, hands (new, old) to
 // handlers and reports its health. Objects that vanished while it was down are
-// reported as deleted when it relists.
+// reported as deleted when it relists. It logs a failure once per cause (an API server that
+// stays away is one line, not one per retry) and says when it is back.
 import * as k8s from '@kubernetes/client-node';
+import { component, type Logger } from '../log.js';
 
 type Obj = k8s.KubernetesObject;
 type Page<T> = { items: T[]; metadata?: { resourceVersion?: string; _continue?: string } };
@@ -55,13 +57,19 @@ export class SupervisedInformer<T extends Obj, V> {
   private firstSync: Promise<void>;
   private markFirstSync!: () => void;
   readonly health: InformerHealth;
+  private readonly log: Logger;
+  /** the failure last logged, until the cache is whole again */
+  private loggedError: string | undefined;
 
+  /** `logger`: where its lines go (component 'informer', with the kind); context such as { cluster } on it */
   constructor(
     private readonly kc: k8s.KubeConfig,
     private readonly spec: InformerSpec<T, V>,
     private readonly tuning: InformerTuning = {},
+    logger?: Logger,
   ) {
     this.health = { kind: spec.kind, synced: false, restarts: 0 };
+    this.log = component('informer', { kind: spec.kind }, logger);
     this.firstSync = new Promise((r) => (this.markFirstSync = r));
   }
 
@@ -116,6 +124,10 @@ export class SupervisedInformer<T extends Obj, V> {
       if (gen !== this.generation) return;
       this.replace(items);
       this.resourceVersion = resourceVersion;
+      if (this.loggedError !== undefined)
+        this.log.info({ objects: this.store.size, restarts: this.health.restarts }, 'synced again');
+      else this.log.debug({ objects: this.store.size }, 'synced');
+      this.loggedError = undefined;
       this.setHealth({ synced: true });
       this.backoffMs = 200;
       this.markFirstSync();
@@ -169,7 +181,10 @@ export class SupervisedInformer<T extends Obj, V> {
     const done = (err: unknown) => {
       if (gen !== this.generation || this.stopped) return;
       if (err) return this.failed(gen, err);
-      if (gone) return void this.relist();
+      if (gone) {
+        this.log.debug('resource version too old (410): relisting');
+        return void this.relist();
+      }
       // a normal end (timeoutSeconds): resume at once, unless it keeps ending at once
       const quick = Date.now() - started < 1000;
       this.timer = setTimeout(() => void this.rewatch(gen), quick ? this.nextBackoff() : 0);
@@ -209,12 +224,18 @@ export class SupervisedInformer<T extends Obj, V> {
     clearTimeout(this.watchdog);
     this.abort?.abort();
     this.abort = undefined;
-    this.setHealth({
-      synced: false,
-      restarts: this.health.restarts + 1,
-      lastError: err instanceof Error ? err.message : String(err),
-    });
-    this.timer = setTimeout(() => void this.relist(), this.nextBackoff());
+    const lastError = err instanceof Error ? err.message : String(err);
+    this.setHealth({ synced: false, restarts: this.health.restarts + 1, lastError });
+    const retryMs = this.nextBackoff();
+    if (lastError !== this.loggedError)
+      this.log.warn(
+        { err: lastError, restarts: this.health.restarts, retryMs },
+        'list-watch failed; relisting',
+      );
+    else
+      this.log.debug({ err: lastError, restarts: this.health.restarts, retryMs }, 'list-watch failed again');
+    this.loggedError = lastError;
+    this.timer = setTimeout(() => void this.relist(), retryMs);
   }
 
   private nextBackoff() {

@@ -10,6 +10,7 @@ import * as k8s from '@kubernetes/client-node';
 import { judgeLease, type LeaseRecord, type Observed, observe } from '../../lib/leader/lease.js';
 import { errorText, isConflict, isNotFound } from '../../lib/kube/errorText.js';
 import { microTime } from '../../lib/protection/buckets.js';
+import { component, type Logger } from '../log.js';
 
 export interface ElectorOptions {
   kc: k8s.KubeConfig;
@@ -22,7 +23,8 @@ export interface ElectorOptions {
   renewDeadlineMs?: number;
   /** how often to try to acquire or renew (default 2 s) */
   retryPeriodMs?: number;
-  log?: (m: string) => void;
+  /** where its lines go (component 'leader', with the Lease): context such as { cluster } on it */
+  logger?: Logger;
 }
 
 export interface LeaderState {
@@ -49,9 +51,11 @@ export class LeaseElector {
   private running = false;
   private tickDone: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(leading: boolean) => void>();
+  private readonly log: Logger;
 
   constructor(private readonly o: ElectorOptions) {
     this.identity = o.identity ?? `${hostname()}_${process.pid}_${randomUUID().slice(0, 8)}`;
+    this.log = component('leader', { lease: `${o.namespace}/${o.name}` }, o.logger);
     this.api = o.kc.makeApiClient(k8s.CoordinationV1Api);
     this.durationS = o.leaseDurationSeconds ?? 15;
     this.deadlineMs = o.renewDeadlineMs ?? 10_000;
@@ -107,7 +111,7 @@ export class LeaseElector {
     if (lease?.spec?.holderIdentity !== this.identity) return;
     lease.spec.holderIdentity = '';
     lease.spec.leaseDurationSeconds = 1;
-    await this.write(lease).catch((e) => this.o.log?.(`releasing ${this.state().lease}: ${errorText(e)}`));
+    await this.write(lease).catch((e) => this.log.warn({ err: errorText(e) }, 'Lease not released'));
   }
 
   private async tick() {
@@ -118,6 +122,7 @@ export class LeaseElector {
       this.observed = observe(this.observed, record, now);
       const step = judgeLease(record, this.observed, this.identity, now);
       if (step.kind === 'follow') {
+        if (step.holder !== this.holder) this.log.debug({ holder: step.holder || undefined }, 'following');
         this.holder = step.holder;
         this.setLeading(false);
       } else {
@@ -133,7 +138,7 @@ export class LeaseElector {
       this.lastError = isConflict(e) ? undefined : errorText(e);
       // said once per cause, not every retry period (a console without RBAC on Leases retries for ever)
       if (this.lastError && this.lastError !== before)
-        this.o.log?.(`leader election on ${this.state().lease}: ${this.lastError}`);
+        this.log.warn({ err: this.lastError }, 'leader election failed; retrying');
       if (this.leading && Date.now() - this.lastRenewal > this.deadlineMs) this.setLeading(false);
       if (isConflict(e) && !this.leading) this.holder = '';
     }
@@ -185,9 +190,7 @@ export class LeaseElector {
   private setLeading(leading: boolean) {
     if (this.leading === leading) return;
     this.leading = leading;
-    this.o.log?.(
-      `${leading ? 'leading' : 'no longer leading'} (Lease ${this.state().lease}, as ${this.identity})`,
-    );
+    this.log.info({ identity: this.identity }, leading ? 'leading' : 'no longer leading');
     for (const cb of this.listeners) cb(leading);
   }
 }

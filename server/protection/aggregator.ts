@@ -22,6 +22,7 @@ import {
 } from '../../lib/protection/status.js';
 import { GROUP, PLURAL, type PodProtector, protectorKey, VERSION } from '../../lib/protection/types.js';
 import { SupervisedInformer } from '../kube/informer.js';
+import { component, type Logger } from '../log.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.js';
@@ -38,7 +39,8 @@ export interface AggregatorOptions {
   /** a label selector on protectors ('' = all) */
   protectorSelector?: string;
   defaults?: HistoryConfig;
-  log?: (m: string) => void;
+  /** where its lines go (component 'aggregator', with the cell); context such as { cluster } on it */
+  logger?: Logger;
 }
 
 export class Aggregator {
@@ -52,17 +54,24 @@ export class Aggregator {
   private readonly selector;
   private snapshotTime = 0;
   private stopped = false;
+  private readonly log: Logger;
 
   constructor(private readonly o: AggregatorOptions) {
+    this.log = component('aggregator', { cell: o.cellId }, o.logger);
     const core = o.cellKc.makeApiClient(k8s.CoreV1Api);
     this.status = keepAliveStatusApi(o.coreKc);
     this.selector = parseLabelSelector(o.protectorSelector ?? '');
-    this.pods = new SupervisedInformer(o.cellKc, {
-      kind: 'pods',
-      path: '/api/v1/pods',
-      list: (p) => core.listPodForAllNamespaces(p),
-      project: podFacts,
-    });
+    this.pods = new SupervisedInformer(
+      o.cellKc,
+      {
+        kind: 'pods',
+        path: '/api/v1/pods',
+        list: (p) => core.listPodForAllNamespaces(p),
+        project: podFacts,
+      },
+      {},
+      o.logger,
+    );
     this.pods.on({
       add: (p) => this.podEvent(p, undefined),
       update: (p, old) => this.podEvent(p, old),
@@ -180,8 +189,8 @@ export class Aggregator {
     try {
       outcome = (await writeStatus(this.status, this.o.metrics, 'aggregator', next)).outcome;
     } catch (e) {
-      this.o.log?.(`aggregator ${this.o.cellId}: ${errorText(e)}`);
       outcome = 'error';
+      this.log.warn({ protector: key, err: errorText(e) }, 'status not written; retrying');
     }
     this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: outcome === 'ok' ? 'written' : 'error' });
     // on a conflict or an error the informer brings the fresh copy: try again soon

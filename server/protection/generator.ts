@@ -16,6 +16,7 @@ import {
 import { cellsOf, removeCells, statusOf } from '../../lib/protection/status.js';
 import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../lib/protection/types.js';
 import { SupervisedInformer } from '../kube/informer.js';
+import { component, type Logger } from '../log.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
@@ -58,6 +59,7 @@ export class Generator {
   private readonly sources = new Map<string, Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>>();
   private running = false;
   private readonly selector;
+  private readonly log: Logger;
   private stopped = false;
 
   constructor(
@@ -65,25 +67,37 @@ export class Generator {
     private readonly store: ProtectorStore,
     private readonly metrics: ProtectionMetrics,
     workloadSelector: string,
-    private readonly log: (m: string) => void = () => undefined,
+    /** where its lines go (component 'generator'); context such as { cluster } on it */
+    logger?: Logger,
   ) {
+    this.log = component('generator', {}, logger);
     this.selector = parseLabelSelector(workloadSelector);
     const apps = kc.makeApiClient(k8s.AppsV1Api);
     this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
     this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
     this.informers = {
-      Deployment: new SupervisedInformer(kc, {
-        kind: 'deployments',
-        path: '/apis/apps/v1/deployments',
-        list: (p) => apps.listDeploymentForAllNamespaces(p),
-        project: (o) => workload('Deployment', o),
-      }),
-      StatefulSet: new SupervisedInformer(kc, {
-        kind: 'statefulsets',
-        path: '/apis/apps/v1/statefulsets',
-        list: (p) => apps.listStatefulSetForAllNamespaces(p),
-        project: (o) => workload('StatefulSet', o),
-      }),
+      Deployment: new SupervisedInformer(
+        kc,
+        {
+          kind: 'deployments',
+          path: '/apis/apps/v1/deployments',
+          list: (p) => apps.listDeploymentForAllNamespaces(p),
+          project: (o) => workload('Deployment', o),
+        },
+        {},
+        logger,
+      ),
+      StatefulSet: new SupervisedInformer(
+        kc,
+        {
+          kind: 'statefulsets',
+          path: '/apis/apps/v1/statefulsets',
+          list: (p) => apps.listStatefulSetForAllNamespaces(p),
+          project: (o) => workload('StatefulSet', o),
+        },
+        {},
+        logger,
+      ),
     };
     for (const inf of Object.values(this.informers))
       inf.on({
@@ -139,7 +153,7 @@ export class Generator {
       try {
         await this.reconcile(key);
       } catch (e) {
-        if (!isConflict(e)) this.log(`generator: ${key}: ${errorText(e)}`);
+        if (!isConflict(e)) this.log.warn({ workload: key, err: errorText(e) }, 'reconcile failed; retrying');
         setTimeout(
           () => this.queue.add(key) && !this.running && void this.drain(),
           isConflict(e) ? 50 : 2000,

@@ -14,6 +14,7 @@ import {
   VERSION,
 } from '../../lib/protection/types.js';
 import { SupervisedInformer } from '../kube/informer.js';
+import { component, type Logger } from '../log.js';
 
 export interface ProtectorEntry {
   protector: PodProtector;
@@ -33,26 +34,35 @@ export class ProtectorStore {
   private readonly listeners: Listener[] = [];
   private hasSynced = false;
 
-  constructor(
-    kc: k8s.KubeConfig,
-    private readonly log: (m: string) => void = () => undefined,
-  ) {
+  private readonly log: Logger;
+
+  /** `logger`: where its lines go (component 'protectors'); context such as { cluster } on it */
+  constructor(kc: k8s.KubeConfig, logger?: Logger) {
+    this.log = component('protectors', {}, logger);
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    this.informer = new SupervisedInformer(kc, {
-      kind: PLURAL,
-      path: `/apis/${GROUP}/${VERSION}/${PLURAL}`,
-      list: (p) =>
-        custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, ...p }) as never,
-      project: (raw) => {
-        const parsed = parseProtector(raw);
-        if (!parsed.ok)
-          this.log(`PodProtector ${raw.metadata?.namespace}/${raw.metadata?.name} ignored: ${parsed.error}`);
-        const entry: ProtectorEntry | undefined = parsed.ok
-          ? { protector: parsed.value, dangling: false }
-          : undefined;
-        return { raw, entry };
+    this.informer = new SupervisedInformer(
+      kc,
+      {
+        kind: PLURAL,
+        path: `/apis/${GROUP}/${VERSION}/${PLURAL}`,
+        list: (p) =>
+          custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, ...p }) as never,
+        project: (raw) => {
+          const parsed = parseProtector(raw);
+          if (!parsed.ok)
+            this.log.warn(
+              { protector: `${raw.metadata?.namespace}/${raw.metadata?.name}`, reason: parsed.error },
+              'PodProtector ignored: not valid',
+            );
+          const entry: ProtectorEntry | undefined = parsed.ok
+            ? { protector: parsed.value, dangling: false }
+            : undefined;
+          return { raw, entry };
+        },
       },
-    });
+      {},
+      logger,
+    );
     this.informer.on({
       add: (v) => this.changed(v.entry),
       update: (v) => this.changed(v.entry),
@@ -136,8 +146,9 @@ export class ProtectorStore {
     const m = entry.protector.metadata;
     const retired = !!m.deletionTimestamp || (m.finalizers ?? []).length === 0;
     if (retired) return this.emit(key, undefined);
-    this.log(
-      `PodProtector ${key} vanished without being retired: still protecting from its last copy (dangling)`,
+    this.log.warn(
+      { protector: key },
+      'PodProtector vanished without being retired: still protecting from its last copy (dangling)',
     );
     const kept = { protector: entry.protector, dangling: true };
     this.dangling.set(key, kept);

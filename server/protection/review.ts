@@ -6,6 +6,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { AdmissionAnswer, AdmissionInput } from './admission.js';
 import type { ProtectionMetrics } from './metrics.js';
+import { component, type Logger } from '../log.js';
 
 const review = z.object({
   apiVersion: z.literal('admission.k8s.io/v1', { error: 'apiVersion: must be admission.k8s.io/v1' }),
@@ -113,7 +114,8 @@ export interface ReviewDeps {
   admission: { decide(input: AdmissionInput): Promise<AdmissionAnswer> };
   cells: Map<string, CellClient>;
   metrics: ProtectionMetrics;
-  log?: (m: string) => void;
+  /** the webhook's logger: an internal error is logged (the answer fails closed) */
+  log?: Logger;
 }
 
 /** [HTTP status, body (string: text/plain), whether a protector was consulted] */
@@ -236,7 +238,10 @@ export async function handleReview(
   } catch (e) {
     if (e instanceof BadReview) return [400, `malformed AdmissionReview: ${e.message}`, false];
     deps.metrics.admissions.inc({ cell: cellId, result: 'error', code: '500', dry_run: 'false' });
-    deps.log?.(`admission error in cell ${cellId}: ${(e as Error).message}`);
+    (deps.log ?? component('webhook')).error(
+      { cell: cellId, err: e },
+      'admission review failed: denied (fail closed)',
+    );
     // fail closed: the API server's failurePolicy Fail keeps the pod
     return [500, `server internal error: ${(e as Error).message}`, true];
   }

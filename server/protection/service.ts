@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { protectionSchema } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
+import { component, type Logger, logger as rootLogger } from '../log.js';
 import { Admission } from './admission.js';
 import { Aggregator } from './aggregator.js';
 import { resolveClientTrust } from './clientAuth.js';
@@ -44,7 +45,7 @@ export interface ProtectionService {
 const CRD_DIR = join(import.meta.dirname, '../../deploy/crds');
 
 /** Install the PodProtector CRD on the core cluster when it is missing (same file as kubectl apply). */
-async function ensureCrd(kc: k8s.KubeConfig, log: (m: string) => void) {
+async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
   const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
   // the generic client sends the YAML as it is: the typed one would drop x-kubernetes-* and defaults
   const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
@@ -58,7 +59,7 @@ async function ensureCrd(kc: k8s.KubeConfig, log: (m: string) => void) {
       await objects.create(crd as k8s.KubernetesObject).catch((err) => {
         if ((err as { code?: number }).code !== 409) throw err;
       });
-      log(`  protection: installed CRD ${crd.metadata!.name}`);
+      log.info({ crd: crd.metadata!.name }, 'installed the CRD');
     }
   }
 }
@@ -69,9 +70,11 @@ export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 export async function startProtection(opts: {
   config?: ProtectionConfigInput;
   clusters: ClusterSpec[];
-  log?: (m: string) => void;
+  /** where protection's parts log, each as its component (the root logger by default) */
+  logger?: Logger;
 }): Promise<ProtectionService> {
-  const log = opts.log ?? (() => undefined);
+  const root = opts.logger ?? rootLogger;
+  const log = component('protection', {}, root);
   const cfg = protectionSchema.parse(opts.config ?? {});
   const byContext = (ctx: string, field: string) => {
     const c = opts.clusters.find((x) => x.context === ctx || x.id === ctx);
@@ -93,11 +96,12 @@ export async function startProtection(opts: {
     cfg.webhook.clientAuth,
     cellSpecs.map((c) => ({ id: c.id, context: c.cluster.context, kc: c.cluster.kc })),
   );
-  await ensureCrd(core.kc, log);
+  const onCore = root.child({ cluster: core.id });
+  await ensureCrd(core.kc, component('protection', {}, onCore));
 
   const metrics = protectionMetrics();
   const decisions = new DecisionLog();
-  const store = new ProtectorStore(core.kc, log);
+  const store = new ProtectorStore(core.kc, onCore);
   store.onChange((key, e) => e && decisions.observe(key, e.protector));
   store.start();
   const admission = new Admission(core.kc, store, metrics, decisions);
@@ -114,9 +118,10 @@ export async function startProtection(opts: {
     host: cfg.webhook.host,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
-    log,
+    logger: root,
   });
   const base = cfg.webhook.url ?? webhook.url;
+  const webhookLog = component('webhook', {}, root);
 
   const aggregators = cellSpecs.map(
     (c) =>
@@ -127,7 +132,7 @@ export async function startProtection(opts: {
         store,
         metrics,
         protectorSelector: cfg.aggregator.protectorSelector,
-        log,
+        logger: root.child({ cluster: c.cluster.id }),
       }),
   );
   const triggers = cfg.aggregator.updateTrigger.enabled
@@ -139,12 +144,12 @@ export async function startProtection(opts: {
             namespace: cfg.aggregator.updateTrigger.namespace,
             intervalMillis: cfg.aggregator.updateTrigger.intervalMillis,
             metrics,
-            log,
+            logger: root.child({ cluster: c.cluster.id }),
           }),
       )
     : [];
   const generator = cfg.generator.enabled
-    ? new Generator(core.kc, store, metrics, cfg.generator.workloadSelector, log)
+    ? new Generator(core.kc, store, metrics, cfg.generator.workloadSelector, onCore)
     : undefined;
 
   await store.whenSynced();
@@ -162,12 +167,18 @@ export async function startProtection(opts: {
     }
     cells.push({ id: c.id, cluster: c.cluster.id, context: c.cluster.context, registered: register });
   }
-  log(
-    `  protection: webhook ${webhook.url}, core ${core.context}, cells ${cells.map((c) => `${c.id}${c.registered ? ' (registered)' : ''}`).join(', ')}`,
+  log.info(
+    {
+      webhook: webhook.url,
+      core: core.context,
+      cells: cells.map((c) => `${c.id}${c.registered ? ' (registered)' : ''}`),
+    },
+    'protection on',
   );
   if (clientAuth.required)
-    log(
-      `  protection: webhook callers: client certificates of ${clientAuth.allowedNames.join(', ')} signed by ${clientAuth.source}`,
+    log.info(
+      { allowedNames: clientAuth.allowedNames, signedBy: clientAuth.source },
+      'webhook callers: client certificates only',
     );
 
   return {
@@ -179,7 +190,7 @@ export async function startProtection(opts: {
     webhook,
     metrics,
     review: (text, cellId, timeoutMs = 10_000) =>
-      handleReview({ admission, cells: cellClients, metrics, log }, text, cellId, timeoutMs),
+      handleReview({ admission, cells: cellClients, metrics, log: webhookLog }, text, cellId, timeoutMs),
     async stop() {
       for (const t of triggers) t.stop();
       admission.stop();

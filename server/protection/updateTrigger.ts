@@ -5,6 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { component, type Logger } from '../log.js';
 
 export const TRIGGER_POD = 'podseidon-update-trigger';
 export const TRIGGER_ANNOTATION = 'podseidon.kubewharf.io/update-trigger-time';
@@ -15,6 +16,7 @@ export const RELEASE_ID = 'palisade';
 export class UpdateTrigger {
   private timer: NodeJS.Timeout | undefined;
   private readonly core: k8s.CoreV1Api;
+  private readonly log: Logger;
   private stopped = false;
 
   constructor(
@@ -24,10 +26,12 @@ export class UpdateTrigger {
       namespace: string;
       intervalMillis: number;
       metrics: ProtectionMetrics;
-      log?: (m: string) => void;
+      /** where its lines go (component 'updateTrigger', with the cell); context such as { cluster } on it */
+      logger?: Logger;
     },
   ) {
     this.core = o.kc.makeApiClient(k8s.CoreV1Api);
+    this.log = component('updateTrigger', { cell: o.cellId }, o.logger);
   }
 
   start() {
@@ -57,7 +61,8 @@ export class UpdateTrigger {
     } catch (e) {
       recreate = (e as { code?: number }).code === 404;
       this.o.metrics.heartbeats.inc({ cell: this.o.cellId, outcome: 'error' });
-      if (!recreate) this.o.log?.(`update trigger in cell ${this.o.cellId}: ${errorText(e)}`);
+      if (!recreate) this.log.warn({ err: errorText(e) }, 'heartbeat not written');
+      else this.log.debug({ pod: `${this.o.namespace}/${TRIGGER_POD}` }, 'trigger pod gone: recreating it');
     }
     if (!this.stopped) this.timer = setTimeout(() => void this.tick(recreate), this.o.intervalMillis);
   }

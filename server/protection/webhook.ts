@@ -22,6 +22,7 @@ import {
   type RefusalReason,
 } from './clientAuth.js';
 import type { ProtectionMetrics } from './metrics.js';
+import { component, type Logger } from '../log.js';
 import { type CellClient, handleReview } from './review.js';
 
 export type { CellClient } from './review.js';
@@ -42,19 +43,22 @@ function timeoutOf(url: URL) {
 const MAX_LOGGED_CAUSES = 1000;
 
 /** Logs each refusal cause once; the count of every refusal is the metric's. */
-function refusalLog(log: (m: string) => void) {
+function refusalLog(log: Logger) {
   const seen = new Set<string>();
   return (peer: string, reason: RefusalReason | 'tls-handshake', detail: string) => {
     const key = `${reason}\n${peer}\n${detail}`;
     if (seen.has(key)) return;
     if (seen.size === MAX_LOGGED_CAUSES) {
       seen.add(key);
-      log(`webhook: over ${MAX_LOGGED_CAUSES} distinct refused callers; further ones are only counted`);
+      log.warn(
+        { max: MAX_LOGGED_CAUSES },
+        'too many distinct refused callers: further ones are only counted',
+      );
       return;
     }
     if (seen.size > MAX_LOGGED_CAUSES) return;
     seen.add(key);
-    log(`webhook: refused caller ${peer}: ${reason}: ${detail}`);
+    log.warn({ peer, reason, detail }, 'refused caller');
   };
 }
 
@@ -70,9 +74,10 @@ export async function startWebhook(opts: {
   hosts?: string[];
   /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
   fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
-  log?: (m: string) => void;
+  /** where its lines go (component 'webhook'; the root logger by default) */
+  logger?: Logger;
 }): Promise<WebhookServer> {
-  const log = opts.log ?? (() => undefined);
+  const log = component('webhook', {}, opts.logger);
   const trust = opts.clientAuth;
   const logRefusal = refusalLog(log);
   const refuse = (peer: string, reason: RefusalReason | 'tls-handshake', detail: string) => {
@@ -194,9 +199,7 @@ export async function startWebhook(opts: {
       refuse(socket.remoteAddress ?? 'unknown', 'tls-handshake', e.code ?? e.message),
     );
   } else {
-    log(
-      '  protection: WARNING: the webhook accepts any caller (protection.webhook.clientAuth.required: false)',
-    );
+    log.warn({ setting: 'protection.webhook.clientAuth.required: false' }, 'the webhook accepts any caller');
   }
 
   await new Promise<void>((resolve, reject) => {

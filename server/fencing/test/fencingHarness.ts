@@ -16,6 +16,7 @@ import { AgentUnavailable } from '../agents.js';
 import { LeaseElector } from '../../leader/elector.js';
 import { type ExecAgentFactory, FencingController } from '../controller.js';
 import { FENCING_LEASE } from '../service.js';
+import { captureLogs } from '../../test/logCapture.js';
 
 export type Fenced = Awaited<ReturnType<typeof startFencing>>;
 
@@ -35,7 +36,7 @@ export async function startFencing(
     infra: { url: cluster.infraApi.url, token: cluster.infraApi.token },
   });
   conn.start();
-  const logs: string[] = [];
+  const logs = captureLogs();
   const electors: LeaseElector[] = [];
   const seconds: FencingController[] = [];
   /** with elected, each controller is one console: it acts only while it leads the fencing Lease */
@@ -47,13 +48,13 @@ export async function startFencing(
           leaseDurationSeconds: 3,
           renewDeadlineMs: 2_000,
           retryPeriodMs: 250,
-          log: (m) => logs.push(m),
+          logger: logs.logger.child({ cluster: 'test' }),
         })
       : undefined;
     const c = new FencingController({
       conn,
       exec: exec ?? noExec,
-      log: (m) => logs.push(m),
+      logger: logs.logger,
       verifyWindowMs: opts.verifyWindowMs ?? 3_000,
       verifyEveryMs: 200,
       leader,
@@ -152,9 +153,7 @@ export async function startFencing(
         const where = f
           ? `${f.status.phase} (${f.status.message}); attempts ${JSON.stringify(f.status.attempts)}`
           : 'no NodeFence';
-        throw new Error(
-          `${(e as Error).message}: the fence is ${where}; controller log: ${logs.slice(-10).join(' | ') || 'empty'}`,
-        );
+        throw new Error(`${(e as Error).message}: the fence is ${where}; controller log: ${logs.tail(10)}`);
       }
     },
     async nodeEvents(node: string) {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
 import { type CertificateAuthority, createCertificateAuthority } from '../../../lib/pki/certificates.js';
+import { captureLogs } from '../../test/logCapture.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
 import { type ProtectionService, startProtection } from '../service.js';
 import { type ClientCert, issueClientCert, type PostResult, postReview } from './clientCerts.js';
@@ -39,7 +40,7 @@ let cluster: Cluster;
 let west: Cluster;
 let protection: ProtectionService;
 let custom: k8s.CustomObjectsApi;
-const logged: string[] = [];
+const logged = captureLogs();
 /** a second CA in the cell's kubeconfig bundle (as during a CA rotation): trusted by default */
 let bundledCa: CertificateAuthority;
 let otherCa: CertificateAuthority;
@@ -87,7 +88,7 @@ beforeAll(async () => {
       { id: 'embedded', context: CELL, kc: withBundledCa(cluster.kc, bundledCa.certPem) },
       { id: WEST, context: WEST, kc: west.kc },
     ],
-    log: (m) => logged.push(m),
+    logger: logged.logger,
   });
   await createFixturePods(cluster.core, ns, PODS, labels);
   for (const n of PODS) await markReady(cluster.core, ns, n, new Date(Date.now() - 60_000));
@@ -199,15 +200,39 @@ describe('a forged AdmissionReview straight to the webhook port', () => {
 
   it('never wrote the status, and logged each cause once, without the body', async () => {
     expect(await webhookWrites()).toBe(0);
-    const lines = logged.filter((l) => l.startsWith('webhook: refused caller'));
-    expect(lines).toEqual([
-      'webhook: refused caller 127.0.0.1: no-certificate: no client certificate',
-      'webhook: refused caller 127.0.0.1: untrusted-certificate: client certificate not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
-      'webhook: refused caller 127.0.0.1: name-not-allowed: client certificate CN=mallory is not allowed to call this webhook (allowed: kube-apiserver-webhook-client)',
-      'webhook: refused caller 127.0.0.1: untrusted-certificate: client certificate not trusted (CERT_HAS_EXPIRED)',
-      'webhook: refused caller 127.0.0.1: untrusted-certificate: client certificate not trusted (INVALID_PURPOSE)',
+    const refused = logged
+      .of('webhook', 'refused caller')
+      .map(({ level, peer, reason, detail }) => ({ level, peer, reason, detail }));
+    const peer = '127.0.0.1';
+    expect(refused).toEqual([
+      { level: 'warn', peer, reason: 'no-certificate', detail: 'no client certificate' },
+      {
+        level: 'warn',
+        peer,
+        reason: 'untrusted-certificate',
+        detail: 'client certificate not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+      },
+      {
+        level: 'warn',
+        peer,
+        reason: 'name-not-allowed',
+        detail:
+          'client certificate CN=mallory is not allowed to call this webhook (allowed: kube-apiserver-webhook-client)',
+      },
+      {
+        level: 'warn',
+        peer,
+        reason: 'untrusted-certificate',
+        detail: 'client certificate not trusted (CERT_HAS_EXPIRED)',
+      },
+      {
+        level: 'warn',
+        peer,
+        reason: 'untrusted-certificate',
+        detail: 'client certificate not trusted (INVALID_PURPOSE)',
+      },
     ]);
-    expect(logged.join('\n')).not.toMatch(/forged-|admission\.k8s\.io|oldObject/);
+    expect(logged.lines.join('')).not.toMatch(/forged-|admission\.k8s\.io|oldObject/);
   });
 
   it('a real deletion through the API server is judged as before: admitted and booked', async () => {
@@ -284,7 +309,7 @@ describe('a cell whose kubeconfig has no CA, and no caFile', () => {
 
 describe('clientAuth.required: false (what it gives up)', () => {
   let open: ProtectionService | undefined;
-  const openLog: string[] = [];
+  const openLog = captureLogs();
 
   afterAll(async () => {
     await open?.stop();
@@ -302,11 +327,11 @@ describe('clientAuth.required: false (what it gives up)', () => {
         generator: { enabled: false, workloadSelector: '' },
       },
       clusters: [{ id: 'embedded', context: CELL, kc: cluster.kc }],
-      log: (m) => openLog.push(m),
+      logger: openLog.logger,
     });
-    expect(openLog).toContain(
-      '  protection: WARNING: the webhook accepts any caller (protection.webhook.clientAuth.required: false)',
-    );
+    expect(openLog.of('webhook', 'the webhook accepts any caller')).toEqual([
+      expect.objectContaining({ level: 'warn', setting: 'protection.webhook.clientAuth.required: false' }),
+    ]);
     // once checkout-1's deletion is counted and its bucket gone: 3 available, room for one
     await eventually(
       () => {
