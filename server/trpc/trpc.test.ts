@@ -22,6 +22,12 @@ describe('objectName', () => {
       expect(messages(n), n).toEqual(['name may not contain "/" or "%"']);
   });
 
+  it('refuses half a surrogate pair, which no URL can carry', () => {
+    for (const n of ['\ud800', 'web-\udc00', '\ud83d'])
+      expect(messages(n), n).toEqual(['name is not valid Unicode text']);
+    expect(messages('web-💥')).toEqual([]);
+  });
+
   it('keeps the length rules', () => {
     expect(messages('')).toEqual(['name is required']);
     expect(messages('a'.repeat(254))).toEqual(['name is longer than 253 characters']);
