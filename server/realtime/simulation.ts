@@ -128,7 +128,7 @@ export class SimulationHub {
       if (!ok) return;
       void socket.join(ghostsRoom(ok.sim.conn.id));
       socket.emit(SimEvents.ghosts, ghostsOf(ok.sim));
-      ack?.({ ok: true });
+      if (typeof ack === 'function') ack({ ok: true });
     });
     socket.on(SimEvents.unwatchGhosts, (raw: unknown) => {
       const req = watchGhosts.safeParse(raw);
@@ -138,7 +138,7 @@ export class SimulationHub {
       const ok = this.accept(watchTermination, raw, ack);
       if (!ok) return;
       void socket.join(terminationRoom(ok.req.cluster, ok.req.podUid));
-      ack?.({ ok: true });
+      if (typeof ack === 'function') ack({ ok: true });
     });
     socket.on(SimEvents.unwatchTermination, (raw: unknown) => {
       const req = watchTermination.safeParse(raw);
