@@ -22,7 +22,7 @@ export class ActionError extends Error {
 
 export const statusOf = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
 
-/** A failed write, in words: 409 "changed since you looked", 404, RBAC's 403, the rest as is. */
+/** A failed write, in words: 409 "changed since you looked", 404, RBAC's 403, 429 not now, the rest as is. */
 export function fromApi(e: unknown, what: string): ActionError {
   if (e instanceof ActionError) return e;
   const text = errorText(e);
@@ -33,6 +33,9 @@ export function fromApi(e: unknown, what: string): ActionError {
       return new ActionError('NOT_FOUND', `${what} no longer exists (${text})`);
     case 403:
       return new ActionError('FORBIDDEN', `the cluster refused: ${text}`);
+    case 429:
+      // deletion protection (or a disruption budget) refusing for now, or the API server shedding load
+      return new ActionError('PRECONDITION_FAILED', `${what} was refused for now: ${text}`);
     case 400:
     case 422:
       return new ActionError('BAD_REQUEST', `the API server rejected the request: ${text}`);

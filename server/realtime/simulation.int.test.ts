@@ -115,6 +115,25 @@ describe('ghosts', () => {
       error: expect.stringMatching(/podUid/),
     });
   });
+
+  it('a last argument that is not a callback is ignored, not an uncaught exception', async () => {
+    // socket.io hands the last argument over as the acknowledgement: a client may send anything there
+    const crashes: unknown[] = [];
+    const onCrash = (e: unknown) => crashes.push(e);
+    process.on('uncaughtExceptionMonitor', onCrash);
+    try {
+      socket.emit(SimEvents.watchGhosts, { cluster: CLUSTER }, 'not a callback');
+      socket.emit(SimEvents.watchTermination, { cluster: CLUSTER, podUid: 'some-uid' }, 42);
+      // a round trip after them: both have been handled
+      expect(await socket.emitWithAck(SimEvents.watchGhosts, { cluster: 'nope' })).toMatchObject({
+        ok: false,
+      });
+      expect(crashes).toEqual([]);
+      expect(socket.connected).toBe(true);
+    } finally {
+      process.off('uncaughtExceptionMonitor', onCrash);
+    }
+  });
 });
 
 describe('termination steps', () => {

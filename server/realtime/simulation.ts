@@ -135,7 +135,7 @@ export class SimulationHub {
       if (!may.ok) return void ack?.(may);
       void socket.join(ghostsRoom(ok.sim.conn.id));
       socket.emit(SimEvents.ghosts, ghostsOf(ok.sim));
-      ack?.({ ok: true });
+      if (typeof ack === 'function') ack({ ok: true });
     });
     socket.on(SimEvents.unwatchGhosts, (raw: unknown) => {
       const req = watchGhosts.safeParse(raw);
@@ -155,7 +155,7 @@ export class SimulationHub {
       );
       if (!may.ok) return void ack?.(may);
       void socket.join(terminationRoom(ok.req.cluster, ok.req.podUid));
-      ack?.({ ok: true });
+      if (typeof ack === 'function') ack({ ok: true });
     });
     socket.on(SimEvents.unwatchTermination, (raw: unknown) => {
       const req = watchTermination.safeParse(raw);

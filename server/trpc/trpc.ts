@@ -61,7 +61,13 @@ export const clusterInput = z.string().min(1, 'cluster id is required');
 export const objectName = z
   .string()
   .min(1, 'name is required')
-  .max(253, 'name is longer than 253 characters');
+  .max(253, 'name is longer than 253 characters')
+  // Kubernetes' rule for a name in a URL path: the client normalises "pods/.." to the namespace
+  // itself and "pods/." to the list, so a read or a delete would reach another resource
+  .refine((n) => n !== '.' && n !== '..', 'name may not be "." or ".."')
+  .refine((n) => !n.includes('/') && !n.includes('%'), 'name may not contain "/" or "%"')
+  // half a UTF-16 surrogate pair is no text: it cannot be put in a URL (encodeURIComponent throws)
+  .refine((n) => !/[\uD800-\uDFFF]/u.test(n), 'name is not valid Unicode text');
 
 export const router = t.router;
 
