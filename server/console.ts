@@ -176,7 +176,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   bindSockets(io, auth);
   const hub = new RealtimeHub(io, clusters, auth, opts.hub);
   const sim = new SimulationHub(io, clusters.values(), auth.access);
-  const feed = protection && new ProtectionFeed(io, protection);
+  const feed = protection && new ProtectionFeed(io, protection, auth.access);
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
   const auditFeed = new AuditFeed(io, clusters.values());

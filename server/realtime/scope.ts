@@ -11,8 +11,6 @@ export type Scope =
   | { kind: 'namespaces'; namespaces: Set<string> }
   | { kind: 'denied'; message: string };
 
-const listAll = (kind: Kind): AccessAttributes => ({ verb: 'list', resource: kind });
-
 export async function scopeOf(
   access: AccessReviews,
   id: Identity,
@@ -20,15 +18,25 @@ export async function scopeOf(
   kind: Kind,
   namespaces: () => Iterable<string>,
 ): Promise<Scope> {
-  const all = await access.can(id, cluster, listAll(kind));
-  if (all.allowed) return { kind: 'all' };
   // nodes are cluster-scoped: no namespace can grant them
-  if (kind !== 'pods') return { kind: 'denied', message: all.message ?? 'forbidden' };
+  return namespaceScope(access, id, cluster, { resource: kind, namespaced: kind === 'pods' }, namespaces);
+}
+
+/** May the person list this resource everywhere, in some of these namespaces, or nowhere? */
+export async function namespaceScope(
+  access: AccessReviews,
+  id: Identity,
+  cluster: ClusterId,
+  what: { group?: string; resource: string; namespaced: boolean },
+  namespaces: () => Iterable<string>,
+): Promise<Scope> {
+  const listAll: AccessAttributes = { verb: 'list', group: what.group, resource: what.resource };
+  const all = await access.can(id, cluster, listAll);
+  if (all.allowed) return { kind: 'all' };
+  if (!what.namespaced) return { kind: 'denied', message: all.message ?? 'forbidden' };
   const names = [...new Set(namespaces())];
   const answers = await Promise.all(
-    names.map(
-      async (ns) => [ns, await access.can(id, cluster, { ...listAll(kind), namespace: ns })] as const,
-    ),
+    names.map(async (ns) => [ns, await access.can(id, cluster, { ...listAll, namespace: ns })] as const),
   );
   const allowed = new Set(answers.filter(([, a]) => a.allowed).map(([ns]) => ns));
   if (allowed.size === 0) return { kind: 'denied', message: all.message ?? 'forbidden' };

@@ -132,7 +132,7 @@ export class SimulationHub {
       const ok = this.accept(watchGhosts, raw, ack);
       if (!ok) return;
       const may = await mayJoin(this.access, socket, ok.sim.conn.id, { verb: 'list', resource: 'pods' });
-      if (!may.ok) return void ack?.(may);
+      if (!may.ok) return void (typeof ack === 'function' && ack(may));
       void socket.join(ghostsRoom(ok.sim.conn.id));
       socket.emit(SimEvents.ghosts, ghostsOf(ok.sim));
       if (typeof ack === 'function') ack({ ok: true });
@@ -153,7 +153,7 @@ export class SimulationHub {
           ? { verb: 'get', resource: 'pods', namespace: pod.namespace, name: pod.name }
           : { verb: 'list', resource: 'pods' },
       );
-      if (!may.ok) return void ack?.(may);
+      if (!may.ok) return void (typeof ack === 'function' && ack(may));
       void socket.join(terminationRoom(ok.req.cluster, ok.req.podUid));
       if (typeof ack === 'function') ack({ ok: true });
     });

@@ -12,6 +12,7 @@ import type { RateLimits } from '../auth/limits.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { FencingService } from '../fencing/service.js';
+import { namespaceScope } from '../realtime/scope.js';
 
 export interface Context {
   clusters: Map<ClusterId, ClusterConnection>;
@@ -120,12 +121,12 @@ export async function listableNamespaces(
   what: { group?: string; resource: string },
   namespaces: Iterable<string>,
 ): Promise<Set<string> | undefined> {
-  if ((await may(ctx, cluster, { verb: 'list', ...what })).allowed) return undefined;
-  const answers = await Promise.all(
-    [...new Set(namespaces)].map(async (namespace) => {
-      const a = await may(ctx, cluster, { verb: 'list', ...what, namespace });
-      return [namespace, a.allowed] as const;
-    }),
+  const scope = await namespaceScope(
+    ctx.access,
+    ctx.identity,
+    cluster,
+    { ...what, namespaced: true },
+    () => namespaces,
   );
-  return new Set(answers.filter(([, ok]) => ok).map(([ns]) => ns));
+  return scope.kind === 'all' ? undefined : scope.kind === 'namespaces' ? scope.namespaces : new Set();
 }
