@@ -10,6 +10,7 @@ const SECTIONS = [
   { file: 'bench/console/RESULTS.md', marker: 'console-benchmark', title: 'Console' },
   { file: 'bench/protection/RESULTS.md', marker: 'protection-benchmark', title: 'Deletion' },
   { file: 'bench/mttr/RESULTS.md', marker: 'mttr-benchmark', title: 'MTTR' },
+  { file: 'bench/auth/RESULTS.md', marker: 'auth-benchmark', title: 'Sign-in' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;

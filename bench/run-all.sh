@@ -11,4 +11,5 @@ npx tsx bench/cluster/run.ts "$@"
 npx tsx bench/console/run.ts "$@"
 npx tsx bench/protection/run.ts "$@"
 npx tsx bench/mttr/run.ts "$@"
+npx tsx bench/auth/run.ts "$@"
 case " $* " in *" --quick "*) ;; *) npx tsx bench/combine.ts ;; esac
