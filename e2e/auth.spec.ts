@@ -3,11 +3,11 @@
 // open, and sign-in through a real OpenID Connect provider (oidc-provider, testenv/oidc) with
 // Palisade impersonating the person.
 import { writeFileSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { chromium, expect, test } from '@playwright/test';
+import { freePort } from '../sim/real/controlPlane';
 import { spawnIdentityProvider, type SpawnedIdentityProvider } from '../testenv/oidc/index';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
 import { E2E_KUBECONFIG, E2E_STATE_DIR, type SecondConsole, startSecondConsole } from './helpers';
@@ -85,17 +85,6 @@ test.describe('a session that ends while its page is open', () => {
     await expect(page.getByRole('status')).toContainText('Your session reached its maximum length.');
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test.describe('OpenID Connect sign-in', () => {
   let idp: SpawnedIdentityProvider | undefined;

@@ -2,85 +2,41 @@
 // PALISADE_CLUSTER=real, on etcd + kube-apiserver): issue 15's two attacks replayed (DNS
 // rebinding, cross-site WebSocket), every way in without a session refused, the demo users'
 // RBAC in the cluster's own words, sessions, the one-time link, and /metrics.
-import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type http from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClusterAndConsole, rawRequest, startClusterAndConsole } from '../test/consoleHarness.js';
 import type { NodeView } from '../../lib/console/protocol.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
-import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
-import { parseScenario } from '../../sim/scenario/load.js';
-import { tinyDurations } from '../../sim/test/clusterHarness.js';
-import { type Console, startConsole } from '../console.js';
-import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import type { EmbeddedCluster } from '../../sim/cluster.js';
+import type { Console } from '../console.js';
 import { serviceAccountReady } from '../test/namespaces.js';
 import { socketClient, subscribe, tokenOf, trpcClient } from '../test/client.js';
 
-let dir: string;
+let h: ClusterAndConsole;
 let cluster: EmbeddedCluster;
 let c: Console;
 let port: number;
 const CLUSTER = 'palisade-embedded';
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'palisade-gate-'));
-  const scenario = parseScenario(
-    `name: gate-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-a, racks: [{ name: c1, count: 2 }] }]\nworkloads: []\n`,
-    'gate test',
-  );
-  cluster = await startEmbeddedCluster({
-    scenario,
-    kubeconfigPath: join(dir, 'kubeconfig'),
-    backend: backendFromEnv(),
+  h = await startClusterAndConsole({
+    name: 'gate-test',
+    rack: 'c1',
+    count: 2,
+    console: { auth: { signInLink: true, session: { idleMs: 60_000, absoluteMs: 3_600_000 } } },
   });
-  await serviceAccountReady(cluster.kc.makeApiClient(k8s.CoreV1Api), 'default');
-  c = await startConsole({
-    clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
-    ui: false,
-    fencing: false,
-    auth: { signInLink: true, session: { idleMs: 60_000, absoluteMs: 3_600_000 } },
-  });
+  ({ cluster, console: c } = h);
   port = c.port;
-  await Promise.all([...c.clusters.values()].map((x) => x.synced()));
+  await serviceAccountReady(cluster.kc.makeApiClient(k8s.CoreV1Api), 'default');
 }, 120_000);
 
-afterAll(async () => {
-  await c?.stop();
-  await cluster?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+afterAll(() => h?.stop());
 
 /** A raw request, so Host and Origin are exactly what an attacker's browser would send. */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        headers: { ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+  rawRequest(port, method, path, headers, body);
 
 const own = () => `http://127.0.0.1:${port}`;
 const host = () => `127.0.0.1:${port}`;

@@ -3,25 +3,20 @@
 // `kubectl create token` makes one) sees that namespace's pods live, no other's, and is told in
 // the cluster's words that it may not list nodes. Also: a client cannot choose whom Palisade
 // impersonates, and Palisade cannot impersonate where its own credentials lack the verb.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClusterAndConsole, startClusterAndConsole } from '../test/consoleHarness.js';
 import type { PodView } from '../../lib/console/protocol.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
-import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
-import { parseScenario } from '../../sim/scenario/load.js';
-import { tinyDurations } from '../../sim/test/clusterHarness.js';
-import { type Console, startConsole } from '../console.js';
-import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import type { EmbeddedCluster } from '../../sim/cluster.js';
+import type { Console } from '../console.js';
 import { subscribe, trpcClient } from '../test/client.js';
 import { createReadyNamespace } from '../test/namespaces.js';
 import { kubeConfigWithToken } from './kubeAs.js';
 import { whoAmI } from './whoami.js';
 
 const CLUSTER = 'palisade-embedded';
-let dir: string;
+let h: ClusterAndConsole;
 let cluster: EmbeddedCluster;
 let c: Console;
 let core: k8s.CoreV1Api;
@@ -30,16 +25,8 @@ let shopToken: string;
 const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }] } });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'palisade-ns-'));
-  const scenario = parseScenario(
-    `name: ns-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-n, racks: [{ name: n1, count: 1 }] }]\nworkloads: []\n`,
-    'namespaces test',
-  );
-  cluster = await startEmbeddedCluster({
-    scenario,
-    kubeconfigPath: join(dir, 'kubeconfig'),
-    backend: backendFromEnv(),
-  });
+  h = await startClusterAndConsole({ name: 'ns-test', rack: 'n1', count: 1 });
+  ({ cluster, console: c } = h);
   core = cluster.kc.makeApiClient(k8s.CoreV1Api);
   for (const ns of ['shop', 'blog']) {
     await createReadyNamespace(core, ns);
@@ -68,19 +55,14 @@ beforeAll(async () => {
     },
   });
   shopToken = tr.status!.token;
-  c = await startConsole({
-    clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
-    ui: false,
-    fencing: false,
-  });
-  await Promise.all([...c.clusters.values()].map((x) => x.synced()));
+  const cache = c.clusters.get(CLUSTER)!.cache;
+  await eventually(
+    () => cache.pod('shop', 'shop-a') && cache.pod('blog', 'blog-a'),
+    'the console sees both pods',
+  );
 }, 120_000);
 
-afterAll(async () => {
-  await c?.stop();
-  await cluster?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => h?.stop());
 
 describe('a person limited to one namespace', () => {
   it('signs in with a ServiceAccount token and is named as the cluster names it', async () => {

@@ -5,8 +5,6 @@
 // the session and closes its sockets. On the real control plane kube-apiserver also trusts the
 // provider (--authentication-config), so the same person is oidc:alice to kubectl and to Palisade.
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -19,6 +17,7 @@ import { tinyDurations } from '../../sim/test/clusterHarness.js';
 import { type IdentityProvider, OidcTestClient, startIdentityProvider } from '../../testenv/oidc/index.js';
 import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import { freePort, type RawAnswer, rawRequest } from '../test/consoleHarness.js';
 import { kubeConfigWithToken } from './kubeAs.js';
 
 const CLUSTER = 'palisade-embedded';
@@ -28,17 +27,6 @@ let port: number;
 let idp: IdentityProvider;
 let cluster: EmbeddedCluster;
 let c: Console;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'palisade-oidc-'));
@@ -102,11 +90,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+type Answer = RawAnswer;
 
 function get(
   path: string,
@@ -114,31 +98,17 @@ function get(
   method = 'GET',
   body?: string,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        headers: {
-          host: `127.0.0.1:${port}`,
-          ...(body
-            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
-            : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return rawRequest(
+    port,
+    method,
+    path,
+    {
+      host: `127.0.0.1:${port}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body,
+  );
 }
 
 const cookiesOf = (a: Answer) => (a.headers['set-cookie'] ?? []).map((x) => x.split(';')[0]);

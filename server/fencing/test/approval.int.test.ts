@@ -2,53 +2,34 @@
 // nodefences.palisade.dev — in the console (the guarded seam asks first) and for any other
 // client (Palisade's webhook refuses the write), on the embedded cluster and, with
 // PALISADE_CLUSTER=real, on kube-apiserver: a kubectl user cannot bypass the console.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../../sim/cluster.js';
-import { parseScenario } from '../../../sim/scenario/load.js';
-import { tinyDurations } from '../../../sim/test/clusterHarness.js';
+import { type ClusterAndConsole, startClusterAndConsole } from '../../test/consoleHarness.js';
+import type { EmbeddedCluster } from '../../../sim/cluster.js';
 import { FENCE_API } from '../../actions/live.js';
 import { fenceInPhase, readFenceObject } from '../../actions/test/fences.js';
 import { kubeConfigWithToken } from '../../auth/kubeAs.js';
-import { type Console, startConsole } from '../../console.js';
-import { clustersFromKubeconfig } from '../../kube/kubeconfig.js';
+import type { Console } from '../../console.js';
 import { trpcClient } from '../../test/client.js';
 
-let dir: string;
+let h: ClusterAndConsole;
 let cluster: EmbeddedCluster;
 let c: Console;
 const CLUSTER = 'palisade-embedded';
 const NODE = 'f1-1';
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'palisade-approval-'));
-  const scenario = parseScenario(
-    `name: approval-test\n${tinyDurations}\nnodes:\n  zones: [{ name: zone-f, racks: [{ name: f1, count: 2 }] }]\nworkloads: []\n`,
-    'approval test',
-  );
-  cluster = await startEmbeddedCluster({
-    scenario,
-    kubeconfigPath: join(dir, 'kubeconfig'),
-    backend: backendFromEnv(),
+  // the test plays the fencing controller (phases by hand); the webhook is registered as on npm start
+  h = await startClusterAndConsole({
+    name: 'approval-test',
+    rack: 'f1',
+    count: 2,
+    console: { protection: { webhook: { register: true } } },
   });
-  c = await startConsole({
-    clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
-    ui: false,
-    // the test plays the fencing controller (phases by hand); the webhook is registered as on npm start
-    fencing: false,
-    protection: { webhook: { register: true } },
-  });
-  await Promise.all([...c.clusters.values()].map((x) => x.synced()));
+  ({ cluster, console: c } = h);
 }, 120_000);
 
-afterAll(async () => {
-  await c?.stop();
-  await cluster?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => h?.stop());
 
 /** The fence written straight to the API as a user, the way kubectl would. */
 function patchAs(token: string, spec: object) {
