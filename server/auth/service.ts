@@ -112,7 +112,7 @@ export class ConsoleAuth {
     const found = this.credentialOf(req);
     const verdict = judgeRequest(this.gateRequest(req, found.kind), this.rules());
     if (!verdict.ok) return void refuse(res, verdict);
-    const a = await this.identify(req, verdict.route, nonce, found);
+    const a = await this.identify(verdict.route, nonce, found);
     if ('refusal' in a) return void sendJson(res, 401, { error: a.refusal, code: 'unauthenticated' });
     admitted.set(req, a);
     return a;
@@ -124,7 +124,7 @@ export class ConsoleAuth {
     const verdict = judgeRequest({ ...this.gateRequest(req, found.kind), upgrade: true }, this.rules());
     if (!verdict.ok)
       return void refuseUpgrade(socket, verdict.status === 302 ? 401 : verdict.status, verdict.code);
-    const a = await this.identify(req, verdict.route, '', found);
+    const a = await this.identify(verdict.route, '', found);
     if ('refusal' in a) return void refuseUpgrade(socket, 401, 'unauthenticated');
     admitted.set(req, a);
     return a;
@@ -164,7 +164,6 @@ export class ConsoleAuth {
   }
 
   private async identify(
-    _req: http.IncomingMessage,
     route: Route,
     nonce: string,
     found: ReturnType<ConsoleAuth['credentialOf']>,
