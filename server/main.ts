@@ -200,6 +200,11 @@ async function main() {
     );
   const { config, file: configFile } = await loadConfig(opts.config);
   if (configFile) log.info({ file: configFile }, 'config read');
+  // beyond loopback, browsers arrive with the machine's name in Host: the gate answers only names it knows
+  if (!isLoopback(opts.host) && !config.server.allowedHosts.length && !config.server.publicURL)
+    console.warn(
+      `warning: listening on ${opts.host}, but only 127.0.0.1, localhost and [::1] are allowed Host names: list the names people use in palisade.yaml server.allowedHosts (or server.publicURL), or every request is refused with 403`,
+    );
   const explicit = chosenKubeconfig(opts, config, configFile);
   const embedded = explicit
     ? undefined
