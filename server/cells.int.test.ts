@@ -116,22 +116,11 @@ describe('three api-only clusters, merged kubeconfigs, palisade.yaml', () => {
         '',
       ].join('\n'),
     );
+    // no --context: the console connects to the current context (core) and to every context
+    // palisade.yaml's protection.core and protection.cells name
     await start(
       'server/main.ts',
-      [
-        '--port',
-        '0',
-        '--kubeconfig',
-        names.map(file).join(':'),
-        '--context',
-        'core',
-        '--context',
-        'cell-a',
-        '--context',
-        'cell-b',
-        '--config',
-        join(dir, 'palisade.yaml'),
-      ],
+      ['--port', '0', '--kubeconfig', names.map(file).join(':'), '--config', join(dir, 'palisade.yaml')],
       /Palisade console: /,
     );
     kube = Object.fromEntries(names.map((n) => [n, kubeFor(file(n), n)])) as typeof kube;

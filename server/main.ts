@@ -15,7 +15,13 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
-import { contextsToShow, modeOf, type PalisadeConfig, type ProtectionConfig } from './config/schema.js';
+import {
+  contextsToShow,
+  modeOf,
+  type PalisadeConfig,
+  protectionContexts,
+  type ProtectionConfig,
+} from './config/schema.js';
 import { startConsole } from './console.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
@@ -217,6 +223,8 @@ async function main() {
         ? opts.context
         : embedded.contexts
       : contextsToShow(config, opts.context),
+    // deletion protection's core and cells are connected to as well, shown or not
+    also: embedded ? [] : protectionContexts(config.protection),
     modeOf: (context) => modeOf(config, context, opts['read-only']),
   });
   const oidc = config.auth.oidc;

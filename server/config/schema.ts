@@ -181,3 +181,12 @@ export function modeOf(cfg: PalisadeConfig, context: string, forceReadOnly = fal
 export function contextsToShow(cfg: PalisadeConfig, fromFlags: string[]): string[] {
   return fromFlags.length ? fromFlags : cfg.clusters.map((c) => c.context);
 }
+
+/** The contexts deletion protection needs (its core and its cells), with the field naming each. */
+export function protectionContexts(p: { core?: string; cells?: { context: string }[] } | undefined) {
+  if (!p) return [];
+  return [
+    ...(p.core ? [{ context: p.core, field: 'protection.core' }] : []),
+    ...(p.cells ?? []).map((c, i) => ({ context: c.context, field: `protection.cells[${i}].context` })),
+  ];
+}

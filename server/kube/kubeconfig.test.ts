@@ -47,7 +47,23 @@ describe('clustersFromKubeconfig', () => {
     ]);
   });
 
+  it('also connects the contexts deletion protection names, after those shown', async () => {
+    const specs = await clustersFromKubeconfig(join(dir, 'good'), {
+      also: [
+        { context: 'arn:aws:eks:eu-west-1:1:cluster/Staging', field: 'protection.cells[0].context' },
+        { context: 'prod', field: 'protection.core' },
+      ],
+    });
+    expect(specs.map((s) => s.context)).toEqual(['prod', 'arn:aws:eks:eu-west-1:1:cluster/Staging']);
+  });
+
   it.each([
+    [
+      'a cell context the kubeconfig lacks',
+      'good',
+      { also: [{ context: 'worker-1', field: 'protection.cells[0].context' }] },
+      /^protection\.cells\[0\]\.context: kubeconfig .*good has no context "worker-1" \(contexts: prod, arn/,
+    ],
     ['a missing file', 'missing', {}, /cannot read kubeconfig .*missing: no such file/],
     ['a directory', '.', {}, /cannot read kubeconfig .*: it is a directory/],
     ['broken YAML', 'broken', {}, /kubeconfig .*broken is not valid/],

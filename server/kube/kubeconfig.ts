@@ -55,6 +55,8 @@ export function clusterId(context: string, taken: Set<string>): string {
 
 export interface LoadOptions {
   contexts?: string[];
+  /** contexts the configuration needs besides those shown (deletion protection's core and cells), each with the field that names it */
+  also?: { context: string; field: string }[];
   /** each context's mode (palisade.yaml); normal when not given */
   modeOf?: (context: string) => ClusterMode;
 }
@@ -92,14 +94,18 @@ export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {
   const { text, fileOf } = await readKubeconfigs(path);
   const kc = parseKubeconfig(path, text);
   const known = kc.getContexts().map((c) => c.name);
-  const wanted = opts.contexts?.length ? opts.contexts : [kc.getCurrentContext() || known[0]];
+  const shown = opts.contexts?.length ? opts.contexts : [kc.getCurrentContext() || known[0]];
+  const needed = (opts.also ?? []).filter((a) => !shown.includes(a.context));
+  const wanted = [...shown, ...new Set(needed.map((a) => a.context))];
   const taken = new Set<string>();
   const specs: ClusterSpec[] = [];
   for (const context of wanted) {
-    if (!known.includes(context))
+    if (!known.includes(context)) {
+      const field = needed.find((a) => a.context === context)?.field;
       throw new StartupError(
-        `kubeconfig ${path} has no context "${context}" (contexts: ${known.join(', ')})`,
+        `${field ? `${field}: ` : ''}kubeconfig ${path} has no context "${context}" (contexts: ${known.join(', ')})`,
       );
+    }
     const own = new k8s.KubeConfig();
     own.loadFromString(text);
     own.setCurrentContext(context);
