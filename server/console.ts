@@ -29,6 +29,10 @@ import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
 import { AuditFeed } from './realtime/audit.js';
+import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
+import { InstanceIdsFeed } from './instanceIds/feed.js';
+import { EndpointPublisher } from './instanceIds/publish.js';
+import type { CasOptions } from './instanceIds/cas.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -49,6 +53,8 @@ export interface ConsoleOptions {
   fencing?: boolean;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
   auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
+  /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
+  instanceIds?: CasOptions;
 }
 
 export interface Console {
@@ -58,6 +64,8 @@ export interface Console {
   protection?: ProtectionService;
   fencing?: FencingService;
   auth: ConsoleAuth;
+  /** POST /instance-ids/acquire and /release (its compare-and-swap adapters, one per cluster) */
+  instanceIds: InstanceIdEndpoint;
   stop(): Promise<void>;
 }
 
@@ -96,6 +104,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       : undefined;
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), root);
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
+  const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   let baseUrl = '';
   const oidc =
     opts.auth?.oidc &&
@@ -148,6 +157,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         return serveMetrics(auth, protection, clusters.values().next().value, a, res);
       case 'trpc':
         return trpc(req, res);
+      case 'instance-ids':
+        return instanceIds.handle(req, res);
       default:
         // Next.js stamps its scripts with the nonce it finds in the request's own CSP header
         req.headers['content-security-policy'] = res.getHeader('content-security-policy') as string;
@@ -180,9 +191,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
   const auditFeed = new AuditFeed(io, clusters.values());
+  const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
   baseUrl = url;
+  // the embedded cluster's simulated pods learn where the instance-ID endpoint is
+  const publishers = [...clusters.values()]
+    .filter((c) => c.spec.infra)
+    .map((c) => new EndpointPublisher(c, url, component('instance-ids', {}, root)));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
@@ -193,8 +209,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     protection,
     fencing,
     auth,
+    instanceIds,
     async stop() {
       auth.stop();
+      for (const p of publishers) p.stop();
+      instanceIdsFeed.stop();
       oidc?.stop();
       feed?.stop();
       fencingFeed?.stop();

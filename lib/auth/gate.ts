@@ -14,10 +14,20 @@
 // - Content type: tRPC accepts FormData and octet-stream inputs, which an HTML form or a
 //   no-cors fetch can send cross-site without a preflight; only JSON is accepted.
 // - Credentials: nothing but sign-in, its assets and the health endpoints answers without a
-//   session or a bearer token.
+//   session or a bearer token. /metrics and the instance-ID endpoint (/instance-ids/*, called
+//   by pods with their ServiceAccount token) take a bearer token only, never a session.
 import { hostAllowed, type HostRules, originIsOwn, ownOrigins } from './hosts.js';
 
-export type Route = 'health' | 'auth' | 'signin' | 'asset' | 'trpc' | 'socket' | 'metrics' | 'page';
+export type Route =
+  | 'health'
+  | 'auth'
+  | 'signin'
+  | 'asset'
+  | 'trpc'
+  | 'socket'
+  | 'metrics'
+  | 'instance-ids'
+  | 'page';
 
 export type Credential = 'session' | 'bearer' | 'none';
 
@@ -53,6 +63,8 @@ export type GateVerdict =
 export const TRPC_PREFIX = '/api/trpc';
 export const SOCKET_PREFIX = '/socket.io';
 export const SIGNIN_PATH = '/signin';
+/** the instance-ID endpoint pods call (lib/instanceIds/types.ts names its paths) */
+export const INSTANCE_IDS_PREFIX = '/instance-ids';
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
@@ -67,6 +79,7 @@ export function routeOf(path: string): Route {
   if (under(path, TRPC_PREFIX)) return 'trpc';
   if (under(path, SOCKET_PREFIX)) return 'socket';
   if (path === '/metrics') return 'metrics';
+  if (under(path, INSTANCE_IDS_PREFIX)) return 'instance-ids';
   return 'page';
 }
 
@@ -122,6 +135,16 @@ export function judgeRequest(r: GateRequest, rules: HostRules): GateVerdict {
     return r.credential === 'bearer'
       ? { ok: true, route }
       : refuse(route, 401, 'unauthenticated', 'send a bearer token allowed to get /metrics');
+  // a pod's ServiceAccount token, checked by the endpoint itself (a TokenReview): no session
+  if (route === 'instance-ids')
+    return r.credential === 'bearer'
+      ? { ok: true, route }
+      : refuse(
+          route,
+          401,
+          'unauthenticated',
+          "send the pod's ServiceAccount token as Authorization: Bearer <token> (a session is not accepted here)",
+        );
   if (r.credential !== 'none') return { ok: true, route };
   if (route === 'page')
     return {

@@ -1,7 +1,8 @@
 // Pure functions that turn Kubernetes objects into the trimmed views the console keeps
 // in memory and sends to browsers. Only what the UI reads survives: no managedFields,
-// no specs, no annotations. client-node hands out Date objects from typed lists but
-// strings from watch events, so every time goes through toMillis.
+// no specs, no annotations but a workload's instance-ID map. client-node hands out Date
+// objects from typed lists but strings from watch events, so every time goes through toMillis.
+import { INSTANCE_IDS_ANNOTATION, INSTANCE_IDS_LABEL } from '../instanceIds/types.js';
 import type * as k8s from '@kubernetes/client-node';
 import { toMillis } from '../kube/conditions.js';
 import { LABEL_RACK, LABEL_ZONE } from '../kube/wellKnown.js';
@@ -236,6 +237,10 @@ export interface WorkloadView {
   replicas: number;
   readyReplicas: number;
   owner?: { kind: string; name: string };
+  /** the instance-ID map's annotation text (palisade.dev/instance-ids), when set */
+  instanceIds?: string;
+  /** labelled palisade.dev/instance-ids-enabled=true: its pods take instance IDs */
+  instanceIdsEnabled?: true;
 }
 
 type Workload = k8s.V1StatefulSet | k8s.V1Deployment | k8s.V1ReplicaSet;
@@ -251,6 +256,13 @@ export function workloadView(kind: WorkloadView['kind'], w: Workload): WorkloadV
     replicas: w.spec?.replicas ?? 1,
     readyReplicas: w.status?.readyReplicas ?? 0,
     ...(owner ? { owner } : {}),
+    // not on ReplicaSets: kube-controller-manager copies a Deployment's annotations to them
+    ...(kind !== 'ReplicaSet' && m.annotations?.[INSTANCE_IDS_ANNOTATION] !== undefined
+      ? { instanceIds: m.annotations[INSTANCE_IDS_ANNOTATION] }
+      : {}),
+    ...(kind !== 'ReplicaSet' && m.labels?.[INSTANCE_IDS_LABEL] === 'true'
+      ? { instanceIdsEnabled: true as const }
+      : {}),
   };
 }
 

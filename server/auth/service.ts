@@ -170,6 +170,9 @@ export class ConsoleAuth {
   ): Promise<Admitted | { refusal: string }> {
     if (found.kind === 'session') return { route, nonce, identity: found.session, session: found.session };
     if (found.kind === 'none') return { route, nonce };
+    // a pod's ServiceAccount token: the instance-ID endpoint checks it with a TokenReview and
+    // that it is bound to the pod asking; it is never sent to the cluster as a credential
+    if (route === 'instance-ids') return { route, nonce };
     const check = await this.tokens.check(found.token, 'bearer');
     if (!check.ok) return { refusal: check.message };
     return { route, nonce, identity: check.identity };

@@ -9,6 +9,7 @@ import { actionsRouter } from './actions.js';
 import { fencingRouter } from './fencing.js';
 import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
+import { instanceIdsRouter } from './instanceIds.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
 import { allow, clusterInput as cluster, clusterOf, objectName, procedure, router } from './trpc.js';
@@ -72,5 +73,6 @@ export const appRouter = router({
   volumes: volumesRouter,
   actions: actionsRouter,
   access: accessRouter,
+  instanceIds: instanceIdsRouter,
 });
 export type AppRouter = typeof appRouter;

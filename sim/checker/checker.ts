@@ -29,6 +29,8 @@ export class SafetyChecker implements ViolationSource {
   private readonly invariants: Invariant[] = [];
   /** invariant name -> subject -> running process ids */
   private readonly index = new Map<string, Map<string, Set<number>>>();
+  /** process id -> the "invariant\0subject" keys it is indexed under (subjects may change) */
+  private readonly keysOf = new Map<number, string[]>();
   private readonly dirty = new Set<string>();
   private readonly violations: Violation[] = [];
   private readonly open = new Map<string, Violation>();
@@ -56,22 +58,33 @@ export class SafetyChecker implements ViolationSource {
       let set = idx.get(s);
       if (!set) idx.set(s, (set = new Set()));
       set.add(p.id);
-      this.dirty.add(`${inv.name}\u0000${s}`);
+      const key = `${inv.name}\u0000${s}`;
+      this.dirty.add(key);
+      const keys = this.keysOf.get(p.id);
+      if (keys) keys.push(key);
+      else this.keysOf.set(p.id, [key]);
     }
+  }
+
+  /** Take a process out of every subject it was indexed under. */
+  private remove(p: Process) {
+    for (const key of this.keysOf.get(p.id) ?? []) {
+      const [name, subject] = key.split('\u0000');
+      this.index.get(name)?.get(subject)?.delete(p.id);
+      this.dirty.add(key);
+    }
+    this.keysOf.delete(p.id);
   }
 
   private observe(e: InfraEvent) {
     const p = e.process as Process | undefined;
     if (e.type === 'process-started' && p)
       for (const inv of this.invariants) this.add(inv, this.index.get(inv.name)!, p);
-    else if (e.type === 'process-stopped' && p) {
-      for (const inv of this.invariants) {
-        const idx = this.index.get(inv.name)!;
-        for (const s of inv.subjectsOf(p)) {
-          idx.get(s)?.delete(p.id);
-          this.dirty.add(`${inv.name}\u0000${s}`);
-        }
-      }
+    else if (e.type === 'process-stopped' && p) this.remove(p);
+    else if ((e.type === 'instance-id-held' || e.type === 'instance-id-dropped') && p) {
+      // what the process counts towards changed: index it anew
+      this.remove(p);
+      if (!p.stoppedAt) for (const inv of this.invariants) this.add(inv, this.index.get(inv.name)!, p);
     } else if (e.type === 'storage-fenced' || e.type === 'storage-unfenced') {
       // fencing changes who writes: re-judge every subject of the node's processes
       for (const proc of this.truth.running(String(e.node)))

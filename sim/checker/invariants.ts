@@ -1,5 +1,6 @@
 // Safety invariants over the ground truth (seed 000): at most one running process per
-// StatefulSet identity, and at most one node writing to each single-writer volume.
+// StatefulSet identity, and at most one node writing to each single-writer volume; (seed 002)
+// no two running processes holding the same instance ID of one workload.
 // Each invariant says which subjects a process concerns and judges one subject at a
 // time, so the checker re-evaluates only what a change touched, even at 150 000 pods.
 import type { Process } from '../infra/groundTruth.js';
@@ -69,7 +70,38 @@ export const atMostOneWriterPerVolume: Invariant = {
   },
 };
 
-export const defaultInvariants: Invariant[] = [atMostOnePerIdentity, atMostOneWriterPerVolume];
+/**
+ * Seed 002: an instance ID is one instance. Each simulated pod records in the ground truth the
+ * ID Palisade gave it (what the workload's map said when it was written) until it gives it back
+ * on SIGTERM or dies; two running processes holding one ID of one workload break it — e.g. a
+ * partitioned pod, force-deleted, whose stale entry a replacement took over.
+ */
+export const uniqueInstanceId: Invariant = {
+  name: 'unique-instance-id',
+  description: 'No two running pods hold the same instance ID of one workload (seed 002).',
+  subjectsOf: (p) => (p.instanceId ? [`${p.instanceId.workload}#${p.instanceId.id}`] : []),
+  check(subject, ps) {
+    if (ps.length < 2) return undefined;
+    const [workload, id] = [
+      subject.slice(0, subject.lastIndexOf('#')),
+      subject.slice(subject.lastIndexOf('#') + 1),
+    ];
+    return {
+      invariant: this.name,
+      subject,
+      message: `${ps.length} running pods hold instance ID ${id} of ${workload}: ${ps
+        .map((p) => `${p.podName} on ${p.node}`)
+        .join(', ')}`,
+      processes: ps,
+    };
+  },
+};
+
+export const defaultInvariants: Invariant[] = [
+  atMostOnePerIdentity,
+  atMostOneWriterPerVolume,
+  uniqueInstanceId,
+];
 
 /** Evaluate invariants over a whole set of processes (tests, one-off audits). */
 export function evaluateAll(

@@ -28,6 +28,18 @@ export interface Process {
   stoppedAt?: number;
   stopReason?: string;
   exitCode?: number;
+  /**
+   * The instance ID the pod's program was given (seed 002) and holds until it gives it back
+   * (on SIGTERM) or dies: what the program believes, whatever the map says by now.
+   */
+  instanceId?: InstanceIdClaim;
+}
+
+export interface InstanceIdClaim {
+  /** "namespace/Kind/name" of the workload whose map gave it */
+  workload: string;
+  id: number;
+  since: number;
 }
 
 export type TerminationStep = TerminationStepName;
@@ -96,6 +108,23 @@ export class GroundTruth extends EventEmitter {
     this.stoppedOrder.push(id);
     this.emitEvent({ type: 'process-stopped', node: p.node, process: p });
     this.trimStopped();
+  }
+
+  /** The process's program was given an instance ID. */
+  holdInstanceId(id: number, claim: Omit<InstanceIdClaim, 'since'>) {
+    const p = this.procs.get(id);
+    if (!p || p.stoppedAt) return;
+    p.instanceId = { ...claim, since: Date.now() };
+    this.emitEvent({ type: 'instance-id-held', node: p.node, process: p });
+  }
+
+  /** The process's program gave its instance ID back (or stopped acting as it). */
+  dropInstanceId(id: number) {
+    const p = this.procs.get(id);
+    if (!p?.instanceId || p.stoppedAt) return;
+    const claim = p.instanceId;
+    p.instanceId = undefined;
+    this.emitEvent({ type: 'instance-id-dropped', node: p.node, process: p, claim });
   }
 
   private trimStopped() {

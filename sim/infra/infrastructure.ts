@@ -70,6 +70,15 @@ export class Infrastructure {
     return [...this.nodes.values()];
   }
 
+  /**
+   * Can this node's processes reach the control plane's network (the API server, Palisade)?
+   * A crashed kubelet does not cut its pods off; a partition or a power cut does.
+   */
+  networkUp(name: string): boolean {
+    const n = this.nodes.get(name);
+    return !!n && n.power === 'on' && !n.partitioned && !n.gone;
+  }
+
   /** Can this node's kubelet talk to the API server right now? */
   reachable(name: string): boolean {
     const n = this.nodes.get(name);
@@ -173,6 +182,7 @@ export class Infrastructure {
     if (sig === 'SIGKILL') return this.stopped(p, 'SIGKILL', 137);
     if (p.sigtermAt) return;
     p.sigtermAt = Date.now();
+    this.truth.emitEvent({ type: 'process-signalled', node: p.node, process: p, signal: sig });
     if (p.sigtermExitMs !== null) this.exits.addAfter(String(id), p.sigtermExitMs);
   }
 

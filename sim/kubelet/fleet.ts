@@ -11,6 +11,7 @@ import { EventRecorder } from '../controllers/runtime/events.js';
 import { WorkQueue } from '../controllers/runtime/queue.js';
 import type { Process } from '../infra/groundTruth.js';
 import type { Infrastructure, KubeletHost } from '../infra/infrastructure.js';
+import { InstanceIdApps } from './instanceIds.js';
 import { SimKubelet, type NodeSpec } from './kubelet.js';
 import { LeanClient } from './leanClient.js';
 
@@ -41,6 +42,8 @@ export class KubeletFleet implements KubeletHost {
   readonly podApi: LeanClient;
   readonly informers: Informers;
   readonly events: EventRecorder;
+  /** the pods' programs that take instance IDs from Palisade */
+  readonly apps: InstanceIdApps;
   /** pod work */
   readonly queue: WorkQueue;
   /** Lease renewals: first, so no backlog of registrations or status posts delays them */
@@ -71,6 +74,7 @@ export class KubeletFleet implements KubeletHost {
     this.ownInformers = !opts.informers;
     this.informers = opts.informers ?? new Informers(this.clients);
     this.events = new EventRecorder(this.clients.core);
+    this.apps = new InstanceIdApps({ infra, core: this.clients.core });
     const dispatch = (key: string) => this.dispatch(key);
     this.queue = new WorkQueue(dispatch, undefined, pods);
     this.leases = new WorkQueue(dispatch, undefined, leases);
@@ -116,6 +120,7 @@ export class KubeletFleet implements KubeletHost {
 
   async stop() {
     for (const k of this.kubelets.values()) k.halt();
+    this.apps.stop();
     this.queue.stop();
     this.leases.stop();
     this.heartbeats.stop();

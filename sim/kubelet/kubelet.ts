@@ -21,6 +21,7 @@ import {
   isTerminal,
   uniqueVolumeName,
 } from '../controllers/runtime/conventions.js';
+import { INSTANCE_IDS_URL_ENV } from '../../lib/instanceIds/types.js';
 import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
 import type { KubeletFleet } from './fleet.js';
 import { micro, pendingStatus, rfc3339, runningStatus, terminatedStatus } from './podStatus.js';
@@ -48,6 +49,8 @@ interface PodWork {
   orphanKillAt?: number;
   /** volumes to report in use before the pod's process starts (and mounts them) */
   inUse?: string[];
+  /** the container's environment, resolved once before it starts */
+  env?: Record<string, string>;
 }
 
 interface Termination {
@@ -331,6 +334,16 @@ export class SimKubelet {
           await this.report(pod, pendingStatus(pod, 'ContainerCreating', volumes.waiting));
           return this.later('pod', uid, 1_000);
         }
+        // as a real kubelet: the environment is resolved before the container is created;
+        // a ConfigMap it needs that is missing holds the pod in CreateContainerConfigError
+        if (!w.env) {
+          const env = await this.resolveEnv(pod);
+          if ('waiting' in env) {
+            await this.report(pod, pendingStatus(pod, 'CreateContainerConfigError', env.waiting));
+            return this.later('pod', uid, 1_000);
+          }
+          w.env = env.values;
+        }
         // as a real kubelet: a volume is mounted only once the node status reports it in
         // use, so the attach/detach controller never takes it for unmounted while written
         w.inUse = this.processVolumes(pod).map((v) => uniqueVolumeName(v.pv));
@@ -343,6 +356,8 @@ export class SimKubelet {
       if (now < w.startAt) return this.later('pod', uid, w.startAt - now);
       proc = this.fleet.infra.startProcess(this.processFor(pod));
       w.inUse = undefined; // the running process holds them now
+      const url = w.env?.[INSTANCE_IDS_URL_ENV];
+      if (url) this.fleet.apps.started(pod, proc, url);
     }
     // a process already running (kubelet restart) is adopted as it is
     w.readyAt ??= proc.startedAt + readyDelay(pod, this.d.podReadyDelayMs);
@@ -375,6 +390,45 @@ export class SimKubelet {
       volumes: this.processVolumes(pod),
       sigtermExitMs: exit === 'never' ? null : Number(exit ?? 500),
     };
+  }
+
+  /**
+   * The first container's environment: literal values, the pod's own name and namespace
+   * (fieldRef), and ConfigMap keys read live; other sources are left out. A ConfigMap or key
+   * that is missing and not optional is the real kubelet's CreateContainerConfigError.
+   */
+  private async resolveEnv(
+    pod: k8s.V1Pod,
+  ): Promise<{ values: Record<string, string> } | { waiting: string }> {
+    const values: Record<string, string> = {};
+    const ns = pod.metadata?.namespace ?? '';
+    for (const e of pod.spec?.containers?.[0]?.env ?? []) {
+      if (e.value !== undefined) values[e.name] = e.value;
+      else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name')
+        values[e.name] = pod.metadata?.name ?? '';
+      else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') values[e.name] = ns;
+      else if (e.valueFrom?.configMapKeyRef) {
+        const ref = e.valueFrom.configMapKeyRef;
+        let data: Record<string, string> | undefined;
+        try {
+          data =
+            (await this.fleet.clients.core.readNamespacedConfigMap({ namespace: ns, name: ref.name! }))
+              .data ?? {};
+        } catch (err) {
+          if ((err as { code?: number }).code !== 404) throw err;
+        }
+        if (!data) {
+          if (ref.optional) continue;
+          return { waiting: `configmap "${ref.name}" not found` };
+        }
+        if (data[ref.key] === undefined) {
+          if (ref.optional) continue;
+          return { waiting: `couldn't find key ${ref.key} in ConfigMap ${ns}/${ref.name}` };
+        }
+        values[e.name] = data[ref.key];
+      }
+    }
+    return { values };
   }
 
   private pvFor(pod: k8s.V1Pod, claim: string): k8s.V1PersistentVolume | undefined {

@@ -2,6 +2,12 @@
 // objects (namespaces, storage classes, workloads, services) to create.
 import type * as k8s from '@kubernetes/client-node';
 import {
+  INSTANCE_IDS_CONFIGMAP,
+  INSTANCE_IDS_CONFIGMAP_KEY,
+  INSTANCE_IDS_LABEL,
+  INSTANCE_IDS_URL_ENV,
+} from '../../lib/instanceIds/types.js';
+import {
   ANN_PRESTOP_MS,
   ANN_READY_AFTER_MS,
   ANN_SIGTERM_EXIT_MS,
@@ -90,6 +96,15 @@ function podTemplate(w: Workload): k8s.V1PodTemplateSpec {
     ...(w.preStop !== undefined && {
       lifecycle: { preStop: { exec: { command: ['sh', '-c', `sleep ${Math.ceil(w.preStop / 1000)}`] } } },
     }),
+    ...(w.instanceIds && {
+      // where Palisade's endpoint is, as a real pod would be told: from a ConfigMap Palisade writes
+      env: [
+        {
+          name: INSTANCE_IDS_URL_ENV,
+          valueFrom: { configMapKeyRef: { name: INSTANCE_IDS_CONFIGMAP, key: INSTANCE_IDS_CONFIGMAP_KEY } },
+        },
+      ],
+    }),
   };
   const volumes: k8s.V1Volume[] = [];
   if (w.kind === 'StatefulSet' && w.volume) container.volumeMounts = [{ name: 'data', mountPath: '/data' }];
@@ -118,7 +133,11 @@ export function workloadObjects(w: Workload): k8s.KubernetesObject[] {
   const metadata = {
     name: w.name,
     namespace: w.namespace,
-    labels: { app: w.name, ...(w.protect ? { 'podseidon.kubewharf.io/protect': 'true' } : {}) },
+    labels: {
+      app: w.name,
+      ...(w.protect ? { 'podseidon.kubewharf.io/protect': 'true' } : {}),
+      ...(w.instanceIds ? { [INSTANCE_IDS_LABEL]: 'true' } : {}),
+    },
   };
   const selector = { matchLabels: { app: w.name } };
   const out: k8s.KubernetesObject[] = [];

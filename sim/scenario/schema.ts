@@ -35,6 +35,12 @@ const workloadBase = {
   zones: z.array(name).optional(),
   /** label the workload podseidon.kubewharf.io/protect=true: Palisade's generator then guards it */
   protect: z.boolean().default(false),
+  /**
+   * its pods take unique instance IDs from Palisade (seed 002): the workload is labelled
+   * palisade.dev/instance-ids-enabled=true and its container gets PALISADE_INSTANCE_IDS_URL from
+   * the ConfigMap palisade-instance-ids (key url), which Palisade writes beside the embedded cluster
+   */
+  instanceIds: z.boolean().default(false),
 };
 
 const volume = z.object({

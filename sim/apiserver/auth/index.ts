@@ -48,6 +48,8 @@ export class AuthServices {
   constructor(store: Store, tokens: TokenEntry[]) {
     this.serviceAccounts = new ServiceAccountTokens(
       (ns, name) => store.get('/serviceaccounts', ns, name)?.obj.metadata,
+      Date.now,
+      (ns, name) => store.get('/pods', ns, name)?.obj.metadata,
     );
     this.authenticator = new Authenticator(tokens, this.serviceAccounts);
     this.source = storeSource(store);

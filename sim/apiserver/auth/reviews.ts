@@ -8,7 +8,7 @@ import type { UserInfo } from '../core/context.js';
 import type { RequestAttributes } from './attributes.js';
 import type { AuthServices } from './index.js';
 import type { PolicyRule } from './rules.js';
-import { API_AUDIENCE } from './serviceAccountTokens.js';
+import { API_AUDIENCE, type BoundObjects } from './serviceAccountTokens.js';
 import { aggregateErrors } from './rules.js';
 
 type Obj = Record<string, any>;
@@ -210,8 +210,49 @@ export function rulesReview(body: Obj, user: UserInfo, auth: AuthServices) {
 const MIN_EXPIRATION = 600;
 const MAX_EXPIRATION = 2 ** 32;
 
+/** What a TokenRequest may be bound to, read from the store (throws kube-apiserver's 404). */
+export interface BindingLookup {
+  pod(namespace: string, name: string): Obj;
+  node(name: string): Obj;
+}
+
+/**
+ * spec.boundObjectRef, as kube-apiserver's TokenREST binds it: a Pod of the same
+ * ServiceAccount (with the node it is scheduled to); other kinds are not emulated.
+ */
+function bindingOf(spec: Obj, sa: Obj, lookup: BindingLookup | undefined): BoundObjects {
+  const ref: Obj | undefined = isObj(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
+  if (!ref) return {};
+  const apiVersion = str(ref.apiVersion);
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+  if (group !== '' || str(ref.kind) !== 'Pod' || !lookup)
+    throw errors.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${str(ref.kind)}`);
+  const pod = lookup.pod(sa.metadata.namespace, str(ref.name));
+  const account = pod.spec?.serviceAccountName || 'default';
+  if (account !== sa.metadata.name)
+    throw errors.badRequest(
+      `cannot bind token for serviceaccount "${sa.metadata.name}" to pod running with different serviceaccount name.`,
+    );
+  if (str(ref.uid) && str(ref.uid) !== pod.metadata.uid)
+    throw new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on Pod "${str(ref.name)}": the UID in the bound object reference (${str(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
+      { kind: 'Pod', name: str(ref.name) },
+    );
+  const bound: BoundObjects = { pod: { name: pod.metadata.name, uid: pod.metadata.uid } };
+  // ServiceAccountTokenPodNodeInfo (on by default): the node the pod is scheduled to
+  const nodeName = str(pod.spec?.nodeName);
+  if (nodeName) {
+    const node = lookup.node(nodeName);
+    bound.node = { name: node.metadata.name, uid: node.metadata.uid };
+  }
+  return bound;
+}
+
 /** POST serviceaccounts/<name>/token */
-export function tokenRequest(body: Obj, sa: Obj, auth: AuthServices) {
+export function tokenRequest(body: Obj, sa: Obj, auth: AuthServices, lookup?: BindingLookup) {
   const spec: Obj = isObj(body?.spec) ? body.spec : {};
   const seconds = spec.expirationSeconds ?? 3600;
   const causes: StatusCause[] = [];
@@ -245,6 +286,7 @@ export function tokenRequest(body: Obj, sa: Obj, auth: AuthServices) {
     { namespace: m.namespace, name: m.name, uid: m.uid },
     seconds,
     audiences,
+    bindingOf(spec, sa, lookup),
   );
   return {
     kind: 'TokenRequest',

@@ -54,4 +54,34 @@ describe('ServiceAccount tokens', () => {
     expect(sat.authenticate(other.issue(sa, 600).token)).toBeUndefined();
     expect(sat.authenticate('not-a-jwt')).toBeUndefined();
   });
+
+  it('a token bound to a pod carries it (and its node) in the extra while the pod lives', () => {
+    let pod: { uid?: string; deletionTimestamp?: string } | undefined = { uid: 'p1' };
+    const bound = new ServiceAccountTokens(
+      (ns, name) => accounts.get(`${ns}/${name}`),
+      () => now,
+      (ns, name) => (ns === 'ns' && name === 'web-0' ? pod : undefined),
+    );
+    const { token } = bound.issue(sa, 600, undefined, {
+      pod: { name: 'web-0', uid: 'p1' },
+      node: { name: 'n1', uid: 'n-uid' },
+    });
+    const r = bound.authenticate(token);
+    expect(r && 'user' in r && r.user.extra).toEqual({
+      'authentication.kubernetes.io/credential-id': [expect.stringMatching(/^JTI=/)],
+      'authentication.kubernetes.io/node-name': ['n1'],
+      'authentication.kubernetes.io/node-uid': ['n-uid'],
+      'authentication.kubernetes.io/pod-name': ['web-0'],
+      'authentication.kubernetes.io/pod-uid': ['p1'],
+    });
+    // deleted gracefully: still valid for a minute after its deletionTimestamp
+    pod = { uid: 'p1', deletionTimestamp: new Date(now - 59_000).toISOString() };
+    expect(bound.authenticate(token)).toHaveProperty('user');
+    pod = { uid: 'p1', deletionTimestamp: new Date(now - 61_000).toISOString() };
+    expect(bound.authenticate(token)).toEqual({ error: 'service account token has been invalidated' });
+    pod = { uid: 'p2' };
+    expect(bound.authenticate(token)).toEqual({ error: 'service account token has been invalidated' });
+    pod = undefined;
+    expect(bound.authenticate(token)).toEqual({ error: 'service account token has been invalidated' });
+  });
 });

@@ -1,8 +1,10 @@
 // ServiceAccount tokens (TokenRequest): JWTs signed ES256 with a key the server makes at
 // start, in the shape kube-apiserver issues (iss, sub, aud, exp, iat, nbf, jti and the
-// kubernetes.io claim naming the ServiceAccount and its uid). A token authenticates while it
-// has not expired, names an audience asked for, and its ServiceAccount still exists with
-// the same uid.
+// kubernetes.io claim naming the ServiceAccount and its uid, and for a token bound to a pod the
+// pod and its node). A token authenticates while it has not expired, names an audience asked
+// for, its ServiceAccount still exists with the same uid and, when bound to a pod, that pod
+// still exists with the same uid and was not deleted more than a minute ago; its user then
+// carries the pod (and node) in its extra, as kube-apiserver's does.
 import { type KeyObject, createHash, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import type { UserInfo } from '../core/context.js';
 import { serviceAccountUsername } from './rules.js';
@@ -17,6 +19,23 @@ export interface ServiceAccountRef {
   uid: string;
 }
 
+/** What a token is bound to (TokenRequest's boundObjectRef): a pod, and the node it was on. */
+export interface BoundObjects {
+  pod?: { name: string; uid: string };
+  node?: { name: string; uid: string };
+}
+
+/** kube-apiserver's user extra keys for ServiceAccount tokens (pkg/serviceaccount) */
+export const EXTRA_CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
+export const EXTRA_POD_NAME = 'authentication.kubernetes.io/pod-name';
+export const EXTRA_POD_UID = 'authentication.kubernetes.io/pod-uid';
+export const EXTRA_NODE_NAME = 'authentication.kubernetes.io/node-name';
+export const EXTRA_NODE_UID = 'authentication.kubernetes.io/node-uid';
+
+/** a bound pod deleted longer ago than this no longer vouches for its token */
+const DELETED_POD_GRACE_SECONDS = 60;
+const INVALIDATED = 'service account token has been invalidated';
+
 interface Claims {
   aud: string[];
   exp: number;
@@ -25,7 +44,12 @@ interface Claims {
   jti: string;
   nbf: number;
   sub: string;
-  'kubernetes.io': { namespace: string; serviceaccount: { name: string; uid: string } };
+  'kubernetes.io': {
+    namespace: string;
+    node?: { name: string; uid: string };
+    pod?: { name: string; uid: string };
+    serviceaccount: { name: string; uid: string };
+  };
 }
 
 const b64 = (v: object | Buffer) =>
@@ -40,6 +64,11 @@ export class ServiceAccountTokens {
     /** the ServiceAccount as stored now, or undefined */
     private readonly lookup: (namespace: string, name: string) => { uid?: string } | undefined,
     private readonly now: () => number = Date.now,
+    /** the pod as stored now, or undefined (for tokens bound to a pod) */
+    private readonly lookupPod: (
+      namespace: string,
+      name: string,
+    ) => { uid?: string; deletionTimestamp?: string } | undefined = () => undefined,
   ) {
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     this.privateKey = pair.privateKey;
@@ -49,7 +78,12 @@ export class ServiceAccountTokens {
       .digest('base64url');
   }
 
-  issue(sa: ServiceAccountRef, expirationSeconds: number, audiences = [API_AUDIENCE]) {
+  issue(
+    sa: ServiceAccountRef,
+    expirationSeconds: number,
+    audiences = [API_AUDIENCE],
+    bound: BoundObjects = {},
+  ) {
     const iat = Math.floor(this.now() / 1000);
     const claims: Claims = {
       aud: audiences,
@@ -57,7 +91,12 @@ export class ServiceAccountTokens {
       iat,
       iss: ISSUER,
       jti: randomUUID(),
-      'kubernetes.io': { namespace: sa.namespace, serviceaccount: { name: sa.name, uid: sa.uid } },
+      'kubernetes.io': {
+        namespace: sa.namespace,
+        ...(bound.node ? { node: bound.node } : {}),
+        ...(bound.pod ? { pod: bound.pod } : {}),
+        serviceaccount: { name: sa.name, uid: sa.uid },
+      },
       nbf: iat,
       sub: serviceAccountUsername(sa.namespace, sa.name),
     };
@@ -107,12 +146,27 @@ export class ServiceAccountTokens {
     if (!sa) return { error: `serviceaccounts "${k.serviceaccount.name}" not found` };
     if (sa.uid !== k.serviceaccount.uid)
       return { error: `service account UID (${sa.uid}) does not match claim (${k.serviceaccount.uid})` };
+    const extra: Record<string, string[]> = { [EXTRA_CREDENTIAL_ID]: [`JTI=${claims.jti}`] };
+    if (k.pod) {
+      // kube-apiserver's claims validation: the pod must exist, be the same pod, and not have
+      // been deleted more than a minute ago (a graceful deletion's deadline is in the future)
+      const pod = this.lookupPod(k.namespace, k.pod.name);
+      if (!pod || pod.uid !== k.pod.uid) return { error: INVALIDATED };
+      const deleted = pod.deletionTimestamp ? Date.parse(pod.deletionTimestamp) / 1000 : undefined;
+      if (deleted !== undefined && deleted < now - DELETED_POD_GRACE_SECONDS) return { error: INVALIDATED };
+      extra[EXTRA_POD_NAME] = [k.pod.name];
+      extra[EXTRA_POD_UID] = [k.pod.uid];
+    }
+    if (k.node) {
+      extra[EXTRA_NODE_NAME] = [k.node.name];
+      extra[EXTRA_NODE_UID] = [k.node.uid];
+    }
     return {
       user: {
         username: serviceAccountUsername(k.namespace, k.serviceaccount.name),
         uid: k.serviceaccount.uid,
         groups: ['system:serviceaccounts', `system:serviceaccounts:${k.namespace}`, 'system:authenticated'],
-        extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`] },
+        extra: Object.fromEntries(Object.entries(extra).sort(([a], [b]) => (a < b ? -1 : 1))),
       },
       audiences: accepted,
     };

@@ -36,7 +36,7 @@ import { checkMicroTimes, checkPatchedMicroTimes } from './microTime.js';
 import { generateName, validateName } from './names.js';
 import { admitServiceAccount } from './serviceAccount.js';
 import { clone, isObject, nowRfc3339, sameValue, specOf } from './objects.js';
-import { validateCreate, validateUpdate } from './validation.js';
+import { validateAnnotationsSize, validateCreate, validateUpdate } from './validation.js';
 
 export interface CoreOptions {
   watchWindow: number;
@@ -252,6 +252,7 @@ export class ApiCore {
       causes.push(
         ...(old ? validateUpdate(r.kind, r.group, obj, old) : validateCreate(r.kind, r.group, obj)),
       );
+    causes.push(...validateAnnotationsSize(obj.metadata.annotations));
     if (r.group === 'apiextensions.k8s.io') causes.push(...validateCrd(obj));
     const v = this.validators.get(`${r.group}/${r.version}/${r.plural}`);
     if (v) causes.push(...validateAgainst(v.validate, obj));

@@ -125,6 +125,25 @@ function validateWebhooks(o: Obj): StatusCause[] {
   return out;
 }
 
+/** kube-apiserver's TotalAnnotationSizeLimitB: keys and values together, in bytes */
+export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+
+/** ValidateAnnotationsSize, on every kind (custom ones too), on create and on update. */
+export function validateAnnotationsSize(annotations: Record<string, unknown> | undefined): StatusCause[] {
+  if (!annotations) return [];
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations))
+    size += Buffer.byteLength(k) + Buffer.byteLength(typeof v === 'string' ? v : '');
+  if (size <= TOTAL_ANNOTATION_SIZE_LIMIT) return [];
+  return [
+    {
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`,
+      field: 'metadata.annotations',
+    },
+  ];
+}
+
 export function validateCreate(kind: string, group: string, o: KubeObject): StatusCause[] {
   const obj = o as Obj;
   if (group === '' && kind === 'Pod') return validateContainers(obj.spec ?? {}, 'spec');

@@ -225,7 +225,16 @@ async function handlePost(ctx: HandlerContext) {
   }
   if (route.subresource === 'token') {
     const sa = core.getStored(route.resource, route.namespace, route.name).obj;
-    return sendJson(ctx.res, 201, tokenRequest(body, sa, ctx.auth));
+    const pods = core.registry.lookup('', 'v1', 'pods')!;
+    const nodes = core.registry.lookup('', 'v1', 'nodes')!;
+    return sendJson(
+      ctx.res,
+      201,
+      tokenRequest(body, sa, ctx.auth, {
+        pod: (ns, name) => core.getStored(pods, ns, name).obj,
+        node: (name) => core.getStored(nodes, undefined, name).obj,
+      }),
+    );
   }
   if (route.subresource === 'eviction') {
     const res = await evictPod(core, route.resource, route.namespace!, route.name, body, o);

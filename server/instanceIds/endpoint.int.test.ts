@@ -1,0 +1,326 @@
+// The instance-ID endpoint behind the console's gate, on the embedded cluster and (with
+// PALISADE_CLUSTER=real) on kube-apiserver: a pod may ask only for itself, with its own
+// pod-bound ServiceAccount token; IDs are released when the workload shrinks and stale entries
+// dropped when the map is full; a map it cannot read is refused and left as it is; the API
+// server's 256 KiB annotation limit comes back in its own words with the map unchanged.
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INSTANCE_IDS_ANNOTATION } from '../../lib/instanceIds/types.js';
+import { onRealControlPlane } from '../../sim/apiserver/test/harness.js';
+import { type ClusterAndConsole, rawRequest, startClusterAndConsole } from '../test/consoleHarness.js';
+import { createReadyNamespace } from '../test/namespaces.js';
+import { ask, deployment, livePods, mapOf, NOWHERE, podToken } from './test/helpers.js';
+
+const NS = 'ids';
+let h: ClusterAndConsole;
+let core: k8s.CoreV1Api;
+let apps: k8s.AppsV1Api;
+let url: string;
+
+const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const setMap = (name: string, map: string | null, extra: Record<string, string | null> = {}) =>
+  apps.patchNamespacedDeployment(
+    {
+      namespace: NS,
+      name,
+      body: { metadata: { annotations: { [INSTANCE_IDS_ANNOTATION]: map, ...extra } } },
+    },
+    merge,
+  );
+const nameOf = (p: k8s.V1Pod) => p.metadata!.name!;
+
+beforeAll(async () => {
+  h = await startClusterAndConsole({ name: 'ids-endpoint', rack: 'e', count: 2 });
+  core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
+  apps = h.cluster.kc.makeApiClient(k8s.AppsV1Api);
+  url = h.console.url;
+  await createReadyNamespace(core, NS);
+}, 180_000);
+
+afterAll(() => h?.stop());
+
+describe('a pod may ask only for itself', () => {
+  let a: k8s.V1Pod;
+  let b: k8s.V1Pod;
+  let tokenA: string;
+
+  beforeAll(async () => {
+    await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'who', 2) });
+    [a, b] = await livePods(core, NS, 'who', 2);
+    tokenA = await podToken(core, a);
+  });
+
+  it('with its own token, it gets its ID, and the same one again', async () => {
+    const first = await ask(url, 'acquire', tokenA, { namespace: NS, pod: nameOf(a) });
+    expect(first).toEqual({
+      status: 200,
+      body: { id: 0, replicas: 2, workload: { kind: 'Deployment', namespace: NS, name: 'who' }, retries: 0 },
+    });
+    expect((await ask(url, 'acquire', tokenA, { namespace: NS, pod: nameOf(a) })).body.id).toBe(0);
+    expect(await mapOf(apps, NS, 'who')).toBe(`{"0":"${nameOf(a)}"}`);
+  });
+
+  it('refuses a token bound to another pod, saying whose it is', async () => {
+    const r = await ask(url, 'acquire', tokenA, { namespace: NS, pod: nameOf(b) });
+    expect(r).toEqual({
+      status: 403,
+      body: {
+        code: 'not_this_pod',
+        error: `the token is bound to pod ${NS}/${nameOf(a)}, not ${NS}/${nameOf(b)}: a pod may acquire only its own instance ID`,
+      },
+    });
+    const release = await ask(url, 'release', tokenA, { namespace: NS, pod: nameOf(b) });
+    expect(release.body.code).toBe('not_this_pod');
+    expect(await mapOf(apps, NS, 'who')).toBe(`{"0":"${nameOf(a)}"}`);
+  });
+
+  it('refuses tokens that are not a pod: a ServiceAccount token bound to nothing, a person, garbage', async () => {
+    const unbound = (
+      await core.createNamespacedServiceAccountToken({
+        namespace: NS,
+        name: 'default',
+        body: { spec: { audiences: [], expirationSeconds: 600 } },
+      })
+    ).status!.token;
+    const r = await ask(url, 'acquire', unbound, { namespace: NS, pod: nameOf(b) });
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({
+      code: 'not_a_pod_token',
+      error: `the token of ServiceAccount ${NS}/default is not bound to a pod: send the pod's own projected token (/var/run/secrets/kubernetes.io/serviceaccount/token), not a Secret-based one or one requested without a boundObjectRef`,
+    });
+    const person = await ask(url, 'acquire', h.cluster.users.admin.token, { namespace: NS, pod: nameOf(b) });
+    expect(person.status).toBe(403);
+    expect(person.body).toEqual({
+      code: 'not_a_pod_token',
+      error:
+        "the token authenticates as admin, not a ServiceAccount: send the pod's own ServiceAccount token",
+    });
+    const garbage = await ask(url, 'acquire', 'not-a-token', { namespace: NS, pod: nameOf(b) });
+    expect(garbage.status).toBe(401);
+    expect(garbage.body.code).toBe('unauthenticated');
+    expect(garbage.body.error).toMatch(/^no cluster accepts the token/);
+    expect(await mapOf(apps, NS, 'who')).toBe(`{"0":"${nameOf(a)}"}`);
+  });
+
+  it('the gate wants a bearer token: none, or a session cookie, is 401 before anything is read', async () => {
+    const none = await ask(url, 'acquire', undefined, { namespace: NS, pod: nameOf(a) });
+    expect(none).toEqual({
+      status: 401,
+      body: {
+        code: 'unauthenticated',
+        error:
+          "send the pod's ServiceAccount token as Authorization: Bearer <token> (a session is not accepted here)",
+      },
+    });
+    const host = `127.0.0.1:${h.console.port}`;
+    const signIn = await rawRequest(
+      h.console.port,
+      'POST',
+      '/auth/token',
+      { host, origin: url, 'content-type': 'application/json' },
+      JSON.stringify({ token: h.cluster.users.admin.token }),
+    );
+    const cookie = String(signIn.headers['set-cookie'] ?? '').split(';')[0];
+    expect(cookie).toMatch(/^palisade_session_\d+=./);
+    const withSession = await rawRequest(
+      h.console.port,
+      'POST',
+      '/instance-ids/acquire',
+      { host, origin: url, cookie, 'content-type': 'application/json' },
+      JSON.stringify({ namespace: NS, pod: nameOf(a) }),
+    );
+    expect(withSession.status).toBe(401);
+    expect(JSON.parse(withSession.body).code).toBe('unauthenticated');
+  });
+
+  it('a malformed request is a 400 naming the field; only POST is taken', async () => {
+    const bad = await ask(url, 'acquire', tokenA, { namespace: NS, pod: 'Not_A_Name' });
+    expect(bad).toEqual({
+      status: 400,
+      body: { code: 'bad_request', error: 'pod: must be a lowercase RFC 1123 name' },
+    });
+    expect((await ask(url, 'acquire', tokenA, '{')).body).toEqual({
+      code: 'bad_request',
+      error: 'the body is not valid JSON',
+    });
+    const get = await rawRequest(h.console.port, 'GET', '/instance-ids/acquire', {
+      host: `127.0.0.1:${h.console.port}`,
+      authorization: `Bearer ${tokenA}`,
+    });
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+  });
+
+  it('a token whose pod is gone no longer takes anything', async () => {
+    const tokenB = await podToken(core, b);
+    await core.deleteNamespacedPod({ namespace: NS, name: nameOf(b) });
+    // the replacement has another name; b's token is refused by the cluster (or, within
+    // kube-apiserver's 10 s token cache, by Palisade's live read of the pod)
+    const r = await ask(url, 'acquire', tokenB, { namespace: NS, pod: nameOf(b) });
+    expect([401, 404]).toContain(r.status);
+    expect(['unauthenticated', 'pod_not_found']).toContain(r.body.code);
+  });
+
+  it('release gives the ID back; releasing again is a no-op', async () => {
+    expect((await ask(url, 'release', tokenA, { namespace: NS, pod: nameOf(a) })).body).toEqual({
+      released: 0,
+      workload: { kind: 'Deployment', namespace: NS, name: 'who' },
+      retries: 0,
+    });
+    expect(await mapOf(apps, NS, 'who')).toBe('{}');
+    expect((await ask(url, 'release', tokenA, { namespace: NS, pod: nameOf(a) })).body.released).toBeNull();
+  });
+});
+
+describe('the map', () => {
+  it('entries at or above a shrunk replica count are released; stale entries make room when it is full', async () => {
+    await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'shrink', 3) });
+    const pods = await livePods(core, NS, 'shrink', 3);
+    const tokens = await Promise.all(pods.map((p) => podToken(core, p)));
+    const ids = await Promise.all(
+      pods.map(
+        async (p, i) => (await ask(url, 'acquire', tokens[i], { namespace: NS, pod: nameOf(p) })).body.id,
+      ),
+    );
+    expect([...ids].sort()).toEqual([0, 1, 2]);
+    // scaled down to 2: one pod goes (Pending pods go at once), its entry stays for now
+    await apps.patchNamespacedDeploymentScale(
+      { namespace: NS, name: 'shrink', body: { spec: { replicas: 2 } } },
+      merge,
+    );
+    const left = await livePods(core, NS, 'shrink', 2);
+    const tokenOf = (p: k8s.V1Pod) => tokens[pods.findIndex((x) => nameOf(x) === nameOf(p))];
+    // each pod asks again: an ID of 2 is out of range and given up for a free (or freed) one
+    for (const p of left) {
+      const r = await ask(url, 'acquire', tokenOf(p), { namespace: NS, pod: nameOf(p) });
+      expect(r.status).toBe(200);
+      expect(r.body.id).toBeLessThan(2);
+    }
+    const names = left.map(nameOf).sort();
+    const map = JSON.parse((await mapOf(apps, NS, 'shrink'))!);
+    expect(Object.keys(map).sort()).toEqual(['0', '1']);
+    expect(Object.values(map).sort()).toEqual(names);
+  });
+
+  it('drops the entries of pods gone or terminating when no ID is free, reading the pods live', async () => {
+    await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'stale', 2) });
+    const [p, q] = await livePods(core, NS, 'stale', 2);
+    // a pod held by a finalizer stays, terminating, after its deletion
+    await core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: { name: 'stale-held', labels: { app: 'stale' }, finalizers: ['palisade.dev/test-hold'] },
+        spec: { nodeSelector: NOWHERE, containers: [{ name: 'app', image: 'registry.example/app:1.0' }] },
+      },
+    });
+    await core.deleteNamespacedPod({ namespace: NS, name: 'stale-held' });
+    await setMap('stale', '{"0":"gone-pod","1":"stale-held"}');
+    const cas = h.console.instanceIds.cas.values().next().value!;
+    const reads = cas.stats.liveReads;
+    const first = await ask(url, 'acquire', await podToken(core, p), { namespace: NS, pod: nameOf(p) });
+    expect(first.body.id).toBe(0);
+    // both stale entries went, not only the one that was needed
+    expect(await mapOf(apps, NS, 'stale')).toBe(`{"0":"${nameOf(p)}"}`);
+    expect(cas.stats.liveReads).toBe(reads + 1);
+    // an ID is free: no pods are read
+    const second = await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) });
+    expect(second.body.id).toBe(1);
+    expect(cas.stats.liveReads).toBe(reads + 1);
+    // a stale entry while IDs are free stays: nothing is rewritten that need not be
+    await setMap('stale', `{"0":"${nameOf(p)}","5":"stale-held"}`);
+    await apps.patchNamespacedDeploymentScale(
+      { namespace: NS, name: 'stale', body: { spec: { replicas: 2 } } },
+      merge,
+    );
+    expect(
+      (await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) })).body.id,
+    ).toBe(1);
+    // 5 is out of range: released with that write
+    expect(await mapOf(apps, NS, 'stale')).toBe(`{"0":"${nameOf(p)}","1":"${nameOf(q)}"}`);
+    await core.patchNamespacedPod(
+      { namespace: NS, name: 'stale-held', body: { metadata: { finalizers: null } } },
+      merge,
+    );
+  });
+
+  it('an invalid map is refused with what to do, and not rewritten', async () => {
+    await apps.createNamespacedDeployment({
+      namespace: NS,
+      body: deployment(NS, 'broken', 1, { annotations: { [INSTANCE_IDS_ANNOTATION]: '{"01":"x"}' } }),
+    });
+    const [p] = await livePods(core, NS, 'broken', 1);
+    const r = await ask(url, 'acquire', await podToken(core, p), { namespace: NS, pod: nameOf(p) });
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual({
+      code: 'invalid_map',
+      error:
+        `the palisade.dev/instance-ids annotation of Deployment ${NS}/broken is not a valid instance-ID map: ` +
+        'entry "01": the id must be a decimal integer >= 0 without leading zeros. Palisade does not rewrite a map it cannot read: ' +
+        `correct it (kubectl annotate deployment/broken -n ${NS} --overwrite palisade.dev/instance-ids='{"0":"<pod name>"}'), ` +
+        `or remove it to start over (kubectl annotate deployment/broken -n ${NS} palisade.dev/instance-ids-) and let the pods acquire again`,
+    });
+    expect(await mapOf(apps, NS, 'broken')).toBe('{"01":"x"}');
+  });
+
+  it("the 256 KiB annotation limit is the API server's own refusal; the map stays as it was", async () => {
+    // the other annotations leave room for the map as it is, not for one entry more
+    await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'full', 2) });
+    const [p, q] = await livePods(core, NS, 'full', 2);
+    const tp = await podToken(core, p);
+    expect((await ask(url, 'acquire', tp, { namespace: NS, pod: nameOf(p) })).status).toBe(200);
+    const d = await apps.readNamespacedDeployment({ namespace: NS, name: 'full' });
+    const used = Object.entries(d.metadata!.annotations!).reduce((n, [k, v]) => n + k.length + v.length, 0);
+    const key = 'example.com/padding';
+    await setMap('full', `{"0":"${nameOf(p)}"}`, { [key]: 'x'.repeat(262_144 - used - key.length) });
+    const before = await mapOf(apps, NS, 'full');
+    const r = await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('rejected');
+    expect(r.body.error).toBe(
+      `the API server refused the new instance-ID map of Deployment ${NS}/full: HTTP 422: Deployment.apps "full" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes`,
+    );
+    expect(await mapOf(apps, NS, 'full')).toBe(before);
+    // p still holds its ID: asking again writes nothing, so nothing is refused
+    expect((await ask(url, 'acquire', tp, { namespace: NS, pod: nameOf(p) })).body.id).toBe(0);
+  });
+});
+
+describe.skipIf(!onRealControlPlane)(
+  'Jobs (kube-controller-manager runs them; the embedded cluster serves no batch/v1)',
+  () => {
+    it("a Job's pods take IDs below its parallelism, kept on the Job", async () => {
+      const batch = h.cluster.kc.makeApiClient(k8s.BatchV1Api);
+      await batch.createNamespacedJob({
+        namespace: NS,
+        body: {
+          metadata: { name: 'crunch' },
+          spec: {
+            parallelism: 2,
+            completions: 4,
+            template: {
+              metadata: { labels: { app: 'crunch' } },
+              spec: {
+                restartPolicy: 'Never',
+                nodeSelector: NOWHERE,
+                containers: [{ name: 'app', image: 'registry.example/app:1.0' }],
+              },
+            },
+          },
+        },
+      });
+      const pods = await livePods(core, NS, 'crunch', 2);
+      const ids = [];
+      for (const p of pods) {
+        const r = await ask(url, 'acquire', await podToken(core, p), { namespace: NS, pod: nameOf(p) });
+        expect(r.body.workload).toEqual({ kind: 'Job', namespace: NS, name: 'crunch' });
+        ids.push(r.body.id);
+      }
+      expect(ids.sort()).toEqual([0, 1]);
+      const job = await batch.readNamespacedJob({ namespace: NS, name: 'crunch' });
+      expect(Object.keys(JSON.parse(job.metadata!.annotations![INSTANCE_IDS_ANNOTATION]))).toEqual([
+        '0',
+        '1',
+      ]);
+    });
+  },
+);

@@ -1,0 +1,128 @@
+// Test helpers for the instance-ID endpoint: workloads whose pods stay Pending (so a test
+// decides who asks, and when), pod-bound tokens as a kubelet gets them, and the endpoint's
+// answers read raw.
+import type * as k8s from '@kubernetes/client-node';
+import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { INSTANCE_IDS_ANNOTATION } from '../../../lib/instanceIds/types.js';
+
+/** matches no node: the pods exist and never run */
+export const NOWHERE = { 'palisade.dev/test-nowhere': 'true' };
+
+export function deployment(
+  namespace: string,
+  name: string,
+  replicas: number,
+  opts: {
+    runs?: boolean;
+    env?: k8s.V1EnvVar[];
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  } = {},
+): k8s.V1Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels: { app: name, ...opts.labels }, annotations: opts.annotations },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 5,
+          ...(opts.runs ? {} : { nodeSelector: NOWHERE }),
+          containers: [
+            { name: 'app', image: 'registry.example/app:1.0', ...(opts.env ? { env: opts.env } : {}) },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The workload's pods that exist and are not terminating, once there are `n` of them. */
+export async function livePods(
+  core: k8s.CoreV1Api,
+  namespace: string,
+  app: string,
+  n: number,
+  timeoutMs = 60_000,
+) {
+  return eventually(
+    async () => {
+      const list = await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` });
+      const live = list.items.filter((p) => !p.metadata?.deletionTimestamp);
+      return live.length === n && live;
+    },
+    `${n} pods of ${namespace}/${app}`,
+    timeoutMs,
+  );
+}
+
+/** A token bound to the pod, as the kubelet requests it for the projected volume. */
+export async function podToken(core: k8s.CoreV1Api, pod: k8s.V1Pod): Promise<string> {
+  const r = await core.createNamespacedServiceAccountToken({
+    namespace: pod.metadata!.namespace!,
+    name: pod.spec?.serviceAccountName || 'default',
+    body: {
+      spec: {
+        audiences: [],
+        expirationSeconds: 3600,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata!.name!, uid: pod.metadata!.uid! },
+      },
+    },
+  });
+  return r.status!.token;
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/** POST /instance-ids/<action> as a pod would. */
+export async function ask(
+  url: string,
+  action: 'acquire' | 'release',
+  token: string | undefined,
+  body: unknown,
+): Promise<Answer> {
+  const res = await fetch(`${url}/instance-ids/${action}`, {
+    method: 'POST',
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** The map annotation as stored. */
+export async function mapOf(
+  apps: k8s.AppsV1Api,
+  namespace: string,
+  name: string,
+): Promise<string | undefined> {
+  const d = await apps.readNamespacedDeployment({ namespace, name });
+  return d.metadata?.annotations?.[INSTANCE_IDS_ANNOTATION];
+}
+
+/** Run `fn` over `items` with at most `n` at once. */
+export async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return out;
+}
