@@ -34,6 +34,7 @@ const NAV = [
   { href: '/volumes', label: 'Volumes', keys: 'g v' },
   { href: '/fencing', label: 'Fencing', keys: 'g f' },
   { href: '/protectors', label: 'Protectors', keys: 'g r' },
+  { href: '/instance-ids', label: 'Instance IDs', keys: 'g i' },
   { href: '/audit', label: 'Audit', keys: 'g a' },
 ];
 
@@ -87,6 +88,9 @@ export function Shell({ children }: { children: ReactNode }) {
           break;
         case 'go-audit':
           router.push('/audit');
+          break;
+        case 'go-instance-ids':
+          router.push('/instance-ids');
           break;
       }
     };

@@ -79,7 +79,8 @@ export function routeOf(path: string): Route {
   if (under(path, TRPC_PREFIX)) return 'trpc';
   if (under(path, SOCKET_PREFIX)) return 'socket';
   if (path === '/metrics') return 'metrics';
-  if (under(path, INSTANCE_IDS_PREFIX)) return 'instance-ids';
+  // the endpoint's paths are below the prefix; /instance-ids itself is the console's page
+  if (path.startsWith(`${INSTANCE_IDS_PREFIX}/`)) return 'instance-ids';
   return 'page';
 }
 

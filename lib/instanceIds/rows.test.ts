@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PodView } from '../console/protocol.js';
 import type { WorkloadView } from '../console/views.js';
+import { rowFlags } from './flags.js';
 import { instanceIdRows } from './rows.js';
 
 const workload = (
@@ -97,4 +98,18 @@ describe('the instance-IDs rows', () => {
     expect(db.holders).toEqual([]);
     expect(db.duplicates).toEqual([]);
   });
+});
+
+describe('what a row is filtered by', () => {
+  const base = { valid: true, conflicts: [], stale: [], waiting: [], duplicates: [] };
+  it.each([
+    [base, ['ok']],
+    [{ ...base, valid: false }, ['conflict']],
+    [{ ...base, duplicates: [{ id: 0, pods: ['a', 'b'] }] }, ['conflict']],
+    [
+      { ...base, stale: [{ key: '1', id: 1, pod: 'x', state: 'gone' as const }], waiting: ['y'] },
+      ['stale', 'waiting'],
+    ],
+    [{ ...base, duplicates: undefined }, ['ok']],
+  ])('%j', (row, flags) => expect([...rowFlags(row)]).toEqual(flags));
 });

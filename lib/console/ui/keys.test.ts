@@ -47,6 +47,14 @@ describe('handleKey', () => {
       want: [undefined, 'go-volumes'],
     },
     {
+      name: 'g i',
+      keys: [
+        { key: 'g', at: 0 },
+        { key: 'i', at: 10 },
+      ],
+      want: [undefined, 'go-instance-ids'],
+    },
+    {
       name: 'sequence times out',
       keys: [
         { key: 'g', at: 0 },

@@ -10,7 +10,8 @@ export type ShortcutAction =
   | 'go-protectors'
   | 'go-volumes'
   | 'go-fencing'
-  | 'go-audit';
+  | 'go-audit'
+  | 'go-instance-ids';
 
 export interface Shortcut {
   keys: string;
@@ -28,6 +29,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'g v', action: 'go-volumes', description: 'Go to the volumes (RWO attach state)' },
   { keys: 'g f', action: 'go-fencing', description: 'Go to fencing (node fences and policies)' },
   { keys: 'g a', action: 'go-audit', description: 'Go to the audit of guarded actions' },
+  {
+    keys: 'g i',
+    action: 'go-instance-ids',
+    description: 'Go to the instance IDs (maps, stale entries, conflicts)',
+  },
   { keys: 'Esc', action: 'close', description: 'Close the side panel or overlay' },
 ];
 
@@ -56,6 +62,7 @@ const SEQUENCES: Record<string, ShortcutAction> = {
   'g v': 'go-volumes',
   'g f': 'go-fencing',
   'g a': 'go-audit',
+  'g i': 'go-instance-ids',
 };
 
 export function handleKey(state: KeyState, k: KeyInput): { state: KeyState; action?: ShortcutAction } {

@@ -714,6 +714,18 @@ const GENERATORS: Record<string, Gen> = {
     const p = pools(w, s);
     return input(objectInput({ cluster: p.cluster, name: p.pv }, s), s);
   },
+  'instanceIds.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
+  'instanceIds.get': (w, s) => {
+    const p = pools(w, s);
+    const kind = p.f(
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom('Deployment', 'StatefulSet', 'Job') },
+        { weight: 1, arbitrary: fc.constantFrom('ReplicaSet', 'deployment', '') },
+      ),
+    );
+    const name = p.f(fc.constantFrom('api', 'web', 'nope'));
+    return input(objectInput({ cluster: p.cluster, namespace: p.namespace, kind, name }, s), s);
+  },
   'actions.preview': (w, s) => input(target(w, s), s),
   'actions.perform': (w, s) => input(target(w, s, submission(w, s)), s),
   'actions.audit': (w, s) => {
@@ -930,6 +942,15 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
       }
       if (mayReadAll && !input.action && !input.user && !input.outcome && !input.text?.trim())
         expect(data.length, `${shown()}: a row is missing`).toBe(Math.min(2, input.limit));
+      return;
+    case 'instanceIds.list':
+      for (const row of data.rows) if (!mayReadAll) expect(row.namespace, shown()).toBe(NS);
+      return;
+    case 'instanceIds.get':
+      expect(mayReadAll || input.namespace === NS, shown()).toBe(true);
+      expect(data.key, `${shown()}: not the workload asked for`).toBe(
+        `${input.namespace}/${input.kind}/${input.name}`,
+      );
       return;
     case 'protection.list':
     case 'protection.decisions':
