@@ -197,7 +197,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   baseUrl = url;
   // the embedded cluster's simulated pods learn where the instance-ID endpoint is
   const publishers = [...clusters.values()]
-    .filter((c) => c.spec.infra)
+    .filter((c) => c.spec.infra && c.spec.mode !== 'read-only')
     .map((c) => new EndpointPublisher(c, url, component('instance-ids', {}, root)));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');

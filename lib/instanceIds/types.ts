@@ -72,6 +72,7 @@ export type RefusalCode =
   | 'unauthenticated'
   | 'not_a_pod_token'
   | 'not_this_pod'
+  | 'read_only'
   | 'pod_not_found'
   | 'pod_terminating'
   | 'no_workload'

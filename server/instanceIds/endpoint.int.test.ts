@@ -3,10 +3,13 @@
 // pod-bound ServiceAccount token; IDs are released when the workload shrinks and stale entries
 // dropped when the map is full; a map it cannot read is refused and left as it is; the API
 // server's 256 KiB annotation limit comes back in its own words with the map unchanged.
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE_IDS_ANNOTATION } from '../../lib/instanceIds/types.js';
 import { onRealControlPlane } from '../../sim/apiserver/test/harness.js';
+import { startConsole } from '../console.js';
+import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import { type ClusterAndConsole, rawRequest, startClusterAndConsole } from '../test/consoleHarness.js';
 import { createReadyNamespace } from '../test/namespaces.js';
 import { ask, deployment, livePods, mapOf, NOWHERE, podToken } from './test/helpers.js';
@@ -159,6 +162,27 @@ describe('a pod may ask only for itself', () => {
     const r = await ask(url, 'acquire', tokenB, { namespace: NS, pod: nameOf(b) });
     expect([401, 404]).toContain(r.status);
     expect(['unauthenticated', 'pod_not_found']).toContain(r.body.code);
+  });
+
+  it('a console for which the cluster is read-only gives no IDs', async () => {
+    const readOnly = await startConsole({
+      clusters: await clustersFromKubeconfig(join(h.dir, 'kubeconfig'), { modeOf: () => 'read-only' }),
+      ui: false,
+      fencing: false,
+    });
+    try {
+      const r = await ask(readOnly.url, 'acquire', tokenA, { namespace: NS, pod: nameOf(a) });
+      expect(r).toEqual({
+        status: 403,
+        body: {
+          code: 'read_only',
+          error:
+            'cluster "palisade-embedded" is read-only: Palisade changes nothing there, instance-ID maps included',
+        },
+      });
+    } finally {
+      await readOnly.stop();
+    }
   });
 
   it('release gives the ID back; releasing again is a no-op', async () => {

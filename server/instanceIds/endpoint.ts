@@ -111,6 +111,14 @@ export class InstanceIdEndpoint {
         'not_this_pod',
         `the token is bound to pod ${who.namespace}/${who.pod}, not ${asked}: a pod may ${action} only its own instance ID`,
       );
+    // palisade.yaml (or --read-only) says Palisade changes nothing on this cluster
+    if (who.cluster.spec.mode === 'read-only')
+      return refusal(
+        res,
+        403,
+        'read_only',
+        `cluster "${who.cluster.id}" is read-only: Palisade changes nothing there, instance-ID maps included`,
+      );
     const cas = this.cas.get(who.cluster.id)!;
     const identity = { namespace: body.namespace, pod: body.pod, uid: who.podUid };
     const outcome: Outcome<object> =
