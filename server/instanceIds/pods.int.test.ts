@@ -104,6 +104,45 @@ describe('simulated pods that opt in', () => {
   });
 });
 
+describe("the simulated kubelet's environment", () => {
+  it('holds a pod whose ConfigMap is missing in CreateContainerConfigError, and starts it once it is there', async () => {
+    // not labelled: the console publishes nothing here, the test does
+    const body = deployment(NS, 'waits', 1, {
+      runs: true,
+      env: [
+        { name: 'FROM_MAP', valueFrom: { configMapKeyRef: { name: 'waits-config', key: 'greeting' } } },
+        { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      ],
+    });
+    await apps.createNamespacedDeployment({ namespace: NS, body });
+    const waiting = await eventually(async () => {
+      const [p] = await livePods(core, NS, 'waits', 1);
+      const w = p.status?.containerStatuses?.[0]?.state?.waiting;
+      return w?.reason === 'CreateContainerConfigError' && w;
+    }, 'the pod waiting for its ConfigMap');
+    expect(waiting.message).toBe('configmap "waits-config" not found');
+    await core.createNamespacedConfigMap({
+      namespace: NS,
+      body: { metadata: { name: 'waits-config' }, data: { other: 'x' } },
+    });
+    await eventually(async () => {
+      const [p] = await livePods(core, NS, 'waits', 1);
+      return (
+        p.status?.containerStatuses?.[0]?.state?.waiting?.message ===
+        `couldn't find key greeting in ConfigMap ${NS}/waits-config`
+      );
+    }, 'the pod waiting for the key');
+    await core.patchNamespacedConfigMap(
+      { namespace: NS, name: 'waits-config', body: { data: { greeting: 'hello' } } },
+      merge,
+    );
+    await eventually(async () => {
+      const [p] = await livePods(core, NS, 'waits', 1);
+      return p.status?.phase === 'Running';
+    }, 'the pod running');
+  });
+});
+
 describe('the checker', () => {
   it('flags two running pods holding one ID: a partitioned pod force-deleted, its ID taken over', async () => {
     await apps.createNamespacedDeployment({ namespace: NS, body: optedIn('solo', 1) });
