@@ -200,16 +200,32 @@ export class InstanceIdCas {
 
   /** Join the workload's next write (or, with batching off, make one of its own). */
   private submit(namespace: string, owner: Owner, op: Op) {
-    if (this.opts.batch === false) return void this.run(namespace, owner, [op]);
+    if (this.opts.batch === false) return void this.runSafely(namespace, owner, [op]);
     const key = `${namespace}/${owner.kind}/${owner.name}/${owner.uid ?? ''}`;
     const q = this.queues.get(key);
     if (q) return void q.ops.push(op);
     const queue: Queue = { namespace, owner, ops: [op] };
     this.queues.set(key, queue);
     void (async () => {
-      while (queue.ops.length) await this.run(namespace, owner, queue.ops.splice(0, MAX_BATCH));
+      while (queue.ops.length) await this.runSafely(namespace, owner, queue.ops.splice(0, MAX_BATCH));
       this.queues.delete(key);
     })();
+  }
+
+  /** run(), with every op answered even if something unforeseen throws (a request never hangs). */
+  private async runSafely(namespace: string, owner: Owner, ops: Op[]) {
+    try {
+      await this.run(namespace, owner, ops);
+    } catch (e) {
+      this.log.error(
+        { err: e, workload: `${namespace}/${owner.kind}/${owner.name}` },
+        'instance-ID write failed',
+      );
+      this.finishAll(
+        ops,
+        this.clusterError(`deciding the map of ${owner.kind} ${namespace}/${owner.name}`, e),
+      );
+    }
   }
 
   /** The asking pod, read live, and the workload that carries its map. */
@@ -301,7 +317,7 @@ export class InstanceIdCas {
         if (code === 422 || code === 400 || code === 403) {
           // one request's entry may be what broke the write: each alone, then
           if (pending.length > 1) {
-            for (const op of pending) await this.run(namespace, owner, [op]);
+            for (const op of pending) await this.runSafely(namespace, owner, [op]);
             return;
           }
           return this.finishAll(
