@@ -1,0 +1,157 @@
+// The admission side of epoch fencing: every write to Palisade-owned state — NodeFences and
+// their status, PodProtectors and their status, the taints on Nodes — is reviewed here (POST
+// /epochs/<cellID> on Palisade's webhook listener). A write whose fieldManager names a leader's
+// epoch (lib/leader/epoch.ts) is compared with the cluster's controller Lease, read live (not
+// from a cache: a cache could be as stale as the paused leader); an older epoch is refused with
+// both epochs named, counted, and told as an Event on the Lease. Writes that carry no epoch
+// (people, kubectl, the webhook's own admission buckets that every replica writes) are not the
+// leader's and pass. A Lease that cannot be read refuses the leader write: never let a possibly
+// stale write through because of an error.
+import * as k8s from '@kubernetes/client-node';
+import { z } from 'zod';
+import { type EpochLease, type EpochVerdict, judgeEpoch } from '../../lib/leader/epoch.js';
+import { errorText } from '../../lib/kube/errorText.js';
+
+const review = z.object({
+  apiVersion: z.literal('admission.k8s.io/v1'),
+  kind: z.literal('AdmissionReview'),
+  request: z.object({
+    uid: z.string().min(1),
+    operation: z.string(),
+    resource: z.object({ group: z.string(), resource: z.string() }).passthrough(),
+    subResource: z.string().optional(),
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    options: z.object({ fieldManager: z.string().optional() }).passthrough().nullish(),
+    userInfo: z.object({ username: z.string().optional() }).passthrough().optional(),
+  }),
+});
+
+export type StaleWrite = {
+  verdict: Extract<EpochVerdict, { kind: 'stale' | 'malformed' }>;
+  lease: EpochLease;
+  what: string;
+  user: string;
+};
+
+export interface EpochWebhookDeps {
+  /** the cluster's controller Lease, read live */
+  readLease(): Promise<EpochLease>;
+  /** told of every refused write (metrics, an Event) */
+  refused?(w: StaleWrite): void;
+}
+
+function answer(uid: string, allowed: boolean, message?: string) {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid, allowed, ...(allowed ? {} : { status: { code: 409, reason: 'Conflict', message } }) },
+  };
+}
+
+/** One review: [HTTP status, body]. Malformed: 400. */
+export async function handleEpochReview(text: string, deps: EpochWebhookDeps): Promise<[number, unknown]> {
+  let req: z.infer<typeof review>['request'];
+  try {
+    const r = review.safeParse(JSON.parse(text));
+    if (!r.success)
+      return [
+        400,
+        `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`,
+      ];
+    req = r.data.request;
+  } catch (e) {
+    return [400, `error parsing JSON body: ${(e as Error).message}`];
+  }
+  const fieldManager = req.options?.fieldManager;
+  if (!fieldManager?.startsWith('palisade-leader-e')) return [200, answer(req.uid, true)];
+  let lease: EpochLease;
+  try {
+    lease = await deps.readLease();
+  } catch (e) {
+    return [
+      200,
+      answer(
+        req.uid,
+        false,
+        `cannot read the controller Lease to check this leader write's epoch: ${errorText(e)}`,
+      ),
+    ];
+  }
+  const verdict = judgeEpoch(fieldManager, lease);
+  if (verdict.kind === 'current' || verdict.kind === 'not-a-leader-write')
+    return [200, answer(req.uid, true)];
+  const r = req.resource;
+  const what = `${req.operation} ${r.resource}${req.subResource ? `/${req.subResource}` : ''}${r.group ? `.${r.group}` : ''} ${req.namespace ? `${req.namespace}/` : ''}${req.name ?? ''}`;
+  deps.refused?.({ verdict, lease, what, user: req.userInfo?.username ?? '' });
+  return [200, answer(req.uid, false, verdict.message)];
+}
+
+/** The controller Lease of a cluster, read live with Palisade's own credentials. */
+export function liveLease(kc: k8s.KubeConfig, namespace: string, name: string): () => Promise<EpochLease> {
+  const api = kc.makeApiClient(k8s.CoordinationV1Api);
+  return async () => {
+    const l = await api.readNamespacedLease({ namespace, name });
+    return {
+      namespace,
+      name,
+      transitions: l.spec?.leaseTransitions ?? 0,
+      holder: l.spec?.holderIdentity ?? '',
+    };
+  };
+}
+
+/** What the leader writes and Palisade owns: reviewed for their epoch (nodes only on their spec: taints). */
+export function epochWebhookConfiguration(url: string, caPem: string): k8s.V1ValidatingWebhookConfiguration {
+  const hook = (name: string, rules: k8s.V1RuleWithOperations[], failurePolicy: 'Fail' | 'Ignore') => ({
+    name,
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'None',
+    failurePolicy,
+    timeoutSeconds: 10,
+    clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
+    rules,
+  });
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'palisade-leader-epochs', labels: { 'app.kubernetes.io/managed-by': 'palisade' } },
+    webhooks: [
+      hook(
+        'epochs.palisade.dev',
+        [
+          {
+            apiGroups: ['palisade.dev'],
+            apiVersions: ['*'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['nodefences', 'nodefences/status'],
+            scope: 'Cluster',
+          },
+          {
+            apiGroups: ['podseidon.kubewharf.io'],
+            apiVersions: ['*'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['podprotectors', 'podprotectors/status'],
+            scope: 'Namespaced',
+          },
+        ],
+        'Fail',
+      ),
+      // every spec write to a Node passes here; when no Palisade answers, cordons and labels by
+      // people must still work (the leader that would write taints is gone too)
+      hook(
+        'node-epochs.palisade.dev',
+        [
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            operations: ['UPDATE'],
+            resources: ['nodes'],
+            scope: 'Cluster',
+          },
+        ],
+        'Ignore',
+      ),
+    ],
+  };
+}
