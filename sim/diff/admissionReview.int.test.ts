@@ -79,6 +79,16 @@ describe('AdmissionReviews for deletions', () => {
   });
 });
 
+describe('the fieldManager reaches webhooks (Palisade stamps its leader epoch there)', () => {
+  it('a CREATE with ?fieldManager: request.options carries it on both', async () => {
+    const r = await reviewsOf([], (b) =>
+      call(b, 'POST', `${pods}?fieldManager=palisade-leader-e3`, pod('stamped')),
+    );
+    expect(view(r.embedded)).toEqual(view(r.real));
+    expect(r.real.reviews[0]?.options?.fieldManager).toBe('palisade-leader-e3');
+  });
+});
+
 describe('dry-run evictions', () => {
   it('a pods/eviction CREATE with dryRun', async () => {
     const r = await reviewsOf(['dry-evicted'], (b) =>
