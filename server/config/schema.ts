@@ -43,6 +43,16 @@ export const protectionSchema = z.strictObject({
       register: z.boolean().optional(),
       /** the URL the API servers call (default https://<host>:<port>) */
       url: z.string().url().optional(),
+      /**
+       * replicas behind one url share one serving certificate and CA from this Secret (made by the
+       * first to start); default kube-system/palisade-webhook-serving when url is set
+       */
+      servingSecret: z
+        .strictObject({
+          namespace: z.string().min(1, 'must not be empty'),
+          name: z.string().min(1, 'must not be empty'),
+        })
+        .optional(),
       /** who may call: API servers presenting a client certificate (mutual TLS) */
       clientAuth: z
         .strictObject({

@@ -20,7 +20,8 @@ import { applyWebhookConfiguration, registerWebhook } from './register.js';
 import { fenceWebhookConfiguration, handleFenceReview, subjectAccess } from '../fencing/approvalWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
-import { startWebhook, type WebhookServer } from './webhook.js';
+import { sharedServingPair } from './servingSecret.js';
+import { startWebhook, type WebhookServer, webhookNames } from './webhook.js';
 
 export interface CellInfo {
   id: string;
@@ -110,12 +111,22 @@ export async function startProtection(opts: {
   );
   // NodeFence approvals are judged for each cell's own cluster, with Palisade's credentials there
   const fenceAccess = new Map(cellSpecs.map((c) => [c.id, subjectAccess(c.cluster.kc)]));
+  // replicas behind one url serve one certificate from a Secret, so the caBundle they register agrees
+  const sharedUrl = cfg.webhook.url ? new URL(cfg.webhook.url).hostname.replace(/^\[|\]$/g, '') : undefined;
+  const secret =
+    cfg.webhook.servingSecret ??
+    (sharedUrl ? { namespace: 'kube-system', name: 'palisade-webhook-serving' } : undefined);
+  const serving = secret
+    ? await sharedServingPair(core.kc, secret, webhookNames(cfg.webhook.host, sharedUrl ? [sharedUrl] : []))
+    : undefined;
   const webhook = await startWebhook({
     admission,
     cells: cellClients,
     metrics,
     port: cfg.webhook.port,
     host: cfg.webhook.host,
+    hosts: sharedUrl ? [sharedUrl] : [],
+    serving,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
     logger: root,

@@ -12,7 +12,7 @@
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { newServingPair } from './servingSecret.js';
 import type { Admission } from './admission.js';
 import {
   type Caller,
@@ -62,6 +62,11 @@ function refusalLog(log: Logger) {
   };
 }
 
+/** The names the serving certificate must carry: loopback, the listening host, and any more given. */
+export function webhookNames(host: string, more: string[] = []): string[] {
+  return [...new Set(['localhost', '127.0.0.1', host, ...more])].filter((h) => h !== '0.0.0.0' && h !== '::');
+}
+
 export async function startWebhook(opts: {
   admission: Admission;
   cells: Map<string, CellClient>;
@@ -74,6 +79,8 @@ export async function startWebhook(opts: {
   hosts?: string[];
   /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
   fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
+  /** the serving CA and key pair shared by replicas (servingSecret.ts); default: a CA made now */
+  serving?: { caPem: string; certPem: string; keyPem: string };
   /** where its lines go (component 'webhook'; the root logger by default) */
   logger?: Logger;
 }): Promise<WebhookServer> {
@@ -84,18 +91,15 @@ export async function startWebhook(opts: {
     opts.metrics.refusedCallers.inc({ reason });
     logRefusal(peer, reason, detail);
   };
-  const ca = await createCertificateAuthority('palisade-webhook-ca');
-  const names = [...new Set(['localhost', '127.0.0.1', opts.host, ...(opts.hosts ?? [])])].filter(
-    (h) => h !== '0.0.0.0' && h !== '::',
-  );
-  const leaf = await ca.issueServing('palisade-webhook', names);
+  const names = webhookNames(opts.host, opts.hosts);
+  const serving = opts.serving ?? (await newServingPair(names));
   /** the caller each accepted connection was established as */
   const callers = new WeakMap<TLSSocket, Caller>();
 
   const server = https.createServer(
     {
-      cert: leaf.certPem,
-      key: leaf.keyPem,
+      cert: serving.certPem,
+      key: serving.keyPem,
       // a caller that never finishes its handshake does not hold a socket for long
       handshakeTimeout: 10_000,
       // verification is node:tls's against `ca`; the verdict is ours (judgeCaller), so a
@@ -211,7 +215,7 @@ export async function startWebhook(opts: {
   return {
     url: `https://${shownHost}:${port}`,
     port,
-    caPem: ca.certPem,
+    caPem: serving.caPem,
     stop: () =>
       new Promise<void>((r) => {
         server.close(() => r());
