@@ -68,6 +68,9 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
 /** protection's part of palisade.yaml, as written (defaults not yet applied) */
 export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 
+/** How long a replica behind a shared webhook address keeps answering its open connections when it stops. */
+const DRAIN_MS = 5_000;
+
 export async function startProtection(opts: {
   config?: ProtectionConfigInput;
   clusters: ClusterSpec[];
@@ -203,6 +206,8 @@ export async function startProtection(opts: {
     review: (text, cellId, timeoutMs = 10_000) =>
       handleReview({ admission, cells: cellClients, metrics, log: webhookLog }, text, cellId, timeoutMs),
     async stop() {
+      // a replica behind a shared address drains first, while it can still judge what arrives
+      if (sharedUrl) await webhook.drain(DRAIN_MS);
       for (const t of triggers) t.stop();
       admission.stop();
       await Promise.all([...aggregators.map((a) => a.stop()), generator?.stop(), store.stop()]);

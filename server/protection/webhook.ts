@@ -10,7 +10,7 @@
 // the connection closed. Each refusal is counted; each cause (reason, peer address, detail)
 // is logged once.
 import https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { newServingPair } from './servingSecret.js';
 import type { Admission } from './admission.js';
@@ -31,6 +31,14 @@ export interface WebhookServer {
   url: string;
   port: number;
   caPem: string;
+  /**
+   * Drain, as a replica behind a shared address must before it stops: take no new connections
+   * (the balancer's health check then sends them elsewhere), answer every request still arriving
+   * on the kept-alive ones with `Connection: close` — the API server then stops using that
+   * connection itself, so no request is ever sent on a socket being closed (it does not retry a
+   * POST that failed) — until they are all gone or the time is up. Requests are still judged.
+   */
+  drain(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +101,7 @@ export async function startWebhook(opts: {
   };
   const names = webhookNames(opts.host, opts.hosts);
   const serving = opts.serving ?? (await newServingPair(names));
+  let draining = false;
   /** the caller each accepted connection was established as */
   const callers = new WeakMap<TLSSocket, Caller>();
 
@@ -112,7 +121,7 @@ export async function startWebhook(opts: {
         res.writeHead(code, {
           'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
           'content-length': Buffer.byteLength(text),
-          ...(close ? { connection: 'close' } : {}),
+          ...(close || draining ? { connection: 'close' } : {}),
         });
         // a refused caller's connection goes once the answer is out; its body is never read
         res.end(text, close ? () => req.socket.destroy() : undefined);
@@ -216,11 +225,20 @@ export async function startWebhook(opts: {
     url: `https://${shownHost}:${port}`,
     port,
     caPem: serving.caPem,
-    stop: () =>
-      new Promise<void>((r) => {
+    async drain(ms: number) {
+      draining = true;
+      // net.Server's own close: stop listening but leave open connections alone (http's close()
+      // would also close the idle kept-alive ones, racing the API server's next request)
+      if (server.listening) net.Server.prototype.close.call(server);
+      const deadline = Date.now() + ms;
+      while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    },
+    async stop() {
+      await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();
         for (const s of sockets) s.destroy();
-      }),
+      });
+    },
   };
 }

@@ -1,0 +1,119 @@
+// Test harness: N Palisade processes (server/main.ts, each its own console port and webhook
+// port) against one cluster, with deletion protection's webhook behind one address — haproxy
+// (testenv/ha/haproxy.ts) passing TLS through to the replicas — as `protection.webhook.url`, so
+// the API server calls one URL whichever replica answers. Each replica can be stopped (SIGTERM),
+// killed (SIGKILL), paused (SIGSTOP) and resumed (SIGCONT).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../sim/real/controlPlane.js';
+import { type Balancer, startBalancer } from '../../testenv/ha/haproxy.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Replica {
+  index: number;
+  url: string;
+  webhookPort: number;
+  child: ChildProcess;
+  /** everything it printed so far */
+  output(): string;
+  signal(s: NodeJS.Signals): void;
+  exited: Promise<number | null>;
+}
+
+export interface Replicas {
+  replicas: Replica[];
+  balancer: Balancer;
+  /** the one webhook address the API servers call */
+  webhookUrl: string;
+  stop(): Promise<void>;
+}
+
+async function startReplica(
+  index: number,
+  kubeconfig: string,
+  config: string,
+  webhookPort: number,
+): Promise<Replica> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'server/main.ts', '--port', '0', '--kubeconfig', kubeconfig, '--config', config],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '', PALISADE_LOG_LEVEL: 'info', PALISADE_LOG_FORMAT: 'json' },
+    },
+  );
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`replica ${index} did not start:\n${out}`)), 90_000);
+    const look = () => {
+      const m = out.match(/Palisade console: (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]);
+      }
+    };
+    child.stdout?.on('data', look);
+    void exited.then((code) => fail(new Error(`replica ${index} exited (${code}) at start:\n${out}`)));
+  });
+  return { index, url, webhookPort, child, output: () => out, signal: (s) => child.kill(s), exited };
+}
+
+/**
+ * Start n replicas with the given palisade.yaml `protection` keys (webhook port, host, url and
+ * register are set here), behind one haproxy frontend.
+ */
+export async function startReplicas(o: {
+  kubeconfig: string;
+  n: number;
+  protection?: Record<string, unknown>;
+}): Promise<Replicas> {
+  const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
+  const lbPort = await freePort();
+  const ports = await Promise.all(Array.from({ length: o.n }, () => freePort()));
+  const webhookUrl = `https://127.0.0.1:${lbPort}`;
+  const balancer = await startBalancer(
+    lbPort,
+    ports.map((port) => ({ host: '127.0.0.1', port })),
+  );
+  const replicas: Replica[] = [];
+  try {
+    for (let i = 0; i < o.n; i++) {
+      const config = join(dir, `palisade-${i}.yaml`);
+      const protection = {
+        ...o.protection,
+        webhook: { port: ports[i], host: '127.0.0.1', url: webhookUrl, register: true },
+      };
+      await writeFile(config, JSON.stringify({ protection }));
+      replicas.push(await startReplica(i, o.kubeconfig, config, ports[i]));
+    }
+  } catch (e) {
+    for (const r of replicas) r.signal('SIGKILL');
+    await balancer.stop();
+    throw e;
+  }
+  return {
+    replicas,
+    balancer,
+    webhookUrl,
+    async stop() {
+      for (const r of replicas) {
+        if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
+        r.signal('SIGCONT');
+        r.signal('SIGTERM');
+        const killer = setTimeout(() => r.signal('SIGKILL'), 15_000);
+        await r.exited;
+        clearTimeout(killer);
+      }
+      await balancer.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
