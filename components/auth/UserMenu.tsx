@@ -66,7 +66,10 @@ export function UserMenu() {
               ))}
             </ul>
           )}
-          <p className="mb-2 text-dim">session ends {new Date(s.expiresAt).toLocaleString()} unless used</p>
+          <p className="mb-1 text-dim">session ends {new Date(s.expiresAt).toLocaleString()} unless used</p>
+          <p className="mb-2 break-all text-dim" data-testid="replica">
+            served by Palisade replica {s.replica}
+          </p>
           <div className="flex gap-2">
             <button
               type="button"

@@ -17,6 +17,8 @@ export type SessionInfo =
       clusters: SessionCluster[];
       expiresAt: string;
       createdAt: string;
+      /** the Palisade replica that answered */
+      replica: string;
     }
   | {
       signedIn: false;

@@ -147,6 +147,8 @@ describe('nothing answers without a session or a token', () => {
       );
       expect(r.headers['referrer-policy']).toBe('no-referrer');
       expect(r.headers['x-content-type-options']).toBe('nosniff');
+      // which replica answered
+      expect(r.headers['x-palisade-replica']).toMatch(/^.+_\d+_[0-9a-f]{8}$/);
     }
     const nonce = (h: http.IncomingHttpHeaders) =>
       /'nonce-([^']+)'/.exec(String(h['content-security-policy']))?.[1];

@@ -19,6 +19,7 @@ import {
 import type { Identity, Principal } from './identity.js';
 import type { Admitted, ConsoleAuth } from './service.js';
 import type { Session } from './sessions.js';
+import { REPLICA_IDENTITY } from '../replica.js';
 import { whoAmI } from './whoami.js';
 
 export interface SignInOptions {
@@ -45,6 +46,7 @@ export function sessionView(auth: ConsoleAuth, s: Session) {
     clusters: [...s.principals].map(([cluster, p]) => ({ cluster, user: p.username, groups: p.groups })),
     expiresAt: new Date(auth.sessions.expiresAt(s)).toISOString(),
     createdAt: new Date(s.createdAt).toISOString(),
+    replica: REPLICA_IDENTITY,
   };
 }
 
@@ -74,6 +76,7 @@ function session(auth: ConsoleAuth, opts: SignInOptions, res: http.ServerRespons
   if (a.session) return sendJson(res, 200, sessionView(auth, a.session));
   sendJson(res, 200, {
     signedIn: false,
+    replica: REPLICA_IDENTITY,
     ways: { token: true, oidc: opts.oidc ?? null, link: auth.link !== undefined },
   });
 }

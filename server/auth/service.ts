@@ -16,6 +16,7 @@ import type { HostRules } from '../../lib/auth/hosts.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../lib/auth/session.js';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import { REPLICA_IDENTITY } from '../replica.js';
 import { AccessReviews } from './access.js';
 import { bearerToken, cookieSettings, cookieValue, sendJson, type CookieSettings } from './http.js';
 import type { Identity } from './identity.js';
@@ -109,6 +110,7 @@ export class ConsoleAuth {
   async admit(req: http.IncomingMessage, res: http.ServerResponse): Promise<Admitted | undefined> {
     const nonce = randomBytes(16).toString('base64');
     for (const [k, v] of Object.entries(securityHeaders(nonce, this.https))) res.setHeader(k, v);
+    res.setHeader('x-palisade-replica', REPLICA_IDENTITY);
     const found = this.credentialOf(req);
     const verdict = judgeRequest(this.gateRequest(req, found.kind), this.rules());
     if (!verdict.ok) return void refuse(res, verdict);
