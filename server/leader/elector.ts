@@ -50,7 +50,7 @@ export interface LeaderState {
   epoch?: number;
   /** leaseTransitions as last read */
   leaseTransitions?: number;
-  /** when this process last renewed (while leading), and when it last read the Lease */
+  /** when this process last acquired or renewed the Lease, and when it last read it */
   lastRenewTime?: string;
   lastObservedTime?: string;
   leaseDurationSeconds: number;
@@ -114,7 +114,8 @@ export class LeaseElector {
       holder: this.holder,
       identity: this.identity,
       lease: `${this.o.namespace}/${this.o.name}`,
-      ...(this.leading ? { epoch: this.myEpoch, lastRenewTime: iso(this.lastRenewal) } : {}),
+      ...(this.leading ? { epoch: this.myEpoch } : {}),
+      ...(this.lastRenewal ? { lastRenewTime: iso(this.lastRenewal) } : {}),
       ...(this.seenTransitions !== undefined ? { leaseTransitions: this.seenTransitions } : {}),
       ...(this.lastObserved ? { lastObservedTime: iso(this.lastObserved) } : {}),
       leaseDurationSeconds: this.durationS,

@@ -723,6 +723,7 @@ const GENERATORS: Record<string, Gen> = {
     return input(objectInput({ cluster: p.cluster, namespace: p.namespace, pod: p.pod }, s), s);
   },
   'fencing.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
+  'leadership.state': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.get': (w, s) => {
     const p = pools(w, s);
@@ -898,6 +899,12 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
     case 'volumes.list':
     case 'fencing.list':
       expect(mayReadAll, `${shown()}: a person limited to ${NS} read cluster-wide objects`).toBe(true);
+      return;
+    case 'leadership.state':
+      // the controller Lease is in kube-system: never for a person limited to one namespace
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} read the controller Lease`).toBe(true);
+      // another console holds it (set up above): this one watches
+      expect([data.elected, data.leading, data.holder], shown()).toEqual([true, false, 'another-console']);
       return;
     case 'volumes.get':
       expect(mayReadAll, shown()).toBe(true);
