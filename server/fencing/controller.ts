@@ -259,7 +259,7 @@ export class FencingController {
       case 'interrupted':
         return this.interrupted(w.fence!, d.attempt);
       case 'verify':
-        return this.verify(w, d.attempt);
+        return this.verify(w, d.attempt, term);
       case 'release':
         return this.releaseStep(w, d.strategy);
       case 'recover':
@@ -401,14 +401,15 @@ export class FencingController {
   }
 
   /** Believe the agent only when a status query confirms it, polling briefly: BMCs act late. */
-  private async verify(w: FenceWorld, number: number) {
+  private async verify(w: FenceWorld, number: number, term: Term) {
     const node = w.fence!.spec.nodeName;
     const agent = this.agent(w);
     const deadline = Date.now() + (this.o.verifyWindowMs ?? 15_000);
     let check = { state: 'unknown', confirmed: false, detail: '' };
     this.inFlight.add(node);
     try {
-      while (!this.stopped) {
+      // a term that ended stops polling: its result could not be written anyway
+      while (!this.stopped && term.active) {
         check = await agent.check(node).catch((e) => ({
           state: 'unknown',
           confirmed: false,
