@@ -35,6 +35,7 @@ import { EndpointPublisher } from './instanceIds/publish.js';
 import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
 import { ControllerRuntime } from './runtime/runtime.js';
+import { REPLICA_IDENTITY } from './replica.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -55,7 +56,7 @@ export interface ConsoleOptions {
   fencing?: boolean;
   /** the controller Lease per cluster (palisade.yaml controllers.leaderElection; client-go's defaults) */
   election?: Partial<LeaderElection>;
-  /** the holder identity of this console's Leases (default hostname_pid_random, unique per start) */
+  /** the holder identity of this console's Leases (default the replica's, server/replica.ts) */
   identity?: string;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
   auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
@@ -107,7 +108,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     if (!ui) log.warn(NO_BUILD_MESSAGE);
   }
   // every replica watches and serves; on each cluster the holder of the controller Lease runs the loops
-  const runtime = new ControllerRuntime({ election: opts.election, logger: root, identity: opts.identity });
+  const runtime = new ControllerRuntime({
+    election: opts.election,
+    logger: root,
+    // the name every answer of this replica carries (x-palisade-replica)
+    identity: opts.identity ?? REPLICA_IDENTITY,
+  });
   const protection =
     opts.protection && opts.protection.enabled !== false
       ? await startProtection({

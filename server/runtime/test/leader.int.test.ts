@@ -183,6 +183,19 @@ describe('the controller Lease: one console runs the loops', { timeout: 240_000 
     expect(lease?.spec?.leaseTransitions).toBe(before + 1);
     expect(b.manager.epoch()).toBe(before + 1);
     expect(loopsRunning(b.manager)).toBe(b.manager.loops.length);
+    // what /metrics says of it: leading, its epoch, and A's loops' reconciles
+    const gauge = async (g: { get(): Promise<{ values: { value: number }[] }> }) =>
+      (await g.get()).values[0]?.value;
+    expect(await gauge(b.runtime.metrics.isLeader)).toBe(1);
+    expect(await gauge(b.runtime.metrics.epoch)).toBe(before + 1);
+    expect(await gauge(a.runtime.metrics.isLeader)).toBe(0);
+    const reconciled = (await a.runtime.metrics.reconcileSeconds.get()).values.filter(
+      (v) => v.metricName === 'palisade_controller_reconcile_duration_seconds_count' && v.value > 0,
+    );
+    expect(new Set(reconciled.map((v) => v.labels.controller))).toEqual(
+      new Set([`aggregator:${CELL}`, 'generator', `update-trigger:${CELL}`]),
+    );
+    expect((await b.runtime.metrics.renewSeconds.get()).values.length).toBeGreaterThan(0);
 
     // B's loops carry on: a scaled workload is synced by its generator and counted by its aggregator
     await cluster.apps.patchNamespacedDeployment(
