@@ -206,7 +206,7 @@ export class LeaseElector {
       // said once per cause, not every retry period (a console without RBAC on Leases retries for ever)
       if (this.lastError && this.lastError !== before)
         this.log.warn({ err: this.lastError }, 'leader election failed; retrying');
-      if (this.leading && Date.now() - this.lastRenewal > this.deadlineMs) this.setLeading(false);
+      if (this.leading && Date.now() - this.lastRenewal >= this.deadlineMs) this.deadlinePassed();
       if (isConflict(e) && !this.leading) this.holder = '';
     }
   }
@@ -256,16 +256,20 @@ export class LeaseElector {
     const left = this.lastRenewal + this.deadlineMs - Date.now();
     this.deadline = setTimeout(
       () => {
-        if (!this.leading || Date.now() - this.lastRenewal < this.deadlineMs) return;
-        this.log.warn(
-          { renewDeadlineMs: this.deadlineMs, lastRenewTime: new Date(this.lastRenewal).toISOString() },
-          'Lease not renewed within the renew deadline: stopping every loop',
-        );
-        this.setLeading(false);
+        if (this.leading && Date.now() - this.lastRenewal >= this.deadlineMs) this.deadlinePassed();
       },
       Math.max(0, left),
     );
     this.deadline.unref?.();
+  }
+
+  /** The renew deadline passed without a renewal (the timer or a failed tick, whichever first). */
+  private deadlinePassed() {
+    this.log.warn(
+      { renewDeadlineMs: this.deadlineMs, lastRenewTime: new Date(this.lastRenewal).toISOString() },
+      'Lease not renewed within the renew deadline: stopping every loop',
+    );
+    this.setLeading(false);
   }
 
   private saw(holder: string, transitions: number) {
