@@ -33,6 +33,9 @@ import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
 import { EndpointPublisher } from './instanceIds/publish.js';
 import type { CasOptions } from './instanceIds/cas.js';
+import type { LeaderElection } from './runtime/manager.js';
+import { ControllerRuntime } from './runtime/runtime.js';
+import { REPLICA_IDENTITY } from './replica.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -51,6 +54,10 @@ export interface ConsoleOptions {
   protection?: ProtectionConfigInput;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
+  /** the controller Lease per cluster (palisade.yaml controllers.leaderElection; client-go's defaults) */
+  election?: Partial<LeaderElection>;
+  /** the holder identity of this console's Leases (default the replica's, server/replica.ts) */
+  identity?: string;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
   auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
@@ -63,6 +70,8 @@ export interface Console {
   clusters: Map<ClusterId, ClusterConnection>;
   protection?: ProtectionService;
   fencing?: FencingService;
+  /** the controller runtime: per cluster a manager (its controller Lease) and the loops it runs */
+  runtime: ControllerRuntime;
   auth: ConsoleAuth;
   /** POST /instance-ids/acquire and /release (its compare-and-swap adapters, one per cluster) */
   instanceIds: InstanceIdEndpoint;
@@ -98,11 +107,25 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     ui = await loadNextUi(opts.ui?.dir ?? process.cwd(), host, opts.port ?? 0);
     if (!ui) log.warn(NO_BUILD_MESSAGE);
   }
+  // every replica watches and serves; on each cluster the holder of the controller Lease runs the loops
+  const runtime = new ControllerRuntime({
+    election: opts.election,
+    logger: root,
+    // the name every answer of this replica carries (x-palisade-replica)
+    identity: opts.identity ?? REPLICA_IDENTITY,
+  });
   const protection =
     opts.protection && opts.protection.enabled !== false
-      ? await startProtection({ config: opts.protection, clusters: opts.clusters, logger: root })
+      ? await startProtection({
+          config: opts.protection,
+          clusters: opts.clusters,
+          logger: root,
+          runtime,
+          // the loops read the console's own watches (one per kind and cluster)
+          informers: (c) => clusters.get(c.id)?.registry,
+        })
       : undefined;
-  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), root);
+  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   let baseUrl = '';
@@ -127,6 +150,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       clusters,
       protection,
       fencing,
+      runtime,
       identity: admittedOf(req)?.identity,
       access: auth.access,
       limits: auth.limits,
@@ -154,7 +178,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       case 'socket':
         return engine.handleRequest(req, res);
       case 'metrics':
-        return serveMetrics(auth, protection, clusters.values().next().value, a, res);
+        return serveMetrics(auth, protection, runtime, clusters.values().next().value, a, res);
       case 'trpc':
         return trpc(req, res);
       case 'instance-ids':
@@ -208,6 +232,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     clusters,
     protection,
     fencing,
+    runtime,
     auth,
     instanceIds,
     async stop() {
@@ -221,6 +246,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       auditFeed.stop();
       await fencing?.stop();
       await protection?.stop();
+      // every loop stopped: release each controller Lease so another replica takes over at once
+      await runtime.stop();
       hub.stop();
       sim.stop();
       io.disconnectSockets(true);

@@ -17,6 +17,7 @@ import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
 import {
   contextsToShow,
+  leaderElectionOf,
   modeOf,
   type PalisadeConfig,
   protectionContexts,
@@ -247,6 +248,8 @@ async function main() {
     announce: (line) => console.log(line),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,
+    // one controller Lease per cluster: only its holder runs the loops
+    election: leaderElectionOf(config.controllers),
   });
   for (const c of clusters)
     log.info(

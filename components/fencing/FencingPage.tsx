@@ -46,13 +46,13 @@ export function FencingPage() {
   );
 }
 
-/** Who acts on this cluster: every console watches, the leader of the fencing Lease fences. */
+/** Who acts on this cluster: every console watches, the leader of the controller Lease runs the loops (fencing among them). */
 function Leader({ leader }: { leader: NonNullable<Extract<FencingList, { enabled: true }>['leader']> }) {
   const text = leader.leading
-    ? 'this console fences on this cluster (it holds the Lease)'
+    ? `this console runs the controllers on this cluster, fencing among them (it holds the controller Lease, epoch ${leader.epoch ?? 0})`
     : leader.holder
-      ? `another Palisade fences on this cluster (${leader.holder}); this console watches`
-      : 'electing the console that fences on this cluster…';
+      ? `another Palisade runs the controllers on this cluster, fencing among them (${leader.holder}); this console watches`
+      : 'electing the console that runs the controllers on this cluster…';
   return (
     <span
       className={`ml-auto text-xs ${leader.leading || leader.holder ? 'text-dim' : 'text-warn'}`}

@@ -76,8 +76,12 @@ const world = (w: Partial<FenceWorld>): FenceWorld => ({
 
 describe('decide', () => {
   const cases: [string, Partial<FenceWorld>, Record<string, unknown>][] = [
-    ['healthy node: nothing', { node: up }, { kind: 'wait', why: 'node is healthy' }],
-    ['unhealthy, not long enough', { node: node('Unknown', 100, 100) }, { kind: 'wait' }],
+    ['healthy node: nothing', { node: up }, { kind: 'wait', reason: 'healthy', why: 'node is healthy' }],
+    [
+      'unhealthy, not long enough',
+      { node: node('Unknown', 100, 100) },
+      { kind: 'wait', reason: 'not-long-enough' },
+    ],
     [
       'almost long enough: looks again when it is due',
       { node: node('Unknown', 299.7, 299.7) },
@@ -94,9 +98,9 @@ describe('decide', () => {
     [
       'budget exceeded: no fence',
       { budget: { allowed: false, message: '1 of 3 healthy' } },
-      { kind: 'wait' },
+      { kind: 'wait', reason: 'budget' },
     ],
-    ['no node object', { node: undefined }, { kind: 'wait' }],
+    ['no node object', { node: undefined }, { kind: 'wait', reason: 'no-node' }],
     ['Detected, automatic: fence', { fence: fence('Detected') }, { kind: 'phase', to: 'Fencing' }],
     [
       'Detected, manual: await approval',
@@ -106,7 +110,7 @@ describe('decide', () => {
     [
       'AwaitingApproval: waits',
       { fence: fence('AwaitingApproval'), policy: policy({ approval: 'Manual' }) },
-      { kind: 'wait' },
+      { kind: 'wait', reason: 'approval', why: 'waiting for approval' },
     ],
     [
       'AwaitingApproval, approved: fence',

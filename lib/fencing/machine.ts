@@ -31,8 +31,26 @@ export interface FenceWorld {
   policyMissing?: boolean;
 }
 
+/**
+ * Why a node waits, typed (callers branch on this, never on the text of `why`): 'budget' and
+ * 'approval' hold a fence a person may want to see; the others wait for the world to move.
+ */
+export type WaitReason =
+  | 'no-node'
+  | 'healthy'
+  | 'not-long-enough'
+  | 'budget'
+  | 'approval'
+  | 'agent-running'
+  | 'retry-interval'
+  | 'draining'
+  | 'node-down'
+  | 'failed'
+  | 'cancelled'
+  | 'not-healthy-since';
+
 export type Decision =
-  | { kind: 'wait'; why: string; recheckMs?: number }
+  | { kind: 'wait'; reason: WaitReason; why: string; recheckMs?: number }
   | { kind: 'create'; why: string }
   /** a finished fence of an earlier incident: replace it with a new one */
   | { kind: 'replace'; why: string }
@@ -46,7 +64,12 @@ export type Decision =
   | { kind: 'recover' };
 
 const RELEASE_RECHECK_MS = 1_000;
-const wait = (why: string, recheckMs?: number): Decision => ({ kind: 'wait', why, recheckMs });
+const wait = (reason: WaitReason, why: string, recheckMs?: number): Decision => ({
+  kind: 'wait',
+  reason,
+  why,
+  recheckMs,
+});
 const phase = (to: Phase, reason: string, message: string, recheckMs?: number): Decision => ({
   kind: 'phase',
   to,
@@ -86,16 +109,18 @@ function nodeGone(w: FenceWorld): Decision | undefined {
 }
 
 function noFence(w: FenceWorld): Decision {
-  if (!w.node) return wait('no such node');
+  if (!w.node) return wait('no-node', 'no such node');
   const h = nodeHealth(w.policy, w.node, w.now);
-  if (h.healthy) return wait('node is healthy');
+  if (h.healthy) return wait('healthy', 'node is healthy');
   // look again exactly when it will be long enough (at most a second away: conditions move)
   if (!h.longEnough)
     return wait(
+      'not-long-enough',
       `${h.why}; not yet long enough to fence`,
       Math.max(10, Math.min(RELEASE_RECHECK_MS, h.dueAt - w.now)),
     );
-  if (!w.budget.allowed) return wait(`fencing budget exceeded: ${w.budget.message}`, RELEASE_RECHECK_MS);
+  if (!w.budget.allowed)
+    return wait('budget', `fencing budget exceeded: ${w.budget.message}`, RELEASE_RECHECK_MS);
   return { kind: 'create', why: h.why };
 }
 
@@ -121,7 +146,7 @@ function beforeFencing(w: FenceWorld): Decision {
   const stop = stopBeforeAgent(w);
   if (stop) return stop;
   if (w.policy.approval === 'Manual' && !f.spec.approvedBy) {
-    if (f.status.phase === 'AwaitingApproval') return wait('waiting for approval');
+    if (f.status.phase === 'AwaitingApproval') return wait('approval', 'waiting for approval');
     return phase('AwaitingApproval', 'AwaitingApproval', 'the policy asks a person to approve this fence');
   }
   const by = f.spec.approvedBy ? `approved by ${f.spec.approvedBy}` : 'automatic policy';
@@ -133,7 +158,7 @@ const lastAttempt = (f: NodeFence): Attempt | undefined => f.status.attempts.at(
 function fencing(w: FenceWorld): Decision {
   const f = w.fence!;
   const last = lastAttempt(f);
-  if (w.inFlight) return wait('the fence agent is running');
+  if (w.inFlight) return wait('agent-running', 'the fence agent is running');
   if (last?.result === 'Running') return { kind: 'interrupted', attempt: last.number };
   if (last && (last.result === 'Succeeded' || last.result === 'Interrupted') && !last.verification)
     return { kind: 'verify', attempt: last.number };
@@ -150,7 +175,7 @@ function fencing(w: FenceWorld): Decision {
     return phase('Failed', 'FenceAgentFailed', `${last.number} attempt(s) failed: ${failure(last)}`);
   if (last) {
     const due = Date.parse(last.finishedAt ?? last.startedAt) + durationMs(w.policy.retryInterval);
-    if (w.now < due) return wait(`retrying after ${failure(last)}`, due - w.now);
+    if (w.now < due) return wait('retry-interval', `retrying after ${failure(last)}`, due - w.now);
   }
   if (!w.budget.allowed)
     return phase(
@@ -186,6 +211,7 @@ function releasing(w: FenceWorld): Decision {
   if (strategy === 'ResourceDeletion' || w.podsOnNode > 0 || (w.node && !hasOutOfServiceTaint(w.node)))
     return { kind: 'release', strategy };
   return wait(
+    'draining',
     `waiting for ${w.podsOnNode} pod(s) and ${w.attachmentsOnNode} volume attachment(s) to leave the node`,
     RELEASE_RECHECK_MS,
   );
@@ -195,16 +221,21 @@ function released(w: FenceWorld): Decision {
   const fencedAt = Date.parse(w.fence!.status.fencedAt ?? w.fence!.status.detectedAt ?? '');
   if (w.node && cameBack(w.node, fencedAt, w.fence!.status.nodeBootId ?? undefined, w.now))
     return { kind: 'recover' };
-  return wait('waiting for the node to come back (booted again, Ready and heartbeating)', RELEASE_RECHECK_MS);
+  return wait(
+    'node-down',
+    'waiting for the node to come back (booted again, Ready and heartbeating)',
+    RELEASE_RECHECK_MS,
+  );
 }
 
 /** A finished fence: a new incident on the same node replaces it, unless a person must look first. */
 function terminal(w: FenceWorld): Decision {
   const f = w.fence!;
   if (f.status.phase === 'Failed')
-    return wait('the fence failed: delete the NodeFence to fence this node again');
+    return wait('failed', 'the fence failed: delete the NodeFence to fence this node again');
   const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
-  if (byUser) return wait('cancelled by a person: delete the NodeFence to fence this node again');
+  if (byUser)
+    return wait('cancelled', 'cancelled by a person: delete the NodeFence to fence this node again');
   const next = noFence({ ...w, fence: undefined });
   const ended =
     f.status.recoveredAt ?? f.status.conditions.find((c) => c.type === 'Processing')?.lastTransitionTime;
@@ -213,5 +244,7 @@ function terminal(w: FenceWorld): Decision {
   // a new incident: unhealthy since after this fence ended
   if (next.kind === 'create' && h && !h.healthy && h.since > endedAt)
     return { kind: 'replace', why: next.why };
-  return next.kind === 'create' ? wait('the node has not been healthy since this fence ended') : next;
+  return next.kind === 'create'
+    ? wait('not-healthy-since', 'the node has not been healthy since this fence ended')
+    : next;
 }

@@ -4,7 +4,9 @@
 // cluster accepts (the gate and the token check), 403 with the cluster's own words otherwise.
 import type http from 'node:http';
 import type { ClusterConnection } from '../kube/connection.js';
+import { Registry } from 'prom-client';
 import type { ProtectionService } from '../protection/service.js';
+import type { ControllerRuntime } from '../runtime/runtime.js';
 import { sendJson } from './http.js';
 import type { Admitted, ConsoleAuth } from './service.js';
 
@@ -13,6 +15,7 @@ const METRICS = { verb: 'get', path: '/metrics' };
 export async function serveMetrics(
   auth: ConsoleAuth,
   protection: ProtectionService | undefined,
+  runtime: ControllerRuntime | undefined,
   cluster: ClusterConnection | undefined,
   a: Admitted,
   res: http.ServerResponse,
@@ -21,9 +24,12 @@ export async function serveMetrics(
     return sendJson(res, 401, { error: 'send a bearer token allowed to get /metrics' });
   const allowed = await auth.access.can(a.identity, cluster.id, METRICS);
   if (!allowed.allowed) return sendJson(res, 403, { error: allowed.message });
-  const text = protection ? await protection.metrics.registry.metrics() : '';
+  // protection's and the controller runtime's (leader election, queues, reconciles) on one page
+  const registries = [protection?.metrics.registry, runtime?.metrics.registry].filter((r) => !!r);
+  const registry = registries.length === 1 ? registries[0] : Registry.merge(registries);
+  const text = registries.length ? await registry!.metrics() : '';
   res.writeHead(200, {
-    'content-type': protection?.metrics.registry.contentType ?? 'text/plain; version=0.0.4',
+    'content-type': registry?.contentType ?? 'text/plain; version=0.0.4',
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);

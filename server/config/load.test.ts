@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldPath, loadConfig, parseConfig } from './load';
-import { contextsToShow, EMPTY_CONFIG, modeOf } from './schema';
+import { contextsToShow, EMPTY_CONFIG, leaderElectionOf, modeOf } from './schema';
 
 let dir: string;
 beforeAll(async () => {
@@ -25,10 +25,32 @@ describe('parseConfig', () => {
       defaultMode: 'normal',
       server: { allowedHosts: [], session: { idleTimeout: 3_600_000, absoluteTimeout: 43_200_000 } },
       auth: {},
+      controllers: {
+        leaderElection: {
+          namespace: 'kube-system',
+          name: 'palisade-controller',
+          leaseDuration: 15_000,
+          renewDeadline: 10_000,
+          retryPeriod: 2_000,
+        },
+      },
     });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
       { context: 'a', mode: 'normal' },
     ]);
+  });
+
+  it("reads the controllers' leader election as the runtime takes it", () => {
+    const c = parseConfig('f', {
+      controllers: { leaderElection: { name: 'palisade-ha', leaseDuration: '30s', renewDeadline: '20s' } },
+    });
+    expect(leaderElectionOf(c.controllers)).toEqual({
+      namespace: 'kube-system',
+      name: 'palisade-ha',
+      leaseDurationSeconds: 30,
+      renewDeadlineMs: 20_000,
+      retryPeriodMs: 2_000,
+    });
   });
 
   it.each([
@@ -71,6 +93,36 @@ describe('parseConfig', () => {
     ],
     ['a bad default mode', { defaultMode: 'safe' }, /defaultMode: must be one of/],
     ['clusters not a list', { clusters: 'prod' }, /clusters: /],
+    [
+      'a Lease name that is no object name',
+      { controllers: { leaderElection: { name: 'Palisade_Lease' } } },
+      /controllers\.leaderElection\.name: must be a lower-case DNS name/,
+    ],
+    [
+      'a lease duration in parts of a second',
+      { controllers: { leaderElection: { leaseDuration: '1500ms' } } },
+      /controllers\.leaderElection\.leaseDuration: must be whole seconds/,
+    ],
+    [
+      'a renew deadline not shorter than the lease duration',
+      { controllers: { leaderElection: { leaseDuration: '10s', renewDeadline: '10s' } } },
+      /controllers\.leaderElection\.renewDeadline: must be shorter than leaseDuration \(10000 ms\), got 10000 ms/,
+    ],
+    [
+      'a retry period too close to the renew deadline',
+      { controllers: { leaderElection: { retryPeriod: '9s' } } },
+      /controllers\.leaderElection\.retryPeriod: must be shorter than renewDeadline \/ 1\.2/,
+    ],
+    [
+      'an unknown leader-election key',
+      { controllers: { leaderElection: { leaseSeconds: 15 } } },
+      /controllers\.leaderElection\.leaseSeconds: unknown field/,
+    ],
+    [
+      'a duration that is no duration',
+      { controllers: { leaderElection: { retryPeriod: 2 } } },
+      /controllers\.leaderElection\.retryPeriod: /,
+    ],
   ])('refuses %s, naming the file and the field', (_what, doc, message) => {
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(/^config \/etc\/palisade\.yaml: /);
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(message);

@@ -142,6 +142,78 @@ export type OidcConfig = z.infer<typeof oidcSchema>;
 
 export const authSchema = z.strictObject({ oidc: oidcSchema.optional() });
 
+/** client-go's leader-election defaults (15 s / 10 s / 2 s) on Palisade's controller Lease */
+export const DEFAULT_LEADER_ELECTION_CONFIG = {
+  namespace: 'kube-system',
+  name: 'palisade-controller',
+  leaseDuration: 15_000,
+  renewDeadline: 10_000,
+  retryPeriod: 2_000,
+};
+
+const dnsName = z
+  .string()
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    'must be a lower-case DNS name (letters, digits, "-" and ".")',
+  )
+  .max(253, 'must be at most 253 characters');
+
+/**
+ * The controller loops (aggregators, generator, update triggers, fencing): every replica serves
+ * the UI, the API and the webhook; on each cluster only the holder of this Lease runs the loops.
+ */
+export const controllersSchema = z.strictObject({
+  leaderElection: z
+    .strictObject({
+      /** where the Lease lives (one per cluster) */
+      namespace: dnsName.default(DEFAULT_LEADER_ELECTION_CONFIG.namespace),
+      name: dnsName.default(DEFAULT_LEADER_ELECTION_CONFIG.name),
+      /** how long followers wait after the last renewal before taking the Lease (whole seconds) */
+      leaseDuration: durationSchema
+        .refine((ms) => ms >= 1000 && ms % 1000 === 0, 'must be whole seconds, at least 1s')
+        .default(DEFAULT_LEADER_ELECTION_CONFIG.leaseDuration),
+      /** a leader that has not renewed for this long stops every loop */
+      renewDeadline: durationSchema
+        .refine((ms) => ms > 0, 'must be more than 0')
+        .default(DEFAULT_LEADER_ELECTION_CONFIG.renewDeadline),
+      /** how often to try to acquire or renew */
+      retryPeriod: durationSchema
+        .refine((ms) => ms > 0, 'must be more than 0')
+        .default(DEFAULT_LEADER_ELECTION_CONFIG.retryPeriod),
+    })
+    .superRefine((le, ctx) => {
+      // client-go's rules: the leader gives up before a follower may take over, and retries in between
+      if (le.renewDeadline >= le.leaseDuration)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['renewDeadline'],
+          message: `must be shorter than leaseDuration (${le.leaseDuration} ms), got ${le.renewDeadline} ms`,
+        });
+      if (le.retryPeriod * 1.2 >= le.renewDeadline)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['retryPeriod'],
+          message: `must be shorter than renewDeadline / 1.2 (${Math.floor(le.renewDeadline / 1.2)} ms), got ${le.retryPeriod} ms`,
+        });
+    })
+    .default(DEFAULT_LEADER_ELECTION_CONFIG),
+});
+
+export type ControllersConfig = z.infer<typeof controllersSchema>;
+
+/** palisade.yaml's leader election as the runtime takes it */
+export function leaderElectionOf(c: ControllersConfig) {
+  const le = c.leaderElection;
+  return {
+    namespace: le.namespace,
+    name: le.name,
+    leaseDurationSeconds: le.leaseDuration / 1000,
+    renewDeadlineMs: le.renewDeadline,
+    retryPeriodMs: le.retryPeriod,
+  };
+}
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -156,6 +228,7 @@ export const configSchema = z
       session: { idleTimeout: 60 * 60_000, absoluteTimeout: 12 * 3_600_000 },
     }),
     auth: authSchema.default({}),
+    controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;

@@ -1,15 +1,22 @@
 // The fencing controller: for every node a FencePolicy covers, it asks the pure state machine
 // (lib/fencing/machine.ts) for the next step and carries it out through the Kubernetes API,
-// recording the result in the node's NodeFence before the next step. One reconcile per node at
-// a time; every irreversible step (agent run, release, recovery) re-reads the Node and its Lease
-// live first. An agent attempt is written as Running *before* the agent starts, so a controller
-// that restarts mid-fence finds it, marks it Interrupted and verifies instead of running it again.
+// recording the result in the node's NodeFence before the next step. A loop on the controller
+// runtime, keyed by node: one reconcile per node at a time, run only while this console leads
+// the cluster's controller Lease, writing through the term's kubeconfig (a leader that lost the
+// Lease cannot write); every irreversible step (agent run, release, recovery) re-reads the
+// controller Lease, the Node and its Lease live first. An agent attempt is written as Running
+// *before* the agent starts, so a controller that restarts mid-fence (or a new leader) finds it,
+// marks it Interrupted and verifies instead of running it again. It reads projections of the
+// cluster's shared watches (the console's nodes and node Leases, plus policies and fences).
 import { nodeHealth } from '../../lib/fencing/health.js';
-import { type Decision, decide, type FenceWorld } from '../../lib/fencing/machine.js';
+import { type Decision, decide, type FenceWorld, type WaitReason } from '../../lib/fencing/machine.js';
 import { durationMs, type FencePolicy, type NodeFence } from '../../lib/fencing/types.js';
 import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
+import { Controller } from '../runtime/controller.js';
+import type { Term } from '../runtime/gate.js';
+import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { FenceAgent } from './agents.js';
 import { agentFor } from './agents.js';
 import { FencingApi } from './api.js';
@@ -30,16 +37,23 @@ export interface FencingOptions {
   verifyWindowMs?: number;
   /** how often the status query is repeated within that window */
   verifyEveryMs?: number;
-  /** leader election: only the leader acts (every console watches); none given, this one always acts */
-  leader?: LeaderGate;
+  /** reconciles at once: nodes fenced in parallel (default 32; the budget bounds them anyway) */
+  concurrency?: number;
 }
 
-/** What the controller needs of leader election (server/leader/elector.ts). */
-export interface LeaderGate {
-  isLeader(): boolean;
-  /** read the Lease live: still this process's, before an irreversible step */
-  confirm(): Promise<boolean>;
-  onChange(cb: (leading: boolean) => void): void;
+/**
+ * Why the controller looks at a node again later: the machine's typed wait, or a step that
+ * found nothing to do yet ('again-later': the Lease could not be confirmed live, a release round
+ * changed nothing, a cancel the live Node did not agree with), a recorded phase waiting for the
+ * world ('phase'), or a reconcile that used up its steps ('more-steps').
+ */
+export type FenceWait = WaitReason | 'again-later' | 'phase' | 'more-steps';
+
+/** A node whose fence is held (the budget, or a person's approval), as the Fencing page lists it. */
+export interface HeldFence {
+  node: string;
+  reason: Extract<WaitReason, 'budget' | 'approval'>;
+  why: string;
 }
 
 const MAX_STEPS_PER_RECONCILE = 25;
@@ -48,28 +62,33 @@ const AGAIN_LATER = 'again-later' as const;
 
 export class FencingController {
   readonly informers: FencingInformers;
-  private readonly api: FencingApi;
-  private readonly release: Release;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly busy = new Set<string>();
-  private readonly again = new Set<string>();
+  /** its loop on the controller runtime (startFencing adds it to the cluster's manager) */
+  readonly controller: Controller<FenceWait>;
+  private clients: { api: FencingApi; release: Release } | undefined;
   private readonly inFlight = new Set<string>();
-  /** the last "wait" reason told as an Event per node, so a held fence is told once, not every second */
-  private readonly told = new Map<string, string>();
+  /** the held fences told as an Event per node, so a held fence is told once, not every second */
+  private readonly told = new Map<string, HeldFence>();
   /** told when the held list changes or leadership moves (the console pushes the Fencing page) */
   private readonly viewListeners = new Set<() => void>();
   private stopped = true;
-  /** resolves once every cache a decision reads has its first list: no step acts on a partial one */
-  private ready: Promise<unknown> = Promise.resolve();
   private readonly log: Logger;
 
   constructor(private readonly o: FencingOptions) {
-    const kc = o.conn.spec.kc;
     const root = (o.logger ?? rootLogger).child({ cluster: o.conn.id });
     this.log = component('fencing', {}, root);
-    this.api = new FencingApi(kc);
-    this.release = new Release(this.api);
-    this.informers = fencingInformers(kc, undefined, root);
+    this.informers = fencingInformers(o.conn.registry);
+    this.controller = new Controller<FenceWait>({
+      name: 'fencing',
+      reconciler: {
+        begin: (term) => this.begin(term),
+        reconcile: (node, term) => this.reconcile(node, term),
+        end: () => this.end(),
+      },
+      // an agent run takes up to its policy's timeout: other nodes must not wait for it
+      concurrency: o.concurrency ?? 32,
+      backoff: { baseMs: 2_000, maxMs: 60_000 },
+      logger: root,
+    });
     const byName = {
       add: (v: { name: string }) => this.schedule(v.name),
       update: (v: { name: string }) => this.schedule(v.name),
@@ -82,24 +101,22 @@ export class FencingController {
       update: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
       delete: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
     });
-    const everyNode = () => {
-      for (const n of this.informers.nodes.values()) this.schedule(n.name);
-    };
-    this.informers.policies.on({ add: everyNode, update: everyNode, delete: everyNode });
-    // a new leader picks up every fence where the last one stopped (as after a restart)
-    o.leader?.onChange((leading) => {
-      if (leading) everyNode();
-      else this.told.clear();
-      this.viewChanged();
+    this.informers.policies.on({
+      add: () => this.everyNode(),
+      update: () => this.everyNode(),
+      delete: () => this.everyNode(),
     });
   }
 
+  private everyNode() {
+    for (const n of this.informers.nodes.values()) this.schedule(n.name);
+  }
+
+  /** Watch (every replica): its projections of the cluster's shared watches. */
   start() {
     if (!this.stopped) return;
     this.stopped = false;
     for (const inf of Object.values(this.informers)) inf.start();
-    // informer events arrive while the first lists come in (a fence before its node): hold them
-    this.ready = Promise.all([this.synced(), this.o.conn.synced()]);
   }
 
   async synced() {
@@ -108,70 +125,71 @@ export class FencingController {
 
   async stop() {
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
+    this.controller.halt();
     await Promise.all(Object.values(this.informers).map((i) => i.stop()));
   }
 
-  private schedule(node: string, delayMs = 0) {
+  /**
+   * A term begins on this console: write through its kubeconfig, and once every cache a decision
+   * reads has its first list (a fence may arrive before its node) pick up every fence where the
+   * last leader stopped, as after a restart.
+   */
+  private async begin(term: Term) {
+    const api = new FencingApi(term.kc(this.o.conn.spec.kc));
+    this.clients = { api, release: new Release(api) };
+    await Promise.all([this.synced(), this.o.conn.synced()]);
+    this.everyNode();
+    this.viewChanged();
+  }
+
+  /** The term ended: every loop stopped at once; what it held is no longer this console's to tell. */
+  private end() {
+    this.clients = undefined;
+    this.told.clear();
+    this.viewChanged();
+  }
+
+  private get api(): FencingApi {
+    if (!this.clients) throw new Error('no term: not leading');
+    return this.clients.api;
+  }
+
+  private get release(): Release {
+    if (!this.clients) throw new Error('no term: not leading');
+    return this.clients.release;
+  }
+
+  private schedule(node: string) {
     if (this.stopped || !node) return;
-    if (this.busy.has(node)) {
-      if (delayMs === 0) this.again.add(node);
-      else
-        this.timers.set(
-          node,
-          setTimeout(() => this.schedule(node), delayMs),
-        );
-      return;
-    }
-    const existing = this.timers.get(node);
-    if (existing) clearTimeout(existing);
-    this.timers.set(
-      node,
-      setTimeout(() => void this.reconcile(node), Math.max(0, delayMs)),
-    );
+    this.controller.enqueue(node);
   }
 
-  private async reconcile(node: string) {
-    this.timers.delete(node);
-    if (this.stopped || this.busy.has(node)) return;
-    this.busy.add(node);
-    let recheck: number | undefined;
-    try {
-      recheck = await this.steps(node);
-    } catch (e) {
-      recheck = 2_000;
-      this.log.warn({ node, err: errorText(e), retryMs: recheck }, 'reconcile failed');
-    } finally {
-      this.busy.delete(node);
-    }
-    if (this.again.delete(node)) this.schedule(node);
-    else if (recheck !== undefined) this.schedule(node, recheck);
+  private async reconcile(node: string, term: Term): Promise<Result<FenceWait>> {
+    if (this.stopped) return done;
+    return this.steps(node, term);
   }
 
-  /** Decide and act until the machine says wait; returns when to look again. */
-  private async steps(node: string): Promise<number | undefined> {
-    await this.ready;
-    if (this.o.leader && !this.o.leader.isLeader()) return undefined;
+  /** Decide and act until the machine says wait; returns when to look again and why. */
+  private async steps(node: string, term: Term): Promise<Result<FenceWait>> {
     let fence = this.informers.fences.get(node)?.value;
-    for (let i = 0; i < MAX_STEPS_PER_RECONCILE && !this.stopped; i++) {
+    for (let i = 0; i < MAX_STEPS_PER_RECONCILE && !this.stopped && term.active; i++) {
       const world = this.world(node, fence);
-      if (!world) return undefined;
+      if (!world) return done;
       const d = decide(world);
       // every decision says whether the node is held (a fence held before its agent by the budget
       // too) or no longer: the held list follows the latest one
-      await this.tell(node, world, d.kind === 'wait' ? d.why : d.kind === 'phase' ? d.message : '');
-      if (d.kind === 'wait') return d.recheckMs;
-      const next = await this.act(world, d).catch((e) => {
+      await this.tell(node, world, heldBy(d));
+      if (d.kind === 'wait') return d.recheckMs !== undefined ? requeueAfter(d.recheckMs, d.reason) : done;
+      const next = await this.act(world, d, term).catch((e) => {
         if (isConflict(e)) return 'reread' as const;
         throw e;
       });
-      if (next === AGAIN_LATER) return 1_000;
+      if (next === AGAIN_LATER) return requeueAfter(1_000, 'again-later');
       // nothing was written (the phase already recorded, the node not back yet): wait for the world
-      if (next === fence) return (d.kind === 'phase' && d.recheckMs) || 1_000;
+      if (next === fence) return requeueAfter((d.kind === 'phase' && d.recheckMs) || 1_000, 'phase');
       fence = next === 'reread' ? await this.api.readFence(node) : next;
     }
-    return 1_000;
+    return requeueAfter(1_000, 'more-steps');
   }
 
   private world(node: string, fence: NodeFence | undefined): FenceWorld | undefined {
@@ -187,21 +205,22 @@ export class FencingController {
   }
 
   /** Nodes whose fence is held right now (budget exceeded, waiting for approval), with why. */
-  held(): { node: string; why: string }[] {
-    return [...this.told].map(([node, why]) => ({ node, why }));
+  held(): HeldFence[] {
+    return [...this.told.values()];
   }
 
   /** A held fence (budget exceeded, waiting for approval) is told once as an Event, not every second. */
-  private async tell(node: string, w: FenceWorld, why: string) {
-    const held = why.startsWith('fencing budget exceeded') || why === 'waiting for approval';
+  private async tell(node: string, w: FenceWorld, held: Omit<HeldFence, 'node'> | undefined) {
     if (!held) {
       if (this.told.delete(node)) this.viewChanged();
       return;
     }
-    if (this.told.get(node) === why) return;
-    this.told.set(node, why);
+    const before = this.told.get(node);
+    if (before?.reason === held.reason && before.why === held.why) return;
+    this.told.set(node, { node, ...held });
     this.viewChanged();
-    const reason = why === 'waiting for approval' ? 'FenceAwaitingApproval' : 'FencingBlockedByBudget';
+    const why = held.why;
+    const reason = held.reason === 'approval' ? 'FenceAwaitingApproval' : 'FencingBlockedByBudget';
     if (reason === 'FenceAwaitingApproval') this.log.info({ node, reason }, why);
     else this.log.warn({ node, reason }, why);
     await this.api
@@ -212,10 +231,12 @@ export class FencingController {
   private async act(
     w: FenceWorld,
     d: Exclude<Decision, { kind: 'wait' }>,
+    term: Term,
   ): Promise<NodeFence | undefined | typeof AGAIN_LATER> {
     const node = w.node?.name ?? w.fence?.spec.nodeName ?? '';
     const irreversible = d.kind === 'run-agent' || d.kind === 'release' || d.kind === 'recover';
-    if (irreversible && this.o.leader && !(await this.o.leader.confirm())) return AGAIN_LATER;
+    // the controller Lease read live: still this console's, renewed in time, this term not ended
+    if (irreversible && !(await term.confirm())) return AGAIN_LATER;
     switch (d.kind) {
       case 'create':
         return this.create(node, d.why);
@@ -238,7 +259,7 @@ export class FencingController {
       case 'interrupted':
         return this.interrupted(w.fence!, d.attempt);
       case 'verify':
-        return this.verify(w, d.attempt);
+        return this.verify(w, d.attempt, term);
       case 'release':
         return this.releaseStep(w, d.strategy);
       case 'recover':
@@ -380,14 +401,15 @@ export class FencingController {
   }
 
   /** Believe the agent only when a status query confirms it, polling briefly: BMCs act late. */
-  private async verify(w: FenceWorld, number: number) {
+  private async verify(w: FenceWorld, number: number, term: Term) {
     const node = w.fence!.spec.nodeName;
     const agent = this.agent(w);
     const deadline = Date.now() + (this.o.verifyWindowMs ?? 15_000);
     let check = { state: 'unknown', confirmed: false, detail: '' };
     this.inFlight.add(node);
     try {
-      while (!this.stopped) {
+      // a term that ended stops polling: its result could not be written anyway
+      while (!this.stopped && term.active) {
         check = await agent.check(node).catch((e) => ({
           state: 'unknown',
           confirmed: false,
@@ -449,4 +471,13 @@ export class FencingController {
       )
       .catch((e) => this.log.warn({ ...facts, err: errorText(e) }, 'Event not recorded'));
   }
+}
+
+/** Whether a decision holds the node's fence where a person may want to see it, and why. */
+function heldBy(d: Decision): Omit<HeldFence, 'node'> | undefined {
+  if (d.kind === 'wait' && (d.reason === 'budget' || d.reason === 'approval'))
+    return { reason: d.reason, why: d.why };
+  // a fence held before its agent by the budget (recorded as its phase's reason)
+  if (d.kind === 'phase' && d.reason === 'BudgetExceeded') return { reason: 'budget', why: d.message };
+  return undefined;
 }

@@ -1,22 +1,23 @@
 // Fencing in the console's process: one controller per connected cluster that serves the
 // FencePolicy CRD and is not read-only. No FencePolicy, no fencing: the policies are the opt-in,
 // so connecting Palisade to a cluster never fences anything by itself. Every console watches;
-// only the leader of the cluster's `kube-system/palisade-fencing` Lease acts, so two consoles on
-// one cluster never run two fence agents for one node.
+// only the leader of the cluster's controller Lease (`kube-system/palisade-controller` by
+// default: controllers.leaderElection in palisade.yaml) acts, on the controller runtime, so two
+// consoles on one cluster never run two fence agents for one node.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { errorText, isNotFound } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
-import { LeaseElector } from '../leader/elector.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
+import type { Manager } from '../runtime/manager.js';
+import type { ControllerRuntime } from '../runtime/runtime.js';
 import { FencingController } from './controller.js';
 import { execAgent } from './execAgent.js';
 
-export const FENCING_LEASE = { namespace: 'kube-system', name: 'palisade-fencing' };
-
 export interface FencingService {
   controllers: Map<string, FencingController>;
-  electors: Map<string, LeaseElector>;
+  /** the manager (controller Lease) each controller runs under, by cluster */
+  managers: Map<string, Manager>;
   stop(): Promise<void>;
 }
 
@@ -32,14 +33,14 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
   }
 }
 
-/** `logger`: where the controllers, electors and agents log (the root logger by default). */
+/** `logger`: where the controllers and agents log (the root logger by default). */
 export async function startFencing(
   clusters: Iterable<ClusterConnection>,
+  runtime: ControllerRuntime,
   logger: Logger = rootLogger,
-  election: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number } = {},
 ): Promise<FencingService> {
   const controllers = new Map<string, FencingController>();
-  const electors = new Map<string, LeaseElector>();
+  const managers = new Map<string, Manager>();
   for (const conn of clusters) {
     const onCluster = logger.child({ cluster: conn.id });
     const log = component('fencing', {}, onCluster);
@@ -52,25 +53,23 @@ export async function startFencing(
       log.info({ reason: serves }, 'fencing off');
       continue;
     }
-    const leader = new LeaseElector({ kc: conn.spec.kc, ...FENCING_LEASE, ...election, logger: onCluster });
     const c = new FencingController({
       conn,
       exec: (spec) => execAgent(conn.spec.kc, spec, onCluster),
       logger,
-      leader,
     });
     c.start();
-    leader.start();
+    const manager = runtime.manager(conn.spec);
+    manager.add(c.controller);
     controllers.set(conn.id, c);
-    electors.set(conn.id, leader);
+    managers.set(conn.id, manager);
   }
   return {
     controllers,
-    electors,
+    managers,
     async stop() {
+      for (const [id, c] of controllers) managers.get(id)?.remove(c.controller);
       await Promise.all([...controllers.values()].map((c) => c.stop()));
-      // release the Lease: another console takes over at once instead of after its duration
-      await Promise.all([...electors.values()].map((e) => e.stop()));
     },
   };
 }

@@ -19,7 +19,12 @@ import { endpointSliceView } from '../../lib/console/endpoints.js';
 import { ClusterCache } from './cache.js';
 import { EndpointTracker } from './endpoints.js';
 import type { InfraEndpoint } from './infra.js';
-import { type InformerSpec, type InformerTuning, SupervisedInformer } from './informer.js';
+import {
+  type InformerSpec,
+  InformerRegistry,
+  type InformerTuning,
+  type SupervisedInformer,
+} from './informer.js';
 import { type Logger, logger as rootLogger } from '../log.js';
 
 export interface ClusterSpec {
@@ -114,10 +119,9 @@ function specs(kc: k8s.KubeConfig) {
   };
 }
 
-function informersFor(kc: k8s.KubeConfig, tuning: InformerTuning | undefined, logger: Logger) {
-  const s = specs(kc);
-  const make = <T extends k8s.KubernetesObject, V>(spec: InformerSpec<T, V>) =>
-    new SupervisedInformer<T, V>(kc, spec, tuning, logger);
+function informersFor(registry: InformerRegistry) {
+  const s = specs(registry.kc);
+  const make = <T extends k8s.KubernetesObject, V>(spec: InformerSpec<T, V>) => registry.informer(spec);
   return {
     nodes: make(s.nodes),
     leases: make(s.leases),
@@ -138,6 +142,12 @@ export class ClusterConnection {
   /** when pods left their Services' endpoints, for the termination timeline */
   readonly endpoints = new EndpointTracker();
   readonly informers: ReturnType<typeof informersFor>;
+  /**
+   * The cluster's shared watches: the console's views above and the loops' projections (the
+   * aggregator's pods, the generator's workloads, the fencing controller's nodes) read one
+   * watch per kind.
+   */
+  readonly registry: InformerRegistry;
   readonly core: k8s.CoreV1Api;
   private readonly healthListeners: ((h: ClusterHealth) => void)[] = [];
   private healthTimer: NodeJS.Timeout | undefined;
@@ -149,7 +159,8 @@ export class ClusterConnection {
     logger: Logger = rootLogger,
   ) {
     this.core = spec.kc.makeApiClient(k8s.CoreV1Api);
-    this.informers = informersFor(spec.kc, tuning, logger.child({ cluster: spec.id }));
+    this.registry = new InformerRegistry(spec.kc, tuning, logger.child({ cluster: spec.id }));
+    this.informers = informersFor(this.registry);
     this.wire();
   }
 
@@ -204,6 +215,7 @@ export class ClusterConnection {
   async stop() {
     clearTimeout(this.healthTimer);
     await Promise.all(this.all().map((i) => i.stop()));
+    await this.registry.stop();
   }
 
   health(): ClusterHealth {

@@ -4,7 +4,6 @@
 // relists, and what changed meanwhile (a node created, one deleted) reaches the handlers.
 // It logs each cause of the outage once (the retries against a closed port are one warning)
 // and says when it is back.
-import net from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeView } from '../../lib/console/protocol.js';
@@ -12,39 +11,7 @@ import { nodeView } from '../../lib/console/views.js';
 import { type Cluster, eventually, startCluster } from '../../sim/apiserver/test/harness.js';
 import { captureLogs } from '../test/logCapture.js';
 import { SupervisedInformer } from './informer.js';
-
-class TcpProxy {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-
-  constructor(private readonly target: number) {}
-
-  async start() {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target, '127.0.0.1');
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((r) => server.listen(this.port, '127.0.0.1', () => r()));
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
-  }
-
-  async stop() {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  }
-}
+import { TcpProxy } from './test/tcpProxy.js';
 
 let cluster: Cluster;
 let proxy: TcpProxy;

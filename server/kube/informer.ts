@@ -1,10 +1,16 @@
-// A supervised list-watch that keeps only trimmed views. Unlike client-node's informer
-// it never holds the full objects (at 150 000 pods the managedFields alone would dwarf
-// the views), it restarts with backoff on any error other than 410 Gone (which just
-// relists), ignores callbacks from a watch it stopped on purpose, hands (new, old) to
-// handlers and reports its health. Objects that vanished while it was down are
-// reported as deleted when it relists. It logs a failure once per cause (an API server that
-// stays away is one line, not one per retry) and says when it is back.
+// Supervised list-watches that keep only trimmed views, shared: one watch per kind and cluster
+// (a SharedInformer, found through the cluster's InformerRegistry) feeds every projection of
+// it (a SupervisedInformer: the console's views, the aggregator's pod facts, the fencing
+// controller's node facts...), each with its own store of views and handlers. Unlike
+// client-node's informer — which stops for good on any error but 410 and emits `error` from
+// stop() — it never holds the full objects (at 150 000 pods the managedFields alone would dwarf
+// the views), restarts with backoff on any error other than 410 Gone (which just relists),
+// ignores callbacks from a watch it stopped on purpose, hands (new, old) to handlers and reports
+// its health. Objects that vanished while it was down are reported as deleted when it relists;
+// a relist tells a projection only what changed for it (same resourceVersion: nothing). A
+// projection that joins a running watch gets its first list from a relist of the shared watch.
+// It logs a failure once per cause (an API server that stays away is one line, not one per
+// retry) and says when it is back.
 import * as k8s from '@kubernetes/client-node';
 import { component, type Logger } from '../log.js';
 
@@ -25,11 +31,15 @@ export interface InformerHealth {
   lastError?: string;
 }
 
-export interface InformerSpec<T extends Obj, V> {
+/** What to watch: the same path (and so the same kind and scope) is one shared watch. */
+export interface WatchSpec<T extends Obj> {
   kind: string;
   /** the collection's URL path, e.g. /api/v1/pods */
   path: string;
   list: (page: { limit: number; _continue?: string }) => Promise<Page<T>>;
+}
+
+export interface InformerSpec<T extends Obj, V> extends WatchSpec<T> {
   project: (obj: T) => V;
 }
 
@@ -43,10 +53,13 @@ export interface InformerTuning {
 export const objectKey = (o: Obj) =>
   o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata?.name ?? '');
 
-export class SupervisedInformer<T extends Obj, V> {
-  private readonly store = new Map<string, V>();
-  private readonly handlers: Handler<V>[] = [];
+/** One list-watch of one kind on one cluster, feeding its projections. */
+export class SharedInformer<T extends Obj> {
+  /** resourceVersion per key as last delivered: a relist skips what did not change */
+  private readonly versions = new Map<string, string>();
+  private readonly projections = new Set<SupervisedInformer<T, any>>();
   private readonly healthListeners: (() => void)[] = [];
+  private refs = 0;
   private stopped = true;
   private generation = 0;
   private resourceVersion = '';
@@ -54,61 +67,67 @@ export class SupervisedInformer<T extends Obj, V> {
   private timer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
-  private firstSync: Promise<void>;
-  private markFirstSync!: () => void;
   readonly health: InformerHealth;
   private readonly log: Logger;
   /** the failure last logged, until the cache is whole again */
   private loggedError: string | undefined;
 
-  /** `logger`: where its lines go (component 'informer', with the kind); context such as { cluster } on it */
   constructor(
     private readonly kc: k8s.KubeConfig,
-    private readonly spec: InformerSpec<T, V>,
+    private readonly spec: WatchSpec<T>,
     private readonly tuning: InformerTuning = {},
     logger?: Logger,
   ) {
     this.health = { kind: spec.kind, synced: false, restarts: 0 };
     this.log = component('informer', { kind: spec.kind }, logger);
-    this.firstSync = new Promise((r) => (this.markFirstSync = r));
   }
 
   get kind() {
     return this.spec.kind;
   }
 
-  on(h: Handler<V>) {
-    this.handlers.push(h);
+  get path() {
+    return this.spec.path;
   }
 
   onHealth(listener: () => void) {
     this.healthListeners.push(listener);
   }
 
-  get(key: string): V | undefined {
-    return this.store.get(key);
+  /** Add a projection; one joining a running watch gets its first list from a relist. */
+  attach(p: SupervisedInformer<T, any>) {
+    if (this.projections.has(p)) return;
+    this.projections.add(p);
+    if (!this.stopped && this.health.synced) {
+      this.log.debug('a projection joined: relisting for it');
+      this.generation++;
+      clearTimeout(this.timer);
+      this.abort?.abort();
+      this.abort = undefined;
+      void this.relist();
+    }
   }
 
-  values(): IterableIterator<V> {
-    return this.store.values();
+  detach(p: SupervisedInformer<T, any>) {
+    this.projections.delete(p);
   }
 
-  get size() {
-    return this.store.size;
-  }
-
-  /** Resolves once the first complete list has been delivered. */
-  synced(): Promise<void> {
-    return this.firstSync;
-  }
-
-  start() {
+  /** A user of the watch; the first starts it. */
+  retain() {
+    this.refs++;
     if (!this.stopped) return;
     this.stopped = false;
     void this.relist();
   }
 
+  /** The last user gone: the watch stops. */
+  async release() {
+    this.refs = Math.max(0, this.refs - 1);
+    if (this.refs === 0) await this.stop();
+  }
+
   async stop() {
+    this.refs = 0;
     this.stopped = true;
     this.generation++;
     clearTimeout(this.timer);
@@ -125,12 +144,12 @@ export class SupervisedInformer<T extends Obj, V> {
       this.replace(items);
       this.resourceVersion = resourceVersion;
       if (this.loggedError !== undefined)
-        this.log.info({ objects: this.store.size, restarts: this.health.restarts }, 'synced again');
-      else this.log.debug({ objects: this.store.size }, 'synced');
+        this.log.info({ objects: items.length, restarts: this.health.restarts }, 'synced again');
+      else this.log.debug({ objects: items.length }, 'synced');
       this.loggedError = undefined;
       this.setHealth({ synced: true });
       this.backoffMs = 200;
-      this.markFirstSync();
+      for (const p of this.projections) p.listed();
       await this.watch(gen);
     } catch (err) {
       this.failed(gen, err);
@@ -155,10 +174,17 @@ export class SupervisedInformer<T extends Obj, V> {
   private replace(items: T[]) {
     const present = new Set<string>();
     for (const o of items) {
-      present.add(objectKey(o));
-      this.upsert(o);
+      const k = objectKey(o);
+      present.add(k);
+      const rv = o.metadata?.resourceVersion;
+      // unchanged since delivered: only a projection that lacks it (one that just joined) hears of it
+      const same = rv !== undefined && this.versions.get(k) === rv;
+      for (const p of this.projections) if (!same || !p.has(k)) p.upsert(k, o);
+      if (rv !== undefined) this.versions.set(k, rv);
+      else this.versions.delete(k);
     }
-    for (const [k, old] of this.store) if (!present.has(k)) this.remove(k, old);
+    for (const k of this.versions.keys()) if (!present.has(k)) this.versions.delete(k);
+    for (const p of this.projections) p.keep(present);
   }
 
   private async watch(gen: number) {
@@ -175,8 +201,14 @@ export class SupervisedInformer<T extends Obj, V> {
       }
       const rv = obj?.metadata?.resourceVersion;
       if (rv) this.resourceVersion = rv;
-      if (type === 'ADDED' || type === 'MODIFIED') this.upsert(obj);
-      else if (type === 'DELETED') this.remove(objectKey(obj));
+      const k = objectKey(obj);
+      if (type === 'ADDED' || type === 'MODIFIED') {
+        if (rv) this.versions.set(k, rv);
+        for (const p of this.projections) p.upsert(k, obj);
+      } else if (type === 'DELETED') {
+        this.versions.delete(k);
+        for (const p of this.projections) p.remove(k);
+      }
     };
     const done = (err: unknown) => {
       if (gen !== this.generation || this.stopped) return;
@@ -248,9 +280,90 @@ export class SupervisedInformer<T extends Obj, V> {
     Object.assign(this.health, patch);
     for (const l of this.healthListeners) l();
   }
+}
 
-  private upsert(o: T) {
-    const k = objectKey(o);
+/**
+ * One projection of a (shared) list-watch: its own views and handlers. Made alone
+ * (`new SupervisedInformer(kc, spec)`) it has a watch of its own; made by an InformerRegistry
+ * it shares the cluster's watch of that kind with every other projection of it.
+ */
+export class SupervisedInformer<T extends Obj, V> {
+  private readonly store = new Map<string, V>();
+  private readonly handlers: Handler<V>[] = [];
+  private readonly shared: SharedInformer<T>;
+  private started = false;
+  private firstSync: Promise<void>;
+  private markFirstSync!: () => void;
+
+  constructor(
+    kc: k8s.KubeConfig | SharedInformer<T>,
+    private readonly spec: InformerSpec<T, V>,
+    tuning: InformerTuning = {},
+    logger?: Logger,
+  ) {
+    this.shared = kc instanceof SharedInformer ? kc : new SharedInformer(kc, spec, tuning, logger);
+    this.firstSync = new Promise((r) => (this.markFirstSync = r));
+  }
+
+  get kind() {
+    return this.spec.kind;
+  }
+
+  /** the shared watch's health (every projection of it is as healthy as the watch) */
+  get health(): InformerHealth {
+    return this.shared.health;
+  }
+
+  on(h: Handler<V>) {
+    this.handlers.push(h);
+  }
+
+  onHealth(listener: () => void) {
+    this.shared.onHealth(listener);
+  }
+
+  get(key: string): V | undefined {
+    return this.store.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.store.has(key);
+  }
+
+  values(): IterableIterator<V> {
+    return this.store.values();
+  }
+
+  get size() {
+    return this.store.size;
+  }
+
+  /** Resolves once the first complete list has been delivered to this projection. */
+  synced(): Promise<void> {
+    return this.firstSync;
+  }
+
+  start() {
+    if (this.started) return;
+    this.started = true;
+    this.shared.attach(this);
+    this.shared.retain();
+  }
+
+  async stop() {
+    if (!this.started) return;
+    this.started = false;
+    this.shared.detach(this);
+    await this.shared.release();
+  }
+
+  /** @internal the shared watch delivered a complete list */
+  listed() {
+    this.markFirstSync();
+  }
+
+  /** @internal */
+  upsert(k: string, o: T) {
     const view = this.spec.project(o);
     const old = this.store.get(k);
     this.store.set(k, view);
@@ -260,9 +373,57 @@ export class SupervisedInformer<T extends Obj, V> {
     }
   }
 
-  private remove(k: string, known?: V) {
-    const old = known ?? this.store.get(k);
+  /** @internal drop what a relist no longer has */
+  keep(present: Set<string>) {
+    for (const k of [...this.store.keys()]) if (!present.has(k)) this.remove(k);
+  }
+
+  /** @internal */
+  remove(k: string) {
+    const old = this.store.get(k);
     if (old === undefined || !this.store.delete(k)) return;
     for (const h of this.handlers) h.delete?.(old);
+  }
+}
+
+/**
+ * The shared watches of one cluster: one per collection path, however many projections read
+ * it. The console's ClusterConnection makes its informers here, and so do the loops (the
+ * aggregators, the generator, the fencing controller), so a kind is watched once per cluster.
+ */
+export class InformerRegistry {
+  private readonly watches = new Map<string, SharedInformer<any>>();
+  private readonly created: ((s: SharedInformer<any>) => void)[] = [];
+
+  constructor(
+    readonly kc: k8s.KubeConfig,
+    private readonly tuning: InformerTuning = {},
+    private readonly logger?: Logger,
+  ) {}
+
+  /** A projection of the cluster's watch of spec.path (made on first use). Start it to use it. */
+  informer<T extends Obj, V>(spec: InformerSpec<T, V>): SupervisedInformer<T, V> {
+    let w = this.watches.get(spec.path) as SharedInformer<T> | undefined;
+    if (!w) {
+      w = new SharedInformer<T>(this.kc, spec, this.tuning, this.logger);
+      this.watches.set(spec.path, w);
+      for (const l of this.created) l(w);
+    }
+    return new SupervisedInformer<T, V>(w, spec);
+  }
+
+  /** every shared watch so far */
+  all(): SharedInformer<any>[] {
+    return [...this.watches.values()];
+  }
+
+  /** told of each shared watch made from now on */
+  onCreate(l: (s: SharedInformer<any>) => void) {
+    this.created.push(l);
+  }
+
+  /** Stop every watch, whoever still uses it. */
+  async stop() {
+    await Promise.all(this.all().map((w) => w.stop()));
   }
 }

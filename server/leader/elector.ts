@@ -1,9 +1,12 @@
 // One leader per cluster for Palisade's controller loops, on a coordination.k8s.io Lease (the
 // way kube-controller-manager elects its leader): try every retry period; the leader renews with
 // a write conditional on the Lease's resourceVersion, so two consoles can never both win; a
-// leader that cannot renew within the renew deadline stops leading before its Lease can expire
-// for the others; stopping releases the Lease so a successor takes over at once. The rule itself
-// is pure (lib/leader/lease.ts).
+// leader that cannot renew within the renew deadline stops leading (a timer, so a hung request
+// cannot delay it) before its Lease can expire for the others, and campaigns again; stopping
+// releases the Lease so a successor takes over at once. The holder identity is unique per
+// process start, so the Lease's leaseTransitions is the epoch: epoch() is its value when this
+// process acquired the Lease, and every acquisition (even of a Lease still naming this process,
+// after it stopped leading) counts a transition. The rule itself is pure (lib/leader/lease.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as k8s from '@kubernetes/client-node';
@@ -25,6 +28,16 @@ export interface ElectorOptions {
   retryPeriodMs?: number;
   /** where its lines go (component 'leader', with the Lease): context such as { cluster } on it */
   logger?: Logger;
+  /** told how long each acquire or renew write took and how it ended (metrics) */
+  onRenew?: (seconds: number, outcome: 'ok' | 'error') => void;
+}
+
+/** A change of holder this process saw (the Leadership view's history). */
+export interface Transition {
+  at: string;
+  holder: string;
+  /** leaseTransitions as read with that holder */
+  epoch: number;
 }
 
 export interface LeaderState {
@@ -33,8 +46,22 @@ export interface LeaderState {
   holder: string;
   identity: string;
   lease: string;
+  /** leaseTransitions when this process acquired the Lease (set while leading) */
+  epoch?: number;
+  /** leaseTransitions as last read */
+  leaseTransitions?: number;
+  /** when this process last acquired or renewed the Lease, and when it last read it */
+  lastRenewTime?: string;
+  lastObservedTime?: string;
+  leaseDurationSeconds: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** changes of holder seen by this process, oldest first (at most 20) */
+  transitions: Transition[];
   lastError?: string;
 }
+
+const MAX_TRANSITIONS = 20;
 
 export class LeaseElector {
   readonly identity: string;
@@ -47,6 +74,11 @@ export class LeaseElector {
   private leading = false;
   private holder = '';
   private lastError?: string;
+  private myEpoch?: number;
+  private seenTransitions?: number;
+  private lastObserved = 0;
+  private readonly history: Transition[] = [];
+  private deadline?: NodeJS.Timeout;
   private timer?: NodeJS.Timeout;
   private running = false;
   private tickDone: Promise<void> = Promise.resolve();
@@ -70,12 +102,26 @@ export class LeaseElector {
     return this.leading;
   }
 
+  /** The Lease's leaseTransitions when this process acquired it; undefined while not leading. */
+  epoch(): number | undefined {
+    return this.leading ? this.myEpoch : undefined;
+  }
+
   state(): LeaderState {
+    const iso = (ms: number) => (ms ? new Date(ms).toISOString() : undefined);
     return {
       leading: this.leading,
       holder: this.holder,
       identity: this.identity,
       lease: `${this.o.namespace}/${this.o.name}`,
+      ...(this.leading ? { epoch: this.myEpoch } : {}),
+      ...(this.lastRenewal ? { lastRenewTime: iso(this.lastRenewal) } : {}),
+      ...(this.seenTransitions !== undefined ? { leaseTransitions: this.seenTransitions } : {}),
+      ...(this.lastObserved ? { lastObservedTime: iso(this.lastObserved) } : {}),
+      leaseDurationSeconds: this.durationS,
+      renewDeadlineMs: this.deadlineMs,
+      retryPeriodMs: this.retryMs,
+      transitions: [...this.history],
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
   }
@@ -103,6 +149,7 @@ export class LeaseElector {
   async stop() {
     this.running = false;
     clearTimeout(this.timer);
+    clearTimeout(this.deadline);
     await this.tickDone;
     if (!this.leading) return;
     this.setLeading(false);
@@ -117,19 +164,39 @@ export class LeaseElector {
   private async tick() {
     const now = Date.now();
     try {
-      const lease = await this.read();
+      // no request may hold a tick past the renew deadline (a hung connection)
+      const lease = await this.bounded(this.read());
       const record = lease && recordOf(lease);
+      this.lastObserved = Date.now();
+      if (record) this.saw(record.holder, record.transitions);
       this.observed = observe(this.observed, record, now);
-      const step = judgeLease(record, this.observed, this.identity, now);
+      let step = judgeLease(record, this.observed, this.identity, now);
+      // still named on the Lease, but this process stopped leading (it could not renew in
+      // time): a new term, so a new epoch
+      if (step.kind === 'renew' && !this.leading) step = { kind: 'acquire' };
       if (step.kind === 'follow') {
         if (step.holder !== this.holder) this.log.debug({ holder: step.holder || undefined }, 'following');
         this.holder = step.holder;
         this.setLeading(false);
       } else {
-        await this.take(lease, step.kind, now);
-        this.lastRenewal = now;
-        this.holder = this.identity;
-        this.setLeading(true);
+        const started = performance.now();
+        let epoch: number;
+        try {
+          epoch = await this.bounded(this.take(lease, step.kind, now));
+          this.o.onRenew?.((performance.now() - started) / 1000, 'ok');
+        } catch (e) {
+          this.o.onRenew?.((performance.now() - started) / 1000, 'error');
+          throw e;
+        }
+        // a renewal that came back after its deadline passed is no longer leadership
+        if (this.leading || step.kind !== 'renew') {
+          this.lastRenewal = now;
+          this.holder = this.identity;
+          if (!this.leading) this.myEpoch = epoch;
+          this.saw(this.identity, epoch);
+          this.setLeading(true);
+          this.armDeadline();
+        }
       }
       this.lastError = undefined;
     } catch (e) {
@@ -139,12 +206,17 @@ export class LeaseElector {
       // said once per cause, not every retry period (a console without RBAC on Leases retries for ever)
       if (this.lastError && this.lastError !== before)
         this.log.warn({ err: this.lastError }, 'leader election failed; retrying');
-      if (this.leading && Date.now() - this.lastRenewal > this.deadlineMs) this.setLeading(false);
+      if (this.leading && Date.now() - this.lastRenewal >= this.deadlineMs) this.deadlinePassed();
       if (isConflict(e) && !this.leading) this.holder = '';
     }
   }
 
-  private async take(lease: k8s.V1Lease | undefined, kind: 'create' | 'renew' | 'acquire', now: number) {
+  /** Write the Lease as holder; returns its leaseTransitions (the epoch of this term). */
+  private async take(
+    lease: k8s.V1Lease | undefined,
+    kind: 'create' | 'renew' | 'acquire',
+    now: number,
+  ): Promise<number> {
     // MicroTime: kube-apiserver parses exactly six fractional digits (a Date's ISO form has three)
     const t = microTime(now) as unknown as Date;
     if (kind === 'create' || !lease) {
@@ -155,7 +227,7 @@ export class LeaseElector {
           spec: this.spec(t, t, 0),
         },
       });
-      return;
+      return 0;
     }
     const s = lease.spec ?? {};
     lease.spec =
@@ -163,6 +235,50 @@ export class LeaseElector {
         ? { ...s, renewTime: t, leaseDurationSeconds: this.durationS }
         : this.spec(t, t, (s.leaseTransitions ?? 0) + 1);
     await this.write(lease);
+    return lease.spec.leaseTransitions ?? 0;
+  }
+
+  /** A request that has not answered by the renew deadline counts as failed. */
+  private bounded<T>(p: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from the API server within ${this.deadlineMs} ms`)),
+        this.deadlineMs,
+      );
+    });
+    return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** Leading ends when the renew deadline passes without a renewal, whatever the requests do. */
+  private armDeadline() {
+    clearTimeout(this.deadline);
+    const left = this.lastRenewal + this.deadlineMs - Date.now();
+    this.deadline = setTimeout(
+      () => {
+        if (this.leading && Date.now() - this.lastRenewal >= this.deadlineMs) this.deadlinePassed();
+      },
+      Math.max(0, left),
+    );
+    this.deadline.unref?.();
+  }
+
+  /** The renew deadline passed without a renewal (the timer or a failed tick, whichever first). */
+  private deadlinePassed() {
+    this.log.warn(
+      { renewDeadlineMs: this.deadlineMs, lastRenewTime: new Date(this.lastRenewal).toISOString() },
+      'Lease not renewed within the renew deadline: stopping every loop',
+    );
+    this.setLeading(false);
+  }
+
+  private saw(holder: string, transitions: number) {
+    this.seenTransitions = transitions;
+    const last = this.history.at(-1);
+    if (last && last.holder === holder && last.epoch === transitions) return;
+    if (!holder && !last) return;
+    this.history.push({ at: new Date().toISOString(), holder, epoch: transitions });
+    if (this.history.length > MAX_TRANSITIONS) this.history.shift();
   }
 
   private spec(acquire: Date, renew: Date, transitions: number): k8s.V1LeaseSpec {
@@ -190,7 +306,11 @@ export class LeaseElector {
   private setLeading(leading: boolean) {
     if (this.leading === leading) return;
     this.leading = leading;
-    this.log.info({ identity: this.identity }, leading ? 'leading' : 'no longer leading');
+    if (!leading) clearTimeout(this.deadline);
+    this.log.info(
+      { identity: this.identity, epoch: this.myEpoch },
+      leading ? 'leading' : 'no longer leading',
+    );
     for (const cb of this.listeners) cb(leading);
   }
 }

@@ -1,9 +1,11 @@
-// One aggregator per cell: a pod informer on the cell's cluster, and per protector a
-// throttled reconcile that writes the cell's counts with the stream's snapshot time
-// ("clock" mode: the aggregator's clock when it received the latest pod event, only ever
-// moving forward) and drops the buckets that snapshot has seen. Protectors that still
-// have buckets in this cell are re-examined on the next event of the stream; a ready pod
-// crossing minReadySeconds re-runs its protector by itself.
+// One aggregator per cell: a projection of the cell cluster's shared pod watch, and per
+// protector a throttled reconcile on the controller runtime that writes the cell's counts with
+// the stream's snapshot time ("clock" mode: the aggregator's clock when it received the latest
+// pod event, only ever moving forward) and drops the buckets that snapshot has seen. Protectors
+// that still have buckets in this cell are re-examined on the next event of the stream; a
+// ready pod crossing minReadySeconds re-runs its protector by itself. Every replica keeps the
+// pod index; only the leader of the core cluster's controller Lease reconciles (its writes go
+// through the term's kubeconfig).
 import * as k8s from '@kubernetes/client-node';
 import {
   labelSelectorMatches,
@@ -21,17 +23,23 @@ import {
   statusOf,
 } from '../../lib/protection/status.js';
 import { GROUP, PLURAL, type PodProtector, protectorKey, VERSION } from '../../lib/protection/types.js';
-import { SupervisedInformer } from '../kube/informer.js';
+import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
+import { Controller } from '../runtime/controller.js';
+import type { Term } from '../runtime/gate.js';
+import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.js';
 import { errorText } from '../../lib/kube/errorText.js';
 
+/** why an aggregator looks at a protector again later */
+export type AggregatorWait = 'aggregation-rate' | 'min-ready-seconds' | 'conflict';
+
 export interface AggregatorOptions {
   cellId: string;
-  /** the cell's cluster: its pods are counted */
-  cellKc: k8s.KubeConfig;
+  /** the cell's cluster's shared watches: its pods are counted */
+  cell: InformerRegistry;
   /** the core cluster: where protectors' status is written */
   coreKc: k8s.KubeConfig;
   store: ProtectorStore;
@@ -45,9 +53,10 @@ export interface AggregatorOptions {
 
 export class Aggregator {
   readonly pods: SupervisedInformer<k8s.V1Pod, PodFacts>;
+  /** its loop on the controller runtime (protection adds it to the core cluster's manager) */
+  readonly controller: Controller<AggregatorWait>;
   private readonly byNamespace = new Map<string, Map<string, PodFacts>>();
-  private readonly status: StatusApi;
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private status: StatusApi | undefined;
   private readonly lastRun = new Map<string, number>();
   /** protectors with buckets this cell has not seen yet: re-examined on the next pod event */
   private readonly parked = new Set<string>();
@@ -58,20 +67,26 @@ export class Aggregator {
 
   constructor(private readonly o: AggregatorOptions) {
     this.log = component('aggregator', { cell: o.cellId }, o.logger);
-    const core = o.cellKc.makeApiClient(k8s.CoreV1Api);
-    this.status = keepAliveStatusApi(o.coreKc);
+    const core = o.cell.kc.makeApiClient(k8s.CoreV1Api);
     this.selector = parseLabelSelector(o.protectorSelector ?? '');
-    this.pods = new SupervisedInformer(
-      o.cellKc,
-      {
-        kind: 'pods',
-        path: '/api/v1/pods',
-        list: (p) => core.listPodForAllNamespaces(p),
-        project: podFacts,
+    this.pods = o.cell.informer({
+      kind: 'pods',
+      path: '/api/v1/pods',
+      list: (p) => core.listPodForAllNamespaces(p),
+      project: podFacts,
+    });
+    this.controller = new Controller<AggregatorWait>({
+      name: `aggregator:${o.cellId}`,
+      reconciler: {
+        begin: (term) => this.begin(term),
+        reconcile: (key) => this.reconcile(key),
+        end: () => this.end(),
       },
-      {},
-      o.logger,
-    );
+      // protectors are independent: several status writes in flight (one per protector at most)
+      concurrency: 8,
+      backoff: { baseMs: 1_000, maxMs: 30_000 },
+      logger: o.logger,
+    });
     this.pods.on({
       add: (p) => this.podEvent(p, undefined),
       update: (p, old) => this.podEvent(p, old),
@@ -90,19 +105,34 @@ export class Aggregator {
     return this.snapshotTime;
   }
 
+  /** Start watching (every replica keeps the pod index); resolves once the pods are listed. */
   async start() {
     this.pods.start();
     await this.pods.synced();
     // the first list is a consistent snapshot of the stream as of now
     this.snapshotTime = Math.max(this.snapshotTime, Date.now());
-    for (const e of this.o.store.all()) this.enqueue(protectorKey(e.protector));
   }
 
   async stop() {
-    this.status.close?.();
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t.timer);
+    this.controller.halt();
     await this.pods.stop();
+  }
+
+  /** A term begins on this console: write through its kubeconfig, look at every protector. */
+  private async begin(term: Term) {
+    this.status = keepAliveStatusApi(term.kc(this.o.coreKc));
+    await Promise.all([this.pods.synced(), this.o.store.whenSynced()]);
+    this.snapshotTime = Math.max(this.snapshotTime, Date.now());
+    this.lastRun.clear();
+    this.parked.clear();
+    for (const e of this.o.store.all()) this.enqueue(protectorKey(e.protector));
+  }
+
+  private end() {
+    this.status?.close?.();
+    this.status = undefined;
+    this.parked.clear();
   }
 
   private podEvent(next: PodFacts | undefined, old: PodFacts | undefined) {
@@ -131,27 +161,24 @@ export class Aggregator {
 
   /** Schedule a reconcile: after the protector's aggregation rate (with jitter), at most once per rate. */
   enqueue(key: string, delayMs?: number) {
-    if (this.stopped) return;
+    if (this.stopped || !this.controller.running) return;
+    const ms = this.delayFor(key, delayMs);
+    if (ms !== undefined) this.controller.enqueueAfter(key, Math.max(1, ms));
+  }
+
+  /** the wait before a protector's next reconcile: never sooner than its rate after the last one */
+  private delayFor(key: string, delayMs?: number): number | undefined {
     const p = this.o.store.get(key)?.protector;
-    if (!p) return;
+    if (!p) return undefined;
     const rate = historyConfig(p, this.o.defaults ?? DEFAULT_HISTORY_CONFIG).aggregationRateMillis;
     const now = Date.now();
     const jittered = delayMs ?? rate * (0.5 + Math.random() * 0.5);
-    const at = Math.max(now + jittered, (this.lastRun.get(key) ?? 0) + rate);
-    const pending = this.timers.get(key);
-    if (pending && pending.at <= at) return;
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      void this.reconcile(key);
-    }, at - now);
-    this.timers.set(key, { at, timer });
+    return Math.max(now + jittered, (this.lastRun.get(key) ?? 0) + rate) - now;
   }
 
-  private async reconcile(key: string) {
-    if (this.stopped) return;
+  private async reconcile(key: string): Promise<Result<AggregatorWait>> {
     const entry = this.o.store.get(key);
-    if (!entry || entry.dangling || !this.wanted(entry.protector)) return;
+    if (!entry || entry.dangling || !this.wanted(entry.protector)) return done;
     this.lastRun.set(key, Date.now());
     const p = entry.protector;
     const now = Date.now();
@@ -173,28 +200,40 @@ export class Aggregator {
     const mine = cells.find((c) => c.id === this.o.cellId)!;
     if (mine.buckets.length) this.parked.add(key);
     const becomesAvailable = nextAvailableAt(pods, p.spec.minReadySeconds, now);
-    if (becomesAvailable !== undefined) this.enqueue(key, becomesAvailable - now + 5);
+    // a ready pod crossing minReadySeconds: look again then (not sooner than the rate allows)
+    const later: Result<AggregatorWait> =
+      becomesAvailable !== undefined
+        ? requeueAfter(this.delayFor(key, becomesAvailable - now + 5) ?? 0, 'min-ready-seconds')
+        : done;
     const old = before.find((c) => c.id === this.o.cellId);
     const unchanged =
       old &&
       sameCounts(old.counts, mine.counts) &&
       old.buckets.length === mine.buckets.length &&
       old.lastEventTime !== undefined;
-    if (unchanged) return this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'unchanged' });
-    await this.write(key, { ...p, status: { ...(p.status ?? {}), ...statusOf(cells, now) } });
+    if (unchanged) {
+      this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'unchanged' });
+      return later;
+    }
+    const written = await this.write(key, { ...p, status: { ...(p.status ?? {}), ...statusOf(cells, now) } });
+    return written ?? later;
   }
 
-  private async write(key: string, next: PodProtector) {
+  /** Write the status; a conflict asks for another look once the rate allows (the informer brings the fresh copy). */
+  private async write(key: string, next: PodProtector): Promise<Result<AggregatorWait> | undefined> {
+    if (!this.status) throw new Error('no term: not leading');
     let outcome: string;
     try {
       outcome = (await writeStatus(this.status, this.o.metrics, 'aggregator', next)).outcome;
     } catch (e) {
-      outcome = 'error';
-      this.log.warn({ protector: key, err: errorText(e) }, 'status not written; retrying');
+      this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'error' });
+      this.log.debug({ protector: key, err: errorText(e) }, 'status not written');
+      // the runtime retries with this protector's backoff
+      throw e;
     }
     this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: outcome === 'ok' ? 'written' : 'error' });
-    // on a conflict or an error the informer brings the fresh copy: try again soon
-    if (outcome === 'conflict' || outcome === 'error') this.enqueue(key, outcome === 'conflict' ? 50 : 1000);
+    if (outcome === 'conflict') return requeueAfter(this.delayFor(key, 50) ?? 50, 'conflict');
+    return undefined;
   }
 }
 

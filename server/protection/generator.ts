@@ -3,6 +3,9 @@
 // A finalizer on both sides: the protector goes only when its workload is explicitly
 // deleted (deletionTimestamp) or deselected, and survives a workload that merely vanishes.
 // It also applies podseidon.kubewharf.io/remove-cell-once. Writes carry resourceVersion.
+// Its workloads are projections of the core cluster's shared Deployment and StatefulSet
+// watches (the console's own); it reconciles on the controller runtime, only while this console
+// leads the core cluster's controller Lease, writing through the term's kubeconfig.
 import * as k8s from '@kubernetes/client-node';
 import { matchesRequirements, parseLabelSelector } from '../../lib/kube/labelSelector.js';
 import {
@@ -15,12 +18,15 @@ import {
 } from '../../lib/protection/generator.js';
 import { cellsOf, removeCells, statusOf } from '../../lib/protection/status.js';
 import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../lib/protection/types.js';
-import { SupervisedInformer } from '../kube/informer.js';
-import { component, type Logger } from '../log.js';
+import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
+import type { Logger } from '../log.js';
+import { Controller } from '../runtime/controller.js';
+import type { Term } from '../runtime/gate.js';
+import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
-import { errorText, isConflict, isNotFound } from '../../lib/kube/errorText.js';
+import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
 interface Workload {
   facts: WorkloadFacts;
@@ -50,55 +56,56 @@ function workload(kind: WorkloadKind, o: k8s.V1Deployment | k8s.V1StatefulSet): 
   };
 }
 
+/** why the generator looks at a workload again later */
+export type GeneratorWait = 'conflict';
+
 export class Generator {
   private readonly informers: Record<WorkloadKind, SupervisedInformer<any, Workload>>;
-  private readonly custom: k8s.CustomObjectsApi;
-  private readonly objects: k8s.KubernetesObjectApi;
-  private readonly queue = new Set<string>();
+  /** its loop on the controller runtime (protection adds it to the core cluster's manager) */
+  readonly controller: Controller<GeneratorWait>;
+  private custom: k8s.CustomObjectsApi | undefined;
+  private objects: k8s.KubernetesObjectApi | undefined;
   /** protector key -> the workload it was generated for */
   private readonly sources = new Map<string, Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>>();
-  private running = false;
   private readonly selector;
-  private readonly log: Logger;
-  private stopped = false;
 
   constructor(
-    kc: k8s.KubeConfig,
+    private readonly core: InformerRegistry,
     private readonly store: ProtectorStore,
     private readonly metrics: ProtectionMetrics,
     workloadSelector: string,
     /** where its lines go (component 'generator'); context such as { cluster } on it */
     logger?: Logger,
   ) {
-    this.log = component('generator', {}, logger);
     this.selector = parseLabelSelector(workloadSelector);
-    const apps = kc.makeApiClient(k8s.AppsV1Api);
-    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+    const apps = core.kc.makeApiClient(k8s.AppsV1Api);
     this.informers = {
-      Deployment: new SupervisedInformer(
-        kc,
-        {
-          kind: 'deployments',
-          path: '/apis/apps/v1/deployments',
-          list: (p) => apps.listDeploymentForAllNamespaces(p),
-          project: (o) => workload('Deployment', o),
-        },
-        {},
-        logger,
-      ),
-      StatefulSet: new SupervisedInformer(
-        kc,
-        {
-          kind: 'statefulsets',
-          path: '/apis/apps/v1/statefulsets',
-          list: (p) => apps.listStatefulSetForAllNamespaces(p),
-          project: (o) => workload('StatefulSet', o),
-        },
-        {},
-        logger,
-      ),
+      Deployment: core.informer({
+        kind: 'deployments',
+        path: '/apis/apps/v1/deployments',
+        list: (p) => apps.listDeploymentForAllNamespaces(p),
+        project: (o: k8s.V1Deployment) => workload('Deployment', o),
+      }),
+      StatefulSet: core.informer({
+        kind: 'statefulsets',
+        path: '/apis/apps/v1/statefulsets',
+        list: (p) => apps.listStatefulSetForAllNamespaces(p),
+        project: (o: k8s.V1StatefulSet) => workload('StatefulSet', o),
+      }),
     };
+    this.controller = new Controller<GeneratorWait>({
+      name: 'generator',
+      reconciler: {
+        begin: (term) => this.begin(term),
+        reconcile: (key) => this.reconcileKey(key),
+        end: () => {
+          this.custom = undefined;
+          this.objects = undefined;
+        },
+      },
+      backoff: { baseMs: 2_000, maxMs: 60_000 },
+      logger,
+    });
     for (const inf of Object.values(this.informers))
       inf.on({
         add: (w) => this.enqueue(w.facts),
@@ -136,31 +143,37 @@ export class Generator {
   }
 
   async stop() {
-    this.stopped = true;
+    this.controller.halt();
     await Promise.all(Object.values(this.informers).map((i) => i.stop()));
   }
 
-  private enqueue(f: Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>) {
-    this.queue.add(`${f.kind}/${f.namespace}/${f.name}`);
-    if (!this.running) void this.drain();
+  /** A term begins: write through its kubeconfig, look at every workload. */
+  private async begin(term: Term) {
+    const kc = term.kc(this.core.kc);
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+    await Promise.all([...Object.values(this.informers).map((i) => i.synced()), this.store.whenSynced()]);
+    for (const inf of Object.values(this.informers)) for (const w of inf.values()) this.enqueue(w.facts);
   }
 
-  private async drain() {
-    this.running = true;
-    while (this.queue.size && !this.stopped) {
-      const key = this.queue.values().next().value!;
-      this.queue.delete(key);
-      try {
-        await this.reconcile(key);
-      } catch (e) {
-        if (!isConflict(e)) this.log.warn({ workload: key, err: errorText(e) }, 'reconcile failed; retrying');
-        setTimeout(
-          () => this.queue.add(key) && !this.running && void this.drain(),
-          isConflict(e) ? 50 : 2000,
-        );
-      }
+  private enqueue(f: Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>) {
+    this.controller.enqueue(`${f.kind}/${f.namespace}/${f.name}`);
+  }
+
+  /** a 409 (a stale copy): look again shortly, once the informer has the fresh one */
+  private async reconcileKey(key: string): Promise<Result<GeneratorWait>> {
+    try {
+      await this.reconcile(key);
+      return done;
+    } catch (e) {
+      if (isConflict(e)) return requeueAfter(50, 'conflict');
+      throw e;
     }
-    this.running = false;
+  }
+
+  private clients() {
+    if (!this.custom || !this.objects) throw new Error('no term: not leading');
+    return { custom: this.custom, objects: this.objects };
   }
 
   private async reconcile(key: string) {
@@ -177,8 +190,8 @@ export class Generator {
     }
     if (!w.finalizers.includes(GENERATOR_FINALIZER)) await this.setWorkloadFinalizer(w, true);
     if (!ppr || ppr.dangling) {
-      await this.custom
-        .createNamespacedCustomObject({
+      await this.clients()
+        .custom.createNamespacedCustomObject({
           group: GROUP,
           version: VERSION,
           plural: PLURAL,
@@ -194,7 +207,7 @@ export class Generator {
     const p = ppr.protector;
     if (!specMatches(p.spec, w.facts)) {
       const want = desiredProtector(w.facts);
-      await this.custom.replaceNamespacedCustomObject({
+      await this.clients().custom.replaceNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         plural: PLURAL,
@@ -214,12 +227,17 @@ export class Generator {
     const kept = removeCells(cells, ids);
     if (kept.length !== cells.length) {
       const body = { ...p, status: { ...(p.status ?? {}), ...statusOf(kept, Date.now()) } };
-      const r = await writeStatus(clientNodeStatusApi(this.custom), this.metrics, 'generator', body);
+      const r = await writeStatus(
+        clientNodeStatusApi(this.clients().custom),
+        this.metrics,
+        'generator',
+        body,
+      );
       // a stale copy: the queue retries this workload once the informer has the fresh one
       if (r.outcome === 'conflict') throw Object.assign(new Error('conflict'), { code: 409 });
     }
-    await this.custom
-      .patchNamespacedCustomObject(
+    await this.clients()
+      .custom.patchNamespacedCustomObject(
         {
           group: GROUP,
           version: VERSION,
@@ -243,7 +261,7 @@ export class Generator {
     const p = this.store.get(`${namespace}/${name}`)!.protector;
     const finalizers = (p.metadata.finalizers ?? []).filter((f) => f !== GENERATOR_FINALIZER);
     if (finalizers.length !== (p.metadata.finalizers ?? []).length)
-      await this.custom.replaceNamespacedCustomObject({
+      await this.clients().custom.replaceNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         plural: PLURAL,
@@ -252,8 +270,14 @@ export class Generator {
         body: { ...p, metadata: { ...p.metadata, finalizers } },
       });
     if (!p.metadata.deletionTimestamp)
-      await this.custom
-        .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })
+      await this.clients()
+        .custom.deleteNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: PLURAL,
+          namespace,
+          name,
+        })
         .catch((e) => {
           if (!isNotFound(e)) throw e;
         });
@@ -265,7 +289,7 @@ export class Generator {
       ? [...w.finalizers, GENERATOR_FINALIZER]
       : w.finalizers.filter((f) => f !== GENERATOR_FINALIZER);
     // a merge patch that carries the resourceVersion: optimistic, 409 on a stale view
-    await this.objects.patch(
+    await this.clients().objects.patch(
       {
         apiVersion: 'apps/v1',
         kind: w.facts.kind,

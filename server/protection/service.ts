@@ -1,6 +1,15 @@
 // Deletion protection in the console's process: the protector store on the core cluster,
 // the webhook listener, one aggregator and update trigger per cell, the generator, and
 // (by default on the embedded cluster) each cell's ValidatingWebhookConfiguration.
+//
+// Every replica serves the webhook (its admission buckets are written by whichever replica
+// admitted the deletion: not leader work). The loops — every cell's aggregator and update
+// trigger, and the generator — run on the controller runtime of the *core* cluster only: one
+// Lease, one leader for all cells. Each aggregator writes the PodProtector status on the core
+// cluster, so the Lease that decides who writes there lives there too, and its epoch is the one
+// a write to the core's objects is checked against; one Lease per cell would let two consoles
+// (each leading a different cell) write the same protectors' status, and a cell whose API
+// server is unreachable would hold up nothing it could not already hold up.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -8,6 +17,9 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { protectionSchema } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
+import { InformerRegistry } from '../kube/informer.js';
+import type { LeaderElection } from '../runtime/manager.js';
+import { ControllerRuntime } from '../runtime/runtime.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import { Admission } from './admission.js';
 import { Aggregator } from './aggregator.js';
@@ -36,6 +48,10 @@ export interface ProtectionService {
   store: ProtectorStore;
   decisions: DecisionLog;
   aggregators: Aggregator[];
+  generator?: Generator;
+  triggers: UpdateTrigger[];
+  /** the controller runtime the loops run on (the console's, or one of its own) */
+  runtime: ControllerRuntime;
   webhook: WebhookServer;
   metrics: ReturnType<typeof protectionMetrics>;
   /** judge one AdmissionReview text for a cell as the listener does, past its caller check */
@@ -76,6 +92,12 @@ export async function startProtection(opts: {
   clusters: ClusterSpec[];
   /** where protection's parts log, each as its component (the root logger by default) */
   logger?: Logger;
+  /** the console's controller runtime (default: one of its own, stopped with the service) */
+  runtime?: ControllerRuntime;
+  /** with a runtime of its own: its leader election (default DEFAULT_LEADER_ELECTION) */
+  election?: Partial<LeaderElection>;
+  /** a cluster's shared watches (the console's connection's; default: its own per cluster) */
+  informers?: (c: ClusterSpec) => InformerRegistry | undefined;
 }): Promise<ProtectionService> {
   const root = opts.logger ?? rootLogger;
   const log = component('protection', {}, root);
@@ -102,6 +124,16 @@ export async function startProtection(opts: {
   );
   const onCore = root.child({ cluster: core.id });
   await ensureCrd(core.kc, component('protection', {}, onCore));
+
+  const runtime = opts.runtime ?? new ControllerRuntime({ election: opts.election, logger: root });
+  const ownRegistries = new Map<string, InformerRegistry>();
+  const registryOf = (c: ClusterSpec) => {
+    const given = opts.informers?.(c);
+    if (given) return given;
+    let r = ownRegistries.get(c.id);
+    if (!r) ownRegistries.set(c.id, (r = new InformerRegistry(c.kc, {}, root.child({ cluster: c.id }))));
+    return r;
+  };
 
   const metrics = protectionMetrics();
   const decisions = new DecisionLog();
@@ -141,7 +173,7 @@ export async function startProtection(opts: {
     (c) =>
       new Aggregator({
         cellId: c.id,
-        cellKc: c.cluster.kc,
+        cell: registryOf(c.cluster),
         coreKc: core.kc,
         store,
         metrics,
@@ -163,12 +195,19 @@ export async function startProtection(opts: {
       )
     : [];
   const generator = cfg.generator.enabled
-    ? new Generator(core.kc, store, metrics, cfg.generator.workloadSelector, onCore)
+    ? new Generator(registryOf(core), store, metrics, cfg.generator.workloadSelector, onCore)
     : undefined;
 
   await store.whenSynced();
   await Promise.all([...aggregators.map((a) => a.start()), generator?.start()]);
-  for (const t of triggers) t.start();
+  // the loops run while this console leads the core cluster's controller Lease
+  const manager = runtime.manager(core);
+  const loops = [
+    ...aggregators.map((a) => a.controller),
+    ...triggers.map((t) => t.controller),
+    ...(generator ? [generator.controller] : []),
+  ];
+  for (const l of loops) manager.add(l);
   const cells: CellInfo[] = [];
   for (const c of cellSpecs) {
     const register = cfg.webhook.register ?? c.cluster.infra !== undefined;
@@ -201,6 +240,9 @@ export async function startProtection(opts: {
     store,
     decisions,
     aggregators,
+    generator,
+    triggers,
+    runtime,
     webhook,
     metrics,
     review: (text, cellId, timeoutMs = 10_000) =>
@@ -208,9 +250,13 @@ export async function startProtection(opts: {
     async stop() {
       // a replica behind a shared address drains first, while it can still judge what arrives
       if (sharedUrl) await webhook.drain(DRAIN_MS);
-      for (const t of triggers) t.stop();
+      // then every loop at once
+      for (const l of loops) manager.remove(l);
       admission.stop();
       await Promise.all([...aggregators.map((a) => a.stop()), generator?.stop(), store.stop()]);
+      // a runtime of its own: release the Lease so another console takes over at once
+      if (!opts.runtime) await runtime.stop();
+      await Promise.all([...ownRegistries.values()].map((r) => r.stop()));
       await webhook.stop();
     },
   };

@@ -1,11 +1,15 @@
 // Keeps a quiet cell's pod stream moving: a never-scheduled pod whose annotation is
 // rewritten every interval, so each aggregator sees an event at least that often and a
 // stale bucket (a deletion that was admitted but never happened) cannot block deletions
-// for long. Podseidon's update trigger, on by default here.
+// for long. Podseidon's update trigger, on by default here. A loop on the controller runtime
+// with one key: only the leader writes the heartbeat (every interval, as requeueAfter).
 import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import { component, type Logger } from '../log.js';
+import { Controller } from '../runtime/controller.js';
+import { isNotLeader, type Term } from '../runtime/gate.js';
+import { type Result, requeueAfter } from '../../lib/runtime/result.js';
 
 export const TRIGGER_POD = 'podseidon-update-trigger';
 export const TRIGGER_ANNOTATION = 'podseidon.kubewharf.io/update-trigger-time';
@@ -13,11 +17,15 @@ export const TRIGGER_ANNOTATION = 'podseidon.kubewharf.io/update-trigger-time';
 export const RELEASE_LABEL = 'podseidon.kubewharf.io/release-id';
 export const RELEASE_ID = 'palisade';
 
+const KEY = 'heartbeat';
+
 export class UpdateTrigger {
-  private timer: NodeJS.Timeout | undefined;
-  private readonly core: k8s.CoreV1Api;
+  /** its loop on the controller runtime (one key, every interval) */
+  readonly controller: Controller<'interval'>;
+  private core: k8s.CoreV1Api | undefined;
   private readonly log: Logger;
-  private stopped = false;
+  /** the trigger pod may not exist yet (first term, or deleted by someone): create it first */
+  private create = true;
 
   constructor(
     private readonly o: {
@@ -30,26 +38,32 @@ export class UpdateTrigger {
       logger?: Logger;
     },
   ) {
-    this.core = o.kc.makeApiClient(k8s.CoreV1Api);
     this.log = component('updateTrigger', { cell: o.cellId }, o.logger);
+    this.controller = new Controller<'interval'>({
+      name: `update-trigger:${o.cellId}`,
+      reconciler: {
+        begin: (term) => this.begin(term),
+        reconcile: () => this.tick(),
+        end: () => (this.core = undefined),
+      },
+      logger: o.logger,
+    });
   }
 
-  start() {
-    this.stopped = false;
-    void this.tick(true);
+  private begin(term: Term) {
+    this.core = term.kc(this.o.kc).makeApiClient(k8s.CoreV1Api);
+    this.create = true;
+    this.controller.enqueue(KEY);
   }
 
-  stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
-  }
-
-  private async tick(create: boolean) {
-    if (this.stopped) return;
+  /** One heartbeat; errors are counted and told, never retried sooner than the interval. */
+  private async tick(): Promise<Result<'interval'>> {
+    const core = this.core;
+    if (!core) throw new Error('no term: not leading');
     let recreate = false;
     try {
-      if (create) await this.ensurePod();
-      await this.core.patchNamespacedPod(
+      if (this.create) await this.ensurePod(core);
+      await core.patchNamespacedPod(
         {
           name: TRIGGER_POD,
           namespace: this.o.namespace,
@@ -61,15 +75,16 @@ export class UpdateTrigger {
     } catch (e) {
       recreate = (e as { code?: number }).code === 404;
       this.o.metrics.heartbeats.inc({ cell: this.o.cellId, outcome: 'error' });
-      if (!recreate) this.log.warn({ err: errorText(e) }, 'heartbeat not written');
+      if (!recreate && !isNotLeader(e)) this.log.warn({ err: errorText(e) }, 'heartbeat not written');
       else this.log.debug({ pod: `${this.o.namespace}/${TRIGGER_POD}` }, 'trigger pod gone: recreating it');
     }
-    if (!this.stopped) this.timer = setTimeout(() => void this.tick(recreate), this.o.intervalMillis);
+    this.create = recreate;
+    return requeueAfter(this.o.intervalMillis, 'interval');
   }
 
-  private async ensurePod() {
+  private async ensurePod(core: k8s.CoreV1Api) {
     try {
-      await this.core.createNamespacedPod({
+      await core.createNamespacedPod({
         namespace: this.o.namespace,
         body: {
           metadata: {

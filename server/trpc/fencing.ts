@@ -54,9 +54,12 @@ export const fencingRouter = router({
       })
       .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
     // unhealthy nodes the budget keeps from being fenced: the likeliest sign of a control-plane partition
-    const held = controller.held().filter((h) => !h.why.startsWith('waiting for approval'));
-    // who acts: every console watches, the leader of the cluster's fencing Lease fences
-    const leader = ctx.fencing?.electors.get(conn.id)?.state();
+    const held = controller
+      .held()
+      .filter((h) => h.reason === 'budget')
+      .map(({ node, why }) => ({ node, why }));
+    // who acts: every console watches, the leader of the cluster's controller Lease runs the loops
+    const leader = ctx.fencing?.managers.get(conn.id)?.elector.state();
     return { enabled: true as const, policies, fences, held, leader };
   }),
 });

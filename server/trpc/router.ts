@@ -10,6 +10,7 @@ import { fencingRouter } from './fencing.js';
 import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
 import { instanceIdsRouter } from './instanceIds.js';
+import { leadershipRouter } from './leadership.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
 import { allow, clusterInput as cluster, clusterOf, objectName, procedure, router } from './trpc.js';
@@ -74,5 +75,6 @@ export const appRouter = router({
   actions: actionsRouter,
   access: accessRouter,
   instanceIds: instanceIdsRouter,
+  leadership: leadershipRouter,
 });
 export type AppRouter = typeof appRouter;

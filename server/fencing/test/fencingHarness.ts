@@ -13,10 +13,19 @@ import {
 } from '../../../lib/fencing/types.js';
 import { ClusterConnection } from '../../kube/connection.js';
 import { AgentUnavailable } from '../agents.js';
-import { LeaseElector } from '../../leader/elector.js';
 import { type ExecAgentFactory, FencingController } from '../controller.js';
-import { FENCING_LEASE } from '../service.js';
 import { captureLogs } from '../../test/logCapture.js';
+import type { Manager } from '../../runtime/manager.js';
+import { ControllerRuntime } from '../../runtime/runtime.js';
+
+/** short timings, so a takeover happens within seconds */
+export const TEST_ELECTION = {
+  namespace: 'kube-system',
+  name: 'palisade-controller',
+  leaseDurationSeconds: 3,
+  renewDeadlineMs: 2_000,
+  retryPeriodMs: 250,
+};
 
 export type Fenced = Awaited<ReturnType<typeof startFencing>>;
 
@@ -26,7 +35,7 @@ const noExec: ExecAgentFactory = () => {
 
 export async function startFencing(
   yaml: string,
-  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number; elected?: boolean } = {},
+  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number } = {},
 ) {
   const cluster = await startScenario(yaml);
   const conn = new ClusterConnection({
@@ -37,35 +46,33 @@ export async function startFencing(
   });
   conn.start();
   const logs = captureLogs();
-  const electors: LeaseElector[] = [];
+  const runtimes: ControllerRuntime[] = [];
   const seconds: FencingController[] = [];
-  /** with elected, each controller is one console: it acts only while it leads the fencing Lease */
+  /**
+   * Each controller is one console: its own controller runtime (a manager per cluster, its own
+   * holder identity), acting only while it leads the controller Lease. All read the one
+   * connection's shared watches (a second console would have its own: the same for this test).
+   */
   const make = (exec = opts.exec) => {
-    const leader = opts.elected
-      ? new LeaseElector({
-          kc: cluster.kc,
-          ...FENCING_LEASE,
-          leaseDurationSeconds: 3,
-          renewDeadlineMs: 2_000,
-          retryPeriodMs: 250,
-          logger: logs.logger.child({ cluster: 'test' }),
-        })
-      : undefined;
+    const runtime = new ControllerRuntime({ election: TEST_ELECTION, logger: logs.logger });
+    runtimes.push(runtime);
     const c = new FencingController({
       conn,
       exec: exec ?? noExec,
       logger: logs.logger,
       verifyWindowMs: opts.verifyWindowMs ?? 3_000,
       verifyEveryMs: 200,
-      leader,
     });
-    if (leader) electors.push(leader);
-    return { c, leader };
+    return { c, runtime, leader: undefined as Manager | undefined };
+  };
+  const begin = (m: ReturnType<typeof make>) => {
+    m.c.start();
+    m.leader = m.runtime.manager({ id: conn.id, kc: conn.spec.kc });
+    m.leader.add(m.c.controller);
   };
   let first = make();
   let controller = first.c;
-  controller.start();
-  first.leader?.start();
+  begin(first);
   await Promise.all([conn.synced(), controller.synced()]);
   const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   return {
@@ -75,29 +82,27 @@ export async function startFencing(
     get controller() {
       return controller;
     },
-    /** the first console's elector (with elected) */
+    /** the first console's manager (its controller Lease) */
     get elector() {
-      return first.leader;
+      return first.leader!;
     },
-    /** another console on the same cluster, with its own agent and elector (with elected) */
+    /** another console on the same cluster, with its own agent and controller runtime */
     async secondConsole(exec?: ExecAgentFactory) {
       const second = make(exec);
       seconds.push(second.c);
-      second.c.start();
-      second.leader?.start();
+      begin(second);
       await second.c.synced();
       return { controller: second.c, elector: second.leader! };
     },
-    /** stop this controller (as a killed server would) and start a fresh one */
+    /** stop this controller and its console's runtime (releasing the Lease) and start a fresh one */
     async restartController(beforeStart?: () => Promise<void>, configure?: (c: FencingController) => void) {
       await controller.stop();
-      await first.leader?.stop();
+      await first.runtime.stop();
       await beforeStart?.();
       first = make();
       controller = first.c;
       configure?.(controller);
-      controller.start();
-      first.leader?.start();
+      begin(first);
       await controller.synced();
     },
     async policy(name: string, spec: Record<string, unknown>) {
@@ -165,7 +170,7 @@ export async function startFencing(
     },
     async stop() {
       await Promise.all([controller, ...seconds].map((c) => c.stop()));
-      await Promise.all(electors.map((e) => e.stop()));
+      await Promise.all(runtimes.map((r) => r.stop()));
       await conn.stop();
       await cluster.stop();
     },

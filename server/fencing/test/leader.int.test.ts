@@ -1,13 +1,12 @@
-// Two consoles on one cluster: both watch, only the leader of kube-system/palisade-fencing
-// fences. The follower never touches a fence, not even one whose agent has hung in the leader;
+// Two consoles on one cluster: both watch, only the leader of the controller Lease
+// (kube-system/palisade-controller) fences. The follower never touches a fence, not even one whose agent has hung in the leader;
 // when the leader stops (releasing the Lease) the follower takes over at once and resumes the
 // fence as after a restart: the hung attempt is Interrupted, verified, and retried with its agent.
 import * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import type { FenceAgent } from '../agents.js';
-import { FENCING_LEASE } from '../service.js';
-import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
+import { type Fenced, fencingScenario, quickPolicy, startFencing, TEST_ELECTION } from './fencingHarness.js';
 
 let t: Fenced | undefined;
 afterEach(async () => {
@@ -37,19 +36,25 @@ function agentThat(how: 'off' | 'hang', runs: string[]) {
 }
 
 const leaseOf = async (f: Fenced) =>
-  f.cluster.kc.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease(FENCING_LEASE);
+  f.cluster.kc
+    .makeApiClient(k8s.CoordinationV1Api)
+    .readNamespacedLease({ namespace: TEST_ELECTION.namespace, name: TEST_ELECTION.name });
 
 describe('fencing leader election', { timeout: 240_000 }, () => {
   it('two consoles: only the Lease holder fences; when it stops the other takes over and resumes', async () => {
     const runsA: string[] = [];
     const runsB: string[] = [];
-    t = await startFencing(fencingScenario(), { exec: agentThat('hang', runsA), elected: true });
+    t = await startFencing(fencingScenario(), { exec: agentThat('hang', runsA) });
     const a = t.elector!;
     await eventually(() => a.isLeader(), 'the first console leading', 20_000);
     const b = await t.secondConsole(agentThat('off', runsB));
-    await eventually(() => b.elector.state().holder === a.identity, 'the second console following', 10_000);
+    await eventually(
+      () => b.elector.elector.state().holder === a.elector.identity,
+      'the second console following',
+      10_000,
+    );
     expect(b.elector.isLeader()).toBe(false);
-    expect((await leaseOf(t)).spec?.holderIdentity).toBe(a.identity);
+    expect((await leaseOf(t)).spec?.holderIdentity).toBe(a.elector.identity);
 
     await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_test' }));
     const pod = await eventually(
@@ -79,8 +84,10 @@ describe('fencing leader election', { timeout: 240_000 }, () => {
     await a.stop();
     await eventually(() => b.elector.isLeader(), 'the second console leading', 10_000);
     const lease = await leaseOf(t);
-    expect(lease.spec?.holderIdentity).toBe(b.elector.identity);
+    expect(lease.spec?.holderIdentity).toBe(b.elector.elector.identity);
     expect(lease.spec?.leaseTransitions).toBe(transitions + 1);
+    // the epoch: the Lease's leaseTransitions when this console acquired it
+    expect(b.elector.epoch()).toBe(transitions + 1);
     // it resumes: attempt 1 Interrupted and not confirmed (the hung agent did nothing), attempt 2 its own
     const done = await t.fenceIn(node, ['Released'], 90_000);
     expect(done.status.attempts.map((x) => x.result)).toEqual(['Interrupted', 'Succeeded']);

@@ -36,7 +36,7 @@ import { FENCE_API } from '../../actions/live.js';
 import { type Console, startConsole } from '../../console.js';
 import { consoleVerbs } from '../../kube/infra.js';
 import { clustersFromKubeconfig } from '../../kube/kubeconfig.js';
-import { FENCING_LEASE } from '../../fencing/service.js';
+import { DEFAULT_LEADER_ELECTION as CONTROLLER_LEASE } from '../../runtime/manager.js';
 import { tokenOf } from '../../test/client.js';
 import { appRouter } from '../router.js';
 import {
@@ -163,11 +163,12 @@ beforeAll(async () => {
   custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   storage = cluster.kc.makeApiClient(k8s.StorageV1Api);
   for (const ns of ['default', NS]) await serviceAccountReady(core, ns);
-  // another console leads fencing: this one shows the fences but never moves them on
+  // another console runs the controllers: this one shows the fences but never moves them on
+  // (nor does its generator write the protector: the test does, below)
   await cluster.kc.makeApiClient(k8s.CoordinationV1Api).createNamespacedLease({
-    namespace: FENCING_LEASE.namespace,
+    namespace: CONTROLLER_LEASE.namespace,
     body: {
-      metadata: { name: FENCING_LEASE.name },
+      metadata: { name: CONTROLLER_LEASE.name },
       spec: {
         holderIdentity: 'another-console',
         leaseDurationSeconds: 3600,
@@ -194,6 +195,19 @@ beforeAll(async () => {
     auth: { limits: { signInPerMinute: 20, mutationsPerMinute: 1_000_000 } },
   });
   await Promise.all([...c.clusters.values()].map((x) => x.synced()));
+  // what the generator of the leading console would have made for the protected Deployment
+  await custom.createNamespacedCustomObject({
+    group: 'podseidon.kubewharf.io',
+    version: 'v1alpha1',
+    plural: 'podprotectors',
+    namespace: NS,
+    body: {
+      apiVersion: 'podseidon.kubewharf.io/v1alpha1',
+      kind: 'PodProtector',
+      metadata: { name: 'deployment-api', namespace: NS },
+      spec: { minAvailable: 1, selector: { matchLabels: { app: 'api' } } },
+    },
+  });
   agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   await eventually(
     ready,
@@ -709,6 +723,7 @@ const GENERATORS: Record<string, Gen> = {
     return input(objectInput({ cluster: p.cluster, namespace: p.namespace, pod: p.pod }, s), s);
   },
   'fencing.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
+  'leadership.state': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.get': (w, s) => {
     const p = pools(w, s);
@@ -884,6 +899,12 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
     case 'volumes.list':
     case 'fencing.list':
       expect(mayReadAll, `${shown()}: a person limited to ${NS} read cluster-wide objects`).toBe(true);
+      return;
+    case 'leadership.state':
+      // the controller Lease is in kube-system: never for a person limited to one namespace
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} read the controller Lease`).toBe(true);
+      // another console holds it (set up above): this one watches
+      expect([data.elected, data.leading, data.holder], shown()).toEqual([true, false, 'another-console']);
       return;
     case 'volumes.get':
       expect(mayReadAll, shown()).toBe(true);
