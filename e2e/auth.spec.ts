@@ -48,7 +48,7 @@ test.describe('signed out', () => {
     await page.getByTestId('user-menu').click();
     await expect(page.getByRole('button', { name: 'Sign out everywhere' })).toBeVisible();
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await expect(page).toHaveURL(/\/signin\?ended=signed-out/);
+    await expect(page).toHaveURL(/\/signin\?next=%2F&ended=signed-out$/);
     await expect(page.getByRole('status')).toContainText('You are signed out.');
     expect((await page.request.get('/api/trpc/clusters.list')).status()).toBe(401);
   });

@@ -43,17 +43,29 @@ export function signInUrl(ended?: string): string {
   return `/signin?${q}`;
 }
 
+// Set while signing out: the socket's `session:ended` and the 401s that follow the sign-out
+// would otherwise race the sign-out's own navigation to the sign-in page.
+let leaving = false;
+
 export function goToSignIn(ended?: string) {
-  if (window.location.pathname === '/signin') return;
+  if (leaving || window.location.pathname === '/signin') return;
+  leaving = true;
   window.location.assign(signInUrl(ended));
 }
 
 export async function signOut(everywhere: boolean) {
-  await fetch('/auth/signout', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ everywhere }),
-  });
-  window.location.assign('/signin?ended=signed-out');
+  const next = signInUrl('signed-out');
+  leaving = true;
+  try {
+    await fetch('/auth/signout', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ everywhere }),
+    });
+  } catch (e) {
+    leaving = false; // not signed out: the page stays
+    throw e;
+  }
+  window.location.assign(next);
 }
