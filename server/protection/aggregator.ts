@@ -121,7 +121,7 @@ export class Aggregator {
 
   /** A term begins on this console: write through its kubeconfig, look at every protector. */
   private async begin(term: Term) {
-    this.status = keepAliveStatusApi(term.kc(this.o.coreKc));
+    this.status = keepAliveStatusApi(term.kc(this.o.coreKc), term.fieldManager);
     await Promise.all([this.pods.synced(), this.o.store.whenSynced()]);
     this.snapshotTime = Math.max(this.snapshotTime, Date.now());
     this.lastRun.clear();

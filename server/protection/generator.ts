@@ -256,19 +256,26 @@ export class Generator {
     this.metrics.generator.inc({ action: 'remove-cells' });
   }
 
-  /** Remove our finalizer from the protector, then delete it. */
+  /**
+   * Remove our finalizer from the protector, then delete it. A delete carries no fieldManager
+   * for the epoch check, so the finalizer's removal (an update, fenced) goes first and the delete
+   * is conditional on the resourceVersion it left: a stale leader's delete never lands on its own.
+   */
   private async retire(namespace: string, name: string) {
     const p = this.store.get(`${namespace}/${name}`)!.protector;
     const finalizers = (p.metadata.finalizers ?? []).filter((f) => f !== GENERATOR_FINALIZER);
-    if (finalizers.length !== (p.metadata.finalizers ?? []).length)
-      await this.clients().custom.replaceNamespacedCustomObject({
+    let resourceVersion = p.metadata.resourceVersion;
+    if (finalizers.length !== (p.metadata.finalizers ?? []).length) {
+      const updated = (await this.clients().custom.replaceNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         plural: PLURAL,
         namespace,
         name,
         body: { ...p, metadata: { ...p.metadata, finalizers } },
-      });
+      })) as { metadata?: { resourceVersion?: string } };
+      resourceVersion = updated.metadata?.resourceVersion ?? resourceVersion;
+    }
     if (!p.metadata.deletionTimestamp)
       await this.clients()
         .custom.deleteNamespacedCustomObject({
@@ -277,6 +284,7 @@ export class Generator {
           plural: PLURAL,
           namespace,
           name,
+          body: resourceVersion ? { preconditions: { resourceVersion } } : undefined,
         })
         .catch((e) => {
           if (!isNotFound(e)) throw e;

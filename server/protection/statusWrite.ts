@@ -21,12 +21,14 @@ const statusPath = (namespace: string, name: string) =>
  * The webhook's and the aggregators' status API: on kept-alive connections, since a storm
  * is a stream of them (see server/kube/keepAlive.ts for why not client-node here).
  */
-export function keepAliveStatusApi(kc: k8s.KubeConfig): StatusApi {
+/** fieldManager: the leader's epoch on its writes (the aggregator); none for the webhook's own. */
+export function keepAliveStatusApi(kc: k8s.KubeConfig, fieldManager?: string): StatusApi {
   const http = new KeepAliveJson(kc);
+  const query = fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '';
   return {
     readStatus: (namespace, name) => http.request('GET', statusPath(namespace, name)),
     replaceStatus: (next) =>
-      http.request('PUT', statusPath(next.metadata.namespace, next.metadata.name), next),
+      http.request('PUT', `${statusPath(next.metadata.namespace, next.metadata.name)}${query}`, next),
     close: () => http.close(),
   };
 }

@@ -1,7 +1,8 @@
 // The admission webhook's own HTTPS listener: POST /admission/<cellID> with an
 // AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts), and
 // POST /fences/<cellID> for NodeFence writes that approve or cancel a fence (judged in
-// server/fencing/approvalWebhook.ts). The serving certificate comes from a CA generated at start.
+// server/fencing/approvalWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
+// writes to Palisade-owned state (server/leader/epochWebhook.ts). The serving certificate comes from a CA generated at start.
 //
 // Only the API servers are heard (mutual TLS, clientAuth.ts): the listener asks for a
 // client certificate and drops a connection without one, or with one no trusted CA signed,
@@ -87,6 +88,8 @@ export async function startWebhook(opts: {
   hosts?: string[];
   /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
   fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
+  /** leader-epoch reviews of writes to Palisade-owned state (POST /epochs/<cellID>) */
+  epochs?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /** the serving CA and key pair shared by replicas (servingSecret.ts); default: a CA made now */
   serving?: { caPem: string; certPem: string; keyPem: string };
   /** where its lines go (component 'webhook'; the root logger by default) */
@@ -135,10 +138,11 @@ export async function startWebhook(opts: {
         return send(refusal?.status ?? 401, refusal?.detail ?? 'client certificate required', true);
       }
       const url = new URL(req.url ?? '/', 'https://webhook');
-      const m = /^\/(admission|fences)\/([^/]+)$/.exec(url.pathname);
+      const m = /^\/(admission|fences|epochs)\/([^/]+)$/.exec(url.pathname);
+      const other = m?.[1] === 'fences' ? opts.fences : m?.[1] === 'epochs' ? opts.epochs : undefined;
       // answers given before the body is read close the connection: it holds an unread body
-      if (req.method !== 'POST' || !m || (m[1] === 'fences' && !opts.fences))
-        return send(404, 'not found: POST /admission/<cellID> or /fences/<cellID>', true);
+      if (req.method !== 'POST' || !m || (m[1] !== 'admission' && !other))
+        return send(404, 'not found: POST /admission/<cellID>, /fences/<cellID> or /epochs/<cellID>', true);
       let cellId: string;
       try {
         cellId = decodeURIComponent(m[2]);
@@ -153,11 +157,9 @@ export async function startWebhook(opts: {
       }
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
-      if (m[1] === 'fences')
+      if (other)
         return void req.on('end', () => {
-          void opts.fences!(Buffer.concat(chunks).toString('utf8'), cellId).then(([code, body]) =>
-            send(code, body),
-          );
+          void other(Buffer.concat(chunks).toString('utf8'), cellId).then(([code, body]) => send(code, body));
         });
       req.on('end', () => {
         const started = process.hrtime.bigint();

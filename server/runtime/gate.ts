@@ -6,6 +6,7 @@
 // signed (client-node asks the kubeconfig for credentials on every call, typed clients, the
 // generic object client, watches and the keep-alive JSON client alike).
 import * as k8s from '@kubernetes/client-node';
+import { epochFieldManager } from '../../lib/leader/epoch.js';
 
 /** Thrown instead of sending a request when the term that made the client has ended. */
 export class NotLeaderError extends Error {
@@ -48,21 +49,44 @@ export class Term {
     return this.active && (await this.confirmLease()) && this.active;
   }
 
-  /** A kubeconfig like `base` whose requests fail with NotLeaderError once this term has ended. */
+  /** The fieldManager every write of this term carries: its epoch, for Palisade's webhook to check. */
+  get fieldManager(): string {
+    return epochFieldManager(this.epoch);
+  }
+
+  /**
+   * A kubeconfig like `base` whose requests fail with NotLeaderError once this term has ended,
+   * and whose writes through client-node's typed and generic clients carry the term's epoch.
+   */
   kc(base: k8s.KubeConfig): k8s.KubeConfig {
     let kc = this.gated.get(base);
     if (!kc) {
-      kc = gatedKubeConfig(base, () => {
-        if (!this.active) throw new NotLeaderError(`the term of epoch ${this.epoch} on ${this.lease} ended`);
-      });
+      kc = gatedKubeConfig(
+        base,
+        () => {
+          if (!this.active)
+            throw new NotLeaderError(`the term of epoch ${this.epoch} on ${this.lease} ended`);
+        },
+        this.fieldManager,
+      );
       this.gated.set(base, kc);
     }
     return kc;
   }
 }
 
-/** `base`'s clusters, users and contexts, checking `gate` before signing any request. */
-export function gatedKubeConfig(base: k8s.KubeConfig, gate: () => void): k8s.KubeConfig {
+const WRITES = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * `base`'s clusters, users and contexts, checking `gate` before signing any request; with a
+ * fieldManager, every create, update and patch sent through a client-node API client carries it
+ * (it reaches admission webhooks as request.options.fieldManager).
+ */
+export function gatedKubeConfig(
+  base: k8s.KubeConfig,
+  gate: () => void,
+  fieldManager?: string,
+): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
     clusters: base.clusters,
@@ -75,6 +99,11 @@ export function gatedKubeConfig(base: k8s.KubeConfig, gate: () => void): k8s.Kub
   const httpsOptions = kc.applyToHTTPSOptions.bind(kc);
   kc.applySecurityAuthentication = async (context) => {
     gate();
+    if (fieldManager && WRITES.has(String(context.getHttpMethod()).toUpperCase())) {
+      const url = new URL(context.getUrl());
+      url.searchParams.set('fieldManager', fieldManager);
+      context.setUrl(url.toString());
+    }
     return security(context);
   };
   kc.applyToFetchOptions = async (opts) => {

@@ -1,9 +1,9 @@
-// The leader's clients stamp the epoch on every write and send nothing while not leading.
+// A term's clients stamp its epoch on every write and send nothing once the term has ended.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leaderClient, NotLeading } from './epochClient.js';
+import { isNotLeader, Term } from '../runtime/gate.js';
 
 let server: http.Server;
 const seen: { method: string; url: string }[] = [];
@@ -13,11 +13,19 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '' });
     req.resume();
-    const body = JSON.stringify({
-      kind: 'Lease',
-      apiVersion: 'coordination.k8s.io/v1',
-      metadata: { name: 'x' },
-    });
+    // the generic client asks discovery first
+    const discovery = req.url === '/apis/coordination.k8s.io/v1';
+    const body = JSON.stringify(
+      discovery
+        ? {
+            kind: 'APIResourceList',
+            groupVersion: 'coordination.k8s.io/v1',
+            resources: [
+              { name: 'leases', kind: 'Lease', namespaced: true, singularName: 'lease', verbs: [] },
+            ],
+          }
+        : { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', metadata: { name: 'x' } },
+    );
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
@@ -38,10 +46,10 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-describe('leader clients', () => {
+describe("a term's clients", () => {
   it('stamp the epoch on creates, updates and patches, not on reads', async () => {
-    let epoch: number | undefined = 7;
-    const api = leaderClient(kc, k8s.CoordinationV1Api, () => epoch);
+    const term = new Term(7, 'ns/x', async () => true);
+    const api = term.kc(kc).makeApiClient(k8s.CoordinationV1Api);
     seen.length = 0;
     await api.readNamespacedLease({ namespace: 'ns', name: 'x' });
     await api.createNamespacedLease({ namespace: 'ns', body: { metadata: { name: 'x' } } });
@@ -66,20 +74,31 @@ describe('leader clients', () => {
     expect(new URL(seen[0].url, 'http://x').searchParams.getAll('fieldManager')).toEqual([
       'palisade-leader-e7',
     ]);
-    epoch = undefined;
+    // the generic object client too (the generator's creates and deletes)
+    seen.length = 0;
+    await k8s.KubernetesObjectApi.makeApiClient(term.kc(kc)).create({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'x', namespace: 'ns' },
+    });
+    expect(
+      seen.map((s) => [s.method, new URL(s.url, 'http://x').searchParams.getAll('fieldManager')]),
+    ).toEqual([
+      ['GET', []],
+      ['POST', ['palisade-leader-e7']],
+    ]);
+    term.end();
   });
 
-  it('send no write at all while not leading', async () => {
-    const api = leaderClient(kc, k8s.CoordinationV1Api, () => undefined);
+  it('send nothing at all once the term has ended', async () => {
+    const term = new Term(3, 'ns/x', async () => true);
+    const api = term.kc(kc).makeApiClient(k8s.CoordinationV1Api);
+    term.end();
     seen.length = 0;
-    await expect(
-      api.createNamespacedLease({ namespace: 'ns', body: { metadata: { name: 'x' } } }),
-    ).rejects.toBeInstanceOf(NotLeading);
-    await expect(api.deleteNamespacedLease({ namespace: 'ns', name: 'x' })).rejects.toBeInstanceOf(
-      NotLeading,
-    );
+    const refused = async (p: Promise<unknown>) => expect(isNotLeader(await p.catch((e) => e))).toBe(true);
+    await refused(api.createNamespacedLease({ namespace: 'ns', body: { metadata: { name: 'x' } } }));
+    await refused(api.deleteNamespacedLease({ namespace: 'ns', name: 'x' }));
+    await refused(api.readNamespacedLease({ namespace: 'ns', name: 'x' }));
     expect(seen).toEqual([]);
-    await api.readNamespacedLease({ namespace: 'ns', name: 'x' });
-    expect(seen.map((s) => s.method)).toEqual(['GET']);
   });
 });
