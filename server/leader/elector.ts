@@ -263,6 +263,20 @@ export class LeaseElector {
     this.deadline.unref?.();
   }
 
+  /**
+   * Stop leading now without touching the Lease (it may be another's already: Palisade's
+   * webhook refused a write of this epoch as stale); campaigning goes on as a follower.
+   */
+  stepDown(why: string) {
+    if (!this.leading) return;
+    this.log.warn(
+      { identity: this.identity, epoch: this.myEpoch, why },
+      'stepping down: stopping every loop',
+    );
+    this.lastRenewal = 0;
+    this.setLeading(false);
+  }
+
   /** The renew deadline passed without a renewal (the timer or a failed tick, whichever first). */
   private deadlinePassed() {
     this.log.warn(

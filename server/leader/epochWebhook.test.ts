@@ -50,6 +50,7 @@ describe('handleEpochReview', () => {
           message: expect.stringMatching(
             /carries epoch 4, but the Lease kube-system\/palisade-controller is at epoch 5/,
           ),
+          details: { causes: [{ reason: 'PalisadeStaleLeaderEpoch', field: 'options.fieldManager' }] },
         },
       },
     });

@@ -11,6 +11,10 @@ import * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
 import { type EpochLease, type EpochVerdict, judgeEpoch } from '../../lib/leader/epoch.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { STALE_EPOCH_CAUSE, staleWriteEvent } from '../../lib/leader/events.js';
+import type { Logger } from '../log.js';
+import type { RuntimeMetrics } from '../runtime/metrics.js';
+import { LeaseEventWriter } from './leaseEvents.js';
 
 const review = z.object({
   apiVersion: z.literal('admission.k8s.io/v1'),
@@ -41,11 +45,20 @@ export interface EpochWebhookDeps {
   refused?(w: StaleWrite): void;
 }
 
-function answer(uid: string, allowed: boolean, message?: string) {
+function answer(uid: string, allowed: boolean, message?: string, stale = false) {
+  // the cause reaches the writer in the API server's error Status (details are passed through):
+  // the leader's runtime tells a stale-epoch refusal from any other without reading the text
+  const details = stale
+    ? { details: { causes: [{ reason: STALE_EPOCH_CAUSE, field: 'options.fieldManager', message }] } }
+    : {};
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    response: { uid, allowed, ...(allowed ? {} : { status: { code: 409, reason: 'Conflict', message } }) },
+    response: {
+      uid,
+      allowed,
+      ...(allowed ? {} : { status: { code: 409, reason: 'Conflict', message, ...details } }),
+    },
   };
 }
 
@@ -84,7 +97,7 @@ export async function handleEpochReview(text: string, deps: EpochWebhookDeps): P
   const r = req.resource;
   const what = `${req.operation} ${r.resource}${req.subResource ? `/${req.subResource}` : ''}${r.group ? `.${r.group}` : ''} ${req.namespace ? `${req.namespace}/` : ''}${req.name ?? ''}`;
   deps.refused?.({ verdict, lease, what, user: req.userInfo?.username ?? '' });
-  return [200, answer(req.uid, false, verdict.message)];
+  return [200, answer(req.uid, false, verdict.message, true)];
 }
 
 /** The controller Lease of a cluster, read live with Palisade's own credentials. */
@@ -101,57 +114,126 @@ export function liveLease(kc: k8s.KubeConfig, namespace: string, name: string): 
   };
 }
 
-/** What the leader writes and Palisade owns: reviewed for their epoch (nodes only on their spec: taints). */
+/**
+ * What the leader writes and Palisade owns, reviewed for their epoch. Fail where only Palisade
+ * writes (NodeFences are Fail already for approvals; protectors' status is the aggregator's);
+ * Ignore where people write too (a protector made with kubectl, a cordon) so that a console
+ * that is down does not block them: no replica answering means no newer leader to protect.
+ */
 export function epochWebhookConfiguration(url: string, caPem: string): k8s.V1ValidatingWebhookConfiguration {
-  const hook = (name: string, rules: k8s.V1RuleWithOperations[], failurePolicy: 'Fail' | 'Ignore') => ({
+  const hook = (name: string, rule: k8s.V1RuleWithOperations, failurePolicy: 'Fail' | 'Ignore') => ({
     name,
     admissionReviewVersions: ['v1'],
     sideEffects: 'None',
     failurePolicy,
     timeoutSeconds: 10,
     clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
-    rules,
+    rules: [rule],
   });
+  const ops = ['CREATE', 'UPDATE'];
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
     metadata: { name: 'palisade-leader-epochs', labels: { 'app.kubernetes.io/managed-by': 'palisade' } },
     webhooks: [
       hook(
-        'epochs.palisade.dev',
-        [
-          {
-            apiGroups: ['palisade.dev'],
-            apiVersions: ['*'],
-            operations: ['CREATE', 'UPDATE'],
-            resources: ['nodefences', 'nodefences/status'],
-            scope: 'Cluster',
-          },
-          {
-            apiGroups: ['podseidon.kubewharf.io'],
-            apiVersions: ['*'],
-            operations: ['CREATE', 'UPDATE'],
-            resources: ['podprotectors', 'podprotectors/status'],
-            scope: 'Namespaced',
-          },
-        ],
+        'fence-epochs.palisade.dev',
+        {
+          apiGroups: ['palisade.dev'],
+          apiVersions: ['*'],
+          operations: ops,
+          resources: ['nodefences', 'nodefences/status'],
+          scope: 'Cluster',
+        },
         'Fail',
       ),
-      // every spec write to a Node passes here; when no Palisade answers, cordons and labels by
-      // people must still work (the leader that would write taints is gone too)
+      hook(
+        'protector-status-epochs.palisade.dev',
+        {
+          apiGroups: ['podseidon.kubewharf.io'],
+          apiVersions: ['*'],
+          operations: ops,
+          resources: ['podprotectors/status'],
+          scope: 'Namespaced',
+        },
+        'Fail',
+      ),
+      hook(
+        'protector-epochs.palisade.dev',
+        {
+          apiGroups: ['podseidon.kubewharf.io'],
+          apiVersions: ['*'],
+          operations: ops,
+          resources: ['podprotectors'],
+          scope: 'Namespaced',
+        },
+        'Ignore',
+      ),
       hook(
         'node-epochs.palisade.dev',
-        [
-          {
-            apiGroups: [''],
-            apiVersions: ['v1'],
-            operations: ['UPDATE'],
-            resources: ['nodes'],
-            scope: 'Cluster',
-          },
-        ],
+        {
+          apiGroups: [''],
+          apiVersions: ['v1'],
+          operations: ['UPDATE'],
+          resources: ['nodes'],
+          scope: 'Cluster',
+        },
         'Ignore',
       ),
     ],
+  };
+}
+
+export interface EpochCell {
+  id: string;
+  /** the cell's cluster: where its writes land and its controller Lease lives */
+  cluster: { id: string; kc: k8s.KubeConfig };
+}
+
+/**
+ * The /epochs/<cellID> handler: each cell's writes judged against its cluster's controller
+ * Lease; every refusal counted and told as an Event on that Lease.
+ */
+export function epochReviews(o: {
+  cells: EpochCell[];
+  election: { namespace: string; name: string };
+  metrics: RuntimeMetrics;
+  /** this replica (the Event's reporter) */
+  identity: string;
+  logger: Logger;
+}): (text: string, cellId: string) => Promise<[number, unknown]> {
+  const { namespace, name } = o.election;
+  const byCell = new Map(
+    o.cells.map((c) => {
+      const events = new LeaseEventWriter(c.cluster.kc, o.logger);
+      const deps: EpochWebhookDeps = {
+        readLease: liveLease(c.cluster.kc, namespace, name),
+        refused: (w) => {
+          const epoch = w.verdict.kind === 'stale' ? w.verdict.epoch : -1;
+          o.metrics.staleWritesRefused.inc({
+            cluster: c.cluster.id,
+            lease: `${namespace}/${name}`,
+            epoch: String(epoch),
+          });
+          o.logger.warn(
+            { cluster: c.cluster.id, write: w.what, user: w.user, epoch, current: w.lease.transitions },
+            'stale leader write refused',
+          );
+          events.record(
+            staleWriteEvent(
+              { namespace, name },
+              { epoch, what: w.what, message: w.verdict.message, by: o.identity, at: new Date() },
+            ),
+            String(epoch),
+          );
+        },
+      };
+      return [c.id, deps] as const;
+    }),
+  );
+  return async (text, cellId) => {
+    const deps = byCell.get(cellId);
+    if (!deps) return [404, `unknown cell "${cellId}"`];
+    return handleEpochReview(text, deps);
   };
 }

@@ -30,6 +30,7 @@ import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
 import { applyWebhookConfiguration, registerWebhook } from './register.js';
 import { fenceWebhookConfiguration, handleFenceReview, subjectAccess } from '../fencing/approvalWebhook.js';
+import { epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
 import { sharedServingPair } from './servingSecret.js';
@@ -164,6 +165,13 @@ export async function startProtection(opts: {
     serving,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
+    epochs: epochReviews({
+      cells: cellSpecs,
+      election: runtime.election,
+      metrics: runtime.metrics,
+      identity: runtime.identity,
+      logger: root,
+    }),
     logger: root,
   });
   const base = cfg.webhook.url ?? webhook.url;
@@ -209,14 +217,24 @@ export async function startProtection(opts: {
   ];
   for (const l of loops) manager.add(l);
   const cells: CellInfo[] = [];
+  const epochsOn = new Set<string>();
   for (const c of cellSpecs) {
     const register = cfg.webhook.register ?? c.cluster.infra !== undefined;
     if (register) {
-      await registerWebhook(c.cluster.kc, `${base}/admission/${encodeURIComponent(c.id)}`, webhook.caPem);
+      const cell = encodeURIComponent(c.id);
+      await registerWebhook(c.cluster.kc, `${base}/admission/${cell}`, webhook.caPem);
       await applyWebhookConfiguration(
         c.cluster.kc,
-        fenceWebhookConfiguration(`${base}/fences/${encodeURIComponent(c.id)}`, webhook.caPem),
+        fenceWebhookConfiguration(`${base}/fences/${cell}`, webhook.caPem),
       );
+      // one epoch check per cluster (two cells on one cluster share its Lease)
+      if (!epochsOn.has(c.cluster.id)) {
+        epochsOn.add(c.cluster.id);
+        await applyWebhookConfiguration(
+          c.cluster.kc,
+          epochWebhookConfiguration(`${base}/epochs/${cell}`, webhook.caPem),
+        );
+      }
     }
     cells.push({ id: c.id, cluster: c.cluster.id, context: c.cluster.context, registered: register });
   }

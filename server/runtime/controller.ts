@@ -9,6 +9,7 @@ import { Backoff, type BackoffPolicy, DelayedKeys, WorkQueue } from '../../lib/r
 import { afterReconcile, isRequeue, type Result } from '../../lib/runtime/result.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import { component, type Logger } from '../log.js';
+import { isStaleEpochRefusal } from '../../lib/leader/events.js';
 import { isNotLeader, type Term } from './gate.js';
 import type { RuntimeMetrics } from './metrics.js';
 
@@ -59,6 +60,9 @@ export class Controller<Reason extends string = string> {
   instrument(m: RuntimeMetrics, cluster: string) {
     this.metrics = { m, cluster };
   }
+
+  /** @internal told when Palisade's webhook refused a write of this loop's term as stale */
+  onStaleEpoch?: (term: Term) => void;
 
   /** true inside a term (this console leads and the loop runs) */
   get running() {
@@ -164,6 +168,12 @@ export class Controller<Reason extends string = string> {
     const label = 'error' in outcome ? 'error' : isRequeue(outcome.result) ? 'requeue' : 'done';
     const m = this.metrics;
     m?.m.reconcileSeconds.observe({ cluster: m.cluster, controller: this.name, result: label }, seconds);
+    if ('error' in outcome && isStaleEpochRefusal(outcome.error)) {
+      // a newer leader exists: stepping down now beats waiting for the renew deadline
+      this.log.warn({ key, epoch: term.epoch, err: errorText(outcome.error) }, 'write refused: stale epoch');
+      this.onStaleEpoch?.(term);
+      return;
+    }
     if ('error' in outcome) {
       m?.m.reconcileErrors.inc({ cluster: m.cluster, controller: this.name });
       if (!isNotLeader(outcome.error))

@@ -6,7 +6,9 @@
 // Lease is lost or not renewed within the renew deadline, the term ends and every loop stops
 // at once (the term's kubeconfigs refuse further requests), then the elector campaigns again.
 import type * as k8s from '@kubernetes/client-node';
+import { electedEvent } from '../../lib/leader/events.js';
 import { LeaseElector } from '../leader/elector.js';
+import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
 import type { Controller } from './controller.js';
 import { Term } from './gate.js';
@@ -48,6 +50,7 @@ export class Manager {
   private readonly log: Logger;
   private readonly lease: string;
   private started = false;
+  private readonly events: LeaseEventWriter;
 
   constructor(private readonly o: ManagerOptions) {
     this.cluster = o.cluster;
@@ -68,12 +71,16 @@ export class Manager {
       logger: onCluster,
       onRenew: (seconds, outcome) => o.metrics.renewSeconds.observe({ cluster: o.cluster, outcome }, seconds),
     });
+    this.events = new LeaseEventWriter(o.kc, this.log);
     this.elector.onChange((leading) => (leading ? this.begin() : this.end()));
   }
 
   /** Add a loop; it runs whenever this process leads (at once, if it leads now). */
   add(c: Controller<any>) {
     c.instrument(this.o.metrics, this.o.cluster);
+    c.onStaleEpoch = (term) => {
+      if (this.term === term) this.elector.stepDown(`a write of epoch ${term.epoch} was refused as stale`);
+    };
     this.controllers.push(c);
     if (this.term?.active) void c.run(this.term);
   }
@@ -134,6 +141,8 @@ export class Manager {
       { lease: this.lease, epoch, loops: this.controllers.map((c) => c.name) },
       'leading: running the loops',
     );
+    const { namespace, name } = this.o.election;
+    this.events.record(electedEvent({ namespace, name }, this.elector.identity, epoch, new Date()));
     for (const c of this.controllers) void c.run(term);
     for (const l of this.listeners) l(true);
   }

@@ -32,6 +32,12 @@ export function runtimeMetrics() {
       labelNames: ['cluster', 'to'] as const,
       registers: r,
     }),
+    staleWritesRefused: new Counter({
+      name: 'palisade_leader_stale_writes_refused_total',
+      help: "Leader writes this replica's webhook refused because their epoch was older than the Lease's",
+      labelNames: ['cluster', 'lease', 'epoch'] as const,
+      registers: r,
+    }),
     queueDepth: new Gauge({
       name: 'palisade_controller_queue_depth',
       help: 'Keys waiting for a worker, per loop',

@@ -1,0 +1,173 @@
+// Epoch fencing at admission, on both back ends: once the controller Lease has moved on (another
+// holder, leaseTransitions grown), a write that carries the old leader's epoch is refused by
+// Palisade's webhook — PodProtector status, a protector, a Node's taints — with both epochs
+// named and a cause the writer's runtime recognises; the refusal is counted and told as an
+// Event on the Lease. Writes of the current epoch, and writes that carry none (people, the
+// webhook's own buckets), pass. The console whose epoch went stale stops its loops.
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStaleEpochRefusal } from '../../../lib/leader/events.js';
+import { microTime } from '../../../lib/protection/buckets.js';
+import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { startScenario } from '../../../sim/test/clusterHarness.js';
+import type { ClusterSpec } from '../../kube/connection.js';
+import { type ProtectionService, startProtection } from '../../protection/service.js';
+import { baseConfig, createProtector, scenario } from '../../protection/test/protectionHarness.js';
+import { ControllerRuntime } from '../../runtime/runtime.js';
+import { captureLogs } from '../../test/logCapture.js';
+import { createReadyNamespace } from '../../test/namespaces.js';
+
+const ELECTION = {
+  namespace: 'kube-system',
+  name: 'palisade-controller',
+  leaseDurationSeconds: 3,
+  renewDeadlineMs: 2_000,
+  retryPeriodMs: 250,
+};
+const NS = 'epochs';
+const P = { group: 'podseidon.kubewharf.io', version: 'v1alpha1', plural: 'podprotectors', namespace: NS };
+
+let cluster: Awaited<ReturnType<typeof startScenario>>;
+let runtime: ControllerRuntime;
+let protection: ProtectionService;
+let custom: k8s.CustomObjectsApi;
+let leases: k8s.CoordinationV1Api;
+
+beforeAll(async () => {
+  cluster = await startScenario(scenario('epoch-fencing'));
+  await createReadyNamespace(cluster.core, NS);
+  custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
+  leases = cluster.kc.makeApiClient(k8s.CoordinationV1Api);
+  const logs = captureLogs();
+  runtime = new ControllerRuntime({ election: ELECTION, logger: logs.logger, identity: 'epochs-test' });
+  const spec: ClusterSpec = { id: 'embedded', context: 'palisade-embedded', kc: cluster.kc };
+  protection = await startProtection({
+    config: baseConfig({ webhook: { port: 0, host: '127.0.0.1', register: true } }),
+    clusters: [spec],
+    runtime,
+    logger: logs.logger,
+  });
+  await createProtector(custom, NS, 'web', { minAvailable: 1, selector: { app: 'web' } });
+  await eventually(() => runtime.get('embedded')?.isLeader() === true, 'the console leads', 20_000);
+}, 180_000);
+
+afterAll(async () => {
+  await protection?.stop();
+  await runtime?.stop();
+  await cluster?.stop();
+});
+
+const read = () => custom.getNamespacedCustomObject({ ...P, name: 'web' }) as Promise<any>;
+const writeStatus = async (fieldManager?: string) => {
+  const p = await read();
+  return custom.replaceNamespacedCustomObjectStatus({
+    ...P,
+    name: 'web',
+    body: { ...p, status: { ...(p.status ?? {}), cells: p.status?.cells ?? [] } },
+    ...(fieldManager ? { fieldManager } : {}),
+  });
+};
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => e as { code?: number; body?: unknown },
+  );
+const text = (e: { body?: unknown } | undefined) =>
+  typeof e?.body === 'string' ? e.body : JSON.stringify(e?.body);
+
+describe('a write of an older epoch than the Lease', () => {
+  it('is refused at admission once another holder took the Lease; the stale console stops', async () => {
+    const lease = await leases.readNamespacedLease({ namespace: ELECTION.namespace, name: ELECTION.name });
+    const old = lease.spec!.leaseTransitions ?? 0;
+    // another Palisade takes over: a new holder, one more transition, a long lease
+    lease.spec = {
+      ...lease.spec,
+      holderIdentity: 'newer-replica',
+      leaseTransitions: old + 1,
+      leaseDurationSeconds: 3600,
+      // MicroTime: six fractional digits
+      acquireTime: microTime(Date.now()) as unknown as Date,
+      renewTime: microTime(Date.now()) as unknown as Date,
+    };
+    await leases.replaceNamespacedLease({ namespace: ELECTION.namespace, name: ELECTION.name, body: lease });
+    await eventually(
+      () => runtime.get('embedded')?.isLeader() === false,
+      'the old leader stops its loops',
+      20_000,
+    );
+
+    // the status the old leader would write
+    const stale = await failure(writeStatus(`palisade-leader-e${old}`));
+    expect(stale?.code).toBe(409);
+    expect(text(stale)).toContain(
+      `this write carries epoch ${old}, but the Lease kube-system/palisade-controller is at epoch ${old + 1} (held by newer-replica)`,
+    );
+    expect(isStaleEpochRefusal(stale)).toBe(true);
+    // a protector update, and the taints on a Node
+    const p = await read();
+    const spec = await failure(
+      custom.replaceNamespacedCustomObject({
+        ...P,
+        name: 'web',
+        body: p,
+        fieldManager: `palisade-leader-e${old}`,
+      }),
+    );
+    expect(isStaleEpochRefusal(spec)).toBe(true);
+    const node = (await cluster.core.listNode()).items[0];
+    const taint = await failure(
+      cluster.core.replaceNode({
+        name: node.metadata!.name!,
+        body: {
+          ...node,
+          spec: { ...node.spec, taints: [...(node.spec?.taints ?? []), { key: 'x', effect: 'NoSchedule' }] },
+        },
+        fieldManager: `palisade-leader-e${old}`,
+      }),
+    );
+    expect(isStaleEpochRefusal(taint)).toBe(true);
+    expect(
+      (await cluster.core.readNode({ name: node.metadata!.name! })).spec?.taints ?? [],
+    ).not.toContainEqual(expect.objectContaining({ key: 'x' }));
+
+    // the current epoch, and a write that carries none, pass
+    expect(await failure(writeStatus(`palisade-leader-e${old + 1}`))).toBeUndefined();
+    expect(await failure(writeStatus())).toBeUndefined();
+    // no leader has held an epoch ahead of the Lease: refused too
+    expect(isStaleEpochRefusal(await failure(writeStatus(`palisade-leader-e${old + 5}`)))).toBe(true);
+
+    // counted, and told on the Lease
+    const refused = (await runtime.metrics.staleWritesRefused.get()).values
+      .filter((v) => v.labels.epoch === String(old))
+      .reduce((n, v) => n + v.value, 0);
+    expect(refused).toBeGreaterThanOrEqual(3);
+    const events = await eventually(
+      async () => {
+        const list = await cluster.core.listNamespacedEvent({
+          namespace: ELECTION.namespace,
+          fieldSelector: `involvedObject.name=${ELECTION.name},reason=StaleLeaderWrite`,
+        });
+        return list.items.length > 0 ? list.items : undefined;
+      },
+      'a StaleLeaderWrite Event on the Lease',
+      20_000,
+    );
+    expect(events[0]).toMatchObject({
+      type: 'Warning',
+      action: `epoch-${old}`,
+      involvedObject: { kind: 'Lease', name: ELECTION.name },
+      reportingInstance: 'epochs-test',
+    });
+    expect(events[0].message).toMatch(
+      /^refused UPDATE podprotectors\/status\.podseidon\.kubewharf\.io epochs\/web: /,
+    );
+  }, 60_000);
+
+  it('its acquisition was told on the Lease, with its epoch', async () => {
+    const list = await cluster.core.listNamespacedEvent({
+      namespace: ELECTION.namespace,
+      fieldSelector: `involvedObject.name=${ELECTION.name},reason=LeaderElection`,
+    });
+    expect(list.items.map((e) => e.message)).toContain('epochs-test became leader (epoch 0)');
+  });
+});
