@@ -74,6 +74,8 @@ export async function startReplicas(o: {
   kubeconfig: string;
   n: number;
   protection?: Record<string, unknown>;
+  /** other palisade.yaml keys (e.g. controllers.leaderElection) */
+  config?: Record<string, unknown>;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -91,7 +93,7 @@ export async function startReplicas(o: {
         ...o.protection,
         webhook: { port: ports[i], host: '127.0.0.1', url: webhookUrl, register: true },
       };
-      await writeFile(config, JSON.stringify({ protection }));
+      await writeFile(config, JSON.stringify({ ...o.config, protection }));
       replicas.push(await startReplica(i, o.kubeconfig, config, ports[i]));
     }
   } catch (e) {
