@@ -3,6 +3,11 @@
 # npm dependencies and builds the UI when needed, then runs the one server process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# replicas started side by side (`npm start` three times) install and build once, in turn
+mkdir -p .palisade
+exec 9>.palisade/start.lock
+if command -v flock >/dev/null; then flock 9; fi
 bash scripts/ensure-deps.sh
 bash scripts/ensure-build.sh
+exec 9>&-
 exec node --import tsx server/main.ts "$@"
