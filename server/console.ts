@@ -21,7 +21,6 @@ import type { InformerTuning } from './kube/informer.js';
 import { loadNextUi, NO_BUILD_MESSAGE, type NextUi, noUiHandler } from './next.js';
 import { type HubOptions, RealtimeHub } from './realtime/hub.js';
 import { SimulationHub } from './realtime/simulation.js';
-import type { ProtectionConfig } from './config/schema.js';
 import { type ProtectionConfigInput, type ProtectionService, startProtection } from './protection/service.js';
 import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
@@ -29,6 +28,7 @@ import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
 import { AuditFeed } from './realtime/audit.js';
+import { InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
 import { EndpointPublisher } from './instanceIds/publish.js';
@@ -62,6 +62,8 @@ export interface ConsoleOptions {
   auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
   instanceIds?: CasOptions;
+  /** how often the instance-ID collector sweeps (default 30 s) */
+  instanceIdSweepMs?: number;
 }
 
 export interface Console {
@@ -128,6 +130,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
+  // the instance-ID collector runs on the leader of each cluster Palisade may write to
+  const collectors = [...clusters.values()]
+    .filter((conn) => conn.spec.mode !== 'read-only')
+    .map((conn) => {
+      const c = new InstanceIdCollector(conn, root.child({ cluster: conn.id }), opts.instanceIdSweepMs);
+      runtime.manager(conn.spec).add(c.controller);
+      return { c, manager: runtime.manager(conn.spec) };
+    });
   let baseUrl = '';
   const oidc =
     opts.auth?.oidc &&
@@ -236,6 +246,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     auth,
     instanceIds,
     async stop() {
+      for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
       for (const p of publishers) p.stop();
       instanceIdsFeed.stop();

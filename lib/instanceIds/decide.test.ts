@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type AcquireDecision, decideAcquire, decideRelease, invalidMapMessage } from './decide.js';
+import {
+  type AcquireDecision,
+  decideAcquire,
+  decideCollect,
+  decideRelease,
+  invalidMapMessage,
+} from './decide.js';
 
 const live = (...names: string[]) => new Set(names);
 
@@ -176,3 +182,33 @@ it('an invalid map is explained with what to do', () =>
       `correct it (kubectl annotate deployment/web -n shop --overwrite palisade.dev/instance-ids='{"0":"<pod name>"}'), ` +
       'or remove it to start over (kubectl annotate deployment/web -n shop palisade.dev/instance-ids-) and let the pods acquire again',
   ));
+
+describe('decideCollect', () => {
+  it.each([
+    [
+      'drops the entries of pods not live',
+      '{"0":"a","1":"gone","2":"b"}',
+      ['a', 'b'],
+      { kind: 'collected', next: '{"0":"a","2":"b"}', dropped: [{ id: 1, pod: 'gone' }] },
+    ],
+    ['keeps live pods out of range (they ask again)', '{"5":"a"}', ['a'], { kind: 'clean' }],
+    ['an absent map is clean', undefined, [], { kind: 'clean' }],
+    ['an empty map is clean', '{}', ['a'], { kind: 'clean' }],
+    [
+      'drops every entry when no pod is live',
+      '{"1":"x","0":"y"}',
+      [],
+      {
+        kind: 'collected',
+        next: '{}',
+        dropped: [
+          { id: 0, pod: 'y' },
+          { id: 1, pod: 'x' },
+        ],
+      },
+    ],
+  ])('%s', (_, raw, live, want) => expect(decideCollect({ raw, live: new Set(live) })).toEqual(want));
+
+  it('never rewrites a map it cannot read', () =>
+    expect(decideCollect({ raw: '{"x":"a"}', live: new Set() })).toMatchObject({ kind: 'invalid' }));
+});

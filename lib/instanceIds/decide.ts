@@ -122,6 +122,33 @@ export function decideRelease(input: {
   return { kind: 'released', id: own, next: serializeIdMap(kept), released };
 }
 
+export type CollectDecision =
+  | { kind: 'collected'; next: string; dropped: Entry[] }
+  | { kind: 'clean' }
+  | { kind: 'invalid'; problems: string[] };
+
+/**
+ * The collector's sweep (server/instanceIds/collector.ts): drop the entries whose pods are not
+ * live (`live` read after the map, so a pod that took an id in this map is in it unless it went).
+ * Entries of live pods stay, in range or not: their pods ask again and move down.
+ */
+export function decideCollect(input: {
+  raw: string | undefined;
+  live: ReadonlySet<string>;
+}): CollectDecision {
+  const parsed = parseIdMap(input.raw);
+  if (!parsed.ok) return { kind: 'invalid', problems: parsed.problems };
+  const kept = new Map(parsed.map);
+  const dropped: Entry[] = [];
+  for (const [id, pod] of parsed.map)
+    if (!input.live.has(pod)) {
+      dropped.push({ id, pod });
+      kept.delete(id);
+    }
+  if (!dropped.length) return { kind: 'clean' };
+  return { kind: 'collected', next: serializeIdMap(kept), dropped: dropped.sort((a, b) => a.id - b.id) };
+}
+
 const resourceOf: Record<WorkloadRef['kind'], string> = {
   Deployment: 'deployment',
   StatefulSet: 'statefulset',

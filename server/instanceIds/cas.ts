@@ -11,6 +11,7 @@ import * as k8s from '@kubernetes/client-node';
 import {
   type AcquireDecision,
   decideAcquire,
+  decideCollect,
   decideRelease,
   type Entry,
   invalidMapMessage,
@@ -85,15 +86,20 @@ type AcquireOutcome = Outcome<AcquireAnswer & AcquireDetail>;
 type ReleaseOutcome = Outcome<ReleaseAnswer>;
 
 /** One pod's request, waiting for a write of its workload's map. */
+type CollectOutcome = Outcome<{ workload: WorkloadRef; dropped: Entry[]; retries: number }>;
+
+/** One pod's request (or the collector's sweep), waiting for a write of its workload's map. */
 type Op = { pod: string; deadline: number; retries: number } & (
   | { kind: 'acquire'; done: (o: AcquireOutcome) => void }
   | { kind: 'release'; done: (o: ReleaseOutcome) => void }
+  | { kind: 'collect'; done: (o: CollectOutcome) => void }
 );
 
 /** What one decision gave an op, before its write holds (retries are added then). */
 type Result =
   | { ok: true; acquired: Omit<AcquireAnswer & AcquireDetail, 'retries'> }
   | { ok: true; released: Omit<ReleaseAnswer, 'retries'> }
+  | { ok: true; collected: { workload: WorkloadRef; dropped: Entry[] } }
   | Omit<Refusal, 'retries'>;
 
 interface Queue {
@@ -192,6 +198,23 @@ export class InstanceIdCas {
     );
     if (o.ok && o.released !== null) this.stats.released++;
     return o;
+  }
+
+  /**
+   * Drop the entries of pods that are gone, terminating or finished (the pods read live), in
+   * the same conditional writes as the pods' own requests. The collector's sweep.
+   */
+  async collect(ref: WorkloadRef, uid?: string): Promise<CollectOutcome> {
+    const owner: Owner = { kind: ref.kind, name: ref.name, ...(uid ? { uid } : {}) };
+    return new Promise<CollectOutcome>((done) =>
+      this.submit(ref.namespace, owner, {
+        kind: 'collect',
+        pod: '',
+        deadline: this.deadline(),
+        retries: 0,
+        done,
+      }),
+    );
   }
 
   private deadline() {
@@ -359,6 +382,28 @@ export class InstanceIdCas {
     let live: Promise<{ ok: true; names: Set<string> } | Refusal> | undefined;
     const results: Result[] = [];
     for (const op of ops) {
+      if (op.kind === 'collect') {
+        live ??= this.livePods(w);
+        const l = await live;
+        if (!l.ok) {
+          results.push(l);
+          continue;
+        }
+        const d = decideCollect({ raw, live: l.names });
+        if (d.kind === 'invalid') {
+          results.push(refuse(422, 'invalid_map', invalidMapMessage(w.ref, d.problems)));
+          continue;
+        }
+        if (d.kind === 'collected') {
+          raw = d.next;
+          changed = true;
+        }
+        results.push({
+          ok: true,
+          collected: { workload: w.ref, dropped: d.kind === 'collected' ? d.dropped : [] },
+        });
+        continue;
+      }
       if (op.kind === 'release') {
         const d = decideRelease({ raw, replicas: w.replicas, pod: op.pod });
         if (d.kind === 'invalid') {
@@ -420,6 +465,8 @@ export class InstanceIdCas {
         op.done({ ok: true, ...r.acquired, retries: op.retries });
       else if (op.kind === 'release' && 'released' in r)
         op.done({ ok: true, ...r.released, retries: op.retries });
+      else if (op.kind === 'collect' && 'collected' in r)
+        op.done({ ok: true, ...r.collected, retries: op.retries });
     }
   }
 

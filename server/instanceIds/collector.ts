@@ -1,0 +1,97 @@
+// The instance-ID garbage collector: a loop on the controller runtime (leader only) that drops
+// the map entries of pods that are gone, terminating or finished, so a workload whose pods died
+// without releasing (a node lost, a SIGKILL) does not carry stale entries until its map fills.
+// It sweeps the console's caches every so often for candidates (instanceIdRows' `stale`); an
+// entry seen stale in two sweeps in a row (a pod gone for a sweep's interval, not a blink of a
+// lagging cache) is collected: confirmed with the pods read live and writes through the compare-and-swap the pods' own requests use
+// (server/instanceIds/cas.ts), conditional on the workload's resourceVersion, with the term's
+// kubeconfig (no write once this console stops leading). Jobs are not watched by the console:
+// theirs are collected when their maps fill.
+import { instanceIdRows } from '../../lib/instanceIds/rows.js';
+import type { WorkloadKind } from '../../lib/instanceIds/types.js';
+import { done, requeueAfter } from '../../lib/runtime/result.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { component, type Logger } from '../log.js';
+import { Controller } from '../runtime/controller.js';
+import { InstanceIdCas } from './cas.js';
+
+/** the key that looks at every workload */
+const SWEEP = '*';
+/** how often the caches are swept (default): stale entries go within one to two of these */
+export const SWEEP_EVERY_MS = 30_000;
+
+export type CollectorWait = 'sweep';
+
+export class InstanceIdCollector {
+  readonly controller: Controller<CollectorWait>;
+  private cas: InstanceIdCas | undefined;
+  private readonly log: Logger;
+  /** entries dropped since start */
+  dropped = 0;
+
+  /** workload key -> its stale entries at the last sweep */
+  private suspects = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly conn: ClusterConnection,
+    logger?: Logger,
+    private readonly everyMs = SWEEP_EVERY_MS,
+  ) {
+    this.log = component('instance-ids', { cluster: conn.id }, logger);
+    this.controller = new Controller<CollectorWait>({
+      name: 'instance-id-collector',
+      reconciler: {
+        begin: (term, c) => {
+          this.cas = new InstanceIdCas(term.kc(conn.spec.kc), {}, this.log);
+          this.suspects.clear();
+          c.enqueue(SWEEP);
+        },
+        reconcile: (key) => (key === SWEEP ? this.sweep() : this.collect(key)),
+        end: () => {
+          this.cas = undefined;
+        },
+      },
+      backoff: { baseMs: 1_000, maxMs: 30_000 },
+      logger,
+    });
+  }
+
+  /** A tracked workload whose same entries were stale at the last sweep too gets its own key. */
+  private async sweep() {
+    const { deployments, statefulSets, replicaSets } = this.conn.informers;
+    const rows = instanceIdRows({
+      workloads: [...deployments.values(), ...statefulSets.values()],
+      replicaSets: replicaSets.values(),
+      pods: this.conn.cache.podList(),
+    });
+    const now = new Map<string, Set<string>>();
+    for (const r of rows) {
+      if (!r.valid || !r.stale.length) continue;
+      const key = `${r.namespace}/${r.kind}/${r.name}`;
+      const entries = new Set(r.stale.map((e) => `${e.key}=${e.pod}`));
+      now.set(key, entries);
+      const before = this.suspects.get(key);
+      if (before && [...entries].some((e) => before.has(e))) this.controller.enqueue(key);
+    }
+    this.suspects = now;
+    return requeueAfter<CollectorWait>(this.everyMs, 'sweep');
+  }
+
+  private async collect(key: string) {
+    const [namespace, kind, name] = key.split('/') as [string, WorkloadKind, string];
+    const o = await this.cas!.collect({ namespace, kind, name });
+    if (!o.ok) {
+      // gone meanwhile, or a map Palisade will not rewrite (the page says why): nothing to retry
+      if (o.code === 'workload_not_found' || o.code === 'invalid_map') return done;
+      throw new Error(o.message);
+    }
+    if (o.dropped.length) {
+      this.dropped += o.dropped.length;
+      this.log.info(
+        { workload: `${kind} ${namespace}/${name}`, dropped: o.dropped.map((e) => `${e.id}: ${e.pod}`) },
+        'instance IDs of pods that are gone given back',
+      );
+    }
+    return done;
+  }
+}
