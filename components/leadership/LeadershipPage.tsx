@@ -419,7 +419,7 @@ function StaleWrites({ data, now }: { data: ElectedState; now: number }) {
         <thead className="text-left text-dim">
           <tr>
             <th className="py-0.5 pr-2 text-right font-normal">Epoch</th>
-            <th className="pr-2 font-normal">Replica (its leader)</th>
+            <th className="pr-2 font-normal">Replica that led it</th>
             <th className="pr-2 text-right font-normal">Refused</th>
             <th className="font-normal">Last</th>
           </tr>
@@ -432,14 +432,14 @@ function StaleWrites({ data, now }: { data: ElectedState; now: number }) {
               data-testid={`stale-${s.epoch ?? 'unknown'}`}
             >
               <td className="py-1 pr-2 text-right font-mono tabular-nums">{s.epoch ?? '?'}</td>
-              <td className="py-1 pr-2">
+              <td className="py-1 pr-2 whitespace-nowrap">
                 {s.holders.length === 0 ? (
                   <span className="text-dim">{s.epoch === undefined ? 'epoch unknown' : 'not known'}</span>
                 ) : (
                   s.holders.map((h, i) => (
                     <span key={h} className={s.holders.length > 1 ? 'text-crit' : undefined}>
                       {i > 0 && ' or '}
-                      <span className="font-mono break-all">{h}</span>
+                      <span className="font-mono">{h}</span>
                       {h === data.identity && <ThisReplica />}
                     </span>
                   ))
