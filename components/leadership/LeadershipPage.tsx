@@ -412,15 +412,19 @@ function StaleWrites({ data, now }: { data: ElectedState; now: number }) {
   return (
     <>
       <p className="mb-1 text-xs">
-        <span className="font-semibold text-warn">{data.history.staleTotal}</span> write
-        {data.history.staleTotal === 1 ? '' : 's'} refused, by the leader of an older epoch:
+        <span className="font-semibold text-warn">{data.history.staleTotal}</span> refused write
+        {data.history.staleTotal === 1 ? '' : 's'} recorded, each by the leader of an older epoch.{' '}
+        <span className="text-dim">
+          A burst is recorded once per stale epoch and replica every few seconds; the metric{' '}
+          <code className="font-mono">palisade_leader_stale_writes_refused_total</code> counts every one.
+        </span>
       </p>
       <table className="w-full text-xs" aria-label={`Refused stale writes on ${data.cluster}`}>
         <thead className="text-left text-dim">
           <tr>
             <th className="py-0.5 pr-2 text-right font-normal">Epoch</th>
             <th className="pr-2 font-normal">Replica that led it</th>
-            <th className="pr-2 text-right font-normal">Refused</th>
+            <th className="pr-2 text-right font-normal">Recorded</th>
             <th className="font-normal">Last</th>
           </tr>
         </thead>
@@ -448,6 +452,18 @@ function StaleWrites({ data, now }: { data: ElectedState; now: number }) {
               <td className="py-1 pr-2 text-right font-semibold tabular-nums text-warn">{s.count}</td>
               <td className="py-1">
                 <Time iso={s.lastAt} now={now} />
+                {s.refusedBy.length > 0 && (
+                  <span className="block text-dim">
+                    refused by{' '}
+                    {s.refusedBy.map((r, i) => (
+                      <span key={r}>
+                        {i > 0 && ', '}
+                        <span className="font-mono">{r}</span>
+                        {r === data.identity && <ThisReplica />}
+                      </span>
+                    ))}
+                  </span>
+                )}
                 <span className="block break-words text-dim">{s.lastMessage}</span>
               </td>
             </tr>

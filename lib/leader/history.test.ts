@@ -116,6 +116,31 @@ describe('leaderEventOf', () => {
       { firstAt: at(2), lastAt: at(5), count: 7, reason: '', message: '' },
     ],
     [
+      "as Palisade's Lease Event writer sends it: a MicroTime eventTime only, action epoch-<N>",
+      {
+        metadata: { name: 'palisade-controller.leaderelection-x', namespace: 'kube-system' },
+        involvedObject: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...LEASE },
+        reason: 'LeaderElection',
+        message: `${A} became leader (epoch 4)`,
+        type: 'Normal',
+        source: { component: 'palisade' },
+        reportingComponent: 'palisade',
+        reportingInstance: A,
+        action: 'epoch-4',
+        eventTime: '2026-01-01T12:00:05.123456Z' as unknown as k8s.V1MicroTime,
+        count: 1,
+      },
+      {
+        reason: 'LeaderElection',
+        action: 'epoch-4',
+        reportingInstance: A,
+        source: 'palisade',
+        firstAt: '2026-01-01T12:00:05.123Z',
+        lastAt: '2026-01-01T12:00:05.123Z',
+        count: 1,
+      },
+    ],
+    [
       'no times but its creation, no count',
       { metadata: { name: 'e3', creationTimestamp: new Date(at(3)) }, involvedObject: {} },
       { firstAt: at(3), lastAt: at(3), count: 1 },
@@ -170,14 +195,22 @@ describe('leadershipHistory', () => {
       events: [
         elected(A, 3, 0),
         elected(B, 4, 20),
-        stale(3, 4, 21, { count: 2 }),
-        stale(3, 4, 25, { message: 'the latest' }),
-        stale(3, 4, 22),
+        stale(3, 4, 21, { count: 2, reportingInstance: C }),
+        stale(3, 4, 25, { message: 'the latest', reportingInstance: B }),
+        stale(3, 4, 22, { reportingInstance: C }),
       ],
       now: { holder: B, transitions: 4 },
       want: {
         stale: [
-          { epoch: 3, holders: [A], count: 4, firstAt: at(21), lastAt: at(25), lastMessage: 'the latest' },
+          {
+            epoch: 3,
+            holders: [A],
+            count: 4,
+            refusedBy: [B, C],
+            firstAt: at(21),
+            lastAt: at(25),
+            lastMessage: 'the latest',
+          },
         ],
         staleTotal: 4,
       },
@@ -200,7 +233,7 @@ describe('leadershipHistory', () => {
     {
       name: 'an epoch nobody is known to have led: no holder named',
       events: [stale(2, 9, 5)],
-      want: { stale: [expect.objectContaining({ epoch: 2, holders: [] })] },
+      want: { stale: [expect.objectContaining({ epoch: 2, holders: [], refusedBy: [] })] },
     },
     {
       name: 'Events that disagree on an epoch name every holder they say (never one silently)',

@@ -13,8 +13,9 @@
 //     reportingInstance  <holderIdentity>      (wins over the message's, when both are there)
 //     action             optional; when it is `epoch-<N>` it wins over the message's epoch
 //
-//   reason StaleLeaderWrite, type Warning — one per refused write (or aggregated: count)
+//   reason StaleLeaderWrite, type Warning — a refused write (count: how many it stands for)
 //     action             `epoch-<N>`: the epoch the refused write carried   (EPOCH_ACTION below)
+//     reportingInstance  optional: the replica whose webhook refused it
 //     message            shown as written, never parsed, e.g. `refused UPDATE
 //                        nodefences/status.palisade.dev a1-2: written by the leader of epoch 3,
 //                        but Lease kube-system/palisade-controller is at epoch 4 (holder X)`
@@ -125,8 +126,10 @@ export interface StaleTally {
   epoch?: number;
   /** who led at that epoch; more than one if the history disagrees; empty if unknown */
   holders: string[];
-  /** refused writes (Event counts summed) */
+  /** refused writes recorded (Event counts summed; the writer may record a burst once) */
   count: number;
+  /** the replicas whose webhook refused them (reportingInstance), when the Events say */
+  refusedBy: string[];
   firstAt?: string;
   lastAt?: string;
   /** the latest refusal's message, as written */
@@ -227,6 +230,7 @@ export function leadershipHistory(input: {
         ...(epoch !== undefined ? { epoch } : {}),
         holders: epoch !== undefined ? [...(holdersAt.get(epoch) ?? [])].sort() : [],
         count: e.count,
+        refusedBy: e.reportingInstance ? [e.reportingInstance] : [],
         ...(e.firstAt ? { firstAt: e.firstAt } : {}),
         ...(at ? { lastAt: at } : {}),
         lastMessage: e.message,
@@ -234,6 +238,10 @@ export function leadershipHistory(input: {
       continue;
     }
     t.count += e.count;
+    if (e.reportingInstance && !t.refusedBy.includes(e.reportingInstance)) {
+      t.refusedBy.push(e.reportingInstance);
+      t.refusedBy.sort();
+    }
     const first = earlier(t.firstAt, e.firstAt);
     if (first) t.firstAt = first;
     if (at && (!t.lastAt || at >= t.lastAt)) {
