@@ -8,9 +8,11 @@ import { signInPage } from './signin';
 // The Leadership page on the e2e console: one replica on the embedded cluster, so it holds the
 // controller Lease and runs the loops (the aggregator among them). The history reads the Events
 // Palisade records on the Lease: a LeaderElection per acquisition and a StaleLeaderWrite per
-// write the webhook refused (action `epoch-<N>`, the stale writer's epoch). The test writes one
-// of each through the Kubernetes API, as the emitting side does, and the page names the replica
-// that led that epoch; it also writes the README's docs/console-leadership.png.
+// write the webhook refused (action `epoch-<N>`, the stale writer's epoch; reportingInstance, the
+// refusing replica). The test writes one of each through the Kubernetes API, as the emitting side
+// does (where that side runs, its own LeaderElection Event for this term is the same term, shown
+// once), and the page names the replica that led that epoch; it also writes the README's
+// docs/console-leadership.png.
 const DOCS = resolve(import.meta.dirname, '..', 'docs');
 const LEASE = { namespace: 'kube-system', name: 'palisade-controller' };
 test.use({ viewport: { width: 1440, height: 900 } });
@@ -90,6 +92,7 @@ test('the Leadership page shows the Lease, this replica leading, its loops and t
         reason: 'LeaderElection',
         type: 'Normal',
         message: `${served} became leader (epoch ${epoch})`,
+        action: `epoch-${epoch}`,
         reportingInstance: served,
         count: 1,
       }),
@@ -113,8 +116,10 @@ test('the Leadership page shows the Lease, this replica leading, its loops and t
     await expect(row).toContainText(`${served}this replica`);
     await expect(row.getByRole('cell').nth(2)).toHaveText('3');
     await expect(row).toContainText(message);
+    // the replica whose webhook refused them (the Event's reportingInstance)
+    await expect(row).toContainText(`refused by ${served}this replica`);
     await expect(section.getByRole('region', { name: 'Refused stale writes' })).toContainText(
-      '3 writes refused',
+      '3 refused writes recorded',
     );
     mkdirSync(DOCS, { recursive: true });
     await page.mouse.move(0, 0);
