@@ -35,6 +35,7 @@ const NAV = [
   { href: '/fencing', label: 'Fencing', keys: 'g f' },
   { href: '/protectors', label: 'Protectors', keys: 'g r' },
   { href: '/instance-ids', label: 'Instance IDs', keys: 'g i' },
+  { href: '/leadership', label: 'Leadership', keys: 'g l' },
   { href: '/audit', label: 'Audit', keys: 'g a' },
 ];
 
@@ -91,6 +92,9 @@ export function Shell({ children }: { children: ReactNode }) {
           break;
         case 'go-instance-ids':
           router.push('/instance-ids');
+          break;
+        case 'go-leadership':
+          router.push('/leadership');
           break;
       }
     };

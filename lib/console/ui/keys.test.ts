@@ -55,6 +55,14 @@ describe('handleKey', () => {
       want: [undefined, 'go-instance-ids'],
     },
     {
+      name: 'g l',
+      keys: [
+        { key: 'g', at: 0 },
+        { key: 'l', at: 10 },
+      ],
+      want: [undefined, 'go-leadership'],
+    },
+    {
       name: 'sequence times out',
       keys: [
         { key: 'g', at: 0 },

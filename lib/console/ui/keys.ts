@@ -11,7 +11,8 @@ export type ShortcutAction =
   | 'go-volumes'
   | 'go-fencing'
   | 'go-audit'
-  | 'go-instance-ids';
+  | 'go-instance-ids'
+  | 'go-leadership';
 
 export interface Shortcut {
   keys: string;
@@ -33,6 +34,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
     keys: 'g i',
     action: 'go-instance-ids',
     description: 'Go to the instance IDs (maps, stale entries, conflicts)',
+  },
+  {
+    keys: 'g l',
+    action: 'go-leadership',
+    description: 'Go to the leadership (controller Lease, epoch, loops, stale writes)',
   },
   { keys: 'Esc', action: 'close', description: 'Close the side panel or overlay' },
 ];
@@ -63,6 +69,7 @@ const SEQUENCES: Record<string, ShortcutAction> = {
   'g f': 'go-fencing',
   'g a': 'go-audit',
   'g i': 'go-instance-ids',
+  'g l': 'go-leadership',
 };
 
 export function handleKey(state: KeyState, k: KeyInput): { state: KeyState; action?: ShortcutAction } {

@@ -905,6 +905,16 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
       expect(mayReadAll, `${shown()}: a person limited to ${NS} read the controller Lease`).toBe(true);
       // another console holds it (set up above): this one watches
       expect([data.elected, data.leading, data.holder], shown()).toEqual([true, false, 'another-console']);
+      expect(data.cluster, shown()).toBe(input.cluster);
+      // the Lease read live, and its holder's term in the history
+      expect(data.leaseRead, shown()).toMatchObject({ state: 'read', holder: 'another-console' });
+      expect(data.history.terms, shown()).toContainEqual(
+        expect.objectContaining({ epoch: 0, holder: 'another-console' }),
+      );
+      // the Events on the Lease only for whoever may list Events there; nothing from them otherwise
+      expect(['read', 'forbidden'], shown()).toContain(data.events.state);
+      if (data.events.state === 'forbidden')
+        expect([data.history.stale, data.history.staleTotal], shown()).toEqual([[], 0]);
       return;
     case 'volumes.get':
       expect(mayReadAll, shown()).toBe(true);
