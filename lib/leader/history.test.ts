@@ -335,3 +335,31 @@ describe('leadershipHistory', () => {
     expect(leadershipHistory({ lease: LEASE, events, now, seen })).toMatchObject(want),
   );
 });
+
+describe('the Events the leader side writes (lib/leader/events.ts)', () => {
+  it('read back as a term and a stale write named after its leader', async () => {
+    const { electedEvent, staleWriteEvent } = await import('./events.js');
+    const lease = { namespace: LEASE.namespace, name: LEASE.name };
+    const t = new Date('2026-11-27T04:00:00Z');
+    const events = [
+      electedEvent(lease, 'host_1_a', 3, t),
+      electedEvent(lease, 'host_2_b', 4, t),
+      staleWriteEvent(lease, {
+        epoch: 3,
+        what: 'UPDATE nodes n1',
+        message: 'stale leader: …',
+        by: 'host_2_b',
+        at: t,
+      }),
+    ].map(leaderEventOf);
+    const h = leadershipHistory({ lease: LEASE, events });
+    expect(h.terms.map((x) => [x.epoch, x.holder])).toEqual(
+      expect.arrayContaining([
+        [3, 'host_1_a'],
+        [4, 'host_2_b'],
+      ]),
+    );
+    expect(h.stale).toMatchObject([{ epoch: 3, holders: ['host_1_a'], refusedBy: ['host_2_b'], count: 1 }]);
+    expect(h.unreadable).toEqual([]);
+  });
+});

@@ -23,19 +23,19 @@
 // The stale writer is named by mapping its epoch to a holder: the LeaderElection Events first,
 // then the Lease as read now (its holder holds its leaseTransitions), then what this process saw.
 import type * as k8s from '@kubernetes/client-node';
+import { eventEpoch, LEADER_COMPONENT, REASON_ELECTED, REASON_STALE_WRITE } from './events.js';
 
-export const EVENT_SOURCE = 'palisade';
-export const LEADER_ELECTION = 'LeaderElection';
-export const STALE_LEADER_WRITE = 'StaleLeaderWrite';
+// the names the writing side (lib/leader/events.ts) gives them
+export const EVENT_SOURCE = LEADER_COMPONENT;
+export const LEADER_ELECTION = REASON_ELECTED;
+export const STALE_LEADER_WRITE = REASON_STALE_WRITE;
 export const LEASE_API_VERSION = 'coordination.k8s.io/v1';
 
 const LEADER_MESSAGE = /^(\S+) became leader \(epoch (\d{1,15})\)$/;
-const EPOCH_ACTION = /^epoch-(\d{1,15})$/;
 
 /** The epoch an Event's `action` names (`epoch-<N>`); undefined when it names none. */
 export function epochOfAction(action: string | undefined): number | undefined {
-  const m = action?.match(EPOCH_ACTION);
-  return m ? Number(m[1]) : undefined;
+  return eventEpoch({ action });
 }
 
 /** The holder and epoch of a LeaderElection message; undefined when it does not read so. */
