@@ -21,6 +21,12 @@ const NS = 'race';
 const N = 200;
 /** 200 writers on one object: time enough for the last of them */
 const DEADLINE_MS = 120_000;
+/**
+ * one write per pod: the herd wins one write per read-decide-write round trip, so its last pod
+ * waits about 200 of them; on a loaded 2-core machine that passed 120 s (the test is of
+ * correctness: distinct IDs, no lost update; the time is printed and belongs to the benchmark)
+ */
+const HERD_DEADLINE_MS = 300_000;
 let h: ClusterAndConsole;
 let second: Console;
 let unbatched: Console;
@@ -32,7 +38,7 @@ const another = async (batch: boolean) =>
     clusters: await clustersFromKubeconfig(join(h.dir, 'kubeconfig')),
     ui: false,
     fencing: false,
-    instanceIds: { deadlineMs: DEADLINE_MS, batch },
+    instanceIds: { deadlineMs: batch ? DEADLINE_MS : HERD_DEADLINE_MS, batch },
   });
 
 beforeAll(async () => {
@@ -118,4 +124,4 @@ it(`${N} pods asking at once with one write each (no batching): the same, throug
   expect(r.writes).toBe(N);
   // the race was real: writers collided
   expect(r.conflicts).toBeGreaterThan(0);
-}, 300_000);
+}, 420_000);
