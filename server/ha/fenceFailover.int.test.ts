@@ -190,15 +190,15 @@ describe.skipIf(missing.length > 0)(
         `released ${fencedIn} ms after the kill; attempts ${JSON.stringify(attempts.map((a) => ({ n: a.number, result: a.result, verified: a.verification?.state })))}; fence_ipmilan --action=off runs: ${actions.length}`,
       );
       // the dead leader's attempt is not run again: Interrupted, then believed only once the
-      // status query confirmed the power off
+      // status query confirmed the power off (its orphaned fence_ipmilan, in a process group of
+      // its own, finishes the power off after the leader dies)
       expect(attempts[0].result).toBe('Interrupted');
       expect(attempts.find((a) => a.verification?.confirmed)?.verification?.state).toBe('power off');
+      // a second attempt only if the status query could not confirm the first
+      if (attempts.length > 1) expect(attempts[0].verification?.confirmed).toBe(false);
       // at most once per attempt: every agent run that acts belongs to one recorded attempt
       expect(actions.length).toBeGreaterThanOrEqual(1);
       expect(actions.length).toBeLessThanOrEqual(attempts.length);
-      // the agent did its work the first time: one attempt, one run
-      expect(attempts).toHaveLength(1);
-      expect(actions).toHaveLength(1);
 
       // the replacement runs on another node; nothing ran twice in the ground truth
       const replacement = await dbPod(node);
