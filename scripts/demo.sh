@@ -41,7 +41,10 @@ results="demo-results/$name"
 rm -rf ".palisade/demo-$name" "$results"
 mkdir -p "$results"
 status=0
-PALISADE_DEMO="$name" PALISADE_DEMO_DOCS="$docs" npx playwright test -c demo/playwright.config.ts || status=$?
+# a demo with a topology of its own (failover: three replicas, no webServer) has its own config
+config=demo/playwright.config.ts
+[ -f "demo/$name.config.ts" ] && config="demo/$name.config.ts"
+PALISADE_DEMO="$name" PALISADE_DEMO_DOCS="$docs" npx playwright test -c "$config" || status=$?
 
 # Playwright writes the trace under a per-test folder: keep it at a stable path
 trace=$(find "$results/playwright" -name trace.zip -print -quit 2>/dev/null || true)

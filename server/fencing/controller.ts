@@ -255,7 +255,7 @@ export class FencingController {
       case 'phase':
         return this.phase(w, d);
       case 'run-agent':
-        return this.runAgent(w, d.attempt);
+        return this.runAgent(w, d.attempt, term);
       case 'interrupted':
         return this.interrupted(w.fence!, d.attempt);
       case 'verify':
@@ -309,8 +309,12 @@ export class FencingController {
     return agentFor(w.policy.agent, this.o.conn.spec.infra, this.o.exec);
   }
 
-  /** The irreversible step: re-read live, record the attempt as Running, then run the agent once. */
-  private async runAgent(w: FenceWorld, number: number): Promise<NodeFence | undefined> {
+  /**
+   * The irreversible step: re-read live, record the attempt as Running, then run the agent once —
+   * only if this term is still on when it would start (the Lease may be lost while the attempt is
+   * recorded; the next leader then finds it Running, marks it Interrupted and verifies).
+   */
+  private async runAgent(w: FenceWorld, number: number, term: Term): Promise<NodeFence | undefined> {
     const node = w.fence!.spec.nodeName;
     const fresh = await this.api.readFence(node);
     if (!fresh) return undefined;
@@ -342,6 +346,16 @@ export class FencingController {
       'FenceAgentStarted',
       `attempt ${number}: running the ${w.policy.agent.type === 'exec' ? w.policy.agent.agent : w.policy.agent.type} agent`,
     );
+    // a console that no longer leads never starts an agent: its attempt stays Running for the
+    // next leader, which does not run it again (a late run from here could act on a node the next
+    // leader has already fenced again, or released)
+    if (!term.active || this.stopped) {
+      this.log.warn(
+        { node, fence: f.metadata.name, attempt: number, epoch: term.epoch },
+        'term ended before the agent started: not started; the next leader verifies this attempt',
+      );
+      return f;
+    }
     this.inFlight.add(node);
     let run: Awaited<ReturnType<FenceAgent['fence']>>;
     try {

@@ -26,6 +26,8 @@ export interface Replica {
 
 export interface Replicas {
   replicas: Replica[];
+  /** the replica a Lease holder identity names (hostname_pid_random: matched by its pid) */
+  byIdentity(identity: string | undefined): Replica | undefined;
   balancer: Balancer;
   /** the one webhook address the API servers call */
   webhookUrl: string;
@@ -37,6 +39,7 @@ async function startReplica(
   kubeconfig: string,
   config: string,
   webhookPort: number,
+  env: Record<string, string> = {},
 ): Promise<Replica> {
   const child = spawn(
     process.execPath,
@@ -44,7 +47,13 @@ async function startReplica(
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, KUBECONFIG: '', PALISADE_LOG_LEVEL: 'info', PALISADE_LOG_FORMAT: 'json' },
+      env: {
+        ...process.env,
+        KUBECONFIG: '',
+        PALISADE_LOG_LEVEL: 'info',
+        PALISADE_LOG_FORMAT: 'json',
+        ...env,
+      },
     },
   );
   let out = '';
@@ -74,8 +83,10 @@ export async function startReplicas(o: {
   kubeconfig: string;
   n: number;
   protection?: Record<string, unknown>;
-  /** other palisade.yaml keys (e.g. controllers.leaderElection) */
+  /** more palisade.yaml keys for every replica (e.g. controllers) */
   config?: Record<string, unknown>;
+  /** more environment for every replica (e.g. a PATH that records fence agent runs) */
+  env?: Record<string, string>;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -94,7 +105,7 @@ export async function startReplicas(o: {
         webhook: { port: ports[i], host: '127.0.0.1', url: webhookUrl, register: true },
       };
       await writeFile(config, JSON.stringify({ ...o.config, protection }));
-      replicas.push(await startReplica(i, o.kubeconfig, config, ports[i]));
+      replicas.push(await startReplica(i, o.kubeconfig, config, ports[i], o.env));
     }
   } catch (e) {
     for (const r of replicas) r.signal('SIGKILL');
@@ -105,6 +116,8 @@ export async function startReplicas(o: {
     replicas,
     balancer,
     webhookUrl,
+    byIdentity: (identity) =>
+      identity ? replicas.find((r) => identity.includes(`_${r.child.pid}_`)) : undefined,
     async stop() {
       for (const r of replicas) {
         if (r.child.exitCode !== null || r.child.signalCode !== null) continue;

@@ -146,9 +146,11 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
     await t.policy('exec', quickPolicy(EXEC));
     const node = await dbNode(t);
     t.cluster.infra.partition(node);
+    // mid-agent: attempt 1 recorded Running and its agent started (a controller stopped before
+    // that point never starts it)
     await eventually(
-      async () => (await t!.fence(node))?.status.attempts[0]?.result === 'Running',
-      'attempt 1 Running',
+      async () => agent.runs.length === 1 && (await t!.fence(node))?.status.attempts[0]?.result === 'Running',
+      'attempt 1 Running, its agent started',
       30_000,
     );
     // the old controller dies mid-agent; the agent had in fact powered the node off. The new
