@@ -50,6 +50,7 @@ run_phase "unit and integration tests (embedded cluster; sim/diff compares it wi
 run_phase "end-to-end tests" .palisade/test-e2e.log bash scripts/e2e.sh
 run_phase "demo flow storm" .palisade/test-demo-storm.log bash scripts/demo.sh storm
 run_phase "demo flow fence" .palisade/test-demo-fence.log bash scripts/demo.sh fence
+run_phase "demo flow failover" .palisade/test-demo-failover.log bash scripts/demo.sh failover
 
 phase "waiting for the real-control-plane pass"
 real_status=0
