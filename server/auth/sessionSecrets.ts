@@ -77,14 +77,19 @@ export class SessionSecrets {
   }
 
   async create(key: string, record: SessionRecord): Promise<Stored> {
-    const s = await this.core.createNamespacedSecret({
-      namespace: this.namespace,
-      body: {
-        metadata: { name: PREFIX + key, labels: LABELS },
-        type: SECRET_TYPE,
-        data: { [DATA_KEY]: Buffer.from(encodeRecord(record)).toString('base64') },
-      },
-    });
+    const s = await this.core
+      .createNamespacedSecret({
+        namespace: this.namespace,
+        body: {
+          metadata: { name: PREFIX + key, labels: LABELS },
+          type: SECRET_TYPE,
+          data: { [DATA_KEY]: Buffer.from(encodeRecord(record)).toString('base64') },
+        },
+      })
+      .catch((e) => {
+        // e.g. 403: the console's Role (deploy/rbac) does not cover this namespace
+        throw new Error(`storing a session in namespace ${this.namespace} failed: ${brief(e)}`);
+      });
     return { key, record, rv: s.metadata?.resourceVersion ?? '' };
   }
 
