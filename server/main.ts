@@ -22,6 +22,7 @@ import {
   type PalisadeConfig,
   protectionContexts,
   type ProtectionConfig,
+  sessionStoreOf,
 } from './config/schema.js';
 import { startConsole } from './console.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
@@ -229,6 +230,15 @@ async function main() {
     modeOf: (context) => modeOf(config, context, opts['read-only']),
   });
   const oidc = config.auth.oidc;
+  const store = sessionStoreOf(config);
+  const storeCluster =
+    store.kind === 'kubernetes' && store.context !== undefined
+      ? clusters.find((c) => c.context === store.context)
+      : undefined;
+  if (store.kind === 'kubernetes' && store.context !== undefined && !storeCluster)
+    throw new StartupError(
+      `config server.session.store.context: "${store.context}" is not a context of the kubeconfig`,
+    );
   const console_ = await startConsole({
     clusters,
     port: opts.port,
@@ -240,6 +250,9 @@ async function main() {
         idleMs: config.server.session.idleTimeout,
         absoluteMs: config.server.session.absoluteTimeout,
       },
+      // replicas share sessions through Secrets; one `npm start` keeps them in memory
+      sessionStore:
+        store.kind === 'kubernetes' ? { namespace: store.namespace, cluster: storeCluster?.id } : undefined,
       // whoever can read this terminal started Palisade and holds its kubeconfig
       signInLink: isLoopback(opts.host) && !oidc,
       oidc,

@@ -4,7 +4,9 @@
 //
 //  - subscribe {cluster, kind} -> `snapshot` replaces the collection
 //  - `delta` applies if its fromSeq is the seq we hold; otherwise re-subscribe without resumeFrom
-//  - on reconnect, re-subscribe with resumeFrom = last seq applied
+//  - on reconnect, re-subscribe with resumeFrom = last seq applied, in its snapshot's epoch (the
+//    replica that numbered it: another one answers with a snapshot)
+//  - a server that disconnects us on purpose is stopping: connect again (to another replica)
 //  - `health` goes to ['live', cluster, 'health']
 import { type QueryClient, skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
@@ -28,6 +30,7 @@ import {
   type PodCollection,
   podsFromSnapshot,
 } from '@/lib/console/ui/live';
+import { afterDisconnect, reconnectDelayMs, subscribeRequest } from '@/lib/console/ui/reconnect';
 import { goToSignIn } from '../auth/session';
 import { useCluster } from './cluster';
 
@@ -71,6 +74,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   const clusterRef = useRef<string | undefined>(cluster);
   /** room -> last seq applied */
   const seqs = useRef(new Map<string, number>());
+  /** room -> the epoch its seqs count in (the replica that sent the snapshot) */
+  const epochs = useRef(new Map<string, string>());
   /** rooms waiting for a snapshot after a gap: ignore their deltas until then */
   const resyncing = useRef(new Set<string>());
   const subscribeRef = useRef<((c: string, kind: Kind, resume: boolean) => void) | null>(null);
@@ -82,10 +87,10 @@ export function LiveProvider({ children }: { children: ReactNode }) {
 
     const subscribe = (c: string, kind: Kind, resume: boolean) => {
       const r = room(c, kind);
-      const req: SubscribeRequest = { cluster: c, kind };
-      const last = seqs.current.get(r);
-      if (resume && last !== undefined) req.resumeFrom = last;
-      else setPending((p) => new Set(p).add(r));
+      const seq = seqs.current.get(r);
+      const last = resume && seq !== undefined ? { seq, epoch: epochs.current.get(r) } : undefined;
+      const req: SubscribeRequest = subscribeRequest(c, kind, last);
+      if (!last) setPending((p) => new Set(p).add(r));
       socket.emit(SocketEvents.subscribe, req, (reply?: { ok: boolean; error?: string }) => {
         if (reply && !reply.ok) setError(reply.error ?? 'subscribe failed');
         else setError(undefined);
@@ -98,9 +103,13 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       const c = clusterRef.current;
       if (c) for (const k of KINDS) subscribe(c, k, true);
     });
-    socket.on('disconnect', () => {
+    let again: ReturnType<typeof setTimeout> | undefined;
+    socket.on('disconnect', (reason) => {
       setConn('disconnected');
       setLostAt((t) => t ?? Date.now());
+      // a replica that stops disconnects its sockets, and socket.io leaves those down
+      if (afterDisconnect(reason) === 'reconnect')
+        again = setTimeout(() => socket.connect(), reconnectDelayMs(Math.random()));
     });
     socket.on('connect_error', (e) => {
       if (/unauthenticated/.test(e.message) || (e as { description?: number }).description === 401)
@@ -118,6 +127,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
         qc.setQueryData(liveKey(s.cluster, 'nodes'), nodesFromSnapshot(s as Snapshot<NodeView>));
       else qc.setQueryData(liveKey(s.cluster, 'pods'), podsFromSnapshot(s as Snapshot<PodView>));
       seqs.current.set(r, s.seq);
+      if (s.epoch) epochs.current.set(r, s.epoch);
+      else epochs.current.delete(r);
       resyncing.current.delete(r);
       setPending((p) => {
         if (!p.has(r)) return p;
@@ -152,6 +163,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
 
     subscribeRef.current = subscribe;
     return () => {
+      clearTimeout(again);
       socket.removeAllListeners();
       socket.close();
       socketRef.current = null;

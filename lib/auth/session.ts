@@ -42,3 +42,14 @@ export function endedWords(ended: 'idle' | 'absolute' | 'signed-out' | 'refresh-
       return 'Your identity provider did not renew your sign-in. Sign in again.';
   }
 }
+
+/**
+ * The port the session cookie's name carries over plain HTTP (cookies ignore ports, so two
+ * consoles on one machine must not share a name). Replicas behind one address listen on
+ * different ports but must read one cookie: with a public URL, its port names the cookie.
+ */
+export function cookiePort(listenPort: number, publicURL?: string): number {
+  if (!publicURL) return listenPort;
+  const u = new URL(publicURL);
+  return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}

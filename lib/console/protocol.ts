@@ -61,6 +61,11 @@ export function room(cluster: ClusterId, kind: Kind): string {
 export interface Snapshot<T> {
   cluster: ClusterId;
   kind: Kind;
+  /**
+   * which server's numbering seq belongs to: replicas number their feeds independently, so a
+   * client that reconnects to another replica must not resume from a seq of the one it left
+   */
+  epoch?: string;
   /** monotonically increasing per (cluster, kind) on the server; resume from it */
   seq: number;
   items: T[];
@@ -83,6 +88,8 @@ export interface SubscribeRequest {
   kind: Kind;
   /** last seq the client applied: the server sends only what came after, if it still can */
   resumeFrom?: number;
+  /** the epoch of the snapshot resumeFrom counts from: another server's sends a snapshot */
+  epoch?: string;
 }
 
 export const SocketEvents = {

@@ -22,8 +22,8 @@ export interface Identity {
   credential: Credential;
   /** who the person is on each cluster that accepted them (a token is valid where it was issued) */
   principals: Map<ClusterId, Principal>;
-  /** set for a browser session */
-  sessionId?: string;
+  /** set for a browser session: its store key (a hash of the cookie's id, never the id) */
+  sessionKey?: string;
 }
 
 /** The name shown and recorded for an identity on a cluster (its first cluster's, if not signed in there). */

@@ -19,6 +19,7 @@ import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import { freePort, type RawAnswer, rawRequest } from '../test/consoleHarness.js';
 import { kubeConfigWithToken } from './kubeAs.js';
+import { sessionKey } from './sessions.js';
 
 const CLUSTER = 'palisade-embedded';
 const CLIENT = { clientId: 'palisade', clientSecret: 'oidc-test-secret' };
@@ -215,7 +216,9 @@ describe('OIDC sign-in', () => {
     try {
       await eventually(() => socket.connected, 'socket connected');
       // the provider no longer knows this refresh token (as after a revocation)
-      const s = c.auth.sessions.all().find((x) => x.oidc && cookie.endsWith(x.sessionId))!;
+      const s = c.auth.sessions
+        .all()
+        .find((x) => x.oidc && x.sessionKey === sessionKey(cookie.split('=')[1]))!;
       s.oidc!.refreshToken = 'revoked';
       s.oidc!.expiresAt = Date.now() + 1000;
       await eventually(() => !socket.connected, 'the socket closed with its session', 20_000);

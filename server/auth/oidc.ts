@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import * as client from 'openid-client';
 import { principalFromClaims } from '../../lib/auth/claims.js';
+import { oidcRenewDue } from '../../lib/auth/sharedSession.js';
 import { ImpersonationRefused, impersonationHeaders } from '../../lib/auth/impersonation.js';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { OidcConfig } from '../config/schema.js';
@@ -17,7 +18,7 @@ import { fetchTrusting } from './caFetch.js';
 import { clientAddress, cookieValue, redirect, sendJson, sessionCookie } from './http.js';
 import type { Principal } from './identity.js';
 import type { Admitted, ConsoleAuth } from './service.js';
-import type { Session } from './sessions.js';
+import type { Renewed, Session } from './sessions.js';
 import { whoAmI } from './whoami.js';
 
 /** A sign-in in progress: what the callback must find again (kept server-side, at most 10 minutes). */
@@ -29,9 +30,6 @@ interface Pending {
 }
 
 const FLOW_TTL_MS = 10 * 60_000;
-/** renew a minute before the ID token expires (half its life, for short-lived tokens) */
-const RENEW_BEFORE_MS = 60_000;
-const renewBefore = (lifetimeMs: number) => Math.min(RENEW_BEFORE_MS, lifetimeMs / 2);
 const RENEW_CHECK_MS = 5_000;
 
 function safeNext(raw: string | null): string {
@@ -42,6 +40,7 @@ export class OidcSignIn {
   private config: client.Configuration | undefined;
   private discovering: Promise<client.Configuration> | undefined;
   private readonly pending = new Map<string, Pending>();
+  private readonly renewing = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly secret: string;
 
@@ -179,7 +178,7 @@ export class OidcSignIn {
     }
     const signedIn = await this.principals(tokens.claims() ?? {});
     if ('error' in signedIn) return fail(signedIn.error);
-    const s = this.auth.sessions.create(
+    const { id } = await this.auth.sessions.create(
       {
         method: 'oidc',
         credential: { kind: 'impersonate', as: signedIn.principal },
@@ -196,7 +195,7 @@ export class OidcSignIn {
       { user: signedIn.principal.username, groups: signedIn.principal.groups },
       'signed in through OIDC',
     );
-    redirect(res, p.next, { 'set-cookie': [sessionCookie(this.auth.cookie, s.sessionId), clear] });
+    redirect(res, p.next, { 'set-cookie': [sessionCookie(this.auth.cookie, id), clear] });
   }
 
   /** The person from the claims, and who each cluster says they are when impersonated. */
@@ -227,45 +226,53 @@ export class OidcSignIn {
     return { principal: mapped.principal, principals };
   }
 
-  /** Renew every OIDC session whose ID token expires soon; end those the provider will not renew. */
+  /**
+   * Renew every OIDC session whose ID token expires soon; end those the provider will not
+   * renew. With replicas, each sees every session due, and the store lets one of them renew it.
+   */
   private async renewDue() {
     const now = Date.now();
-    const due = this.auth.sessions
-      .all()
-      .filter(
-        (s) =>
-          s.method === 'oidc' &&
-          s.oidc?.expiresAt &&
-          s.oidc.expiresAt - now < renewBefore(s.oidc.expiresAt - (s.oidc.issuedAt ?? now)),
-      );
+    const due = this.auth.sessions.all().filter((s) => s.method === 'oidc' && oidcRenewDue(s.oidc, now));
     await Promise.all(due.map((s) => this.renew(s)));
   }
 
   private async renew(s: Session) {
-    const refreshToken = s.oidc?.refreshToken;
-    if (!refreshToken) return this.auth.sessions.end(s.sessionId, 'refresh-failed');
+    // a slow provider must not see the same refresh token twice from this replica either
+    if (this.renewing.has(s.sessionKey)) return;
+    this.renewing.add(s.sessionKey);
     try {
-      const tokens = await client.refreshTokenGrant(await this.discover(), refreshToken);
-      const claims = tokens.claims();
-      if (claims) {
-        // the provider may have changed the person's groups: act as it says now
-        const again = await this.principals(claims);
-        if ('error' in again) throw new Error(again.error);
-        s.credential = { kind: 'impersonate', as: again.principal };
-        s.principals = again.principals;
-        this.auth.access.forget(s.credential);
-      }
-      s.oidc = {
-        refreshToken: tokens.refresh_token ?? refreshToken,
-        idToken: tokens.id_token ?? s.oidc?.idToken,
-        expiresAt: expiry(tokens),
-        issuedAt: Date.now(),
-      };
-      this.log.debug({ session: s.sessionId.slice(0, 6) }, 'OIDC session renewed');
+      const renewed = await this.auth.sessions.renew(s.sessionKey, (oidc) => this.refresh(oidc));
+      if (renewed) this.log.debug({ session: s.sessionKey.slice(0, 8) }, 'OIDC session renewed');
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'OIDC session not renewed: ending it');
-      this.auth.sessions.end(s.sessionId, 'refresh-failed');
+    } finally {
+      this.renewing.delete(s.sessionKey);
     }
+  }
+
+  /** New tokens for these, and who the provider now says the person is. */
+  private async refresh(oidc: Session['oidc']): Promise<Renewed> {
+    const refreshToken = oidc?.refreshToken;
+    if (!refreshToken) throw new Error('the session has no refresh token');
+    const tokens = await client.refreshTokenGrant(await this.discover(), refreshToken);
+    const renewed: Renewed = {
+      oidc: {
+        refreshToken: tokens.refresh_token ?? refreshToken,
+        idToken: tokens.id_token ?? oidc?.idToken,
+        expiresAt: expiry(tokens),
+        issuedAt: Date.now(),
+      },
+    };
+    const claims = tokens.claims();
+    if (claims) {
+      // the provider may have changed the person's groups: act as it says now
+      const again = await this.principals(claims);
+      if ('error' in again) throw new Error(again.error);
+      renewed.credential = { kind: 'impersonate', as: again.principal };
+      renewed.principals = again.principals;
+      this.auth.access.forget(renewed.credential);
+    }
+    return renewed;
   }
 }
 

@@ -93,10 +93,14 @@ async function limited(auth: ConsoleAuth, req: http.IncomingMessage, res: http.S
   return true;
 }
 
-function startSession(auth: ConsoleAuth, res: http.ServerResponse, identity: Omit<Identity, 'sessionId'>) {
-  const s = auth.sessions.create(identity);
-  res.setHeader('set-cookie', sessionCookie(auth.cookie, s.sessionId));
-  return s;
+async function startSession(
+  auth: ConsoleAuth,
+  res: http.ServerResponse,
+  identity: Omit<Identity, 'sessionKey'>,
+) {
+  const { session, id } = await auth.sessions.create(identity);
+  res.setHeader('set-cookie', sessionCookie(auth.cookie, id));
+  return session;
 }
 
 async function tokenSignIn(auth: ConsoleAuth, req: http.IncomingMessage, res: http.ServerResponse) {
@@ -105,7 +109,7 @@ async function tokenSignIn(auth: ConsoleAuth, req: http.IncomingMessage, res: ht
   if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues[0].message });
   const check = await auth.tokens.check(parsed.data.token, 'token');
   if (!check.ok) return sendJson(res, 401, { error: check.message });
-  const s = startSession(auth, res, { ...check.identity, method: 'token' });
+  const s = await startSession(auth, res, { ...check.identity, method: 'token' });
   sendJson(res, 200, sessionView(auth, s));
 }
 
@@ -127,7 +131,7 @@ async function consolePrincipals(auth: ConsoleAuth): Promise<Map<ClusterId, Prin
 async function linkSignIn(auth: ConsoleAuth, req: http.IncomingMessage, res: http.ServerResponse, url: URL) {
   if (await limited(auth, req, res)) return;
   if (!auth.link?.consume(url.searchParams.get('token'))) return redirect(res, '/signin?error=link');
-  startSession(auth, res, {
+  await startSession(auth, res, {
     method: 'link',
     credential: { kind: 'console' },
     principals: await consolePrincipals(auth),
@@ -140,8 +144,15 @@ async function signOut(auth: ConsoleAuth, req: http.IncomingMessage, res: http.S
   const everywhere = parsed.success && parsed.data?.everywhere === true;
   if (a.session) {
     auth.access.forget(a.session.credential);
-    if (everywhere) auth.sessions.endAllLike(a.session, 'signed-out');
-    else auth.sessions.end(a.session.sessionId, 'signed-out');
+    try {
+      if (everywhere) await auth.sessions.endAllLike(a.session, 'signed-out');
+      else await auth.sessions.end(a.session.sessionKey, 'signed-out');
+    } catch (e) {
+      // still valid on the other replicas: say so, and keep the cookie so the person can try again
+      return sendJson(res, 503, {
+        error: `not signed out: the session store did not answer (${(e as Error).message})`,
+      });
+    }
   }
   res.setHeader('set-cookie', clearedCookie(auth.cookie));
   sendJson(res, 200, { signedIn: false, everywhere });

@@ -13,7 +13,7 @@ import {
 } from '../../lib/auth/gate.js';
 import { securityHeaders } from '../../lib/auth/headers.js';
 import type { HostRules } from '../../lib/auth/hosts.js';
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../lib/auth/session.js';
+import { cookiePort, DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../lib/auth/session.js';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { REPLICA_IDENTITY } from '../replica.js';
@@ -22,7 +22,9 @@ import { bearerToken, cookieSettings, cookieValue, sendJson, type CookieSettings
 import type { Identity } from './identity.js';
 import { DEFAULT_LIMITS, type Limits, RateLimits } from './limits.js';
 import { SignInLink } from './link.js';
+import { SessionSecrets } from './sessionSecrets.js';
 import { type Session, SessionStore } from './sessions.js';
+import { SharedSessionStore } from './sharedSessions.js';
 import { TokenAuthenticator } from './tokens.js';
 import { component, type Logger } from '../log.js';
 
@@ -33,6 +35,11 @@ export interface AuthOptions {
   /** palisade.yaml server.publicURL: the console's address behind an Ingress or proxy */
   publicURL?: string;
   session?: SessionLimits;
+  /**
+   * Keep sessions in Kubernetes Secrets in this namespace of this cluster (default: the first),
+   * shared by every replica; undefined: in this process only
+   */
+  sessionStore?: { namespace: string; cluster?: ClusterId };
   limits?: Limits;
   /** print a one-time sign-in link (loopback, no identity provider) */
   signInLink?: boolean;
@@ -71,16 +78,34 @@ export class ConsoleAuth {
 
   constructor(private readonly opts: AuthOptions) {
     this.log = component('auth', {}, opts.logger);
-    this.sessions = new SessionStore(opts.session ?? DEFAULT_SESSION_LIMITS);
+    this.sessions = this.makeStore();
     this.tokens = new TokenAuthenticator(opts.clusters);
     this.access = new AccessReviews(opts.clusters);
     this.limits = new RateLimits(opts.limits ?? DEFAULT_LIMITS);
     this.cookie = this.cookieFor(0);
   }
 
+  private makeStore(): SessionStore {
+    const limits = this.opts.session ?? DEFAULT_SESSION_LIMITS;
+    const where = this.opts.sessionStore;
+    if (!where) return new SessionStore(limits);
+    const conn = where.cluster
+      ? this.opts.clusters.get(where.cluster)
+      : this.opts.clusters.values().next().value;
+    if (!conn) throw new Error(`session store: no cluster "${where.cluster ?? '(none connected)'}"`);
+    this.log.info(
+      { cluster: conn.id, namespace: where.namespace },
+      'sessions are kept in Kubernetes Secrets',
+    );
+    const secrets = new SessionSecrets(conn.registry, where.namespace, this.log);
+    return new SharedSessionStore(secrets, REPLICA_IDENTITY, this.log, limits);
+  }
+
   private cookieFor(port: number) {
     const limits = this.opts.session ?? DEFAULT_SESSION_LIMITS;
-    return cookieSettings(this.https, port, Math.floor(limits.absoluteMs / 1000));
+    // replicas behind one public address name the cookie alike whatever port each listens on
+    const named = cookiePort(port, this.opts.publicURL);
+    return cookieSettings(this.https, named, Math.floor(limits.absoluteMs / 1000));
   }
 
   get https(): boolean {
@@ -111,7 +136,7 @@ export class ConsoleAuth {
     const nonce = randomBytes(16).toString('base64');
     for (const [k, v] of Object.entries(securityHeaders(nonce, this.https))) res.setHeader(k, v);
     res.setHeader('x-palisade-replica', REPLICA_IDENTITY);
-    const found = this.credentialOf(req);
+    const found = await this.credentialOf(req);
     const verdict = judgeRequest(this.gateRequest(req, found.kind), this.rules());
     if (!verdict.ok) return void refuse(res, verdict);
     const a = await this.identify(verdict.route, nonce, found);
@@ -122,7 +147,7 @@ export class ConsoleAuth {
 
   /** Judge a WebSocket upgrade; writes a refusal to the raw socket and returns undefined for it. */
   async admitUpgrade(req: http.IncomingMessage, socket: Duplex): Promise<Admitted | undefined> {
-    const found = this.credentialOf(req);
+    const found = await this.credentialOf(req);
     const verdict = judgeRequest({ ...this.gateRequest(req, found.kind), upgrade: true }, this.rules());
     if (!verdict.ok)
       return void refuseUpgrade(socket, verdict.status === 302 ? 401 : verdict.status, verdict.code);
@@ -136,14 +161,14 @@ export class ConsoleAuth {
     this.sessions.stop();
   }
 
-  private credentialOf(
+  private async credentialOf(
     req: http.IncomingMessage,
-  ): { kind: 'bearer'; token: string } | { kind: 'session'; session: Session } | { kind: 'none' } {
+  ): Promise<{ kind: 'bearer'; token: string } | { kind: 'session'; session: Session } | { kind: 'none' }> {
     // a client never tells Palisade whom to impersonate
     for (const h of Object.keys(req.headers)) if (/^impersonate-/i.test(h)) delete req.headers[h];
     const token = bearerToken(req);
     if (token) return { kind: 'bearer', token };
-    const session = this.sessions.use(cookieValue(req, this.cookie.name));
+    const session = await this.sessions.use(cookieValue(req, this.cookie.name));
     return session ? { kind: 'session', session } : { kind: 'none' };
   }
 
@@ -168,7 +193,7 @@ export class ConsoleAuth {
   private async identify(
     route: Route,
     nonce: string,
-    found: ReturnType<ConsoleAuth['credentialOf']>,
+    found: Awaited<ReturnType<ConsoleAuth['credentialOf']>>,
   ): Promise<Admitted | { refusal: string }> {
     if (found.kind === 'session') return { route, nonce, identity: found.session, session: found.session };
     if (found.kind === 'none') return { route, nonce };

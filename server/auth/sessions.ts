@@ -4,18 +4,34 @@
 // when an identity provider stops renewing them; listeners (the socket hub) hear of every
 // end, so live connections close with their session. An open console tab keeps its session
 // from going idle: watching the map is activity.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+//
+// This store keeps sessions in this process (one `npm start`); SharedSessionStore
+// (sharedSessions.ts) keeps them in Kubernetes Secrets for replicas. Sessions are keyed by a
+// SHA-256 of their id: the id itself is never kept, and a lookup by its hash cannot be timed
+// into revealing a valid id.
+import { createHash, randomBytes } from 'node:crypto';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, sessionState } from '../../lib/auth/session.js';
-import type { Identity } from './identity.js';
+import type { EndReason } from '../../lib/auth/sharedSession.js';
+import type { Credential, Identity, Principal } from './identity.js';
 
-export type EndReason = 'idle' | 'absolute' | 'signed-out' | 'refresh-failed';
+export type { EndReason };
+
+/** The store's key for a session id (hex SHA-256): safe to keep, compare and log a prefix of. */
+export const sessionKey = (id: string) => createHash('sha256').update(id).digest('hex');
 
 export interface Session extends Identity {
-  sessionId: string;
+  sessionKey: string;
   createdAt: number;
   lastSeenAt: number;
   /** OIDC sessions: what keeps them alive (server-side only) */
   oidc?: { refreshToken?: string; idToken?: string; expiresAt?: number; issuedAt?: number };
+}
+
+/** What an OIDC renewal produced: new tokens, and who the provider now says the person is. */
+export interface Renewed {
+  oidc: NonNullable<Session['oidc']>;
+  credential?: Credential;
+  principals?: Map<string, Principal>;
 }
 
 type EndListener = (s: Session, why: EndReason) => void;
@@ -25,7 +41,7 @@ const sweepMs = (l: SessionLimits) =>
   Math.min(15_000, Math.max(1_000, Math.floor(Math.min(l.idleMs, l.absoluteMs) / 4)));
 
 export class SessionStore {
-  private readonly sessions = new Map<string, Session>();
+  protected readonly sessions = new Map<string, Session>();
   private readonly listeners: EndListener[] = [];
   /** sessions with a live socket: not idle while it stays open */
   private readonly attached = new Map<string, number>();
@@ -33,71 +49,96 @@ export class SessionStore {
 
   constructor(
     readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
-    private readonly now: () => number = Date.now,
+    protected readonly now: () => number = Date.now,
+    /** the limits sessions are judged by (a shared store adds slack to idle) */
+    protected readonly judge: SessionLimits = limits,
   ) {
     this.timer = setInterval(() => this.sweep(), sweepMs(limits));
     this.timer.unref();
   }
 
-  create(identity: Omit<Identity, 'sessionId'>, oidc?: Session['oidc']): Session {
+  /** A new session; `id` goes into the cookie and nowhere else. */
+  async create(
+    identity: Omit<Identity, 'sessionKey'>,
+    oidc?: Session['oidc'],
+  ): Promise<{ session: Session; id: string }> {
+    const id = randomBytes(32).toString('base64url');
     const at = this.now();
     const s: Session = {
       ...identity,
-      sessionId: randomBytes(32).toString('base64url'),
+      sessionKey: sessionKey(id),
       createdAt: at,
       lastSeenAt: at,
       ...(oidc ? { oidc } : {}),
     };
-    this.sessions.set(s.sessionId, s);
-    return s;
+    return { session: await this.keep(s), id };
   }
 
-  /** The live session for an id (timing-safe lookup), marked as just used; undefined when none or ended. */
-  use(id: string | undefined): Session | undefined {
-    const s = this.find(id);
+  /** The live session for a cookie's id, marked as just used; undefined when none or ended. */
+  async use(id: string | undefined): Promise<Session | undefined> {
+    if (!id) return undefined;
+    const key = sessionKey(id);
+    const s = await this.lookup(key);
     if (!s) return undefined;
-    const state = sessionState(s, this.now(), this.limits);
+    const state = sessionState(s, this.now(), this.judge);
     if (!state.alive) {
-      this.end(s.sessionId, state.ended);
+      await this.expire(key, state.ended);
       return undefined;
     }
     s.lastSeenAt = this.now();
+    this.used(key);
     return s;
   }
 
   /** When it ends unless used again. */
   expiresAt(s: Session): number {
-    const state = sessionState(s, this.now(), this.limits);
+    const state = sessionState(s, this.now(), this.judge);
     return state.alive ? state.expiresAt : this.now();
   }
 
-  end(id: string, why: EndReason) {
-    const s = this.sessions.get(id);
-    if (!s) return;
-    this.sessions.delete(id);
-    this.attached.delete(id);
-    for (const l of this.listeners) l(s, why);
+  /** End a session (sign-out, a refused renewal): resolves once no replica accepts it any more. */
+  async end(key: string, why: EndReason): Promise<void> {
+    this.endHere(key, why);
   }
 
   /** Sign out everywhere: every session of the person this session belongs to. */
-  endAllLike(s: Session, why: EndReason) {
+  async endAllLike(s: Session, why: EndReason) {
     const names = new Set([...s.principals.values()].map((p) => p.username));
-    for (const other of [...this.sessions.values()])
-      if ([...other.principals.values()].some((p) => names.has(p.username))) this.end(other.sessionId, why);
+    for (const [key, principals] of await this.everyone())
+      if ([...principals.values()].some((p) => names.has(p.username))) await this.end(key, why);
+  }
+
+  /**
+   * Renew an OIDC session with `refresh` (given the tokens to renew); false when there was
+   * nothing for this replica to do. A refused renewal ends the session and rethrows.
+   */
+  async renew(key: string, refresh: (oidc: Session['oidc']) => Promise<Renewed>): Promise<boolean> {
+    const s = this.sessions.get(key);
+    if (!s) return false;
+    try {
+      const r = await refresh(s.oidc);
+      s.oidc = r.oidc;
+      if (r.credential) s.credential = r.credential;
+      if (r.principals) s.principals = r.principals;
+      return true;
+    } catch (e) {
+      await this.end(key, 'refresh-failed');
+      throw e;
+    }
   }
 
   onEnd(l: EndListener) {
     this.listeners.push(l);
   }
 
-  attach(id: string) {
-    this.attached.set(id, (this.attached.get(id) ?? 0) + 1);
+  attach(key: string) {
+    this.attached.set(key, (this.attached.get(key) ?? 0) + 1);
   }
 
-  detach(id: string) {
-    const n = (this.attached.get(id) ?? 1) - 1;
-    if (n > 0) this.attached.set(id, n);
-    else this.attached.delete(id);
+  detach(key: string) {
+    const n = (this.attached.get(key) ?? 1) - 1;
+    if (n > 0) this.attached.set(key, n);
+    else this.attached.delete(key);
   }
 
   get size() {
@@ -111,9 +152,12 @@ export class SessionStore {
   sweep() {
     const now = this.now();
     for (const s of [...this.sessions.values()]) {
-      if (this.attached.has(s.sessionId)) s.lastSeenAt = Math.max(s.lastSeenAt, now);
-      const state = sessionState(s, now, this.limits);
-      if (!state.alive) this.end(s.sessionId, state.ended);
+      if (this.attached.has(s.sessionKey)) {
+        s.lastSeenAt = Math.max(s.lastSeenAt, now);
+        this.used(s.sessionKey);
+      }
+      const state = sessionState(s, now, this.judge);
+      if (!state.alive) void this.expire(s.sessionKey, state.ended);
     }
   }
 
@@ -121,12 +165,35 @@ export class SessionStore {
     clearInterval(this.timer);
   }
 
-  private find(id: string | undefined): Session | undefined {
-    if (!id) return undefined;
-    const s = this.sessions.get(id);
-    // the map lookup already matched; compare again in constant time so a near-miss and a
-    // miss cannot be told apart by timing
-    if (!s || !timingSafeEqual(Buffer.from(s.sessionId), Buffer.from(id))) return undefined;
+  /** Keep a new session (a shared store writes it where every replica reads it first). */
+  protected async keep(s: Session): Promise<Session> {
+    this.sessions.set(s.sessionKey, s);
     return s;
+  }
+
+  protected async lookup(key: string): Promise<Session | undefined> {
+    return this.sessions.get(key);
+  }
+
+  /** A session found ended by its times. */
+  protected async expire(key: string, why: EndReason): Promise<void> {
+    this.endHere(key, why);
+  }
+
+  /** It was just used (a shared store writes that back now and then). */
+  protected used(_key: string) {}
+
+  /** Every session and whom it belongs to (a shared store asks the store, not just this replica). */
+  protected async everyone(): Promise<[string, Map<string, Principal>][]> {
+    return [...this.sessions].map(([k, s]) => [k, s.principals]);
+  }
+
+  /** Forget a session here and tell the listeners (its sockets close). */
+  protected endHere(key: string, why: EndReason) {
+    const s = this.sessions.get(key);
+    if (!s) return;
+    this.sessions.delete(key);
+    this.attached.delete(key);
+    for (const l of this.listeners) l(s, why);
   }
 }

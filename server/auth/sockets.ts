@@ -21,7 +21,7 @@ export function bindSockets(io: Server, auth: ConsoleAuth) {
     next();
   });
   io.on('connection', (socket) => {
-    const id = identityOf(socket)?.sessionId;
+    const id = identityOf(socket)?.sessionKey;
     if (!id) return;
     let set = bySession.get(id);
     if (!set) bySession.set(id, (set = new Set()));
@@ -34,10 +34,10 @@ export function bindSockets(io: Server, auth: ConsoleAuth) {
     });
   });
   auth.sessions.onEnd((s, why) => {
-    for (const socket of bySession.get(s.sessionId) ?? []) {
+    for (const socket of bySession.get(s.sessionKey) ?? []) {
       socket.emit(SESSION_ENDED, { why });
       socket.disconnect(true);
     }
-    bySession.delete(s.sessionId);
+    bySession.delete(s.sessionKey);
   });
 }

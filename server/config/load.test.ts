@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldPath, loadConfig, parseConfig } from './load';
-import { contextsToShow, EMPTY_CONFIG, leaderElectionOf, modeOf } from './schema';
+import { contextsToShow, EMPTY_CONFIG, leaderElectionOf, modeOf, sessionStoreOf } from './schema';
 
 let dir: string;
 beforeAll(async () => {
@@ -39,6 +39,33 @@ describe('parseConfig', () => {
       { context: 'a', mode: 'normal' },
     ]);
   });
+
+  it.each([
+    ['one `npm start`: in memory', {}, { kind: 'memory' }],
+    [
+      'replicas (a webhook URL): shared, beside the controller Lease',
+      { protection: { webhook: { url: 'https://palisade-webhook.palisade.svc/cell' } } },
+      { kind: 'kubernetes', namespace: 'kube-system' },
+    ],
+    [
+      'replicas on a protection core: on its cluster',
+      { protection: { core: 'hub', webhook: { url: 'https://w.example/c' } } },
+      { kind: 'kubernetes', namespace: 'kube-system', context: 'hub' },
+    ],
+    [
+      'as configured',
+      { server: { session: { store: { kind: 'kubernetes', namespace: 'palisade', context: 'a' } } } },
+      { kind: 'kubernetes', namespace: 'palisade', context: 'a' },
+    ],
+    [
+      'in memory when told so, replicas or not',
+      {
+        protection: { webhook: { url: 'https://w.example/c' } },
+        server: { session: { store: { kind: 'memory' } } },
+      },
+      { kind: 'memory' },
+    ],
+  ])('keeps sessions %s', (_what, doc, want) => expect(sessionStoreOf(parseConfig('f', doc))).toEqual(want));
 
   it("reads the controllers' leader election as the runtime takes it", () => {
     const c = parseConfig('f', {
@@ -122,6 +149,21 @@ describe('parseConfig', () => {
       'a duration that is no duration',
       { controllers: { leaderElection: { retryPeriod: 2 } } },
       /controllers\.leaderElection\.retryPeriod: /,
+    ],
+    [
+      'a session store of no known kind',
+      { server: { session: { store: { kind: 'redis' } } } },
+      /server\.session\.store\.kind: must be one of memory, kubernetes, got "redis"/,
+    ],
+    [
+      'a session namespace that is no namespace name',
+      { server: { session: { store: { kind: 'kubernetes', namespace: 'Palisade' } } } },
+      /server\.session\.store\.namespace: must be a lower-case DNS name/,
+    ],
+    [
+      'a namespace for sessions kept in memory',
+      { server: { session: { store: { kind: 'memory', namespace: 'palisade' } } } },
+      /server\.session\.store\.namespace: only for kind: kubernetes/,
     ],
   ])('refuses %s, naming the file and the field', (_what, doc, message) => {
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(/^config \/etc\/palisade\.yaml: /);

@@ -100,6 +100,37 @@ export const protectionSchema = z.strictObject({
 
 export type ProtectionConfig = z.infer<typeof protectionSchema>;
 
+const dnsName = z
+  .string()
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    'must be a lower-case DNS name (letters, digits, "-" and ".")',
+  )
+  .max(253, 'must be at most 253 characters');
+
+const sessionStoreKinds = ['memory', 'kubernetes'] as const;
+
+/**
+ * Where browser sessions live: in this process, or in Kubernetes Secrets every replica reads
+ * (see sessionStoreOf for the default).
+ */
+const sessionStoreSchema = z
+  .strictObject({
+    kind: z.enum(sessionStoreKinds, {
+      error: (i) => `must be one of ${sessionStoreKinds.join(', ')}, got ${JSON.stringify(i.input)}`,
+    }),
+    /** kubernetes: the namespace of the session Secrets (the console needs a Role there) */
+    namespace: dnsName.optional(),
+    /** kubernetes: the context of the cluster holding them (default: protection.core, else the first) */
+    context: z.string().min(1, 'must not be empty').optional(),
+  })
+  .superRefine((st, ctx) => {
+    if (st.kind === 'memory')
+      for (const k of ['namespace', 'context'] as const)
+        if (st[k] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [k], message: 'only for kind: kubernetes' });
+  });
+
 /** The console's own address and sessions (the request gate). */
 export const serverSchema = z.strictObject({
   /** Host names the console answers besides loopback on its port: "name" (any port), "name:port", "*.domain" */
@@ -116,6 +147,7 @@ export const serverSchema = z.strictObject({
       idleTimeout: durationSchema.default(60 * 60_000),
       /** and this long after sign-in, whatever the activity */
       absoluteTimeout: durationSchema.default(12 * 3_600_000),
+      store: sessionStoreSchema.optional(),
     })
     .default({ idleTimeout: 60 * 60_000, absoluteTimeout: 12 * 3_600_000 }),
 });
@@ -150,14 +182,6 @@ export const DEFAULT_LEADER_ELECTION_CONFIG = {
   renewDeadline: 10_000,
   retryPeriod: 2_000,
 };
-
-const dnsName = z
-  .string()
-  .regex(
-    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
-    'must be a lower-case DNS name (letters, digits, "-" and ".")',
-  )
-  .max(253, 'must be at most 253 characters');
 
 /**
  * The controller loops (aggregators, generator, update triggers, fencing): every replica serves
@@ -253,6 +277,29 @@ export const configSchema = z
 export type PalisadeConfig = z.infer<typeof configSchema>;
 
 export const EMPTY_CONFIG: PalisadeConfig = configSchema.parse({});
+
+/** Session Secrets' namespace when none is given: beside the controller Lease and the webhook's Secret. */
+export const DEFAULT_SESSION_NAMESPACE = 'kube-system';
+
+export type SessionStoreChoice =
+  | { kind: 'memory' }
+  | { kind: 'kubernetes'; namespace: string; context?: string };
+
+/**
+ * Where sessions live. As configured; else shared (Kubernetes Secrets) whenever the console is
+ * configured for replicas — a webhook URL, the one address replicas serve behind — and in this
+ * process for a single `npm start`.
+ */
+export function sessionStoreOf(cfg: PalisadeConfig): SessionStoreChoice {
+  const st = cfg.server.session.store;
+  const kind = st?.kind ?? (cfg.protection?.webhook.url ? 'kubernetes' : 'memory');
+  if (kind === 'memory') return { kind };
+  return {
+    kind,
+    namespace: st?.namespace ?? DEFAULT_SESSION_NAMESPACE,
+    ...((st?.context ?? cfg.protection?.core) ? { context: st?.context ?? cfg.protection?.core } : {}),
+  };
+}
 
 /** The mode a context runs in: the file's entry, else its default; --read-only wins over both. */
 export function modeOf(cfg: PalisadeConfig, context: string, forceReadOnly = false): ClusterMode {

@@ -77,6 +77,19 @@ describe('RoomFeed', () => {
   it('snapshots the current items at the current seq', () => {
     const items = [{ k: 'a', v: 1 }];
     const f = feed(items);
-    expect(f.snapshot()).toEqual({ cluster: 'c', kind: 'nodes', seq: f.seq, items });
+    expect(f.snapshot()).toEqual({ cluster: 'c', kind: 'nodes', epoch: f.epoch, seq: f.seq, items });
+  });
+
+  it("resumes only from its own numbering: another replica's seq gets a snapshot", () => {
+    const a = feed([]);
+    const b = feed([]);
+    const start = a.seq;
+    a.change('a', { k: 'a', v: 1 });
+    a.flush();
+    // the same number, told by a client that counted it on another feed
+    expect(a.since(start, b.epoch)).toBeUndefined();
+    expect(a.since(start, a.epoch)).toHaveLength(1);
+    // a client that names no epoch resumes as before
+    expect(a.since(start)).toHaveLength(1);
   });
 });

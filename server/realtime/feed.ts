@@ -2,6 +2,7 @@
 // flush into one Delta (the latest view per key wins; an upsert then a delete is just a
 // delete), and recent deltas are kept so a client that reconnects can be sent only what
 // it missed. Pure in-memory; the hub decides when to flush and whom to send to.
+import { randomUUID } from 'node:crypto';
 import type { ClusterId, Delta, Kind, Snapshot } from '../../lib/console/protocol.js';
 
 export interface FeedLimits {
@@ -16,6 +17,8 @@ export class RoomFeed<T> {
   // matches a number the new server gave out for different state (<= 10 deltas a second
   // can never catch up with the clock)
   private current = Date.now();
+  /** this feed's numbering: replicas started together could otherwise hand out the same seqs */
+  readonly epoch = randomUUID();
   private readonly upserts = new Map<string, T>();
   private readonly deletes = new Set<string>();
   private readonly history: Delta<T>[] = [];
@@ -75,11 +78,21 @@ export class RoomFeed<T> {
    * harmless (upserts and deletes are idempotent).
    */
   snapshot(): Snapshot<T> {
-    return { cluster: this.cluster, kind: this.kind, seq: this.current, items: this.items() };
+    return {
+      cluster: this.cluster,
+      kind: this.kind,
+      epoch: this.epoch,
+      seq: this.current,
+      items: this.items(),
+    };
   }
 
-  /** The deltas after `seq`, or undefined when they are no longer all held. */
-  since(seq: number): Delta<T>[] | undefined {
+  /**
+   * The deltas after `seq`, or undefined when they are no longer all held or `seq` is another
+   * feed's (a client back from another replica, or from before a restart).
+   */
+  since(seq: number, epoch?: string): Delta<T>[] | undefined {
+    if (epoch !== undefined && epoch !== this.epoch) return undefined;
     if (seq === this.current) return [];
     const i = this.history.findIndex((d) => d.fromSeq === seq);
     return i < 0 ? undefined : this.history.slice(i);

@@ -34,6 +34,7 @@ const subscribeRequest = z.object({
   cluster: z.string().min(1),
   kind: z.enum(['nodes', 'pods']),
   resumeFrom: z.number().int().nonnegative().optional(),
+  epoch: z.string().max(64).optional(),
 });
 
 /** The optional acknowledgement a client may ask for with its subscribe. */
@@ -140,7 +141,7 @@ export class RealtimeHub {
       const i = parsed.error.issues[0];
       return { ok: false, error: `subscribe: ${i.path.join('.') || '(root)'}: ${i.message}` };
     }
-    const { cluster, kind, resumeFrom } = parsed.data;
+    const { cluster, kind, resumeFrom, epoch } = parsed.data;
     const r = room(cluster, kind);
     const feed = this.feeds.get(r);
     const conn = this.clusters.get(cluster);
@@ -165,7 +166,8 @@ export class RealtimeHub {
       m.set(socket.id, { socket, room: r, cluster, kind, scope });
     }
     this.behind.get(r)?.delete(socket.id);
-    const missed = resumeFrom === undefined || scope.kind !== 'all' ? undefined : feed.since(resumeFrom);
+    const missed =
+      resumeFrom === undefined || scope.kind !== 'all' ? undefined : feed.since(resumeFrom, epoch);
     if (missed) for (const d of missed) socket.emit(SocketEvents.delta, d);
     else
       socket.emit(

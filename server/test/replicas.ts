@@ -2,7 +2,9 @@
 // port) against one cluster, with deletion protection's webhook behind one address — haproxy
 // (testenv/ha/haproxy.ts) passing TLS through to the replicas — as `protection.webhook.url`, so
 // the API server calls one URL whichever replica answers. Each replica can be stopped (SIGTERM),
-// killed (SIGKILL), paused (SIGSTOP) and resumed (SIGCONT).
+// killed (SIGKILL), paused (SIGSTOP) and resumed (SIGCONT). With `console: true` the consoles
+// sit behind one address too (a second haproxy, `balance source`, as `server.publicURL`), the
+// way browsers reach replicas.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,9 @@ export interface Replicas {
   balancer: Balancer;
   /** the one webhook address the API servers call */
   webhookUrl: string;
+  /** with `console: true`: the one console address browsers use, and its balancer */
+  consoleUrl?: string;
+  consoleBalancer?: Balancer;
   stop(): Promise<void>;
 }
 
@@ -40,10 +45,21 @@ async function startReplica(
   config: string,
   webhookPort: number,
   env: Record<string, string> = {},
+  consolePort = 0,
 ): Promise<Replica> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'server/main.ts', '--port', '0', '--kubeconfig', kubeconfig, '--config', config],
+    [
+      '--import',
+      'tsx',
+      'server/main.ts',
+      '--port',
+      String(consolePort),
+      '--kubeconfig',
+      kubeconfig,
+      '--config',
+      config,
+    ],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,7 +93,8 @@ async function startReplica(
 
 /**
  * Start n replicas with the given palisade.yaml `protection` keys (webhook port, host, url and
- * register are set here), behind one haproxy frontend.
+ * register are set here), behind one haproxy frontend; `server` keys are passed as they are
+ * (with `console: true`, publicURL is the console balancer's address).
  */
 export async function startReplicas(o: {
   kubeconfig: string;
@@ -87,6 +104,8 @@ export async function startReplicas(o: {
   config?: Record<string, unknown>;
   /** more environment for every replica (e.g. a PATH that records fence agent runs) */
   env?: Record<string, string>;
+  server?: Record<string, unknown>;
+  console?: boolean;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -96,20 +115,38 @@ export async function startReplicas(o: {
     lbPort,
     ports.map((port) => ({ host: '127.0.0.1', port })),
   );
+  let consoleBalancer: Balancer | undefined;
+  let consoleUrl: string | undefined;
+  let consolePorts: number[] = [];
   const replicas: Replica[] = [];
   try {
+    if (o.console) {
+      const port = await freePort();
+      consolePorts = await Promise.all(Array.from({ length: o.n }, () => freePort()));
+      consoleUrl = `http://127.0.0.1:${port}`;
+      consoleBalancer = await startBalancer(
+        port,
+        consolePorts.map((p) => ({ host: '127.0.0.1', port: p })),
+        { balance: 'source' },
+      );
+    }
+    const server = { ...o.server, ...(consoleUrl ? { publicURL: consoleUrl } : {}) };
     for (let i = 0; i < o.n; i++) {
       const config = join(dir, `palisade-${i}.yaml`);
       const protection = {
         ...o.protection,
         webhook: { port: ports[i], host: '127.0.0.1', url: webhookUrl, register: true },
       };
-      await writeFile(config, JSON.stringify({ ...o.config, protection }));
-      replicas.push(await startReplica(i, o.kubeconfig, config, ports[i], o.env));
+      await writeFile(
+        config,
+        JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
+      );
+      replicas.push(await startReplica(i, o.kubeconfig, config, ports[i], o.env, consolePorts[i]));
     }
   } catch (e) {
     for (const r of replicas) r.signal('SIGKILL');
     await balancer.stop();
+    await consoleBalancer?.stop();
     throw e;
   }
   return {
@@ -118,6 +155,8 @@ export async function startReplicas(o: {
     webhookUrl,
     byIdentity: (identity) =>
       identity ? replicas.find((r) => identity.includes(`_${r.child.pid}_`)) : undefined,
+    consoleUrl,
+    consoleBalancer,
     async stop() {
       for (const r of replicas) {
         if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
@@ -128,6 +167,7 @@ export async function startReplicas(o: {
         clearTimeout(killer);
       }
       await balancer.stop();
+      await consoleBalancer?.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

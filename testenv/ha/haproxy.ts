@@ -26,8 +26,21 @@ export interface Balancer {
   stop(): Promise<void>;
 }
 
-/** haproxy's configuration: one TCP frontend on 127.0.0.1:port, round robin over the backends. */
-export function haproxyConfig(port: number, backends: { host: string; port: number }[]): string {
+export interface BalancerOptions {
+  /**
+   * roundrobin (the default) spreads connections; source sends every connection from one
+   * address to one backend while it is up (consistent hashing: when it goes, only its clients
+   * move), so a test on loopback knows which replica its connections reach
+   */
+  balance?: 'roundrobin' | 'source';
+}
+
+/** haproxy's configuration: one TCP frontend on 127.0.0.1:port over the backends. */
+export function haproxyConfig(
+  port: number,
+  backends: { host: string; port: number }[],
+  opts: BalancerOptions = {},
+): string {
   return [
     'global',
     '  maxconn 4096',
@@ -43,7 +56,9 @@ export function haproxyConfig(port: number, backends: { host: string; port: numb
     `  bind 127.0.0.1:${port}`,
     '  default_backend replicas',
     'backend replicas',
-    '  balance roundrobin',
+    ...(opts.balance === 'source'
+      ? ['  balance source', '  hash-type consistent']
+      : ['  balance roundrobin']),
     ...backends.map((b, i) => `  server r${i} ${b.host}:${b.port} check inter 200 fall 1 rise 2`),
     '',
   ].join('\n');
@@ -63,10 +78,11 @@ function answers(port: number): Promise<boolean> {
 export async function startBalancer(
   port: number,
   backends: { host: string; port: number }[],
+  opts: BalancerOptions = {},
 ): Promise<Balancer> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-haproxy-'));
   const cfg = join(dir, 'haproxy.cfg');
-  await writeFile(cfg, haproxyConfig(port, backends));
+  await writeFile(cfg, haproxyConfig(port, backends, opts));
   // -db: foreground, no daemon; -W would fork a master
   const child = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
