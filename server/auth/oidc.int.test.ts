@@ -67,22 +67,23 @@ beforeAll(async () => {
     port,
     ui: false,
     fencing: false,
-    auth: {
-      oidc: {
-        issuer: idp.issuer,
-        clientID: CLIENT.clientId,
-        clientSecret: CLIENT.clientSecret,
-        usernameClaim: 'preferred_username',
-        groupsClaim: 'groups',
-        usernamePrefix: 'oidc:',
-        groupsPrefix: 'oidc:',
-        scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'],
-        caFile: idp.caFile,
-      },
-    },
+    auth: { oidc: oidcConfig() },
   });
   await Promise.all([...c.clusters.values()].map((x) => x.synced()));
 }, 120_000);
+
+/** the console's auth.oidc (the same for every replica) */
+const oidcConfig = () => ({
+  issuer: idp.issuer,
+  clientID: CLIENT.clientId,
+  clientSecret: CLIENT.clientSecret,
+  usernameClaim: 'preferred_username',
+  groupsClaim: 'groups',
+  usernamePrefix: 'oidc:',
+  groupsPrefix: 'oidc:',
+  scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'],
+  caFile: idp.caFile,
+});
 
 afterAll(async () => {
   await c?.stop();
@@ -167,6 +168,40 @@ describe('OIDC sign-in', () => {
       redirectUris: [`http://127.0.0.1:${port}/auth/oidc/callback`],
     });
     await expect(browser.actAsBrowser(start.headers.location!, 'alice', 'wrong')).rejects.toThrow();
+  });
+
+  it('a sign-in started on one replica finishes on another: the flow travels sealed in its cookie', async () => {
+    // replica B behind the same public address as this console (A): the provider sends the
+    // browser back to A, which never saw the start
+    const b = await startConsole({
+      clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
+      port: 0,
+      ui: false,
+      fencing: false,
+      auth: { publicURL: `http://127.0.0.1:${port}`, oidc: oidcConfig() },
+    });
+    try {
+      const portB = Number(new URL(b.url).port);
+      const start = await rawRequest(portB, 'GET', '/auth/oidc/start?next=%2Fnodes', {
+        host: `127.0.0.1:${portB}`,
+      });
+      expect(start.status).toBe(302);
+      const flow = cookiesOf(start)[0];
+      expect(flow).toMatch(new RegExp(`^palisade_oidc_${port}=`));
+      const browser = await OidcTestClient.discover(idp, {
+        ...CLIENT,
+        redirectUris: [`http://127.0.0.1:${port}/auth/oidc/callback`],
+      });
+      const back = await browser.actAsBrowser(start.headers.location!, 'alice', 'alice-correct-horse');
+      const done = await get(back.pathname + back.search, { cookie: flow });
+      expect(done.status).toBe(302);
+      expect(done.headers.location).toBe('/nodes');
+      // and the sealed cookie is no bearer of anything once used with another state
+      const replay = await get(`/auth/oidc/callback?code=x&state=forged`, { cookie: flow });
+      expect(replay.headers.location).toMatch(/^\/signin\?error=oidc/);
+    } finally {
+      await b.stop();
+    }
   });
 
   it('a callback not started in this browser is refused', async () => {

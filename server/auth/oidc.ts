@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import * as client from 'openid-client';
 import { principalFromClaims } from '../../lib/auth/claims.js';
+import { type OidcFlow, openFlow, sealFlow } from '../../lib/auth/oidcFlow.js';
 import { oidcRenewDue } from '../../lib/auth/sharedSession.js';
 import { ImpersonationRefused, impersonationHeaders } from '../../lib/auth/impersonation.js';
 import type { ClusterId } from '../../lib/console/protocol.js';
@@ -22,24 +23,19 @@ import type { Renewed, Session } from './sessions.js';
 import { whoAmI } from './whoami.js';
 
 /** A sign-in in progress: what the callback must find again (kept server-side, at most 10 minutes). */
-interface Pending {
-  verifier: string;
-  nonce: string;
-  next: string;
-  at: number;
-}
-
 const FLOW_TTL_MS = 10 * 60_000;
 const RENEW_CHECK_MS = 5_000;
 
 function safeNext(raw: string | null): string {
-  return raw?.startsWith('/') && !raw.startsWith('//') && !raw.startsWith('/\\') ? raw : '/';
+  // a path of ours, and short enough for the flow cookie
+  return raw?.startsWith('/') && !raw.startsWith('//') && !raw.startsWith('/\\') && raw.length <= 1024
+    ? raw
+    : '/';
 }
 
 export class OidcSignIn {
   private config: client.Configuration | undefined;
   private discovering: Promise<client.Configuration> | undefined;
-  private readonly pending = new Map<string, Pending>();
   private readonly renewing = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly secret: string;
@@ -103,9 +99,10 @@ export class OidcSignIn {
     path: string,
   ): Promise<boolean> {
     if (req.method !== 'GET') return false;
-    if (path === '/auth/oidc/start') return (void (await this.start(req, res)), true);
-    if (path === '/auth/oidc/callback') return (void (await this.callback(req, res)), true);
-    return false;
+    if (path === '/auth/oidc/start') await this.start(req, res);
+    else if (path === '/auth/oidc/callback') await this.callback(req, res);
+    else return false;
+    return true;
   }
 
   private async start(req: http.IncomingMessage, res: http.ServerResponse) {
@@ -125,26 +122,25 @@ export class OidcSignIn {
       );
     }
     const url = new URL(req.url ?? '/', 'http://x');
-    const state = client.randomState();
-    const p: Pending = {
+    const p: OidcFlow = {
+      state: client.randomState(),
       verifier: client.randomPKCECodeVerifier(),
       nonce: client.randomNonce(),
       next: safeNext(url.searchParams.get('next')),
       at: Date.now(),
     };
-    for (const [k, v] of this.pending) if (Date.now() - v.at > FLOW_TTL_MS) this.pending.delete(k);
-    this.pending.set(state, p);
     const to = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri(),
       scope: this.cfg.scopes.join(' '),
       code_challenge: await client.calculatePKCECodeChallenge(p.verifier),
       code_challenge_method: 'S256',
-      state,
+      state: p.state,
       nonce: p.nonce,
     });
-    // binds the flow to this browser: the callback is a top-level navigation back from the
-    // provider, which SameSite=Lax lets through (Strict would not)
-    const flow = `${this.flowCookie}=${state}; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=600${this.auth.https ? '; Secure' : ''}`;
+    // binds the flow to this browser, and carries it sealed (lib/auth/oidcFlow.ts) so that any
+    // replica can finish it: the callback is a top-level navigation back from the provider,
+    // which SameSite=Lax lets through (Strict would not)
+    const flow = `${this.flowCookie}=${sealFlow(p, this.secret)}; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=600${this.auth.https ? '; Secure' : ''}`;
     redirect(res, to.href, { 'set-cookie': flow });
   }
 
@@ -152,7 +148,8 @@ export class OidcSignIn {
     const url = new URL(req.url ?? '/', this.base());
     const state = url.searchParams.get('state') ?? '';
     const bound = cookieValue(req, this.flowCookie);
-    const p = this.pending.get(state);
+    const opened = bound ? openFlow(bound, this.secret, Date.now(), FLOW_TTL_MS) : undefined;
+    const p = opened?.ok && opened.flow.state === state ? opened.flow : undefined;
     const clear = `${this.flowCookie}=; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0`;
     const fail = (why: string) => {
       this.log.warn({ reason: why }, 'OIDC sign-in refused');
@@ -162,9 +159,7 @@ export class OidcSignIn {
       return fail(
         `${url.searchParams.get('error')}: ${url.searchParams.get('error_description') ?? ''}`.trim(),
       );
-    if (!p || !bound || bound !== state)
-      return fail('this sign-in was not started in this browser, or it took too long');
-    this.pending.delete(state);
+    if (!p) return fail('this sign-in was not started in this browser, or it took too long');
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(await this.discover(), url, {
