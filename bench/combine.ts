@@ -11,6 +11,7 @@ const SECTIONS = [
   { file: 'bench/protection/RESULTS.md', marker: 'protection-benchmark', title: 'Deletion' },
   { file: 'bench/mttr/RESULTS.md', marker: 'mttr-benchmark', title: 'MTTR' },
   { file: 'bench/auth/RESULTS.md', marker: 'auth-benchmark', title: 'Sign-in' },
+  { file: 'bench/ha/RESULTS.md', marker: 'ha-benchmark', title: 'High' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench [-- --quick]`: the API server benchmark, then the embedded cluster at
 # scale, then the console (map render and live latency in Chromium), then the deletion storm
-# (bench/protection), then fencing's MTTR (bench/mttr, about 13 min), then all five into
-# bench/RESULTS.md (a --quick run prints only).
+# (bench/protection), then fencing's MTTR (bench/mttr, about 13 min), sign-in (bench/auth),
+# high availability (bench/ha), then all into bench/RESULTS.md (a --quick run prints only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
@@ -12,4 +12,5 @@ npx tsx bench/console/run.ts "$@"
 npx tsx bench/protection/run.ts "$@"
 npx tsx bench/mttr/run.ts "$@"
 npx tsx bench/auth/run.ts "$@"
+npx tsx bench/ha/run.ts "$@"
 case " $* " in *" --quick "*) ;; *) npx tsx bench/combine.ts ;; esac
