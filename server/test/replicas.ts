@@ -5,13 +5,30 @@
 // killed (SIGKILL), paused (SIGSTOP) and resumed (SIGCONT). With `console: true` the consoles
 // sit behind one address too (a second haproxy, `balance source`, as `server.publicURL`), the
 // way browsers reach replicas.
+//
+// With `balancer: 'http'` the webhook's haproxy ends TLS itself and retries at layer 7
+// (testenv/ha/haproxy.ts): it serves the shared serving certificate (the Secret
+// kube-system/palisade-webhook-serving, made here before the first replica starts, the way a
+// replica would make it), requires the API server's client certificate (signed by the CA of the
+// cluster's kubeconfig, CN kube-apiserver-webhook-client), and calls the replicas with a client
+// certificate of its own (CN palisade-balancer, from a CA made here), which the replicas trust
+// through protection.webhook.clientAuth.caFile and allowedNames — no direct caller is heard.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as k8s from '@kubernetes/client-node';
+import { createCertificateAuthority } from '../../lib/pki/certificates.js';
+import { issueClientCertificate } from '../../sim/apiserver/admission/clientCertificate.js';
 import { freePort } from '../../sim/real/controlPlane.js';
-import { type Balancer, startBalancer } from '../../testenv/ha/haproxy.js';
+import { type Balancer, type TlsTermination, startBalancer } from '../../testenv/ha/haproxy.js';
+import { kubeconfigCaPem } from '../protection/clientAuth.js';
+import { sharedServingPair } from '../protection/servingSecret.js';
+import { webhookNames } from '../protection/webhook.js';
+
+/** the name on the http balancer's client certificate, the one the replicas allow */
+export const BALANCER_CLIENT_CN = 'palisade-balancer';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -106,14 +123,50 @@ export async function startReplicas(o: {
   env?: Record<string, string>;
   server?: Record<string, unknown>;
   console?: boolean;
+  /**
+   * the webhook's balancer: tcp (the default) passes TLS through, and a request in flight on a
+   * replica that dies is lost; http ends TLS and replays it on another replica
+   */
+  balancer?: 'tcp' | 'http';
+  /** balancer http: how long a replica may take before its request is replayed (default 5s) */
+  responseTimeout?: string;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
   const ports = await Promise.all(Array.from({ length: o.n }, () => freePort()));
   const webhookUrl = `https://127.0.0.1:${lbPort}`;
+  let clientAuth: Record<string, unknown> | undefined;
+  let tls: TlsTermination | undefined;
+  if (o.balancer === 'http') {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(o.kubeconfig);
+    // what every replica would make or read: made first, so the balancer can serve it
+    const serving = await sharedServingPair(
+      kc,
+      { namespace: 'kube-system', name: 'palisade-webhook-serving' },
+      webhookNames('127.0.0.1', ['127.0.0.1']),
+    );
+    // the API server's webhook client certificate is signed by its cluster's CA
+    const clientCaPem = kubeconfigCaPem(kc, o.kubeconfig);
+    if (!clientCaPem) throw new Error(`${o.kubeconfig}: no certificate-authority to verify callers by`);
+    const ca = await createCertificateAuthority('palisade-balancer-ca');
+    const client = await issueClientCertificate(ca, BALANCER_CLIENT_CN);
+    const caFile = join(dir, 'balancer-ca.pem');
+    await writeFile(caFile, ca.certPem);
+    clientAuth = { required: true, caFile, allowedNames: [BALANCER_CLIENT_CN] };
+    tls = {
+      serving,
+      clientCaPem,
+      clientNames: ['kube-apiserver-webhook-client'],
+      backendCaPem: serving.caPem,
+      backendName: 'localhost',
+      backendClient: client,
+    };
+  }
   const balancer = await startBalancer(
     lbPort,
     ports.map((port) => ({ host: '127.0.0.1', port })),
+    o.balancer === 'http' ? { mode: 'http', tls, responseTimeout: o.responseTimeout } : {},
   );
   let consoleBalancer: Balancer | undefined;
   let consoleUrl: string | undefined;
@@ -135,7 +188,13 @@ export async function startReplicas(o: {
       const config = join(dir, `palisade-${i}.yaml`);
       const protection = {
         ...o.protection,
-        webhook: { port: ports[i], host: '127.0.0.1', url: webhookUrl, register: true },
+        webhook: {
+          port: ports[i],
+          host: '127.0.0.1',
+          url: webhookUrl,
+          register: true,
+          ...(clientAuth ? { clientAuth } : {}),
+        },
       };
       await writeFile(
         config,
