@@ -2,6 +2,9 @@
 // TLS through), on the embedded cluster and (PALISADE_CLUSTER=real) on kube-apiserver: they share
 // one serving certificate and one registration, and when a replica stops (SIGTERM) or dies
 // (SIGKILL) the API server keeps getting answers — no deletion fails because a replica went away.
+// This is the layer-4 contrast: a request written on the killed replica's connection is lost
+// with it. webhookRetries.int.test.ts fronts the replicas with haproxy in HTTP mode, which
+// replays such a request on another replica: zero lost.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
