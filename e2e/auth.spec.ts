@@ -23,6 +23,8 @@ test.describe('signed out', () => {
     await page.goto('/nodes');
     await expect(page).toHaveURL(/\/signin\?next=%2Fnodes/);
     await expect(page.getByRole('heading', { name: 'Sign in to Palisade' })).toBeVisible();
+    // every page says which replica served it, the sign-in page too
+    await expect(page.getByTestId('replica')).toContainText(/served by Palisade replica \S+_\d+_\S+/);
     await page.screenshot({ path: resolve(import.meta.dirname, '..', 'docs', 'console-signin.png') });
     await page.getByLabel('Kubernetes token').fill('not-a-token-of-this-cluster');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -30,6 +32,7 @@ test.describe('signed out', () => {
 
     await signInPage(page, demoToken(E2E_STATE_DIR, 'viewer'), '/');
     await expect(page.getByTestId('signed-in-user')).toHaveText('viewer');
+    await expect(page.getByTestId('replica-badge')).toHaveText(/^replica \d+·\w+$/);
     // the simulation controls need create on simulatedfaults.palisade.dev: disabled, with why
     await page.getByTestId('node-tile-a1-1').click();
     const panel = page.getByRole('complementary', { name: 'Node a1-1' });

@@ -132,6 +132,11 @@ export function SignIn() {
           Started Palisade yourself? <code>npm start</code> printed a one-time sign-in link in its terminal.
         </p>
       )}
+      {info && (
+        <p className="mt-8 break-all text-xs text-dim" data-testid="replica">
+          served by Palisade replica {info.replica}
+        </p>
+      )}
     </main>
   );
 }

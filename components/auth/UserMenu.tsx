@@ -52,6 +52,14 @@ export function UserMenu() {
           {here?.user ?? 'not signed in to this cluster'}
         </span>
       </button>
+      {/* which replica served this page, at a glance (the full name is in the menu) */}
+      <span
+        className="pointer-events-none absolute -bottom-3 right-0 hidden whitespace-nowrap text-[10px] leading-none text-dim lg:block"
+        data-testid="replica-badge"
+        title={`served by Palisade replica ${s.replica}`}
+      >
+        {shortReplica(s.replica)}
+      </span>
       {open && (
         <div className="absolute right-0 top-8 z-40 w-72 rounded border border-line bg-panel p-3 text-xs shadow-lg">
           <p className="font-semibold">{here?.user}</p>
@@ -91,4 +99,10 @@ export function UserMenu() {
       )}
     </div>
   );
+}
+
+/** host_pid_random -> pid·random: what tells replicas on one host apart */
+function shortReplica(id: string): string {
+  const parts = id.split('_');
+  return parts.length >= 3 ? `replica ${parts.at(-2)}·${parts.at(-1)}` : `replica ${id}`;
 }

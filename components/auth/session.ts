@@ -22,6 +22,8 @@ export type SessionInfo =
     }
   | {
       signedIn: false;
+      /** the Palisade replica that answered */
+      replica: string;
       ways: { token: boolean; oidc: { issuer: string; start: string } | null; link: boolean };
     };
 

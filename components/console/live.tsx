@@ -100,6 +100,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     socket.on('connect', () => {
       setConn('connected');
       setLostAt(undefined);
+      // after a failover another replica serves this page: the user menu names it
+      void qc.invalidateQueries({ queryKey: ['auth', 'session'] });
       const c = clusterRef.current;
       if (c) for (const k of KINDS) subscribe(c, k, true);
     });
