@@ -117,6 +117,13 @@ describe.skipIf(!haproxyAvailable())('three replicas behind one webhook address'
     // on the killed replica's connection at that moment fails; say how many, and that nothing else does
     const during = await deleteFree(20);
     console.log(`SIGKILL: ${during.length} of 20 deletions lost with the killed replica's connection`);
+    if (during.length > 2)
+      console.log(
+        'replicas:',
+        set.replicas.map((r) => ({ i: r.index, exit: r.child.exitCode, signal: r.child.signalCode })),
+        await set.balancer.servers(),
+        during.slice(0, 2),
+      );
     for (const f of during)
       expect(f).toMatch(
         /failed calling webhook .*(EOF|connection reset|broken pipe|socket hang up|socket disconnected)/,

@@ -153,6 +153,7 @@ describe.skipIf(!haproxyAvailable()).each([{ balancer: 'http' as const }, { bala
       console.log(
         `${balancer} balancer, 2 SIGKILLs (${held.join(' and ')} deletions held over 100 ms at the kills): ${failures.length} of ${done + failures.length} deletions lost; haproxy retries ${stats.retries - before.retries}, redispatches ${stats.redispatches - before.redispatches}`,
       );
+      if (failures.length) console.log('haproxy servers:', await set.balancer.servers());
       if (balancer === 'http') expect(failures).toEqual([]);
       else {
         // L4: a request written on the dead replica's connection fails with it, nothing else

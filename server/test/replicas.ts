@@ -202,6 +202,11 @@ export async function startReplicas(o: {
       );
       replicas.push(await startReplica(i, o.kubeconfig, config, ports[i], o.env, consolePorts[i]));
     }
+    // every replica in the balancer's rotation before a test kills any: haproxy takes a server
+    // only after two good health checks, and a test that stopped the first two replicas while
+    // the last was still rising found no server at all
+    await allUp(balancer);
+    if (consoleBalancer) await allUp(consoleBalancer);
   } catch (e) {
     for (const r of replicas) r.signal('SIGKILL');
     await balancer.stop();
@@ -230,4 +235,15 @@ export async function startReplicas(o: {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function allUp(b: Balancer, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  let states: string[] = [];
+  while (Date.now() < until) {
+    states = await b.servers();
+    if (states.length && states.every((l) => / UP \(/.test(l))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the balancer did not take every replica within ${timeoutMs} ms: ${states.join('; ')}`);
 }

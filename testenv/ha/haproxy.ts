@@ -33,6 +33,8 @@ export interface Balancer {
   child: ChildProcess;
   /** haproxy's counters for the backend (`show stat`), summed over its servers */
   stats(): Promise<BackendStats>;
+  /** each server's state and last health check, as haproxy sees them (for a failing test to print) */
+  servers(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -126,7 +128,7 @@ export function haproxyConfig(
     '  timeout connect 1s',
     '  timeout client 60s',
     `  timeout server ${http ? (opts.responseTimeout ?? '5s') : '60s'}`,
-    '  retries 3',
+    '  retries 6',
     // a dead server's refused connection goes to the next server at once, not after 3 tries;
     // in http mode every retry goes to another server
     '  option redispatch 1',
@@ -156,7 +158,12 @@ export function haproxyConfig(
     ...(opts.balance === 'source'
       ? ['  balance source', '  hash-type consistent']
       : ['  balance roundrobin']),
-    ...backends.map((b, i) => `  server r${i} ${b.host}:${b.port}${serverTls} check inter 200 fall 1 rise 2`),
+    // a check may take up to 2 s and two must fail in a row: one slow check on a loaded machine
+    // does not take the last live replica out. A dead one is avoided before its checks fail:
+    // its refused connections are redispatched (retries 6: two dead replicas still in the
+    // rotation cannot use up every attempt).
+    '  timeout check 2s',
+    ...backends.map((b, i) => `  server r${i} ${b.host}:${b.port}${serverTls} check inter 200 fall 2 rise 2`),
     '',
   ].join('\n');
 }
@@ -188,6 +195,21 @@ export function backendStats(csv: string, backend = 'replicas'): BackendStats {
     redispatches: col(row, 'wredis'),
     errors: col(row, 'eresp') + col(row, 'econ'),
   };
+}
+
+/** `r0 UP (L4OK, 0 ms)`: each server's row of `show stat`. */
+export function serverStates(csv: string, backend = 'replicas'): string[] {
+  const lines = csv.trim().split('\n');
+  const head = (lines[0] ?? '').replace(/^# /, '').split(',');
+  const at = (row: string[], name: string) => row[head.indexOf(name)] ?? '';
+  return lines
+    .slice(1)
+    .map((l) => l.split(','))
+    .filter((r) => r[0] === backend && r[1] !== 'BACKEND' && r[1] !== 'FRONTEND')
+    .map(
+      (r) =>
+        `${r[1]} ${at(r, 'status')} (${at(r, 'check_status')}, ${at(r, 'check_duration')} ms, down ${at(r, 'chkdown')}x)`,
+    );
 }
 
 function answers(port: number): Promise<boolean> {
@@ -238,6 +260,7 @@ export async function startBalancer(
     port,
     child,
     stats: async () => backendStats(await adminCommand(join(dir, 'admin.sock'), 'show stat')),
+    servers: async () => serverStates(await adminCommand(join(dir, 'admin.sock'), 'show stat')),
     async stop() {
       process.off('exit', onExit);
       if (child.exitCode === null) child.kill('SIGTERM');
