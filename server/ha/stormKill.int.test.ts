@@ -24,6 +24,7 @@ import {
   scenario,
 } from '../protection/test/protectionHarness.js';
 import { createReadyNamespace } from '../test/namespaces.js';
+import { message } from './fixture.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
 
 const NS = 'storm';
@@ -34,10 +35,6 @@ const dir = mkdtempSync(join(tmpdir(), 'palisade-ha-storm-'));
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let set: Replicas;
 
-const message = (e: unknown) => {
-  const body = (e as { body?: unknown }).body;
-  return typeof body === 'string' ? body : JSON.stringify(body ?? (e as Error).message);
-};
 const remaining = async () =>
   (await cluster.core.listNamespacedPod({ namespace: NS, labelSelector: 'app=web' })).items.filter(
     (p) => !p.metadata?.deletionTimestamp,

@@ -1,71 +1,22 @@
-// Three Palisade replicas serve deletion protection's webhook behind one address (haproxy passing
-// TLS through), on the embedded cluster and (PALISADE_CLUSTER=real) on kube-apiserver: they share
-// one serving certificate and one registration, and when a replica stops (SIGTERM) or dies
-// (SIGKILL) the API server keeps getting answers — no deletion fails because a replica went away.
-// This is the layer-4 contrast: a request written on the killed replica's connection is lost
-// with it. webhookRetries.int.test.ts fronts the replicas with haproxy in HTTP mode, which
-// replays such a request on another replica: zero lost.
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { haproxyAvailable } from '../../testenv/ha/haproxy.js';
-import {
-  createFixturePods,
-  createProtector,
-  markReady,
-  scenario,
-} from '../protection/test/protectionHarness.js';
-import { createReadyNamespace } from '../test/namespaces.js';
-import { type Replicas, startReplicas } from '../test/replicas.js';
+import { scenario } from '../protection/test/protectionHarness.js';
+import type { Replicas } from '../test/replicas.js';
+import { expectOneRegistration, message, replicasGuardingAFloor } from './fixture.js';
 
 const NS = 'ha';
 const dir = mkdtempSync(join(tmpdir(), 'palisade-ha-webhook-'));
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let set: Replicas;
 
-const message = (e: unknown) => {
-  const body = (e as { body?: unknown }).body;
-  return typeof body === 'string' ? body : JSON.stringify(body ?? (e as Error).message);
-};
-
 describe.skipIf(!haproxyAvailable())('three replicas behind one webhook address', () => {
   beforeAll(async () => {
     cluster = await startScenario(scenario('ha-webhook'));
-    await createReadyNamespace(cluster.core, NS);
-    const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
-    // a protected workload at its floor: every deletion of its pods is refused
-    await createProtector(custom, NS, 'web', { minAvailable: 3, selector: { app: 'web' } });
-    await createFixturePods(cluster.core, NS, ['web-0', 'web-1', 'web-2'], { app: 'web' });
-    for (const p of ['web-0', 'web-1', 'web-2'])
-      await markReady(cluster.core, NS, p, new Date(Date.now() - 60_000));
-    await createFixturePods(
-      cluster.core,
-      NS,
-      Array.from({ length: 90 }, (_, i) => `free-${i}`),
-      { app: 'free' },
-    );
-    const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, cluster.kc.exportConfig());
-    set = await startReplicas({ kubeconfig, n: 3 });
-    // the webhook answers through the balancer once the protector is aggregated
-    await eventually(
-      async () => {
-        const e = await cluster.core
-          .deleteNamespacedPod({ namespace: NS, name: 'web-0', body: { dryRun: ['All'] } })
-          .then(
-            () => undefined,
-            (x) => x,
-          );
-        return e && /reports too few available replicas/.test(message(e));
-      },
-      'the protected deletion refused through the balancer',
-      60_000,
-    );
+    set = await replicasGuardingAFloor(cluster, { namespace: NS, free: 90, dir });
   }, 240_000);
 
   afterAll(async () => {
@@ -74,19 +25,8 @@ describe.skipIf(!haproxyAvailable())('three replicas behind one webhook address'
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('registers one URL with one CA: the Secret every replica serves from', async () => {
-    const vwc = await cluster.kc
-      .makeApiClient(k8s.AdmissionregistrationV1Api)
-      .readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' });
-    const secret = await cluster.core.readNamespacedSecret({
-      namespace: 'kube-system',
-      name: 'palisade-webhook-serving',
-    });
-    for (const w of vwc.webhooks ?? []) {
-      expect(w.clientConfig.url?.startsWith(set.webhookUrl)).toBe(true);
-      expect(w.clientConfig.caBundle).toBe(secret.data?.['ca.crt']);
-    }
-  });
+  it('registers one URL with one CA: the Secret every replica serves from', () =>
+    expectOneRegistration(cluster, set));
 
   /** Delete the next free pods one after another; the failures that name the webhook. */
   let next = 0;

@@ -10,22 +10,15 @@
 // The same stream through the TCP balancer is run too, as the contrast: what it loses is counted
 // (each loss the API server's "failed calling webhook" on a connection that died), not required.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { haproxyAvailable } from '../../testenv/ha/haproxy.js';
-import {
-  createFixturePods,
-  createProtector,
-  markReady,
-  scenario,
-} from '../protection/test/protectionHarness.js';
-import { createReadyNamespace } from '../test/namespaces.js';
-import { type Replicas, startReplicas } from '../test/replicas.js';
+import { scenario } from '../protection/test/protectionHarness.js';
+import type { Replicas } from '../test/replicas.js';
+import { expectOneRegistration, message, replicasGuardingAFloor } from './fixture.js';
 
 const NS = 'ha-l7';
 const FREE = 300;
@@ -34,46 +27,13 @@ let dir = '';
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let set: Replicas;
 
-const message = (e: unknown) => {
-  const body = (e as { body?: unknown }).body;
-  return typeof body === 'string' ? body : JSON.stringify(body ?? (e as Error).message);
-};
-
 describe.skipIf(!haproxyAvailable()).each([{ balancer: 'http' as const }, { balancer: 'tcp' as const }])(
   'three replicas behind a $balancer balancer, killed mid-stream',
   ({ balancer }) => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), `palisade-ha-${balancer}-`));
       cluster = await startScenario(scenario(`ha-${balancer}`));
-      await createReadyNamespace(cluster.core, NS);
-      const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
-      // a protected workload at its floor: every deletion of its pods is refused
-      await createProtector(custom, NS, 'web', { minAvailable: 3, selector: { app: 'web' } });
-      await createFixturePods(cluster.core, NS, ['web-0', 'web-1', 'web-2'], { app: 'web' });
-      for (const p of ['web-0', 'web-1', 'web-2'])
-        await markReady(cluster.core, NS, p, new Date(Date.now() - 60_000));
-      await createFixturePods(
-        cluster.core,
-        NS,
-        Array.from({ length: FREE }, (_, i) => `free-${i}`),
-        { app: 'free' },
-      );
-      const kubeconfig = join(dir, 'kubeconfig');
-      await writeFile(kubeconfig, cluster.kc.exportConfig());
-      set = await startReplicas({ kubeconfig, n: 3, balancer });
-      await eventually(
-        async () => {
-          const e = await cluster.core
-            .deleteNamespacedPod({ namespace: NS, name: 'web-0', body: { dryRun: ['All'] } })
-            .then(
-              () => undefined,
-              (x) => x,
-            );
-          return e && /reports too few available replicas/.test(message(e));
-        },
-        'the protected deletion refused through the balancer',
-        60_000,
-      );
+      set = await replicasGuardingAFloor(cluster, { namespace: NS, free: FREE, dir, balancer });
     }, 240_000);
 
     afterAll(async () => {
@@ -82,19 +42,7 @@ describe.skipIf(!haproxyAvailable()).each([{ balancer: 'http' as const }, { bala
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('serves the shared certificate, the one registered', async () => {
-      const vwc = await cluster.kc
-        .makeApiClient(k8s.AdmissionregistrationV1Api)
-        .readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' });
-      const secret = await cluster.core.readNamespacedSecret({
-        namespace: 'kube-system',
-        name: 'palisade-webhook-serving',
-      });
-      for (const w of vwc.webhooks ?? []) {
-        expect(w.clientConfig.url?.startsWith(set.webhookUrl)).toBe(true);
-        expect(w.clientConfig.caBundle).toBe(secret.data?.['ca.crt']);
-      }
-    });
+    it('serves the shared certificate, the one registered', () => expectOneRegistration(cluster, set));
 
     it(`replicas killed (SIGKILL) mid-stream: ${balancer === 'http' ? 'zero' : 'what they held'} lost, the survivor still judges`, async () => {
       let next = 0;
