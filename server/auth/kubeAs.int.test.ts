@@ -1,40 +1,23 @@
 // The clients that act as a person send exactly the headers the cluster needs: the person's
 // token in place of the console's, or the console's token plus one Impersonate-Group line per
 // group (never a comma-joined one, never a system: group).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { impersonationHeaders, ImpersonationRefused } from '../../lib/auth/impersonation.js';
+import { startRecordingApi, type RecordingApi } from '../test/recordingApi.js';
 import { credentialKey, makeClientAs } from './kubeAs.js';
 
-let server: http.Server;
-let seen: string[][] = [];
+let api: RecordingApi;
 let kc: k8s.KubeConfig;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    seen.push(req.rawHeaders);
-    const body = JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [] });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+  api = await startRecordingApi(() => ({ kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [] }), {
+    name: 'console',
+    token: 'console-token',
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        skipTLSVerify: true,
-      },
-    ],
-    users: [{ name: 'console', token: 'console-token' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'console' }],
-    currentContext: 'x',
-  });
+  kc = api.kc;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => api.close());
 
 function pairs(raw: string[]): [string, string][] {
   const out: [string, string][] = [];
@@ -43,9 +26,9 @@ function pairs(raw: string[]): [string, string][] {
 }
 
 async function headersSent(credential: Parameters<typeof makeClientAs>[1]) {
-  seen = [];
+  api.seen.length = 0;
   await makeClientAs(kc, credential, k8s.CoreV1Api).listNode();
-  return pairs(seen[0]);
+  return pairs(api.seen[0].rawHeaders);
 }
 
 describe('clients acting as a person', () => {
