@@ -5,7 +5,7 @@
 #
 #   testenv/build.sh                     # everything
 #   testenv/build.sh etcd kube-apiserver # only these
-#   eval "$(testenv/build.sh)"           # sets ETCD_BIN_DIR and KUBE_BIN_DIR
+#   eval "$(testenv/build.sh)"           # sets ETCD_BIN_DIR, KUBE_BIN_DIR and HELM_BIN_DIR
 #
 # Progress goes to stderr; stdout carries only the final VAR=dir lines.
 # A binary that already exists and answers --version with the pinned
@@ -33,8 +33,10 @@ module_version() {
 
 etcd_version=$(module_version etcd go.etcd.io/etcd/server/v3)
 kube_version=$(module_version kube k8s.io/kubernetes)
+helm_version=$(module_version helm helm.sh/helm/v3)
 etcd_bin="$cache/etcd-$etcd_version/bin"
 kube_bin="$cache/kubernetes-$kube_version/bin"
+helm_bin="$cache/helm-$helm_version/bin"
 
 # Same variables Kubernetes' hack/lib/version.sh stamps, minus the git
 # commit (the module zip carries none); without them the binaries report
@@ -56,7 +58,9 @@ kube_ldflags() {
 # the binary is killed writing the rest of its version text)
 version_ok() {
   local out
-  [[ -x $1 ]] && out=$(timeout 30 "$1" --version 2>/dev/null) && [[ $out == *"$2"* ]]
+  local ask=(--version)
+  [[ ${1##*/} == helm ]] && ask=(version --short) # helm has no --version flag
+  [[ -x $1 ]] && out=$(timeout 30 "$1" "${ask[@]}" 2>/dev/null) && [[ $out == *"$2"* ]]
 }
 
 # build NAME MODULE_DIR PACKAGE OUT_DIR WANT_VERSION LDFLAGS
@@ -91,6 +95,11 @@ build_one() {
     build "$1" kube "k8s.io/kubernetes/cmd/$1" "$kube_bin" \
       "$kube_version" "$(kube_ldflags)"
     ;;
+  helm)
+    # helm stamps its version into an internal package; without it `helm version` says v3.0+unreleased
+    build helm helm helm.sh/helm/v3/cmd/helm "$helm_bin" "$helm_version" \
+      "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version"
+    ;;
   *)
     log "unknown binary: $1"
     return 2
@@ -104,12 +113,12 @@ main() {
   exec 9>"$cache/.build.lock"
   flock 9
   if ((${#targets[@]} == 0)); then
-    targets=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+    targets=(etcd kube-apiserver kube-controller-manager kube-scheduler helm)
   fi
   log "$(go version); cache $cache"
   for t in "${targets[@]}"; do build_one "$t"; done
   log "all done in $((SECONDS - total))s"
-  printf 'ETCD_BIN_DIR=%q\nKUBE_BIN_DIR=%q\n' "$etcd_bin" "$kube_bin"
+  printf 'ETCD_BIN_DIR=%q\nKUBE_BIN_DIR=%q\nHELM_BIN_DIR=%q\n' "$etcd_bin" "$kube_bin" "$helm_bin"
 }
 
 main "$@"
