@@ -22,9 +22,9 @@ phase() { echo "== $1 (at $((SECONDS - suite_start)) s)"; }
 
 bash scripts/ensure-deps.sh
 bash scripts/ensure-kubectl.sh
-phase "real control plane binaries (testenv/build.sh)"
-eval "$(bash testenv/build.sh etcd kube-apiserver kube-controller-manager)"
-export ETCD_BIN_DIR KUBE_BIN_DIR
+phase "real control plane and helm binaries (testenv/build.sh)"
+eval "$(bash testenv/build.sh etcd kube-apiserver kube-controller-manager helm)"
+export ETCD_BIN_DIR KUBE_BIN_DIR HELM_BIN_DIR
 phase "typecheck" && npx tsc --noEmit -p .
 phase "lint" && npx biome check --diagnostic-level=error .
 
