@@ -97,7 +97,7 @@ describe('the chart RBAC', () => {
         // a role of one rule may be explained once, by the comment above the object
         if (prev.trim() === 'rules:') {
           const head = lines.slice(0, i).reverse();
-          const start = head.findIndex((x) => x === 'apiVersion: rbac.authorization.k8s.io/v1');
+          const start = head.indexOf('apiVersion: rbac.authorization.k8s.io/v1');
           const above = head.slice(start + 1).find(meaningful) ?? '';
           const single = !lines
             .slice(i + 1)
