@@ -32,7 +32,9 @@ phase "lint" && npx biome check --diagnostic-level=error .
 mkdir -p .palisade
 real_log=.palisade/test-real.log
 phase "integration suites on the real control plane (PALISADE_CLUSTER=real), in the background"
-(PALISADE_CLUSTER=real npx vitest run --project integration "${REAL_SUITES[@]}" >"$real_log" 2>&1) &
+# ...with Palisade acting as the chart's ServiceAccount and only its RBAC (server/test/identity.ts:
+# the protection, fencing, guarded-action and HA suites; their own setup stays the admin's)
+(PALISADE_CLUSTER=real PALISADE_TEST_IDENTITY=chart npx vitest run --project integration "${REAL_SUITES[@]}" >"$real_log" 2>&1) &
 real_pid=$!
 # stop the background pass too if this script is interrupted or a phase fails
 trap 'kill "$real_pid" 2>/dev/null || true' EXIT
