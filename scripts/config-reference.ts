@@ -30,37 +30,41 @@ export function commentsOf(source: string, rootConst = 'configSchema'): Map<stri
         consts.set(d.name.text, { init: d.initializer, doc: docComment(source, st) });
   }
   const out = new Map<string, string>();
-  // walks one schema expression; returns the comment of the const it ends in (a section's comment)
-  const walk = (expr: ts.Expression, path: string, seen: Set<string>): string | undefined => {
+  // walks one schema expression; for an object schema defined as a const of its own, returns that
+  // const's comment (a section's description); a leaf const's comment (a shared duration or DNS
+  // name type) describes the type, not the key, and is not returned
+  type Walked = { object: boolean; doc?: string };
+  const walk = (expr: ts.Expression, path: string, seen: Set<string>): Walked => {
+    const leaf = { object: false };
     if (ts.isIdentifier(expr)) {
       const c = consts.get(expr.text);
-      if (!c || seen.has(expr.text)) return undefined;
+      if (!c || seen.has(expr.text)) return leaf;
       const inner = walk(c.init, path, new Set([...seen, expr.text]));
-      return c.doc ?? inner;
+      return inner.object ? { object: true, doc: c.doc ?? inner.doc } : leaf;
     }
     if (ts.isParenthesizedExpression(expr) || ts.isAsExpression(expr) || ts.isSatisfiesExpression(expr))
       return walk(expr.expression, path, seen);
-    if (!ts.isCallExpression(expr) || !ts.isPropertyAccessExpression(expr.expression)) return undefined;
+    if (!ts.isCallExpression(expr) || !ts.isPropertyAccessExpression(expr.expression)) return leaf;
     const callee = expr.expression;
     const fromZ = ts.isIdentifier(callee.expression) && callee.expression.text === 'z';
     const method = callee.name.text;
     if (fromZ && ['object', 'strictObject', 'looseObject'].includes(method)) {
       const shape = expr.arguments[0];
-      if (!shape || !ts.isObjectLiteralExpression(shape)) return undefined;
+      if (!shape || !ts.isObjectLiteralExpression(shape)) return { object: true };
       for (const p of shape.properties) {
         if (!ts.isPropertyAssignment(p)) continue;
         const key = ts.isIdentifier(p.name) || ts.isStringLiteral(p.name) ? p.name.text : undefined;
         if (!key) continue;
         const keyPath = path ? `${path}.${key}` : key;
         const inner = walk(p.initializer, keyPath, seen);
-        const doc = docComment(source, p) ?? inner;
+        const doc = docComment(source, p) ?? inner.doc;
         if (doc) out.set(keyPath, doc);
       }
-      return undefined;
+      return { object: true };
     }
     if (fromZ && method === 'array') {
       const el = expr.arguments[0];
-      return el ? walk(el, `${path}[]`, seen) : undefined;
+      return el ? walk(el, `${path}[]`, seen) : leaf;
     }
     // a method on a schema (.default, .optional, .superRefine, .min …): the schema is its receiver
     return walk(callee.expression, path, seen);
@@ -71,7 +75,11 @@ export function commentsOf(source: string, rootConst = 'configSchema'): Map<stri
 }
 
 function docComment(source: string, node: ts.Node): string | undefined {
-  const ranges = ts.getLeadingCommentRanges(source, node.getFullStart()) ?? [];
+  // a comment on the line above, or on the same line right before the key (`{ /** … */ k: … }`)
+  const ranges = [
+    ...(ts.getTrailingCommentRanges(source, node.getFullStart()) ?? []),
+    ...(ts.getLeadingCommentRanges(source, node.getFullStart()) ?? []),
+  ];
   const jsdoc = ranges.filter((r) => source.startsWith('/**', r.pos)).at(-1);
   if (!jsdoc) return undefined;
   return source
@@ -110,7 +118,7 @@ export function rowsOf(schema: ZodType, comments: Map<string, string>): Row[] {
       } else break;
     }
     const d = def(cur);
-    const isDuration = d.type === 'pipe' && jsonOf(d.in).pattern === DURATION_PATTERN;
+    const isDuration = isDurationSchema(cur);
     const isObject = d.type === 'object';
     const element = d.type === 'array' ? def(d.element) : undefined;
     const arrayOfObjects = element?.type === 'object';
@@ -145,6 +153,14 @@ export function rowsOf(schema: ZodType, comments: Map<string, string>): Row[] {
   };
   visit(schema, '', true);
   return rows;
+}
+
+/** lib/duration's schema ("15s" read as milliseconds), alone or beside plain milliseconds in a union */
+function isDurationSchema(s: ZodType): boolean {
+  const d = def(s);
+  if (d.type === 'pipe') return jsonOf(d.in).pattern === DURATION_PATTERN;
+  if (d.type === 'union') return (d.options as ZodType[]).some(isDurationSchema);
+  return false;
 }
 
 function jsonOf(s: ZodType): Record<string, any> {

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DOC_FILE, renderReference, withReference } from '../config-reference.js';
+import { commentsOf, DOC_FILE, renderReference, withReference } from '../config-reference.js';
 import { anchorsOf, brokenLinks, docFiles, linksOf, slug } from '../doclinks.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -112,5 +112,30 @@ describe('the configuration reference', () => {
       '| `controllers.leaderElection.leaseDuration` | duration | `15s` | how long followers wait after the last renewal before taking the Lease (whole seconds) |',
     );
     expect(ref).toContain('| `clusters[].mode` | `normal` \\| `read-only` \\| `protected` | `normal` |');
+  });
+
+  it('takes descriptions from the comments above keys, and a section’s from its const', () => {
+    const source = [
+      "/** a duration: not a key's description */",
+      'const dur = z.string();',
+      '/** the section */',
+      'const section = z.strictObject({',
+      '  /** first line',
+      '   * second line */',
+      '  a: dur.default("1s"),',
+      '  b: dur,',
+      '});',
+      'const configSchema = z.strictObject({',
+      '  section: section.optional(),',
+      '  /** the list */',
+      '  list: z.array(z.strictObject({ /** an item key */ k: z.string() })).default([]),',
+      '});',
+    ].join('\n');
+    expect(Object.fromEntries(commentsOf(source))).toEqual({
+      section: 'the section',
+      'section.a': 'first line second line',
+      list: 'the list',
+      'list[].k': 'an item key',
+    });
   });
 });
