@@ -12,11 +12,11 @@ export default defineConfig({
           include: [
             'lib/**/*.test.ts',
             'sim/**/*.test.ts',
+            'scripts/**/*.test.ts',
             'server/**/*.test.ts',
             'demo/**/*.test.ts',
             'bench/**/*.test.ts',
             'testenv/**/*.test.ts',
-            'scripts/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
         },
