@@ -1,6 +1,6 @@
 // `npm ci` from the committed lockfile works on Linux and macOS, x64 and arm64: the lock carries
 // every platform's native binaries, and npm itself, asked to install for each platform, agrees.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +62,10 @@ describe('package-lock.json', () => {
   });
 });
 
-describe('npm ci --dry-run for each platform', () => {
+// --os, --cpu and --libc choose the platform npm installs for (npm 11, the project's npm)
+const npmMajor = Number(execFileSync('npm', ['--version'], { encoding: 'utf8' }).split('.')[0]);
+
+describe.skipIf(npmMajor < 11)('npm ci --dry-run for each platform', () => {
   const dir = mkdtempSync(join(tmpdir(), 'palisade-lock-'));
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   copyFileSync(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
