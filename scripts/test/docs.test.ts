@@ -50,6 +50,23 @@ describe('links in the docs', () => {
   });
 });
 
+describe('the metrics reference in docs/operations.md', () => {
+  it('lists every metric the server defines, and no other', () => {
+    // every prom-client metric named in the server's code (tests aside)
+    const sources = readdirSync(join(ROOT, 'server'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split('/').includes('test'))
+      .map((f) => readFileSync(join(ROOT, 'server', f), 'utf8'));
+    const defined = sources.flatMap((src) =>
+      [...src.matchAll(/name: '(palisade_[a-z_]+)'/g)].map((m) => m[1]),
+    );
+    expect(defined.length).toBeGreaterThan(15);
+    const ops = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const table = ops.slice(ops.indexOf('## Metrics'), ops.indexOf('## Alerts'));
+    const listed = [...table.matchAll(/^\| `(palisade_[a-z_]+)` \|/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual([...defined].sort());
+  });
+});
+
 describe('the link checker', () => {
   it('makes GitHub’s anchors', () => {
     expect(slug('Configuration: `palisade.yaml` and cluster modes')).toBe(
