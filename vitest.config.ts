@@ -12,6 +12,7 @@ export default defineConfig({
           include: [
             'lib/**/*.test.ts',
             'sim/**/*.test.ts',
+            'scripts/**/*.test.ts',
             'server/**/*.test.ts',
             'demo/**/*.test.ts',
             'bench/**/*.test.ts',

@@ -17,6 +17,7 @@ const mode = z.enum(CLUSTER_MODES, {
 const clusterEntry = z.strictObject({
   /** the kubeconfig context */
   context: z.string().min(1, 'must not be empty'),
+  /** normal; read-only: Palisade refuses every change; protected: every change names its target again */
   mode: mode.default('normal'),
 });
 
@@ -29,15 +30,18 @@ const cellEntry = z.strictObject({
 
 /** Deletion protection (Podseidon-compatible): where protectors live, the cells, the webhook. */
 export const protectionSchema = z.strictObject({
+  /** false: no webhook, aggregators or generator */
   enabled: z.boolean().default(true),
   /** the context holding PodProtectors (default: the first cluster) */
   core: z.string().min(1, 'must not be empty').optional(),
   /** default: every cluster, cell ID = context name */
   cells: z.array(cellEntry).optional(),
+  /** the admission webhook: its own HTTPS listener, and how the API servers reach and trust it */
   webhook: z
     .strictObject({
       /** 0 picks a free port */
       port: z.number().int().min(0).max(65535).default(0),
+      /** the address the webhook listens on (0.0.0.0: every interface) */
       host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
       /** create or update each cell's ValidatingWebhookConfiguration (default: on the embedded cluster only) */
       register: z.boolean().optional(),
@@ -73,14 +77,18 @@ export const protectionSchema = z.strictObject({
       host: '127.0.0.1',
       clientAuth: { required: true, allowedNames: ['kube-apiserver-webhook-client'] },
     }),
+  /** one aggregator per cell counts the pods and writes the protectors' status */
   aggregator: z
     .strictObject({
       /** a label selector: the protectors the aggregators reconcile (default all) */
       protectorSelector: z.string().default(''),
+      /** an annotation heartbeat on a never-scheduled pod that keeps quiet watch streams moving */
       updateTrigger: z
         .strictObject({
           enabled: z.boolean().default(true),
+          /** where the pod podseidon-update-trigger lives */
           namespace: z.string().min(1, 'must not be empty').default('default'),
+          /** how often its annotation is written, in milliseconds */
           intervalMillis: z.number().int().min(50).default(1000),
         })
         .default({ enabled: true, namespace: 'default', intervalMillis: 1000 }),
@@ -89,6 +97,7 @@ export const protectionSchema = z.strictObject({
       protectorSelector: '',
       updateTrigger: { enabled: true, namespace: 'default', intervalMillis: 1000 },
     }),
+  /** derives a PodProtector from each opted-in Deployment and StatefulSet */
   generator: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -116,6 +125,7 @@ const sessionStoreKinds = ['memory', 'kubernetes'] as const;
  */
 const sessionStoreSchema = z
   .strictObject({
+    /** memory (one process) or kubernetes (Secrets, shared by replicas) */
     kind: z.enum(sessionStoreKinds, {
       error: (i) => `must be one of ${sessionStoreKinds.join(', ')}, got ${JSON.stringify(i.input)}`,
     }),
@@ -141,6 +151,7 @@ export const serverSchema = z.strictObject({
     .url('must be a URL like https://palisade.example.com')
     .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
     .optional(),
+  /** browser sessions: their timeouts and where they are kept */
   session: z
     .strictObject({
       /** a session ends after this long without activity (an open console tab counts as activity) */
@@ -154,17 +165,23 @@ export const serverSchema = z.strictObject({
 
 /** Sign-in through an OpenID Connect identity provider; Palisade then impersonates the person. */
 export const oidcSchema = z.strictObject({
+  /** the provider's issuer URL (its discovery document is read from there) */
   issuer: z.string().url('must be the issuer URL, e.g. https://dex.example.com'),
+  /** the client ID registered with the provider */
   clientID: z.string().min(1, 'must not be empty'),
   /** the client secret, or clientSecretFile (e.g. a mounted Secret) */
   clientSecret: z.string().min(1, 'must not be empty').optional(),
+  /** a file holding the client secret (exactly one of clientSecret and clientSecretFile) */
   clientSecretFile: z.string().min(1, 'must not be empty').optional(),
   /** the ID token claim that names the person (kube-apiserver's claimMappings.username.claim) */
   usernameClaim: z.string().min(1).default('email'),
+  /** the ID token claim that lists the person's groups (claimMappings.groups.claim) */
   groupsClaim: z.string().min(1).default('groups'),
   /** prepended to the name and the groups, as in the API server's claim mappings (e.g. "oidc:") */
   usernamePrefix: z.string().default(''),
+  /** prepended to each group */
   groupsPrefix: z.string().default(''),
+  /** the scopes asked for (offline_access: a refresh token, so the session is renewed) */
   scopes: z.array(z.string().min(1)).default(['openid', 'profile', 'email', 'groups', 'offline_access']),
   /** a PEM file of CAs to trust for the issuer (default: the system's) */
   caFile: z.string().min(1).optional(),
@@ -172,6 +189,7 @@ export const oidcSchema = z.strictObject({
 
 export type OidcConfig = z.infer<typeof oidcSchema>;
 
+/** How people sign in (besides a Kubernetes token and the one-time link on loopback). */
 export const authSchema = z.strictObject({ oidc: oidcSchema.optional() });
 
 /** client-go's leader-election defaults (15 s / 10 s / 2 s) on Palisade's controller Lease */
@@ -188,10 +206,12 @@ export const DEFAULT_LEADER_ELECTION_CONFIG = {
  * the UI, the API and the webhook; on each cluster only the holder of this Lease runs the loops.
  */
 export const controllersSchema = z.strictObject({
+  /** one Lease per cluster: only its holder runs the controller loops */
   leaderElection: z
     .strictObject({
       /** where the Lease lives (one per cluster) */
       namespace: dnsName.default(DEFAULT_LEADER_ELECTION_CONFIG.namespace),
+      /** the Lease's name */
       name: dnsName.default(DEFAULT_LEADER_ELECTION_CONFIG.name),
       /** how long followers wait after the last renewal before taking the Lease (whole seconds) */
       leaseDuration: durationSchema
