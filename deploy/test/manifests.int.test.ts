@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { createReadyNamespace } from '../../server/test/namespaces.js';
-import { MANIFESTS, NAMESPACE, REPO } from './helm.js';
+import { MANIFESTS, NAMESPACE, REPO, render, VALUES_DIR } from './helm.js';
 
 const KUBECTL = join(REPO, '.palisade/bin/kubectl');
 const WEBHOOK_CONFIGS = ['podseidon.kubewharf.io', 'palisade-nodefences', 'palisade-leader-epochs'];
@@ -126,5 +126,25 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
       async () => (await kubectl('delete', 'pod', '-n', 'shop', 'web', '--wait=false')).ok,
       'pod deletion admitted',
     );
+  });
+
+  it('applies the production value set too: Ingress, NetworkPolicy, OIDC mounts, a FencePolicy', async () => {
+    // (no ServiceMonitor or PrometheusRule: those kinds come with prometheus-operator)
+    const file = join(dir, 'production.yaml');
+    const text = await render(
+      '-f',
+      join(VALUES_DIR, 'production.yaml'),
+      '--set',
+      'metrics.serviceMonitor.enabled=false,metrics.prometheusRule.enabled=false',
+    );
+    await writeFile(file, text);
+    const applied = await kubectl('apply', '--server-side', '-f', file);
+    expect(applied.ok, applied.out).toBe(true);
+    for (const what of ['ingress.networking.k8s.io/palisade', 'networkpolicy.networking.k8s.io/palisade'])
+      expect(applied.out).toContain(`${what} serverside-applied`);
+    expect(applied.out).toContain('fencepolicy.palisade.dev/workers-ipmi serverside-applied');
+    const netpol = await kubectl('get', 'networkpolicy', '-n', NAMESPACE, 'palisade', '-o', 'json');
+    expect(JSON.parse(netpol.out).spec.ingress[0].from).toEqual([{ ipBlock: { cidr: '10.0.0.0/24' } }]);
+    await kubectl('delete', 'validatingwebhookconfiguration', ...WEBHOOK_CONFIGS);
   });
 });
