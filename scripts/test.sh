@@ -22,6 +22,7 @@ phase() { echo "== $1 (at $((SECONDS - suite_start)) s)"; }
 
 bash scripts/ensure-deps.sh
 bash scripts/ensure-kubectl.sh
+bash scripts/ensure-promtool.sh
 phase "real control plane and helm binaries (testenv/build.sh)"
 eval "$(bash testenv/build.sh etcd kube-apiserver kube-controller-manager helm)"
 export ETCD_BIN_DIR KUBE_BIN_DIR HELM_BIN_DIR

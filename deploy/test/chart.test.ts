@@ -219,3 +219,24 @@ describe('what the chart installs', () => {
     expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
   });
 });
+
+describe('docs/install.md', () => {
+  it('documents every value of values.yaml', async () => {
+    const doc = await readFile(join(REPO, 'docs/install.md'), 'utf8');
+    const values = YAML.parse(await readFile(join(CHART, 'values.yaml'), 'utf8'));
+    // leaves, and maps whose keys are the user's (labels, annotations, policies, selectors)
+    const OPEN = new Set(['resources', 'namespaceSelector', 'issuerRef', 'policies']);
+    const paths: string[] = [];
+    const walk = (o: any, at: string) => {
+      for (const [k, v] of Object.entries(o)) {
+        const p = at ? `${at}.${k}` : k;
+        if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length && !OPEN.has(k))
+          walk(v, p);
+        else paths.push(p);
+      }
+    };
+    walk(values, '');
+    const missing = paths.filter((p) => !doc.includes(`| \`${p}\` |`));
+    expect(missing, 'add these to the values reference in docs/install.md').toEqual([]);
+  });
+});
