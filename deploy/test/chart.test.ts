@@ -61,10 +61,13 @@ describe('helm template', () => {
     );
   });
 
-  it('refuses a bad value with the field named', async () => {
+  it('refuses a bad value with the field named (template and lint)', async () => {
     const r = await helm('template', 'palisade', CHART, '-f', join(VALUES_DIR, 'bad-cluster-mode.yaml'));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("at '/clusterMode': value must be one of 'normal', 'read-only', 'protected'");
+    const lint = await helm('lint', '--strict', CHART, '-f', join(VALUES_DIR, 'bad-cluster-mode.yaml'));
+    expect(lint.code).not.toBe(0);
+    expect(lint.stdout).toContain("[ERROR] values.yaml: - at '/clusterMode'");
     for (const [set, field] of [
       ['webhook.certificates.mode=vault', '/webhook/certificates/mode'],
       ['console.session.idleTimeout=1d', '/console/session/idleTimeout'],
