@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../sim/apiserver/test/harness.js';
+import { eventually, onRealControlPlane, serviceAccountReady } from '../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { createReadyNamespace } from '../../server/test/namespaces.js';
 import { MANIFESTS, NAMESPACE, REPO, render, VALUES_DIR } from './helm.js';
@@ -147,4 +147,43 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
     expect(JSON.parse(netpol.out).spec.ingress[0].from).toEqual([{ ipBlock: { cidr: '10.0.0.0/24' } }]);
     await kubectl('delete', 'validatingwebhookconfiguration', ...WEBHOOK_CONFIGS);
   });
+
+  // kube-apiserver's PodSecurity admission (the embedded API server has none)
+  it.skipIf(!onRealControlPlane)(
+    "runs under Pod Security 'restricted'; the update-trigger pod needs 'baseline' (install.md)",
+    async () => {
+      const deployment = objects.find((o) => o.kind === 'Deployment') as any;
+      const ns = 'psa-restricted';
+      await c.core.createNamespace({
+        body: { metadata: { name: ns, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } },
+      });
+      await serviceAccountReady(c.core, ns);
+      const pod = (name: string, spec: object) => ({ metadata: { name }, spec });
+      // a replica as the Deployment makes it (dry run: admitted, nothing stored); under the
+      // namespace's default ServiceAccount, which Pod Security does not look at
+      await c.core.createNamespacedPod({
+        namespace: ns,
+        body: pod('palisade', { ...deployment.spec.template.spec, serviceAccountName: 'default' }) as any,
+        dryRun: 'All',
+      });
+      // Podseidon's update-trigger pod as server/protection/updateTrigger.ts makes it
+      const trigger = pod('podseidon-update-trigger', {
+        schedulerName: 'do-not-schedule',
+        containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+      });
+      const refused = await c.core
+        .createNamespacedPod({ namespace: ns, body: trigger as any, dryRun: 'All' })
+        .then(
+          () => undefined,
+          (e) => e as { code: number; body: string },
+        );
+      expect(refused?.code).toBe(403);
+      expect(refused?.body).toContain('violates PodSecurity');
+      await c.core.patchNamespace(
+        { name: ns, body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'baseline' } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      await c.core.createNamespacedPod({ namespace: ns, body: trigger as any, dryRun: 'All' });
+    },
+  );
 });
