@@ -82,6 +82,23 @@ describe('helm template', () => {
     }
   });
 
+  it('refuses a PodDisruptionBudget that would never let a replica go', async () => {
+    const r = await helm('template', 'palisade', CHART, '--set', 'replicaCount=2');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('podDisruptionBudget.minAvailable (2) must be less than replicaCount (2)');
+    expect(
+      (
+        await helm(
+          'template',
+          'palisade',
+          CHART,
+          '--set',
+          'replicaCount=2,podDisruptionBudget.minAvailable=1',
+        )
+      ).code,
+    ).toBe(0);
+  });
+
   it('refuses OIDC sign-in without an issuer, a client ID and a Secret for the client secret', async () => {
     const r = await helm('template', 'palisade', CHART, '--set', 'auth.oidc.enabled=true');
     expect(r.code).not.toBe(0);
