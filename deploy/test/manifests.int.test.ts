@@ -183,7 +183,15 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
         { name: ns, body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'baseline' } } } },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
-      await c.core.createNamespacedPod({ namespace: ns, body: trigger as any, dryRun: 'All' });
+      // PodSecurity reads the namespace's labels from its informer: admitted once it sees the change
+      await eventually(
+        () =>
+          c.core.createNamespacedPod({ namespace: ns, body: trigger as any, dryRun: 'All' }).then(
+            () => true,
+            () => false,
+          ),
+        'the trigger pod admitted under baseline',
+      );
     },
   );
 });
