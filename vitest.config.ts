@@ -17,6 +17,7 @@ export default defineConfig({
             'demo/**/*.test.ts',
             'bench/**/*.test.ts',
             'testenv/**/*.test.ts',
+            'deploy/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
         },
