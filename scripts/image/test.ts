@@ -113,7 +113,8 @@ const blobPath = (layout: string, digest: string) => join(layout, 'blobs', ...di
 
 /**
  * Apply the layers in order, as a runtime does, checking each blob's digest and its uncompressed
- * digest (the config's diff_id) on the way. Whiteouts (.wh.*) are refused: the build makes none.
+ * digest (the config's diff_id) on the way (tar reads to the end, past the archive's end
+ * marker, so every byte is hashed). Whiteouts (.wh.*) are refused: the build makes none.
  * (umoci unpack does the same, several times slower on this machine.)
  */
 async function unpack(layout: string, layers: Descriptor[], diffIds: string[], rootfs: string) {
@@ -121,9 +122,13 @@ async function unpack(layout: string, layers: Descriptor[], diffIds: string[], r
   for (const [i, layer] of layers.entries()) {
     const compressed = createHash('sha256');
     const plain = createHash('sha256');
-    const tar = spawn('tar', ['-x', '--numeric-owner', '--same-permissions', '-C', rootfs], {
-      stdio: ['pipe', 'inherit', 'inherit'],
-    });
+    const tar = spawn(
+      'tar',
+      ['-x', '--ignore-zeros', '--numeric-owner', '--same-permissions', '-C', rootfs],
+      {
+        stdio: ['pipe', 'inherit', 'inherit'],
+      },
+    );
     const exited = new Promise<number | null>((r) => tar.once('exit', r));
     await pipeline(
       createReadStream(blobPath(layout, layer.digest)),
