@@ -100,6 +100,18 @@ const tokensFileFor = (kubeconfigPath: string) => join(dirname(kubeconfigPath), 
 const nodeCount = (s: { nodes: { zones: { racks: { count: number }[] }[] } }) =>
   s.nodes.zones.reduce((n, z) => n + z.racks.reduce((m, r) => m + r.count, 0), 0);
 
+/** The simulator's modules; the container image ships without them (sim/ is not in it). */
+async function withSimulator<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new StartupError(
+      `no kubeconfig was given and this installation has no embedded cluster (${(e as Error).message}): give --kubeconfig, or in a pod mount the ServiceAccount token (${SERVICE_ACCOUNT_DIR}/token)`,
+    );
+  }
+}
+
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
 async function startEmbedded(
   stateDir: string,
@@ -107,6 +119,8 @@ async function startEmbedded(
   real: boolean,
   fencePolicy: 'demo' | 'none',
 ): Promise<Embedded> {
+  // before anything is written: the container image ships without the simulator, and says so
+  await withSimulator(() => import('../sim/scenario/load.js'));
   if (scenario === 'cells' && real)
     throw new StartupError('--scenario cells runs on the embedded API servers only; drop --real');
   if (scenario === 'cells') return startCellsScenario(stateDir);
@@ -127,11 +141,13 @@ async function startEmbedded(
     };
   }
   // imported lazily: a console for a real cluster never loads the simulator
-  const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await Promise.all([
-    import('../sim/cluster.js'),
-    import('../sim/scenario/load.js'),
-    import('../sim/infra/ipmi/bmcs.js'),
-  ]);
+  const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await withSimulator(() =>
+    Promise.all([
+      import('../sim/cluster.js'),
+      import('../sim/scenario/load.js'),
+      import('../sim/infra/ipmi/bmcs.js'),
+    ]),
+  );
   const loaded = await loadScenario(scenario);
   const what = real ? 'real control plane' : 'embedded cluster';
   const simLog = component('embedded', { backend: real ? 'real' : 'embedded' });
@@ -168,10 +184,9 @@ interface Embedded {
 
 /** `--scenario cells`: a core API server and two worker cells, protection across them. */
 async function startCellsScenario(stateDir: string): Promise<Embedded> {
-  const [{ startCells }, { loadScenario, profilePath }] = await Promise.all([
-    import('../sim/cells.js'),
-    import('../sim/scenario/load.js'),
-  ]);
+  const [{ startCells }, { loadScenario, profilePath }] = await withSimulator(() =>
+    Promise.all([import('../sim/cells.js'), import('../sim/scenario/load.js')]),
+  );
   const cells = await startCells({
     scenario: await loadScenario(profilePath('cells')),
     stateDir: resolve(stateDir, 'cells'),
@@ -235,7 +250,14 @@ async function main() {
       },
       'configuration: in-cluster (no kubeconfig given; the ServiceAccount token, re-read as it rotates)',
     );
-  else log.info({ stateDir: opts['state-dir'] }, 'configuration: embedded cluster (no kubeconfig given)');
+  else {
+    if (process.env.KUBERNETES_SERVICE_HOST)
+      log.warn(
+        { serviceAccount: SERVICE_ACCOUNT_DIR },
+        'KUBERNETES_SERVICE_HOST is set but no ServiceAccount token is mounted (automountServiceAccountToken: false?): not using the in-cluster configuration',
+      );
+    log.info({ stateDir: opts['state-dir'] }, 'configuration: embedded cluster (no kubeconfig given)');
+  }
   const embedded =
     explicit || inCluster
       ? undefined

@@ -232,11 +232,7 @@ async function main() {
   const saInRoot = SA_DIR.replace(/^\/var\/run\//, '/run/');
   mkdirSync(join(rootfs, saInRoot), { recursive: true });
   const [uid, gid] = (config.User ?? '0:0').split(':');
-  const env = [
-    ...(config.Env ?? []),
-    `KUBERNETES_SERVICE_HOST=${server.hostname}`,
-    `KUBERNETES_SERVICE_PORT=${server.port}`,
-  ];
+  const inCluster = [`KUBERNETES_SERVICE_HOST=${server.hostname}`, `KUBERNETES_SERVICE_PORT=${server.port}`];
   // the image's cmd, then the port and host the test can use (parseArgs: the last one wins)
   const argv = [
     ...(config.Entrypoint ?? []),
@@ -248,28 +244,48 @@ async function main() {
   ];
   const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   const R = q(rootfs);
-  const script = [
-    'set -eu',
-    `mount --bind ${R} ${R}`,
-    `mount -o remount,bind,ro ${R}`,
-    `mount -t tmpfs -o mode=1777,size=256m,nodev,nosuid tmpfs ${R}/tmp`,
-    `mount -t proc -o nosuid,nodev,noexec proc ${R}/proc`,
-    `mount --rbind /sys ${R}/sys && mount -o remount,bind,ro ${R}/sys`,
-    `mount -t tmpfs -o mode=755,size=64k,nosuid tmpfs ${R}/dev`,
-    ...['null', 'zero', 'full', 'random', 'urandom'].map(
-      (d) => `touch ${R}/dev/${d} && mount --bind /dev/${d} ${R}/dev/${d}`,
-    ),
-    `ln -s /proc/self/fd ${R}/dev/fd && ln -s fd/0 ${R}/dev/stdin && ln -s fd/1 ${R}/dev/stdout && ln -s fd/2 ${R}/dev/stderr`,
-    `mount --bind ${q(sa)} ${R}${saInRoot} && mount -o remount,bind,ro ${R}${saInRoot}`,
-    `exec chroot --userspec=${uid}:${gid} --groups=${gid} ${R} /usr/bin/env -i -C ${q(config.WorkingDir ?? '/')} ${env.map(q).join(' ')} ${argv.map(q).join(' ')}`,
-  ].join('\n');
-  const app = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(app);
-  let out = '';
-  app.stdout!.on('data', (d) => (out += d));
-  app.stderr!.on('data', (d) => (out += d));
+  /** The image's process in a mount namespace of its own: what a runtime and a pod spec give it. */
+  const run = (pod: { serviceAccount: boolean; env: string[] }) => {
+    const script = [
+      'set -eu',
+      `mount --bind ${R} ${R}`,
+      `mount -o remount,bind,ro ${R}`,
+      `mount -t tmpfs -o mode=1777,size=256m,nodev,nosuid tmpfs ${R}/tmp`,
+      `mount -t proc -o nosuid,nodev,noexec proc ${R}/proc`,
+      `mount --rbind /sys ${R}/sys && mount -o remount,bind,ro ${R}/sys`,
+      `mount -t tmpfs -o mode=755,size=64k,nosuid tmpfs ${R}/dev`,
+      ...['null', 'zero', 'full', 'random', 'urandom'].map(
+        (d) => `touch ${R}/dev/${d} && mount --bind /dev/${d} ${R}/dev/${d}`,
+      ),
+      `ln -s /proc/self/fd ${R}/dev/fd && ln -s fd/0 ${R}/dev/stdin && ln -s fd/1 ${R}/dev/stdout && ln -s fd/2 ${R}/dev/stderr`,
+      ...(pod.serviceAccount
+        ? [`mount --bind ${q(sa)} ${R}${saInRoot} && mount -o remount,bind,ro ${R}${saInRoot}`]
+        : []),
+      `exec chroot --userspec=${uid}:${gid} --groups=${gid} ${R} /usr/bin/env -i -C ${q(config.WorkingDir ?? '/')} ${[...(config.Env ?? []), ...pod.env].map(q).join(' ')} ${argv.map(q).join(' ')}`,
+    ].join('\n');
+    const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const output = { text: '' };
+    child.stdout!.on('data', (d) => (output.text += d));
+    child.stderr!.on('data', (d) => (output.text += d));
+    return { child, output };
+  };
+
+  // outside a pod, with no kubeconfig: a clear refusal, not a stack trace (sim/ is not in the image)
+  const bare = run({ serviceAccount: false, env: [] });
+  const bareCode = await new Promise<number | null>((r) => bare.child.once('exit', r));
+  if (
+    bareCode !== 1 ||
+    !/Palisade failed to start: no kubeconfig was given and this installation has no embedded cluster/.test(
+      bare.output.text,
+    )
+  )
+    fail(`without a kubeconfig or a ServiceAccount: exit ${bareCode}, not the refusal`, bare.output.text);
+  say('without a kubeconfig or a ServiceAccount: refuses to start, saying why');
+
+  const { child: app, output } = run({ serviceAccount: true, env: inCluster });
   const startedApp = Date.now();
   say(`started ${argv.join(' ')} as ${uid}:${gid} (read-only root, tmpfs /tmp)`);
 
@@ -290,11 +306,11 @@ async function main() {
     READY_TIMEOUT_MS,
     async () => {
       if (app.exitCode !== null)
-        fail(`the image's process exited with ${app.exitCode} before it was ready`, out);
+        fail(`the image's process exited with ${app.exitCode} before it was ready`, output.text);
       const r = await get('/readyz');
       return r?.status === 200 ? r : undefined;
     },
-    () => out,
+    () => output.text,
   );
   const readyMs = Date.now() - startedApp;
   say(`/readyz 200 after ${(readyMs / 1000).toFixed(1)}s`);
@@ -302,34 +318,37 @@ async function main() {
   // 4. what a pod's user would notice
   const probe = await get('/readyz', '10.244.0.7:3000');
   if (probe?.status !== 200)
-    fail(`/readyz with the pod IP in Host (the kubelet's probe): ${probe?.status}`, out);
-  if (!/configuration: in-cluster/.test(out))
-    fail('the log does not say it chose the in-cluster configuration', out);
-  if (!/"context":"in-cluster"/.test(out)) fail('the log names no cluster in-cluster', out);
+    fail(`/readyz with the pod IP in Host (the kubelet's probe): ${probe?.status}`, output.text);
+  if (!/configuration: in-cluster/.test(output.text))
+    fail('the log does not say it chose the in-cluster configuration', output.text);
+  if (!/"context":"in-cluster"/.test(output.text)) fail('the log names no cluster in-cluster', output.text);
   const page = await get('/signin');
-  if (page?.status !== 200 || !/<html/i.test(page.text)) fail(`the sign-in page: ${page?.status}`, out);
-  if (/EROFS|read-only file system/i.test(out)) fail('something tried to write outside /tmp', out);
+  if (page?.status !== 200 || !/<html/i.test(page.text))
+    fail(`the sign-in page: ${page?.status}`, output.text);
+  if (/EROFS|read-only file system/i.test(output.text))
+    fail('something tried to write outside /tmp', output.text);
   // the process's own view: / read-only, /tmp a writable tmpfs (mountinfo: mount point, options)
   const mounts = readFileSync(`/proc/${app.pid}/mountinfo`, 'utf8')
     .split('\n')
     .map((l) => l.split(' '))
     .filter((f) => f.length > 5);
   const optionsOf = (point: string) => mounts.findLast((f) => f[4] === point)?.[5].split(',') ?? [];
-  if (!optionsOf('/').includes('ro')) fail(`the root is not read-only: ${optionsOf('/')}`, out);
-  if (!optionsOf('/tmp').includes('rw')) fail(`/tmp is not writable: ${optionsOf('/tmp')}`, out);
+  if (!optionsOf('/').includes('ro')) fail(`the root is not read-only: ${optionsOf('/')}`, output.text);
+  if (!optionsOf('/tmp').includes('rw')) fail(`/tmp is not writable: ${optionsOf('/tmp')}`, output.text);
   const status = readFileSync(`/proc/${app.pid}/status`, 'utf8');
-  if (!/^Uid:\s+65532\s/m.test(status)) fail(`not running as 65532: ${status.match(/^Uid:.*$/m)?.[0]}`, out);
+  if (!/^Uid:\s+65532\s/m.test(status))
+    fail(`not running as 65532: ${status.match(/^Uid:.*$/m)?.[0]}`, output.text);
   say('the kubelet-style probe, the in-cluster log line, the sign-in page, a read-only root, uid 65532: ok');
 
   // 5. stop as the kubelet does
   const exited = new Promise<number | null>((r) => app.once('exit', (code) => r(code)));
   app.kill('SIGTERM');
   const code = await Promise.race([exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 15_000))]);
-  if (code === 'late') fail('not stopped within 15s of SIGTERM', out);
-  if (code !== 0) fail(`exited ${code} on SIGTERM`, out);
+  if (code === 'late') fail('not stopped within 15s of SIGTERM', output.text);
+  if (code !== 0) fail(`exited ${code} on SIGTERM`, output.text);
   cluster.kill('SIGTERM');
   await new Promise((r) => cluster.once('exit', r));
-  if (process.env.PALISADE_IMAGE_TEST_VERBOSE) console.log(out);
+  if (process.env.PALISADE_IMAGE_TEST_VERBOSE) console.log(output.text);
   say(
     `stopped; ready in ${(readyMs / 1000).toFixed(1)}s, whole test ${((Date.now() - started) / 1000).toFixed(1)}s`,
   );
