@@ -150,6 +150,7 @@ stamp=.next/BUILD_ID
 if [ -f "$stamp" ] && [ -z "$(find app components lib public next.config.mjs postcss.config.mjs package-lock.json -newer "$stamp" -print -quit 2>/dev/null)" ]; then
   done_ "up to date"
 else
+  bash scripts/ensure-deps.sh
   # a worktree shares node_modules through a symlink, which Turbopack refuses to follow
   flags=()
   [ -L node_modules ] && flags=(--webpack)
