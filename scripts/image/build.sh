@@ -184,6 +184,7 @@ step "OCI layout: compress layers, config, manifest"
 layout=$work/layout
 mkdir -p "$layout/blobs/sha256"
 layers_json=()
+keep=("$base_tar" "$node_tar" "$deps_tar")
 diff_ids=()
 history=()
 for l in "$base_tar:base" "$node_tar:node" "$deps_tar:deps" "$work/app.tar:app"; do
@@ -193,6 +194,7 @@ for l in "$base_tar:base" "$node_tar:node" "$deps_tar:deps" "$work/app.tar:app";
   if [ ! -f "$gz" ]; then
     gzip -n -6 -c "$tar_" >"$gz.tmp" && mv "$gz.tmp" "$gz"
   fi
+  keep+=("$gz")
   d=$(sha "$gz")
   ln "$gz" "$layout/blobs/sha256/$d" 2>/dev/null || cp "$gz" "$layout/blobs/sha256/$d"
   layers_json+=("{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar+gzip\",\"digest\":\"sha256:$d\",\"size\":$(size "$gz")}")
@@ -241,6 +243,11 @@ umoci stat --image "$layout:$version" >/dev/null
 layer_tar "$layout" "$work/image.tar"
 mv "$work/image.tar" "$out"
 done_
+
+# the cache keeps this build's layers only
+for f in "$cache"/*; do
+  [[ " ${keep[*]} " == *" $f "* ]] || rm -f "$f"
+done
 
 total=$(since "$started")
 unpacked=0
