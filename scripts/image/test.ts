@@ -7,7 +7,9 @@
 // /var/run/secrets/kubernetes.io/serviceaccount — a token (TokenRequest) for a ServiceAccount
 // of the embedded cluster, its CA and namespace — with KUBERNETES_SERVICE_HOST/PORT pointing
 // at the embedded API server. Passes when /readyz answers 200 (with a pod IP in Host, as the
-// kubelet asks), the log says it chose the in-cluster configuration, and a UI page renders.
+// kubelet asks), the log says it chose the in-cluster configuration, and a UI page renders;
+// before that, fence_ipmilan and ipmitool run in the image, and with neither a kubeconfig nor a
+// ServiceAccount the entrypoint refuses to start, saying why.
 // On failure it prints the process's output. Needs root (mount namespaces, chroot).
 //
 //   tsx scripts/image/test.ts [dist/palisade-<version>.oci.tar]
@@ -245,7 +247,7 @@ async function main() {
   const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   const R = q(rootfs);
   /** The image's process in a mount namespace of its own: what a runtime and a pod spec give it. */
-  const run = (pod: { serviceAccount: boolean; env: string[] }) => {
+  const run = (pod: { serviceAccount: boolean; env: string[]; argv?: string[] }) => {
     const script = [
       'set -eu',
       `mount --bind ${R} ${R}`,
@@ -261,7 +263,7 @@ async function main() {
       ...(pod.serviceAccount
         ? [`mount --bind ${q(sa)} ${R}${saInRoot} && mount -o remount,bind,ro ${R}${saInRoot}`]
         : []),
-      `exec chroot --userspec=${uid}:${gid} --groups=${gid} ${R} /usr/bin/env -i -C ${q(config.WorkingDir ?? '/')} ${[...(config.Env ?? []), ...pod.env].map(q).join(' ')} ${argv.map(q).join(' ')}`,
+      `exec chroot --userspec=${uid}:${gid} --groups=${gid} ${R} /usr/bin/env -i -C ${q(config.WorkingDir ?? '/')} ${[...(config.Env ?? []), ...pod.env].map(q).join(' ')} ${(pod.argv ?? argv).map(q).join(' ')}`,
     ].join('\n');
     const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -272,6 +274,21 @@ async function main() {
     child.stderr!.on('data', (d) => (output.text += d));
     return { child, output };
   };
+
+  // the exec fence agents, as Palisade runs them: fence_ipmilan (Python) and the ipmitool it calls
+  const exits = (r: ReturnType<typeof run>) =>
+    new Promise<number | null>((resolve) => r.child.once('exit', resolve));
+  const agent = run({
+    serviceAccount: false,
+    env: ['PYTHONWARNINGS=ignore::DeprecationWarning'],
+    argv: ['/usr/sbin/fence_ipmilan', '-o', 'metadata'],
+  });
+  if ((await exits(agent)) !== 0 || !/<resource-agent name="fence_ipmilan"/.test(agent.output.text))
+    fail('fence_ipmilan -o metadata in the image', agent.output.text, "fence_ipmilan's");
+  const ipmitool = run({ serviceAccount: false, env: [], argv: ['/usr/bin/ipmitool', '-V'] });
+  if ((await exits(ipmitool)) !== 0 || !/ipmitool version/.test(ipmitool.output.text))
+    fail('ipmitool -V in the image', ipmitool.output.text, "ipmitool's");
+  say('fence_ipmilan and ipmitool run in the image');
 
   // outside a pod, with no kubeconfig: a clear refusal, not a stack trace (sim/ is not in the image)
   const bare = run({ serviceAccount: false, env: [] });
