@@ -123,7 +123,24 @@ describe('judgeRequest', () => {
       403,
       'host_not_allowed',
     ],
-    ['foreign Host on /metrics', { path: '/metrics', host: '10.244.1.7:3000' }, 403, 'host_not_allowed'],
+    [
+      'foreign Host on /metrics, no token',
+      { path: '/metrics', host: '10.244.1.7:3000' },
+      403,
+      'host_not_allowed',
+    ],
+    // Prometheus scrapes the pod's IP with its bearer token
+    [
+      '/metrics scraped at the pod IP with a token',
+      { path: '/metrics', host: '10.244.1.7:3000', credential: 'bearer' },
+      'ok',
+    ],
+    [
+      'a POST to /metrics from a foreign Host with a token',
+      { method: 'POST', path: '/metrics', host: '10.244.1.7:3000', credential: 'bearer' },
+      403,
+      'host_not_allowed',
+    ],
     [
       'foreign Host on a path below /healthz',
       { path: '/healthz/x', host: 'evil.example:34567' },

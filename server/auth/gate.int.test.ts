@@ -365,6 +365,17 @@ describe('/metrics', () => {
     expect(viewer.status).toBe(403);
     expect(JSON.parse(viewer.body).error).toBe('forbidden: User "viewer" cannot get path "/metrics"');
   });
+
+  it("Prometheus scraping the pod's IP: a token is answered, no token is refused by Host", async () => {
+    const podIp = `10.244.1.7:${new URL(c.url).port}`;
+    const scraped = await raw('GET', '/metrics', {
+      host: podIp,
+      authorization: `Bearer ${tokenOf(cluster.kc)}`,
+    });
+    expect(scraped.status).toBe(200);
+    expect(scraped.body).toMatch(/^# HELP palisade_/m);
+    expect((await raw('GET', '/metrics', { host: podIp })).status).toBe(403);
+  });
 });
 
 describe('the one socket helper', () => {
