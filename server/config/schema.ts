@@ -39,7 +39,9 @@ const dnsName = z
  * A duration as written ("90s", "720h") or in milliseconds: protection's section is parsed again
  * by startProtection, which main.ts hands the file's parsed config.
  */
-const durationMs = z.union([z.number().int().min(0), durationSchema]);
+const durationMs = z.union([z.number().int().min(0), durationSchema], {
+  error: (i) => `must be a duration like 90s, 10m or 720h, got ${JSON.stringify(i.input)}`,
+});
 
 const secretRef = z.strictObject({ namespace: dnsName, name: dnsName });
 
