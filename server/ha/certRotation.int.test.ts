@@ -13,7 +13,6 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import tls from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitBundle } from '../../lib/pki/bundle.js';
@@ -28,6 +27,7 @@ import {
 } from '../protection/test/protectionHarness.js';
 import { createReadyNamespace } from '../test/namespaces.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
+import { served } from './certProbe.js';
 import { message } from './fixture.js';
 
 const NS = 'cert-rotation';
@@ -37,28 +37,6 @@ const FREE = 40;
 const dir = mkdtempSync(join(tmpdir(), 'palisade-ha-certs-'));
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let set: Replicas;
-
-/** What one replica serves, verified against this CA bundle: its fingerprint, or the TLS error. */
-export function served(port: number, caPem: string): Promise<{ fingerprint?: string; error?: string }> {
-  return new Promise((resolve) => {
-    const socket = tls.connect({
-      host: '127.0.0.1',
-      port,
-      servername: 'localhost',
-      ca: caPem,
-      timeout: 5000,
-    });
-    const done = (r: { fingerprint?: string; error?: string }) => {
-      socket.destroy();
-      resolve(r);
-    };
-    socket.once('secureConnect', () =>
-      done({ fingerprint: socket.getPeerX509Certificate()?.fingerprint256 }),
-    );
-    socket.once('error', (e: Error & { code?: string }) => done({ error: e.code ?? e.message }));
-    socket.once('timeout', () => done({ error: 'timeout' }));
-  });
-}
 
 const admissions = () => cluster.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
 const bundleOf = async (name: string) => {
