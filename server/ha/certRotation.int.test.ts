@@ -168,23 +168,24 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
     const firstCa = fingerprints(await secretPem('ca.crt'));
     const started = Date.now();
     const running = Promise.all([...[0, 1, 2, 3].map(worker), deleter(), probe()]);
-    try {
-      // two whole rotations: the bundle went 1 -> 2 -> 1 CA twice, ending on a CA not seen at first
-      await eventually(
-        () => stages.filter((s) => s.length === 2).length >= 2 && stages.at(-1)?.length === 1,
-        'two CA rotations completed',
-        120_000,
-      );
-    } finally {
-      storming = false;
-      await running;
-    }
+    // two whole rotations: the bundle went 1 -> 2 -> 1 CA twice, ending on a CA not seen at first
+    const rotated = await eventually(
+      () => stages.filter((s) => s.length === 2).length >= 2 && stages.at(-1)?.length === 1,
+      'two CA rotations completed',
+      120_000,
+    ).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    storming = false;
+    await running;
     const seconds = (Date.now() - started) / 1000;
     console.log(
       `rotation storm: ${seconds.toFixed(1)} s, ${counts.admitted} admitted, ${counts.refused} refused, ${counts.deleted} deleted, ${failures.length} failed; caBundle stages: ${stages.map((s) => s.length).join(' -> ')}`,
     );
     expect(failures.slice(0, 20)).toEqual([]);
-    expect(untrusted).toEqual([]);
+    expect(untrusted.slice(0, 20)).toEqual([]);
+    if (rotated) throw rotated;
     expect(counts.admitted + counts.refused).toBeGreaterThan(50);
     // each stage: a new CA joins after the one there, then the old one goes
     for (let i = 1; i < stages.length; i++) {
