@@ -121,9 +121,11 @@ export class CertificateController {
           );
         }
       for (const m of [...this.toldMissing]) if (!missing.includes(m)) this.toldMissing.delete(m);
-      // every caBundle there is holds ca.crt: stamped, so the rule knows since when
+      // every caBundle there is holds ca.crt: stamped, so the rule knows since when. A caBundle
+      // that had to be put back (a replica starting mid-rotation registered the bundle it read)
+      // starts the wait again: the API servers have held this bundle only from now.
       const stamp = secret.metadata?.annotations?.[BUNDLE_SYNCED] ?? '';
-      if (sync.current && !stamp.startsWith(`${bundleHash(caPem)}@`)) {
+      if (sync.current && (sync.patched.length > 0 || !stamp.startsWith(`${bundleHash(caPem)}@`))) {
         try {
           secret = await core.patchNamespacedSecret(
             {
