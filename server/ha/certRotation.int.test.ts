@@ -70,7 +70,7 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
     await createFixturePods(
       cluster.core,
       NS,
-      Array.from({ length: FREE }, (_, i) => `gone-${i}`),
+      Array.from({ length: 2 * FREE }, (_, i) => `gone-${i}`),
       { app: 'gone' },
     );
     const kubeconfig = join(dir, 'kubeconfig');
@@ -110,8 +110,15 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('two CA rotations under a storm: every admission answered, every replica trusted at every moment', async () => {
+  /**
+   * The storm and the probe, until stop(): dry-run deletions on four workers, real deletions of
+   * gone-<from>.. every half second, and every live replica's certificate checked against the
+   * caBundle of the moment every 100 ms.
+   */
+  function startStorm(from: number) {
     const failures: string[] = [];
+    const untrusted: string[] = [];
+    const stages: string[][] = [];
     const counts = { admitted: 0, refused: 0, deleted: 0 };
     let storming = true;
     const dryRun = { dryRun: ['All'] };
@@ -132,15 +139,10 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
         );
       }
     };
-    // and real deletions, one free pod every half second
     const deleter = async () => {
-      for (let i = 0; storming && i < FREE; i++) {
+      for (let i = from; storming && i < from + FREE; i++) {
         await cluster.core
-          .deleteNamespacedPod({
-            namespace: NS,
-            name: `gone-${i}`,
-            body: { gracePeriodSeconds: 0 },
-          })
+          .deleteNamespacedPod({ namespace: NS, name: `gone-${i}`, body: { gracePeriodSeconds: 0 } })
           .then(
             () => counts.deleted++,
             (e) => {
@@ -150,50 +152,62 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
         await new Promise((r) => setTimeout(r, 500));
       }
     };
-    // the probe: every replica's certificate against the caBundle of the moment; the stages seen
-    const untrusted: string[] = [];
-    const stages: string[][] = [];
+    const alive = () => set.replicas.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
     const probe = async () => {
       while (storming) {
         const bundle = await bundleOf('podseidon.kubewharf.io');
         const fps = fingerprints(bundle);
         if (JSON.stringify(stages.at(-1)) !== JSON.stringify(fps)) stages.push(fps);
-        for (const r of set.replicas) {
+        for (const r of alive()) {
           const s = await served(r.webhookPort, bundle);
-          if (s.error) untrusted.push(`replica ${r.index}: ${s.error} (bundle of ${fps.length})`);
+          // a replica draining after SIGTERM no longer listens: refused, not untrusted
+          if (s.error && !(s.error === 'ECONNREFUSED' && r.child.killed))
+            untrusted.push(`replica ${r.index}: ${s.error} (bundle of ${fps.length})`);
         }
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    const firstCa = fingerprints(await secretPem('ca.crt'));
     const started = Date.now();
     const running = Promise.all([...[0, 1, 2, 3].map(worker), deleter(), probe()]);
-    // two whole rotations: the bundle went 1 -> 2 -> 1 CA twice, ending on a CA not seen at first
-    const rotated = await eventually(
-      () => stages.filter((s) => s.length === 2).length >= 2 && stages.at(-1)?.length === 1,
-      'two CA rotations completed',
+    return {
+      stages,
+      async stop(what: string) {
+        storming = false;
+        await running;
+        console.log(
+          `${what}: ${((Date.now() - started) / 1000).toFixed(1)} s, ${counts.admitted} admitted, ${counts.refused} refused, ${counts.deleted} deleted, ${failures.length} failed; caBundle stages: ${stages.map((x) => x.length).join(' -> ')}`,
+        );
+        expect(failures.slice(0, 20)).toEqual([]);
+        expect(untrusted.slice(0, 20)).toEqual([]);
+        expect(counts.admitted + counts.refused).toBeGreaterThan(50);
+        // each stage: a new CA joins after the one there, then the old one goes
+        for (let i = 1; i < stages.length; i++) {
+          const [before, after] = [stages[i - 1], stages[i]];
+          if (after.length === 2) expect(after[0]).toBe(before.at(-1));
+          else expect(after).toEqual([before.at(-1)]);
+        }
+      },
+    };
+  }
+
+  /** until the caBundle has gone 1 -> 2 -> 1 CA `n` times (the error, if it did not in time) */
+  const rotations = (stages: string[][], n: number) =>
+    eventually(
+      () => stages.filter((x) => x.length === 2).length >= n && stages.at(-1)?.length === 1,
+      `${n} CA rotations completed`,
       120_000,
     ).then(
       () => undefined,
       (e: Error) => e,
     );
-    storming = false;
-    await running;
-    const seconds = (Date.now() - started) / 1000;
-    console.log(
-      `rotation storm: ${seconds.toFixed(1)} s, ${counts.admitted} admitted, ${counts.refused} refused, ${counts.deleted} deleted, ${failures.length} failed; caBundle stages: ${stages.map((s) => s.length).join(' -> ')}`,
-    );
-    expect(failures.slice(0, 20)).toEqual([]);
-    expect(untrusted.slice(0, 20)).toEqual([]);
+
+  it('two CA rotations under a storm: every admission answered, every replica trusted at every moment', async () => {
+    const firstCa = fingerprints(await secretPem('ca.crt'));
+    const storm = startStorm(0);
+    const rotated = await rotations(storm.stages, 2);
+    await storm.stop('rotation storm');
     if (rotated) throw rotated;
-    expect(counts.admitted + counts.refused).toBeGreaterThan(50);
-    // each stage: a new CA joins after the one there, then the old one goes
-    for (let i = 1; i < stages.length; i++) {
-      const [before, after] = [stages[i - 1], stages[i]];
-      if (after.length === 2) expect(after[0]).toBe(before.at(-1));
-      else expect(after).toEqual([before.at(-1)]);
-    }
-    expect(stages.at(-1)).not.toEqual(firstCa);
+    expect(storm.stages.at(-1)).not.toEqual(firstCa);
   }, 180_000);
 
   it("afterwards every replica serves the Secret's certificate, and every caBundle is its ca.crt", async () => {
@@ -209,4 +223,25 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
       30_000,
     );
   });
+
+  it('the leader stopped (SIGTERM) mid-rotation: another replica becomes leader and finishes it, no admission fails', async () => {
+    const storm = startStorm(FREE);
+    await eventually(() => storm.stages.at(-1)?.length === 2, 'a CA rotation under way', 60_000);
+    const lease = await cluster.kc
+      .makeApiClient(k8s.CoordinationV1Api)
+      .readNamespacedLease({ namespace: 'kube-system', name: 'palisade-controller' });
+    const leader = set.byIdentity(lease.spec?.holderIdentity);
+    expect(leader).toBeDefined();
+    const begun = storm.stages.filter((x) => x.length === 2).length;
+    leader!.signal('SIGTERM');
+    await leader!.exited;
+    // the rotation under way ends, and the next one runs start to end, on the new leader
+    const rotated = await rotations(storm.stages, begun + 1);
+    await storm.stop('leader stopped mid-rotation');
+    if (rotated) throw rotated;
+    const after = await cluster.kc
+      .makeApiClient(k8s.CoordinationV1Api)
+      .readNamespacedLease({ namespace: 'kube-system', name: 'palisade-controller' });
+    expect(after.spec?.holderIdentity).not.toBe(lease.spec?.holderIdentity);
+  }, 180_000);
 });
