@@ -12,10 +12,12 @@ export default defineConfig({
           include: [
             'lib/**/*.test.ts',
             'sim/**/*.test.ts',
+            'scripts/**/*.test.ts',
             'server/**/*.test.ts',
             'demo/**/*.test.ts',
             'bench/**/*.test.ts',
             'testenv/**/*.test.ts',
+            'deploy/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
         },

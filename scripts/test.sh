@@ -16,13 +16,14 @@ cd "$(dirname "$0")/.."
 # "server/" alone would also pick sim/apiserver/, whose own suite the sim/diff tests cover)
 REAL_SUITES=(sim/test/ sim/cli.int sim/controllers/test/ server/cells.int server/console.int
   server/kube/attach.int server/kube/informer.int server/realtime/ server/protection/test/
-  server/fencing/test/ server/actions/ server/trpc/volumes.int server/auth/ server/instanceIds/ server/ha/ server/runtime/ server/leader/test/
+  server/fencing/test/ server/actions/ server/trpc/volumes.int server/auth/ server/instanceIds/ server/ha/ server/runtime/ server/leader/test/ deploy/test/
   server/rbac/)
 suite_start=$SECONDS
 phase() { echo "== $1 (at $((SECONDS - suite_start)) s)"; }
 
 bash scripts/ensure-deps.sh
 bash scripts/ensure-kubectl.sh
+bash scripts/ensure-promtool.sh
 phase "real control plane and helm binaries (testenv/build.sh)"
 eval "$(bash testenv/build.sh etcd kube-apiserver kube-controller-manager helm)"
 export ETCD_BIN_DIR KUBE_BIN_DIR HELM_BIN_DIR

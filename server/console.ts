@@ -208,10 +208,15 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   });
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const unsynced =
-      path === '/readyz' ? [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id) : [];
-    const ok = unsynced.length === 0;
-    const text = ok ? 'ok\n' : `not ready: informers of ${unsynced.join(', ')} have not synced\n`;
+    const missing: string[] = [];
+    if (path === '/readyz') {
+      const unsynced = [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id);
+      if (unsynced.length) missing.push(`informers of ${unsynced.join(', ')} have not synced`);
+      // a replica whose webhook cannot answer yet takes no admissions from the Service
+      if (protection) missing.push(...protection.notReady());
+    }
+    const ok = missing.length === 0;
+    const text = ok ? 'ok\n' : `not ready: ${missing.join('; ')}\n`;
     res.writeHead(ok ? 200 : 503, {
       'content-type': 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(text),

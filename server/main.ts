@@ -1,7 +1,9 @@
 // `tsx server/main.ts [--port N] [--kubeconfig PATH] [--context NAME]... [--config FILE] ...`:
 // Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG,
-// none in palisade.yaml) it starts the embedded cluster in-process, demo scenario, and
-// connects to that: like SQLite, the default back end needs nothing installed.
+// none in palisade.yaml) in a pod (KUBERNETES_SERVICE_HOST and the ServiceAccount token mounted)
+// it uses its ServiceAccount, context `in-cluster`; elsewhere it starts the embedded cluster
+// in-process, demo scenario, and connects to that: like SQLite, the default back end needs
+// nothing installed.
 //
 // What it says to the person who started it stays plain lines on stdout and stderr (the URL, the
 // one-time sign-in link, the demo users, usage and startup errors): people and scripts read
@@ -26,7 +28,14 @@ import {
 } from './config/schema.js';
 import { startConsole } from './console.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
-import { clustersFromKubeconfig, StartupError } from './kube/kubeconfig.js';
+import {
+  clustersFromKubeconfig,
+  clustersInCluster,
+  IN_CLUSTER_CONTEXT,
+  inClusterAvailable,
+  SERVICE_ACCOUNT_DIR,
+  StartupError,
+} from './kube/kubeconfig.js';
 import { component } from './log.js';
 
 const log = component('main');
@@ -91,6 +100,18 @@ const tokensFileFor = (kubeconfigPath: string) => join(dirname(kubeconfigPath), 
 const nodeCount = (s: { nodes: { zones: { racks: { count: number }[] }[] } }) =>
   s.nodes.zones.reduce((n, z) => n + z.racks.reduce((m, r) => m + r.count, 0), 0);
 
+/** The simulator's modules; the container image ships without them (sim/ is not in it). */
+async function withSimulator<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new StartupError(
+      `no kubeconfig was given and this installation has no embedded cluster (${(e as Error).message}): give --kubeconfig, or in a pod mount the ServiceAccount token (${SERVICE_ACCOUNT_DIR}/token)`,
+    );
+  }
+}
+
 /** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
 async function startEmbedded(
   stateDir: string,
@@ -98,6 +119,8 @@ async function startEmbedded(
   real: boolean,
   fencePolicy: 'demo' | 'none',
 ): Promise<Embedded> {
+  // before anything is written: the container image ships without the simulator, and says so
+  await withSimulator(() => import('../sim/scenario/load.js'));
   if (scenario === 'cells' && real)
     throw new StartupError('--scenario cells runs on the embedded API servers only; drop --real');
   if (scenario === 'cells') return startCellsScenario(stateDir);
@@ -118,11 +141,13 @@ async function startEmbedded(
     };
   }
   // imported lazily: a console for a real cluster never loads the simulator
-  const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await Promise.all([
-    import('../sim/cluster.js'),
-    import('../sim/scenario/load.js'),
-    import('../sim/infra/ipmi/bmcs.js'),
-  ]);
+  const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await withSimulator(() =>
+    Promise.all([
+      import('../sim/cluster.js'),
+      import('../sim/scenario/load.js'),
+      import('../sim/infra/ipmi/bmcs.js'),
+    ]),
+  );
   const loaded = await loadScenario(scenario);
   const what = real ? 'real control plane' : 'embedded cluster';
   const simLog = component('embedded', { backend: real ? 'real' : 'embedded' });
@@ -159,10 +184,9 @@ interface Embedded {
 
 /** `--scenario cells`: a core API server and two worker cells, protection across them. */
 async function startCellsScenario(stateDir: string): Promise<Embedded> {
-  const [{ startCells }, { loadScenario, profilePath }] = await Promise.all([
-    import('../sim/cells.js'),
-    import('../sim/scenario/load.js'),
-  ]);
+  const [{ startCells }, { loadScenario, profilePath }] = await withSimulator(() =>
+    Promise.all([import('../sim/cells.js'), import('../sim/scenario/load.js')]),
+  );
   const cells = await startCells({
     scenario: await loadScenario(profilePath('cells')),
     stateDir: resolve(stateDir, 'cells'),
@@ -214,11 +238,31 @@ async function main() {
       `warning: listening on ${opts.host}, but only 127.0.0.1, localhost and [::1] are allowed Host names: list the names people use in palisade.yaml server.allowedHosts (or server.publicURL), or every request is refused with 403`,
     );
   const explicit = chosenKubeconfig(opts, config, configFile);
-  const embedded = explicit
-    ? undefined
-    : await startEmbedded(opts['state-dir'], opts.scenario, opts.real, opts['fence-policy']);
-  const kubeconfigPath = explicit ?? resolve(embedded!.kubeconfigPath);
-  const clusters = await clustersFromKubeconfig(kubeconfigPath, {
+  // in a pod with no kubeconfig given: its ServiceAccount, in context `in-cluster`
+  const inCluster = !explicit && inClusterAvailable();
+  if (explicit) log.info({ kubeconfig: explicit }, 'configuration: kubeconfig');
+  else if (inCluster)
+    log.info(
+      {
+        context: IN_CLUSTER_CONTEXT,
+        server: `${process.env.KUBERNETES_SERVICE_HOST}:${process.env.KUBERNETES_SERVICE_PORT}`,
+        serviceAccount: SERVICE_ACCOUNT_DIR,
+      },
+      'configuration: in-cluster (no kubeconfig given; the ServiceAccount token, re-read as it rotates)',
+    );
+  else {
+    if (process.env.KUBERNETES_SERVICE_HOST)
+      log.warn(
+        { serviceAccount: SERVICE_ACCOUNT_DIR },
+        'KUBERNETES_SERVICE_HOST is set but no ServiceAccount token is mounted (automountServiceAccountToken: false?): not using the in-cluster configuration',
+      );
+    log.info({ stateDir: opts['state-dir'] }, 'configuration: embedded cluster (no kubeconfig given)');
+  }
+  const embedded =
+    explicit || inCluster
+      ? undefined
+      : await startEmbedded(opts['state-dir'], opts.scenario, opts.real, opts['fence-policy']);
+  const loadOptions = {
     // the embedded kubeconfig has its own contexts: the file's list is for real kubeconfigs
     contexts: embedded
       ? opts.context.length
@@ -227,8 +271,11 @@ async function main() {
       : contextsToShow(config, opts.context),
     // deletion protection's core and cells are connected to as well, shown or not
     also: embedded ? [] : protectionContexts(config.protection),
-    modeOf: (context) => modeOf(config, context, opts['read-only']),
-  });
+    modeOf: (context: string) => modeOf(config, context, opts['read-only']),
+  };
+  const clusters = inCluster
+    ? clustersInCluster(loadOptions)
+    : await clustersFromKubeconfig(explicit ?? resolve(embedded!.kubeconfigPath), loadOptions);
   const oidc = config.auth.oidc;
   const store = sessionStoreOf(config);
   const storeCluster =

@@ -36,7 +36,14 @@ kube_version=$(module_version kube k8s.io/kubernetes)
 helm_version=$(module_version helm helm.sh/helm/v3)
 etcd_bin="$cache/etcd-$etcd_version/bin"
 kube_bin="$cache/kubernetes-$kube_version/bin"
-helm_bin="$cache/helm-$helm_version/bin"
+# helm's default Kubernetes version (what `helm template` and `helm lint` assume without a cluster)
+# is stamped as upstream's Makefile does: client-go v0.X.Y -> 1.X. Without it helm assumes v1.20
+# and refuses every chart with kubeVersion >= 1.21. The directory names it, so an unstamped
+# binary cached before is never reused.
+helm_kube_minor=$(cd "$here/helm" && go list -m -f '{{.Version}}' k8s.io/client-go)
+helm_kube_minor=${helm_kube_minor#v0.}
+helm_kube_minor=${helm_kube_minor%%.*}
+helm_bin="$cache/helm-$helm_version-kube1.$helm_kube_minor/bin"
 
 # Same variables Kubernetes' hack/lib/version.sh stamps, minus the git
 # commit (the module zip carries none); without them the binaries report
@@ -97,8 +104,11 @@ build_one() {
     ;;
   helm)
     # helm stamps its version into an internal package; without it `helm version` says v3.0+unreleased
-    build helm helm helm.sh/helm/v3/cmd/helm "$helm_bin" "$helm_version" \
-      "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version"
+    local hf="-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" p
+    for p in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
+      hf+=" -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$helm_kube_minor"
+    done
+    build helm helm helm.sh/helm/v3/cmd/helm "$helm_bin" "$helm_version" "$hf"
     ;;
   *)
     log "unknown binary: $1"

@@ -113,7 +113,40 @@ describe('judgeRequest', () => {
       403,
       'host_not_allowed',
     ],
-    ['foreign Host on /healthz', { path: '/healthz', host: 'evil.example:34567' }, 403, 'host_not_allowed'],
+    // the kubelet's probes: Host is the pod's IP, which no one lists in allowedHosts
+    ['/healthz probed with the pod IP in Host', { path: '/healthz', host: '10.244.1.7:3000' }, 'ok'],
+    ['/readyz probed with the pod IP in Host', { path: '/readyz', host: '10.244.1.7:3000' }, 'ok'],
+    ['HEAD /readyz with no Host at all', { method: 'HEAD', path: '/readyz', host: undefined }, 'ok'],
+    [
+      'a POST to /healthz from a foreign Host',
+      { method: 'POST', path: '/healthz', host: 'evil.example:34567' },
+      403,
+      'host_not_allowed',
+    ],
+    [
+      'foreign Host on /metrics, no token',
+      { path: '/metrics', host: '10.244.1.7:3000' },
+      403,
+      'host_not_allowed',
+    ],
+    // Prometheus scrapes the pod's IP with its bearer token
+    [
+      '/metrics scraped at the pod IP with a token',
+      { path: '/metrics', host: '10.244.1.7:3000', credential: 'bearer' },
+      'ok',
+    ],
+    [
+      'a POST to /metrics from a foreign Host with a token',
+      { method: 'POST', path: '/metrics', host: '10.244.1.7:3000', credential: 'bearer' },
+      403,
+      'host_not_allowed',
+    ],
+    [
+      'foreign Host on a path below /healthz',
+      { path: '/healthz/x', host: 'evil.example:34567' },
+      403,
+      'host_not_allowed',
+    ],
     ['no Host at all', { host: undefined }, 403, 'host_not_allowed'],
     // cross-site WebSocket of issue 15
     [

@@ -5,7 +5,9 @@
 //
 // Why each rule:
 // - Host: a page on a domain that resolves to 127.0.0.1 (DNS rebinding) reaches the console
-//   with its own name in Host; only names the console knows are answered.
+//   with its own name in Host; only names the console knows are answered. Reads of /healthz and
+//   /readyz excepted: the kubelet probes them with the pod's IP in Host, and they carry no data;
+//   so is /metrics read with a bearer token (Prometheus scrapes the pod's IP).
 // - Origin: a state-changing request or a socket.io handshake from another site carries that
 //   site's Origin; it is refused. A request authenticated by the session cookie must carry our
 //   own Origin when it changes state (browsers always send Origin on non-GET requests), so a
@@ -90,7 +92,7 @@ function refuse(route: Route, status: 401 | 403 | 415, code: RefusalCode, messag
   return { ok: false, route, status, code, message };
 }
 
-/** Host and Origin: the checks every route gets, the health endpoints included. */
+/** Host and Origin: the checks every route gets (the health endpoints' reads excepted). */
 function judgeSite(r: GateRequest, route: Route, rules: HostRules): GateVerdict | undefined {
   if (!hostAllowed(r.host, rules))
     return refuse(
@@ -120,6 +122,13 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 export function judgeRequest(r: GateRequest, rules: HostRules): GateVerdict {
   const route = routeOf(r.path);
+  // the kubelet probes /healthz and /readyz with Host <pod IP>:<port>, a name no one configures;
+  // they carry no data and change nothing, so a read of them answers whatever the Host
+  if (route === 'health' && SAFE_METHODS.has(r.method.toUpperCase())) return { ok: true, route };
+  // Prometheus scrapes /metrics at the pod's IP too; a bearer token is the only credential it
+  // takes, and no rebinding page can add one cross-site (that needs a preflight we never allow)
+  if (route === 'metrics' && r.credential === 'bearer' && SAFE_METHODS.has(r.method.toUpperCase()))
+    return { ok: true, route };
   const site = judgeSite(r, route, rules);
   if (site) return site;
   if (route === 'trpc' && !SAFE_METHODS.has(r.method.toUpperCase()) && !JSON_TYPE.test(r.contentType ?? ''))

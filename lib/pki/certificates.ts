@@ -22,6 +22,13 @@ export interface KeyPairPem {
 export interface CertificateAuthority extends KeyPairPem {
   /** sign a serving certificate for these DNS names and IP addresses */
   issueServing(commonName: string, hosts: string[], validDays?: number): Promise<KeyPairPem>;
+  /** the same, valid from a minute ago until `notAfter` (never past the CA's own expiry) */
+  issueServingUntil(commonName: string, hosts: string[], notAfter: Date): Promise<KeyPairPem>;
+}
+
+export interface CaOptions {
+  /** how long the CA is valid, in milliseconds (default: validDays) */
+  validMs?: number;
 }
 
 async function exportKeyPem(key: CryptoKey): Promise<string> {
@@ -44,6 +51,7 @@ function sanEntries(hosts: string[]): x509.JsonGeneralName[] {
 export async function createCertificateAuthority(
   commonName: string,
   validDays = 365,
+  o: CaOptions = {},
 ): Promise<CertificateAuthority> {
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
@@ -51,7 +59,7 @@ export async function createCertificateAuthority(
     serialNumber: serial(),
     name: `CN=${commonName}`,
     notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + validDays * DAY),
+    notAfter: new Date(now + (o.validMs ?? validDays * DAY)),
     signingAlgorithm: alg,
     keys,
     extensions: [
@@ -61,17 +69,39 @@ export async function createCertificateAuthority(
     ],
   });
 
-  const issueServing = async (cn: string, hosts: string[], days = validDays): Promise<KeyPairPem> => {
+  return authority(caCert, keys.privateKey, await exportKeyPem(keys.privateKey), validDays);
+}
+
+/** A CA from its certificate and PKCS#8 key (as createCertificateAuthority exported them). */
+export async function loadCertificateAuthority(
+  certPem: string,
+  keyPem: string,
+): Promise<CertificateAuthority> {
+  const caCert = new x509.X509Certificate(certPem);
+  const der = x509.PemConverter.decode(keyPem)[0];
+  if (!der) throw new Error('the CA key is not PEM');
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', der, alg, true, ['sign']);
+  return authority(caCert, privateKey, keyPem, 365);
+}
+
+function authority(
+  caCert: x509.X509Certificate,
+  signingKey: CryptoKey,
+  keyPem: string,
+  validDays: number,
+): CertificateAuthority {
+  const issueServingUntil = async (cn: string, hosts: string[], until: Date): Promise<KeyPairPem> => {
+    const notAfter = new Date(Math.min(until.getTime(), caCert.notAfter.getTime()));
     const leafKeys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
     const cert = await x509.X509CertificateGenerator.create({
       serialNumber: serial(),
       subject: `CN=${cn}`,
       issuer: caCert.subject,
       notBefore: new Date(Date.now() - 60_000),
-      notAfter: new Date(Date.now() + days * DAY),
+      notAfter,
       signingAlgorithm: alg,
       publicKey: leafKeys.publicKey,
-      signingKey: keys.privateKey,
+      signingKey,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(
@@ -85,6 +115,7 @@ export async function createCertificateAuthority(
     });
     return { certPem: cert.toString('pem'), keyPem: await exportKeyPem(leafKeys.privateKey) };
   };
-
-  return { certPem: caCert.toString('pem'), keyPem: await exportKeyPem(keys.privateKey), issueServing };
+  const issueServing = (cn: string, hosts: string[], days = validDays) =>
+    issueServingUntil(cn, hosts, new Date(Date.now() + days * DAY));
+  return { certPem: caCert.toString('pem'), keyPem, issueServing, issueServingUntil };
 }

@@ -68,10 +68,21 @@ describe('issue 15: the two attacks', () => {
       expect(r.status).toBe(403);
       expect(JSON.parse(r.body).code).toBe('host_not_allowed');
     }
-    for (const path of ['/', '/healthz', '/metrics', '/socket.io/?EIO=4&transport=polling', '/auth/session'])
+    for (const path of ['/', '/metrics', '/socket.io/?EIO=4&transport=polling', '/auth/session'])
       expect((await raw('GET', path, { host: `rebind.attacker.example:${port}` })).status).toBe(403);
     // nothing happened to the node
     expect(infraState('c1-2')).toMatchObject({ partitioned: false });
+  });
+
+  it("the kubelet's probes: /healthz and /readyz answer with the pod's IP in Host, nothing else does", async () => {
+    const probe = { host: `10.244.1.7:${port}`, 'user-agent': 'kube-probe/1.34' };
+    for (const path of ['/healthz', '/readyz']) {
+      const r = await raw('GET', path, probe);
+      expect([r.status, r.body]).toEqual([200, 'ok\n']);
+    }
+    const token = { authorization: `Bearer ${cluster.users.admin.token}` };
+    for (const path of ['/', '/metrics', '/api/trpc/clusters.list', '/auth/session', '/healthz/x'])
+      expect((await raw('GET', path, { ...probe, ...token })).status, path).toBe(403);
   });
 
   it('cross-site WebSocket: a handshake from another site is refused, polling and WebSocket', async () => {
@@ -353,6 +364,17 @@ describe('/metrics', () => {
     });
     expect(viewer.status).toBe(403);
     expect(JSON.parse(viewer.body).error).toBe('forbidden: User "viewer" cannot get path "/metrics"');
+  });
+
+  it("Prometheus scraping the pod's IP: a token is answered, no token is refused by Host", async () => {
+    const podIp = `10.244.1.7:${new URL(c.url).port}`;
+    const scraped = await raw('GET', '/metrics', {
+      host: podIp,
+      authorization: `Bearer ${tokenOf(cluster.kc)}`,
+    });
+    expect(scraped.status).toBe(200);
+    expect(scraped.body).toMatch(/^# HELP palisade_/m);
+    expect((await raw('GET', '/metrics', { host: podIp })).status).toBe(403);
   });
 });
 

@@ -17,6 +17,7 @@ const mode = z.enum(CLUSTER_MODES, {
 const clusterEntry = z.strictObject({
   /** the kubeconfig context */
   context: z.string().min(1, 'must not be empty'),
+  /** normal; read-only: Palisade refuses every change; protected: every change names its target again */
   mode: mode.default('normal'),
 });
 
@@ -27,32 +28,142 @@ const cellEntry = z.strictObject({
   context: z.string().min(1, 'must not be empty'),
 });
 
+const dnsName = z
+  .string()
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    'must be a lower-case DNS name (letters, digits, "-" and ".")',
+  )
+  .max(253, 'must be at most 253 characters');
+
+/**
+ * A duration as written ("90s", "720h") or in milliseconds: protection's section is parsed again
+ * by startProtection, which main.ts hands the file's parsed config.
+ */
+const durationMs = z.union([z.number().int().min(0), durationSchema], {
+  error: (i) => `must be a duration like 90s, 10m or 720h, got ${JSON.stringify(i.input)}`,
+});
+
+const secretRef = z.strictObject({ namespace: dnsName, name: dnsName });
+
+/** The webhook configurations Palisade registers (or, with register: false, patches caBundle of). */
+export const WEBHOOK_CONFIGURATIONS = [
+  'podseidon.kubewharf.io',
+  'palisade-nodefences',
+  'palisade-leader-epochs',
+];
+
+export const CERTIFICATE_MODES = ['self-managed', 'cert-manager'] as const;
+
+/** The defaults of protection.webhook.certificates (durations in milliseconds). */
+export const CERTIFICATE_DEFAULTS = {
+  validity: 8760 * 3_600_000,
+  renewBefore: 720 * 3_600_000,
+  ca: { validity: 5 * 8760 * 3_600_000, renewBefore: 2160 * 3_600_000 },
+  reloadDelay: 2 * 60_000,
+};
+
+/**
+ * The webhook's serving certificate when replicas serve it (protection.webhook.url or service):
+ * self-managed (Palisade's leader keeps a CA and serving certificate in the Secret and the CA in
+ * every webhook configuration's caBundle, rotating both before they expire) or cert-manager (it
+ * writes the Secret, its cainjector the caBundle; Palisade only serves what the Secret holds).
+ */
+const certificatesSchema = z
+  .strictObject({
+    /** default self-managed whenever url or service is set (else a pair made at start, per process) */
+    mode: z
+      .enum(CERTIFICATE_MODES, {
+        error: (i) => `must be one of ${CERTIFICATE_MODES.join(', ')}, got ${JSON.stringify(i.input)}`,
+      })
+      .optional(),
+    /** keys ca.crt, tls.crt, tls.key (default <service namespace or kube-system>/palisade-webhook-serving) */
+    secret: secretRef.optional(),
+    /** self-managed: the serving certificate's lifetime */
+    validity: durationMs.default(CERTIFICATE_DEFAULTS.validity),
+    /** self-managed: reissue the serving certificate this long before it expires */
+    renewBefore: durationMs.default(CERTIFICATE_DEFAULTS.renewBefore),
+    /** self-managed: the CA */
+    ca: z
+      .strictObject({
+        validity: durationMs.default(CERTIFICATE_DEFAULTS.ca.validity),
+        /** start a CA rotation (old + new CA in every caBundle) this long before the CA expires */
+        renewBefore: durationMs.default(CERTIFICATE_DEFAULTS.ca.renewBefore),
+      })
+      .default(CERTIFICATE_DEFAULTS.ca),
+    /**
+     * self-managed: how long a change takes to reach every API server (a caBundle) and every
+     * replica (the Secret) — each step of a CA rotation waits this long after the one before
+     */
+    reloadDelay: durationMs
+      .refine((ms) => ms >= 0, 'must not be negative')
+      .default(CERTIFICATE_DEFAULTS.reloadDelay),
+  })
+  .superRefine((c, ctx) => {
+    const issue = (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path, message });
+    if (c.renewBefore <= 0 || c.renewBefore >= c.validity)
+      issue(
+        ['renewBefore'],
+        `must be more than 0 and less than validity (${c.validity} ms), got ${c.renewBefore} ms`,
+      );
+    if (c.ca.renewBefore >= c.ca.validity)
+      issue(
+        ['ca', 'renewBefore'],
+        `must be less than ca.validity (${c.ca.validity} ms), got ${c.ca.renewBefore} ms`,
+      );
+    if (c.ca.renewBefore <= c.renewBefore)
+      issue(
+        ['ca', 'renewBefore'],
+        `must be more than renewBefore (${c.renewBefore} ms): the CA rotates before the serving certificate it signed is due, got ${c.ca.renewBefore} ms`,
+      );
+    if (c.ca.renewBefore <= 2 * c.reloadDelay)
+      issue(
+        ['ca', 'renewBefore'],
+        `must be more than twice reloadDelay (${2 * c.reloadDelay} ms): a CA rotation takes two reload delays before the old CA may go, got ${c.ca.renewBefore} ms`,
+      );
+  });
+
 /** Deletion protection (Podseidon-compatible): where protectors live, the cells, the webhook. */
 export const protectionSchema = z.strictObject({
+  /** false: no webhook, aggregators or generator */
   enabled: z.boolean().default(true),
   /** the context holding PodProtectors (default: the first cluster) */
   core: z.string().min(1, 'must not be empty').optional(),
   /** default: every cluster, cell ID = context name */
   cells: z.array(cellEntry).optional(),
+  /** the admission webhook: its own HTTPS listener, and how the API servers reach and trust it */
   webhook: z
     .strictObject({
       /** 0 picks a free port */
       port: z.number().int().min(0).max(65535).default(0),
+      /** the address the webhook listens on (0.0.0.0: every interface) */
       host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
       /** create or update each cell's ValidatingWebhookConfiguration (default: on the embedded cluster only) */
       register: z.boolean().optional(),
       /** the URL the API servers call (default https://<host>:<port>) */
       url: z.string().url().optional(),
       /**
-       * replicas behind one url share one serving certificate and CA from this Secret (made by the
-       * first to start); default kube-system/palisade-webhook-serving when url is set
+       * the Service the API servers call instead (clientConfig.service, paths /admission/<cell>,
+       * /fences/<cell>, /epochs/<cell>); the serving certificate names <name>.<namespace>.svc and
+       * <name>.<namespace>.svc.cluster.local
        */
-      servingSecret: z
+      service: z
         .strictObject({
-          namespace: z.string().min(1, 'must not be empty'),
-          name: z.string().min(1, 'must not be empty'),
+          namespace: dnsName,
+          name: dnsName,
+          port: z.number().int().min(1).max(65535).default(443),
         })
         .optional(),
+      /** the serving certificate of replicas (url or service set): self-managed or cert-manager */
+      certificates: certificatesSchema.optional(),
+      /** with register: false, the configurations whose caBundle self-managed certificates keep current */
+      configurations: z
+        .array(dnsName)
+        .min(1, 'must name at least one configuration')
+        .default(WEBHOOK_CONFIGURATIONS),
+      /** @deprecated certificates.secret: the Secret replicas serve from */
+      servingSecret: secretRef.optional(),
       /** who may call: API servers presenting a client certificate (mutual TLS) */
       clientAuth: z
         .strictObject({
@@ -68,19 +179,39 @@ export const protectionSchema = z.strictObject({
         })
         .default({ required: true, allowedNames: ['kube-apiserver-webhook-client'] }),
     })
+    .superRefine((w, ctx) => {
+      if (w.certificates?.mode === 'cert-manager' && w.register === true)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['register'],
+          message:
+            'must not be true with certificates.mode cert-manager: the webhook configurations come from the chart (or your manifests) and cert-manager injects their caBundle',
+        });
+      if (w.certificates && w.servingSecret)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['servingSecret'],
+          message: 'give certificates.secret only (servingSecret is its old name)',
+        });
+    })
     .default({
       port: 0,
       host: '127.0.0.1',
       clientAuth: { required: true, allowedNames: ['kube-apiserver-webhook-client'] },
+      configurations: WEBHOOK_CONFIGURATIONS,
     }),
+  /** one aggregator per cell counts the pods and writes the protectors' status */
   aggregator: z
     .strictObject({
       /** a label selector: the protectors the aggregators reconcile (default all) */
       protectorSelector: z.string().default(''),
+      /** an annotation heartbeat on a never-scheduled pod that keeps quiet watch streams moving */
       updateTrigger: z
         .strictObject({
           enabled: z.boolean().default(true),
+          /** where the pod podseidon-update-trigger lives */
           namespace: z.string().min(1, 'must not be empty').default('default'),
+          /** how often its annotation is written, in milliseconds */
           intervalMillis: z.number().int().min(50).default(1000),
         })
         .default({ enabled: true, namespace: 'default', intervalMillis: 1000 }),
@@ -89,6 +220,7 @@ export const protectionSchema = z.strictObject({
       protectorSelector: '',
       updateTrigger: { enabled: true, namespace: 'default', intervalMillis: 1000 },
     }),
+  /** derives a PodProtector from each opted-in Deployment and StatefulSet */
   generator: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -100,14 +232,6 @@ export const protectionSchema = z.strictObject({
 
 export type ProtectionConfig = z.infer<typeof protectionSchema>;
 
-const dnsName = z
-  .string()
-  .regex(
-    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
-    'must be a lower-case DNS name (letters, digits, "-" and ".")',
-  )
-  .max(253, 'must be at most 253 characters');
-
 const sessionStoreKinds = ['memory', 'kubernetes'] as const;
 
 /**
@@ -116,6 +240,7 @@ const sessionStoreKinds = ['memory', 'kubernetes'] as const;
  */
 const sessionStoreSchema = z
   .strictObject({
+    /** memory (one process) or kubernetes (Secrets, shared by replicas) */
     kind: z.enum(sessionStoreKinds, {
       error: (i) => `must be one of ${sessionStoreKinds.join(', ')}, got ${JSON.stringify(i.input)}`,
     }),
@@ -141,6 +266,7 @@ export const serverSchema = z.strictObject({
     .url('must be a URL like https://palisade.example.com')
     .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
     .optional(),
+  /** browser sessions: their timeouts and where they are kept */
   session: z
     .strictObject({
       /** a session ends after this long without activity (an open console tab counts as activity) */
@@ -154,17 +280,23 @@ export const serverSchema = z.strictObject({
 
 /** Sign-in through an OpenID Connect identity provider; Palisade then impersonates the person. */
 export const oidcSchema = z.strictObject({
+  /** the provider's issuer URL (its discovery document is read from there) */
   issuer: z.string().url('must be the issuer URL, e.g. https://dex.example.com'),
+  /** the client ID registered with the provider */
   clientID: z.string().min(1, 'must not be empty'),
   /** the client secret, or clientSecretFile (e.g. a mounted Secret) */
   clientSecret: z.string().min(1, 'must not be empty').optional(),
+  /** a file holding the client secret (exactly one of clientSecret and clientSecretFile) */
   clientSecretFile: z.string().min(1, 'must not be empty').optional(),
   /** the ID token claim that names the person (kube-apiserver's claimMappings.username.claim) */
   usernameClaim: z.string().min(1).default('email'),
+  /** the ID token claim that lists the person's groups (claimMappings.groups.claim) */
   groupsClaim: z.string().min(1).default('groups'),
   /** prepended to the name and the groups, as in the API server's claim mappings (e.g. "oidc:") */
   usernamePrefix: z.string().default(''),
+  /** prepended to each group */
   groupsPrefix: z.string().default(''),
+  /** the scopes asked for (offline_access: a refresh token, so the session is renewed) */
   scopes: z.array(z.string().min(1)).default(['openid', 'profile', 'email', 'groups', 'offline_access']),
   /** a PEM file of CAs to trust for the issuer (default: the system's) */
   caFile: z.string().min(1).optional(),
@@ -172,6 +304,7 @@ export const oidcSchema = z.strictObject({
 
 export type OidcConfig = z.infer<typeof oidcSchema>;
 
+/** How people sign in (besides a Kubernetes token and the one-time link on loopback). */
 export const authSchema = z.strictObject({ oidc: oidcSchema.optional() });
 
 /** client-go's leader-election defaults (15 s / 10 s / 2 s) on Palisade's controller Lease */
@@ -188,10 +321,12 @@ export const DEFAULT_LEADER_ELECTION_CONFIG = {
  * the UI, the API and the webhook; on each cluster only the holder of this Lease runs the loops.
  */
 export const controllersSchema = z.strictObject({
+  /** one Lease per cluster: only its holder runs the controller loops */
   leaderElection: z
     .strictObject({
       /** where the Lease lives (one per cluster) */
       namespace: dnsName.default(DEFAULT_LEADER_ELECTION_CONFIG.namespace),
+      /** the Lease's name */
       name: dnsName.default(DEFAULT_LEADER_ELECTION_CONFIG.name),
       /** how long followers wait after the last renewal before taking the Lease (whole seconds) */
       leaseDuration: durationSchema
@@ -287,12 +422,13 @@ export type SessionStoreChoice =
 
 /**
  * Where sessions live. As configured; else shared (Kubernetes Secrets) whenever the console is
- * configured for replicas — a webhook URL, the one address replicas serve behind — and in this
+ * configured for replicas — a webhook URL or Service, the one address replicas serve behind — and in this
  * process for a single `npm start`.
  */
 export function sessionStoreOf(cfg: PalisadeConfig): SessionStoreChoice {
   const st = cfg.server.session.store;
-  const kind = st?.kind ?? (cfg.protection?.webhook.url ? 'kubernetes' : 'memory');
+  const w = cfg.protection?.webhook;
+  const kind = st?.kind ?? (w?.url || w?.service ? 'kubernetes' : 'memory');
   if (kind === 'memory') return { kind };
   return {
     kind,
@@ -319,4 +455,46 @@ export function protectionContexts(p: { core?: string; cells?: { context: string
     ...(p.core ? [{ context: p.core, field: 'protection.core' }] : []),
     ...(p.cells ?? []).map((c, i) => ({ context: c.context, field: `protection.cells[${i}].context` })),
   ];
+}
+
+export type CertificateMode = (typeof CERTIFICATE_MODES)[number];
+
+/** The serving certificate's source, settled: per process (one `npm start`), or a Secret. */
+export type WebhookCertificates =
+  | { mode: 'process' }
+  | {
+      mode: CertificateMode;
+      secret: { namespace: string; name: string };
+      validity: number;
+      renewBefore: number;
+      ca: { validity: number; renewBefore: number };
+      reloadDelay: number;
+    };
+
+/**
+ * Where the webhook's certificate comes from: a Secret whenever replicas serve one address (url
+ * or service set) or a mode is named — self-managed unless cert-manager is — else a pair made by
+ * this process at start.
+ */
+export function webhookCertificatesOf(w: ProtectionConfig['webhook']): WebhookCertificates {
+  const c = w.certificates;
+  if (!c?.mode && !w.url && !w.service && !w.servingSecret && !c?.secret) return { mode: 'process' };
+  const parsed = c ?? certificatesSchema.parse({});
+  return {
+    mode: parsed.mode ?? 'self-managed',
+    secret: parsed.secret ??
+      w.servingSecret ?? {
+        namespace: w.service?.namespace ?? 'kube-system',
+        name: 'palisade-webhook-serving',
+      },
+    validity: parsed.validity,
+    renewBefore: parsed.renewBefore,
+    ca: parsed.ca,
+    reloadDelay: parsed.reloadDelay,
+  };
+}
+
+/** The names the serving certificate carries for a Service: <name>.<ns>.svc and .svc.cluster.local. */
+export function serviceNames(s: { namespace: string; name: string } | undefined): string[] {
+  return s ? [`${s.name}.${s.namespace}.svc`, `${s.name}.${s.namespace}.svc.cluster.local`] : [];
 }

@@ -1,5 +1,6 @@
 // Turns a kubeconfig file and the chosen contexts into cluster specs, with startup
 // errors that name the file and say what is wrong with it.
+import { accessSync, constants, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { delimiter } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -123,4 +124,112 @@ export async function clustersFromKubeconfig(path: string, opts: LoadOptions = {
     });
   }
   return specs;
+}
+
+/** The context name of the in-cluster configuration (a pod's ServiceAccount). */
+export const IN_CLUSTER_CONTEXT = 'in-cluster';
+/** Where the kubelet mounts a pod's ServiceAccount token, CA and namespace. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+type Env = Record<string, string | undefined>;
+
+export interface InClusterOptions {
+  env?: Env;
+  /** a prefix to the ServiceAccount paths (tests); none in a pod */
+  root?: string;
+}
+
+const serviceAccountFile = (root: string, name: string) => `${root}${SERVICE_ACCOUNT_DIR}/${name}`;
+
+/**
+ * Is this a pod whose ServiceAccount Palisade can use: KUBERNETES_SERVICE_HOST set (the kubelet
+ * sets it in every pod) and the ServiceAccount token mounted?
+ */
+export function inClusterAvailable(opts: InClusterOptions = {}): boolean {
+  const env = opts.env ?? process.env;
+  return Boolean(env.KUBERNETES_SERVICE_HOST) && existsSync(serviceAccountFile(opts.root ?? '', 'token'));
+}
+
+/**
+ * The one cluster this pod runs in, as context `in-cluster`: the API server at
+ * KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, trusted by the ServiceAccount's ca.crt, and the
+ * ServiceAccount token as the credential. client-node's loadFromCluster names the token file
+ * rather than its contents, and re-reads it at least every 60 s (its FileAuth), so a token the
+ * kubelet rotates is picked up without a restart.
+ */
+export function clustersInCluster(opts: LoadOptions & InClusterOptions = {}): ClusterSpec[] {
+  const env = opts.env ?? process.env;
+  const root = opts.root ?? '';
+  const where = 'in-cluster configuration';
+  if (!env.KUBERNETES_SERVICE_HOST) throw new StartupError(`${where}: KUBERNETES_SERVICE_HOST is not set`);
+  if (!env.KUBERNETES_SERVICE_PORT) throw new StartupError(`${where}: KUBERNETES_SERVICE_PORT is not set`);
+  for (const name of ['token', 'ca.crt']) {
+    const file = serviceAccountFile(root, name);
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      throw new StartupError(
+        `${where}: cannot read the ServiceAccount's ${name} ${file}: ${reasons[code] ?? (e as Error).message}`,
+      );
+    }
+  }
+  const named = [
+    ...(opts.contexts ?? []).map((context) => ({ context, field: '--context / clusters[].context' })),
+    ...(opts.also ?? []),
+  ];
+  const other = named.find((n) => n.context !== IN_CLUSTER_CONTEXT);
+  if (other)
+    throw new StartupError(
+      `${other.field}: no kubeconfig was given, so Palisade runs with its ServiceAccount and knows one context, "${IN_CLUSTER_CONTEXT}", not "${other.context}"`,
+    );
+  // loadFromCluster reads process.env: given an env of its own (tests), lend it for the call
+  const loaded = withEnv(env, () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromCluster(root);
+    return kc;
+  });
+  const cluster = loaded.getCurrentCluster()!;
+  const user = loaded.getCurrentUser()!;
+  const namespace = loaded.getContextObject(loaded.getCurrentContext())?.namespace;
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ ...cluster, name: IN_CLUSTER_CONTEXT }],
+    users: [{ ...user, name: IN_CLUSTER_CONTEXT }],
+    contexts: [
+      {
+        name: IN_CLUSTER_CONTEXT,
+        cluster: IN_CLUSTER_CONTEXT,
+        user: IN_CLUSTER_CONTEXT,
+        ...(namespace ? { namespace: namespace.trim() } : {}),
+      },
+    ],
+    currentContext: IN_CLUSTER_CONTEXT,
+  });
+  return [
+    {
+      id: clusterId(IN_CLUSTER_CONTEXT, new Set()),
+      context: IN_CLUSTER_CONTEXT,
+      kc,
+      mode: opts.modeOf?.(IN_CLUSTER_CONTEXT) ?? 'normal',
+    },
+  ];
+}
+
+function withEnv<T>(env: Env, f: () => T): T {
+  if (env === process.env) return f();
+  const keys = ['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'];
+  const saved = keys.map((k) => process.env[k]);
+  try {
+    for (const k of keys) {
+      if (env[k] === undefined) delete process.env[k];
+      else process.env[k] = env[k];
+    }
+    return f();
+  } finally {
+    keys.forEach((k, i) => {
+      if (saved[i] === undefined) delete process.env[k];
+      else process.env[k] = saved[i];
+    });
+  }
 }

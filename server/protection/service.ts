@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { protectionSchema } from '../config/schema.js';
+import { protectionSchema, serviceNames, webhookCertificatesOf } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
 import { InformerRegistry } from '../kube/informer.js';
 import type { LeaderElection } from '../runtime/manager.js';
@@ -28,13 +28,22 @@ import { DecisionLog } from './decisions.js';
 import { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
-import { applyWebhookConfiguration, registerWebhook } from './register.js';
-import { fenceWebhookConfiguration, handleFenceReview, subjectAccess } from '../fencing/approvalWebhook.js';
+import { applyWebhookConfiguration, WEBHOOK_NAME, webhookConfiguration } from './register.js';
+import {
+  FENCE_WEBHOOK_CONFIG,
+  fenceWebhookConfiguration,
+  handleFenceReview,
+  subjectAccess,
+} from '../fencing/approvalWebhook.js';
 import { epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
-import { sharedServingPair } from './servingSecret.js';
+import { ensureServingSecret, pairOf, readSecret } from './servingSecret.js';
 import { startWebhook, type WebhookServer, webhookNames } from './webhook.js';
+import type { BundleTarget } from './certs/bundles.js';
+import { CertificateController } from './certs/controller.js';
+import { certificateMetrics } from './certs/metrics.js';
+import { ServingSecretWatch } from './certs/reload.js';
 
 export interface CellInfo {
   id: string;
@@ -55,6 +64,10 @@ export interface ProtectionService {
   runtime: ControllerRuntime;
   webhook: WebhookServer;
   metrics: ReturnType<typeof protectionMetrics>;
+  /** where the serving certificate comes from: 'process' (made at start) or the Secret's mode */
+  certificates: { mode: string; secret?: string; controller?: CertificateController };
+  /** what keeps the webhook from being ready (empty: it listens with a certificate) */
+  notReady(): string[];
   /** judge one AdmissionReview text for a cell as the listener does, past its caller check */
   review(text: string, cellId: string, timeoutMs?: number): Promise<ReviewResult>;
   stop(): Promise<void>;
@@ -147,22 +160,39 @@ export async function startProtection(opts: {
   );
   // NodeFence approvals are judged for each cell's own cluster, with Palisade's credentials there
   const fenceAccess = new Map(cellSpecs.map((c) => [c.id, subjectAccess(c.cluster.kc)]));
-  // replicas behind one url serve one certificate from a Secret, so the caBundle they register agrees
+  // replicas behind one url or Service serve one certificate from a Secret (certs/)
   const sharedUrl = cfg.webhook.url ? new URL(cfg.webhook.url).hostname.replace(/^\[|\]$/g, '') : undefined;
-  const secret =
-    cfg.webhook.servingSecret ??
-    (sharedUrl ? { namespace: 'kube-system', name: 'palisade-webhook-serving' } : undefined);
-  const serving = secret
-    ? await sharedServingPair(core.kc, secret, webhookNames(cfg.webhook.host, sharedUrl ? [sharedUrl] : []))
-    : undefined;
+  const service = cfg.webhook.service;
+  const names = webhookNames(cfg.webhook.host, [...(sharedUrl ? [sharedUrl] : []), ...serviceNames(service)]);
+  const certs = webhookCertificatesOf(cfg.webhook);
+  const certLog = component('certificates', {}, root);
+  const certMetrics = certificateMetrics(metrics.registry);
+  let initial: ReturnType<typeof pairOf> | null = null;
+  if (certs.mode === 'self-managed') {
+    // the first replica to start makes it; what it holds may be due for a change the leader makes
+    initial =
+      pairOf(
+        await ensureServingSecret(core.kc, certs.secret, names, {
+          validity: certs.validity,
+          caValidity: certs.ca.validity,
+        }),
+      ) ?? null;
+  } else if (certs.mode === 'cert-manager') {
+    initial = pairOf(await readSecret(core.kc.makeApiClient(k8s.CoreV1Api), certs.secret)) ?? null;
+    if (!initial)
+      certLog.warn(
+        { secret: `${certs.secret.namespace}/${certs.secret.name}` },
+        'waiting for cert-manager to write the serving Secret (ca.crt, tls.crt, tls.key): the webhook listens once it has',
+      );
+  }
   const webhook = await startWebhook({
     admission,
     cells: cellClients,
     metrics,
     port: cfg.webhook.port,
     host: cfg.webhook.host,
-    hosts: sharedUrl ? [sharedUrl] : [],
-    serving,
+    hosts: names,
+    serving: certs.mode === 'process' ? undefined : initial,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
     epochs: epochReviews({
@@ -218,21 +248,102 @@ export async function startProtection(opts: {
   for (const l of loops) manager.add(l);
   const cells: CellInfo[] = [];
   const epochsOn = new Set<string>();
+  // the API servers call the Service when one is set, else the url (else this listener)
+  const clientConfig = (
+    kind: 'admission' | 'fences' | 'epochs',
+    cell: string,
+  ): k8s.AdmissionregistrationV1WebhookClientConfig =>
+    service
+      ? {
+          service: {
+            namespace: service.namespace,
+            name: service.name,
+            port: service.port,
+            path: `/${kind}/${cell}`,
+          },
+        }
+      : { url: `${base}/${kind}/${cell}` };
+  const withClient = (
+    c: k8s.V1ValidatingWebhookConfiguration,
+    kind: 'admission' | 'fences' | 'epochs',
+    cell: string,
+  ) => {
+    for (const w of c.webhooks ?? [])
+      w.clientConfig = { ...clientConfig(kind, cell), caBundle: w.clientConfig.caBundle };
+    return c;
+  };
+  // self-managed: the configurations whose caBundle the leader keeps equal to ca.crt, per cluster
+  const targets = new Map<string, BundleTarget>();
+  const target = (c: ClusterSpec, name: string) => {
+    let t = targets.get(c.id);
+    if (!t) targets.set(c.id, (t = { cluster: c.id, kc: c.kc, names: [] }));
+    if (!t.names.includes(name)) t.names.push(name);
+  };
+  const registers = (c: (typeof cellSpecs)[number]) =>
+    cfg.webhook.register ?? (certs.mode !== 'cert-manager' && c.cluster.infra !== undefined);
+  // which configurations each cell's cluster has: the ones Palisade registers, else the named ones
   for (const c of cellSpecs) {
-    const register = cfg.webhook.register ?? c.cluster.infra !== undefined;
+    if (!registers(c)) for (const name of cfg.webhook.configurations) target(c.cluster, name);
+    else {
+      target(c.cluster, WEBHOOK_NAME);
+      target(c.cluster, FENCE_WEBHOOK_CONFIG);
+      target(c.cluster, epochWebhookConfiguration('', '').metadata!.name!);
+    }
+  }
+  // the certificate's loop (leader only) and every replica's reload, before anything waits on them
+  let certController: CertificateController | undefined;
+  let watch: ServingSecretWatch | undefined;
+  if (certs.mode !== 'process') {
+    if (certs.mode === 'self-managed') {
+      certController = new CertificateController({
+        kc: core.kc,
+        ref: certs.secret,
+        names,
+        policy: {
+          validity: certs.validity,
+          renewBefore: certs.renewBefore,
+          caValidity: certs.ca.validity,
+          caRenewBefore: certs.ca.renewBefore,
+          grace: certs.reloadDelay,
+        },
+        targets: [...targets.values()],
+        metrics: certMetrics,
+        logger: onCore,
+      });
+      manager.add(certController.controller);
+    }
+    watch = new ServingSecretWatch({
+      kc: core.kc,
+      ref: certs.secret,
+      webhook,
+      metrics: certMetrics,
+      log: component('certificates', { secret: `${certs.secret.namespace}/${certs.secret.name}` }, onCore),
+      onChange: () => certController?.poke(),
+    });
+    if (webhook.serving) watch.gauge(webhook.serving);
+    void watch.start();
+  }
+  for (const c of cellSpecs) {
+    const register = registers(c);
+    const cell = encodeURIComponent(c.id);
     if (register) {
-      const cell = encodeURIComponent(c.id);
-      await registerWebhook(c.cluster.kc, `${base}/admission/${cell}`, webhook.caPem);
+      // a caBundle needs a certificate (self-managed: the Secret's, which a leader may still be making)
+      await webhook.whenListening();
+      const caPem = webhook.caPem;
       await applyWebhookConfiguration(
         c.cluster.kc,
-        fenceWebhookConfiguration(`${base}/fences/${cell}`, webhook.caPem),
+        withClient(webhookConfiguration('', caPem), 'admission', cell),
+      );
+      await applyWebhookConfiguration(
+        c.cluster.kc,
+        withClient(fenceWebhookConfiguration('', caPem), 'fences', cell),
       );
       // one epoch check per cluster (two cells on one cluster share its Lease)
       if (!epochsOn.has(c.cluster.id)) {
         epochsOn.add(c.cluster.id);
         await applyWebhookConfiguration(
           c.cluster.kc,
-          epochWebhookConfiguration(`${base}/epochs/${cell}`, webhook.caPem),
+          withClient(epochWebhookConfiguration('', caPem), 'epochs', cell),
         );
       }
     }
@@ -263,13 +374,31 @@ export async function startProtection(opts: {
     runtime,
     webhook,
     metrics,
+    certificates: {
+      mode: certs.mode,
+      ...(certs.mode !== 'process' ? { secret: `${certs.secret.namespace}/${certs.secret.name}` } : {}),
+      controller: certController,
+    },
+    notReady() {
+      const out: string[] = [];
+      if (!webhook.listening)
+        out.push(
+          certs.mode === 'process'
+            ? 'the webhook is not listening'
+            : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
+        );
+      if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
+      return out;
+    },
     review: (text, cellId, timeoutMs = 10_000) =>
       handleReview({ admission, cells: cellClients, metrics, log: webhookLog }, text, cellId, timeoutMs),
     async stop() {
       // a replica behind a shared address drains first, while it can still judge what arrives
-      if (sharedUrl) await webhook.drain(DRAIN_MS);
+      if (sharedUrl || service) await webhook.drain(DRAIN_MS);
       // then every loop at once
       for (const l of loops) manager.remove(l);
+      if (certController) manager.remove(certController.controller);
+      await watch?.stop();
       admission.stop();
       await Promise.all([...aggregators.map((a) => a.stop()), generator?.stop(), store.stop()]);
       // a runtime of its own: release the Lease so another console takes over at once

@@ -19,6 +19,23 @@ export const RELEASE_ID = 'palisade';
 
 const KEY = 'heartbeat';
 
+/**
+ * Never scheduled, never run: the pod exists only to produce watch events. Its spec still meets
+ * Pod Security "restricted", so Palisade's namespace can enforce that level.
+ */
+export const TRIGGER_POD_SPEC: k8s.V1PodSpec = {
+  schedulerName: 'do-not-schedule',
+  automountServiceAccountToken: false,
+  securityContext: { runAsNonRoot: true, runAsUser: 65535, seccompProfile: { type: 'RuntimeDefault' } },
+  containers: [
+    {
+      name: 'main',
+      image: 'registry.k8s.io/pause:3.10',
+      securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    },
+  ],
+};
+
 export class UpdateTrigger {
   /** its loop on the controller runtime (one key, every interval) */
   readonly controller: Controller<'interval'>;
@@ -92,11 +109,7 @@ export class UpdateTrigger {
             labels: { [RELEASE_LABEL]: RELEASE_ID, 'podseidon-update-trigger-dummy-pod': 'true' },
             annotations: { [TRIGGER_ANNOTATION]: new Date().toISOString() },
           },
-          // never scheduled, never run: it exists only to produce watch events
-          spec: {
-            schedulerName: 'do-not-schedule',
-            containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
-          },
+          spec: TRIGGER_POD_SPEC,
         },
       });
     } catch (e) {

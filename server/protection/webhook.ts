@@ -2,7 +2,10 @@
 // AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts), and
 // POST /fences/<cellID> for NodeFence writes that approve or cancel a fence (judged in
 // server/fencing/approvalWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
-// writes to Palisade-owned state (server/leader/epochWebhook.ts). The serving certificate comes from a CA generated at start.
+// writes to Palisade-owned state (server/leader/epochWebhook.ts). The serving certificate comes
+// from a CA generated at start, or from the Secret replicas share (server/protection/certs/):
+// setServing() swaps it in for new connections (https.Server#setSecureContext) without
+// dropping any open one; given none yet, the listener waits for the first before it listens.
 //
 // Only the API servers are heard (mutual TLS, clientAuth.ts): the listener asks for a
 // client certificate and drops a connection without one, or with one no trusted CA signed,
@@ -28,10 +31,26 @@ import { type CellClient, handleReview } from './review.js';
 
 export type { CellClient } from './review.js';
 
-export interface WebhookServer {
-  url: string;
-  port: number;
+export interface ServingPair {
   caPem: string;
+  certPem: string;
+  keyPem: string;
+}
+
+export interface WebhookServer {
+  /** https://<host>:<port> (the port is known once it listens) */
+  readonly url: string;
+  readonly port: number;
+  /** the CA bundle of the certificate served now */
+  readonly caPem: string;
+  /** listening with a certificate (what /readyz asks) */
+  readonly listening: boolean;
+  /** the certificate served now (undefined: none yet) */
+  readonly serving: ServingPair | undefined;
+  /** serve this certificate to every new connection (the first one starts the listener) */
+  setServing(pair: ServingPair): Promise<void>;
+  /** resolves once it listens */
+  whenListening(): Promise<void>;
   /**
    * Drain, as a replica behind a shared address must before it stops: take no new connections
    * (the balancer's health check then sends them elsewhere), answer every request still arriving
@@ -90,8 +109,11 @@ export async function startWebhook(opts: {
   fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /** leader-epoch reviews of writes to Palisade-owned state (POST /epochs/<cellID>) */
   epochs?: (text: string, cellId: string) => Promise<[number, unknown]>;
-  /** the serving CA and key pair shared by replicas (servingSecret.ts); default: a CA made now */
-  serving?: { caPem: string; certPem: string; keyPem: string };
+  /**
+   * the serving CA and key pair shared by replicas (certs/); default: a CA made now; null: none
+   * yet (listen once setServing() gives one)
+   */
+  serving?: ServingPair | null;
   /** where its lines go (component 'webhook'; the root logger by default) */
   logger?: Logger;
 }): Promise<WebhookServer> {
@@ -103,15 +125,17 @@ export async function startWebhook(opts: {
     logRefusal(peer, reason, detail);
   };
   const names = webhookNames(opts.host, opts.hosts);
-  const serving = opts.serving ?? (await newServingPair(names));
+  let serving: ServingPair | undefined =
+    opts.serving === null ? undefined : (opts.serving ?? (await newServingPair(names)));
   let draining = false;
   /** the caller each accepted connection was established as */
   const callers = new WeakMap<TLSSocket, Caller>();
 
+  // what verifies callers' certificates belongs to the secure context too: kept on every swap
+  const clientCa = trust.required ? { ca: trust.caPems } : {};
   const server = https.createServer(
     {
-      cert: serving.certPem,
-      key: serving.keyPem,
+      ...(serving ? { cert: serving.certPem, key: serving.keyPem } : {}),
       // a caller that never finishes its handshake does not hold a socket for long
       handshakeTimeout: 10_000,
       // verification is node:tls's against `ca`; the verdict is ours (judgeCaller), so a
@@ -217,16 +241,50 @@ export async function startWebhook(opts: {
     log.warn({ setting: 'protection.webhook.clientAuth.required: false' }, 'the webhook accepts any caller');
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  let port = opts.port;
+  let listening = false;
+  let stopped = false;
+  let markListening!: () => void;
+  const listened = new Promise<void>((r) => (markListening = r));
+  const listen = async () => {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, opts.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    port = (server.address() as AddressInfo).port;
+    listening = true;
+    markListening();
+  };
+  let starting: Promise<void> | undefined;
+  if (serving) await (starting = listen());
+  else log.info('no serving certificate yet: the webhook listens once it has one');
   const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
   return {
-    url: `https://${shownHost}:${port}`,
-    port,
-    caPem: serving.caPem,
+    get url() {
+      return `https://${shownHost}:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    get caPem() {
+      return serving?.caPem ?? '';
+    },
+    get listening() {
+      return listening && serving !== undefined;
+    },
+    get serving() {
+      return serving;
+    },
+    whenListening: () => listened,
+    async setServing(pair: ServingPair) {
+      // a bad pair throws here, before it replaces the one served
+      server.setSecureContext({ cert: pair.certPem, key: pair.keyPem, ...clientCa });
+      serving = pair;
+      if (!stopped) await (starting ??= listen());
+    },
     async drain(ms: number) {
       draining = true;
       // net.Server's own close: stop listening but leave open connections alone (http's close()
@@ -236,6 +294,8 @@ export async function startWebhook(opts: {
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     },
     async stop() {
+      stopped = true;
+      if (!server.listening) return;
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();

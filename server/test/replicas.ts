@@ -192,10 +192,12 @@ export async function startReplicas(o: {
       const protection = {
         ...o.protection,
         webhook: {
+          // more webhook keys (certificates, configurations); the address ones are this harness's
+          ...(o.protection?.webhook as Record<string, unknown> | undefined),
           port: ports[i],
           host: '127.0.0.1',
           url: webhookUrl,
-          register: true,
+          register: (o.protection?.webhook as { register?: boolean } | undefined)?.register ?? true,
           ...(clientAuth ? { clientAuth } : {}),
         },
       };

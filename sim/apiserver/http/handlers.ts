@@ -17,11 +17,11 @@ import { type OptionsKind, dryRunRequested } from '../core/dryRun.js';
 import { isObject } from '../core/objects.js';
 import { deleteCollection, deleteOne } from '../core/remove.js';
 import { bindPod, evictPod, toScale, updateScale } from '../core/subresources.js';
-import { applyPatch, patchTypeFromContentType } from '../patch/index.js';
+import { applyPatch, patchTypeFromContentType, supportsStrategic } from '../patch/index.js';
 import type { KubeObject } from '../resources/types.js';
 import { apiVersionOf } from '../resources/types.js';
 import { parseIncludeObject, toTable, wantsTable } from '../table/index.js';
-import { errors } from './errors.js';
+import { StatusError, errors } from './errors.js';
 import { deleteOptions, parseBody, parseDryRun, queryInt, readBody, sendJson } from './request.js';
 import type { ResourceRoute } from './routes.js';
 import { validateListOptions, waitForResourceVersion } from './listOptions.js';
@@ -262,7 +262,8 @@ async function handlePatch(ctx: HandlerContext) {
   const { core, route } = ctx;
   if (route.name === undefined) throw errors.methodNotAllowed();
   const type = patchTypeFromContentType(ctx.req.headers['content-type']);
-  if (type === undefined || type === 'apply') {
+  if (type === 'apply') return handleApply(ctx);
+  if (type === undefined) {
     throw errors.unsupportedMediaType(
       `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
     );
@@ -294,6 +295,48 @@ async function handlePatch(ctx: HandlerContext) {
     o,
     route.subresource,
   );
+  return sendObject(ctx, res.code, res.obj, res.warnings, res.json);
+}
+
+/**
+ * Server-side apply (`kubectl apply --server-side`), minimally: the applied object is created
+ * when it does not exist, else merged into the stored one (a strategic merge patch where the
+ * kind has one, else a JSON merge patch). Not modelled: managedFields, conflicts between field
+ * managers, and removing fields a manager applied before and no longer applies.
+ */
+async function handleApply(ctx: HandlerContext) {
+  const { core, route } = ctx;
+  const o = writeOpts(ctx);
+  if (!o.fieldManager)
+    throw new StatusError(
+      422,
+      'Invalid',
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    );
+  const name = route.name;
+  if (name === undefined || route.subresource) throw errors.methodNotAllowed();
+  const body = parseBody(await readBody(ctx.req), 'application/apply-patch+yaml');
+  if (!isObject(body) || !isObject((body as KubeObject).metadata))
+    throw errors.badRequest('the body of the request must be an object with metadata');
+  const obj = body as KubeObject;
+  if (obj.metadata.name !== name)
+    throw errors.badRequest(
+      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  const r = route.resource;
+  let exists = true;
+  try {
+    core.getStored(r, route.namespace, name);
+  } catch (e) {
+    if (!(e instanceof StatusError) || e.code !== 404) throw e;
+    exists = false;
+  }
+  if (!exists) {
+    const res = await core.create(r, route.namespace, obj, o);
+    return sendObject(ctx, res.code, res.obj, res.warnings, res.json);
+  }
+  const type = !r.custom && supportsStrategic({ group: r.group, kind: r.kind }) ? 'strategic' : 'merge';
+  const res = await core.patch(r, route.namespace, name, type, obj, o);
   return sendObject(ctx, res.code, res.obj, res.warnings, res.json);
 }
 

@@ -87,6 +87,16 @@ const defs: Def[] = [
     true,
     { shortNames: ['pdb'], subresources: ['status'] },
   ],
+  // stored and served only (nothing enforces them here): the chart's optional Ingress and NetworkPolicy
+  [
+    'networking.k8s.io',
+    'v1',
+    'Ingress',
+    'ingresses',
+    true,
+    { shortNames: ['ing'], subresources: ['status'] },
+  ],
+  ['networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, { shortNames: ['netpol'] }],
   // the review resources: create only, nothing stored (sim/apiserver/auth/reviews.ts)
   ['authentication.k8s.io', 'v1', 'SelfSubjectReview', 'selfsubjectreviews', false, { verbs: ['create'] }],
   ['authentication.k8s.io', 'v1', 'TokenReview', 'tokenreviews', false, { verbs: ['create'] }],
@@ -158,6 +168,7 @@ export const builtinGroupOrder = [
   'apps',
   'authentication.k8s.io',
   'authorization.k8s.io',
+  'networking.k8s.io',
   'policy',
   'rbac.authorization.k8s.io',
   'coordination.k8s.io',

@@ -27,3 +27,72 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "palisade.serviceAccountName" -}}
 {{- default (include "palisade.fullname" .) .Values.serviceAccount.name -}}
 {{- end -}}
+
+{{/* The image: repository@digest when a digest is given, else repository:tag (default appVersion). */}}
+{{- define "palisade.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "palisade.configName" -}}
+{{- printf "%s-config" (include "palisade.fullname" .) -}}
+{{- end -}}
+
+{{- define "palisade.webhookServiceName" -}}
+{{- printf "%s-webhook" (include "palisade.fullname" .) -}}
+{{- end -}}
+
+{{- define "palisade.servingSecretName" -}}
+{{- printf "%s-webhook-serving" (include "palisade.fullname" .) -}}
+{{- end -}}
+
+{{/*
+The three ValidatingWebhookConfigurations. Cluster-scoped, named as Palisade's code names them
+(server/protection/register.ts, server/fencing/approvalWebhook.ts, server/leader/epochWebhook.ts):
+one release per cluster.
+*/}}
+{{- define "palisade.webhookConfigurationNames" -}}
+- podseidon.kubewharf.io
+- palisade-nodefences
+- palisade-leader-epochs
+{{- end -}}
+
+{{/* The label that keeps Palisade's own pods out of its pod-deletion webhook (objectSelector). */}}
+{{- define "palisade.releaseIdLabel" -}}
+podseidon.kubewharf.io/release-id: palisade
+{{- end -}}
+
+{{/* The console's public URL: the value, else the Ingress host's. */}}
+{{- define "palisade.publicURL" -}}
+{{- if .Values.console.publicURL -}}
+{{- .Values.console.publicURL -}}
+{{- else if .Values.ingress.enabled -}}
+{{- printf "%s://%s" (ternary "https" "http" (ne .Values.ingress.tlsSecretName "")) .Values.ingress.host -}}
+{{- end -}}
+{{- end -}}
+
+{{/* cert-manager: the Certificate whose CA cainjector writes into the webhook configurations. */}}
+{{- define "palisade.servingCertificateName" -}}
+{{- printf "%s-webhook-serving" (include "palisade.fullname" .) -}}
+{{- end -}}
+
+{{/* Annotations every webhook configuration carries in cert-manager mode. */}}
+{{- define "palisade.webhookAnnotations" -}}
+{{- if eq .Values.webhook.certificates.mode "cert-manager" -}}
+annotations:
+  cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "palisade.servingCertificateName" .) }}
+{{- end }}
+{{- end -}}
+
+{{/* clientConfig of one webhook: the webhook Service, a path; no caBundle (see webhooks.yaml). */}}
+{{- define "palisade.clientConfig" -}}
+clientConfig:
+  service:
+    namespace: {{ .root.Release.Namespace }}
+    name: {{ include "palisade.webhookServiceName" .root }}
+    port: {{ .root.Values.webhook.service.port }}
+    path: {{ printf "/%s/%s" .kind .root.Values.protection.cellID }}
+{{- end -}}

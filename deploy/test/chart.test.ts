@@ -1,0 +1,261 @@
+// The Helm chart as an operator meets it: it lints clean, renders what the golden files hold
+// for each value set, refuses a bad value naming the field, keeps deploy/manifests/palisade.yaml
+// and its crds/ in step with the sources, and registers exactly the webhooks Palisade's code
+// would register. UPDATE_GOLDEN=1 rewrites the golden files (review the diff).
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../server/config/schema.js';
+import { fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
+import { epochWebhookConfiguration } from '../../server/leader/epochWebhook.js';
+import { webhookConfiguration } from '../../server/protection/register.js';
+import { CHART, helm, MANIFESTS, NAMESPACE, REPO, render, VALUES_DIR } from './helm.js';
+
+const GOLDEN = join(REPO, 'deploy/test/golden');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; [k: string]: any };
+  [k: string]: any;
+};
+
+const docs = (text: string): Obj[] =>
+  YAML.parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((d) => d);
+const find = (objs: Obj[], kind: string, name?: string) => {
+  const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
+  if (!o) throw new Error(`no ${kind} ${name ?? ''} in the output`);
+  return o;
+};
+const paletteYaml = (objs: Obj[]) =>
+  YAML.parse(find(objs, 'ConfigMap', 'palisade-config').data['palisade.yaml']);
+
+// the value sets with a golden file each: name -> helm arguments
+const CASES: Record<string, string[]> = {
+  defaults: [],
+  'cert-manager': ['-f', join(VALUES_DIR, 'cert-manager.yaml')],
+  production: ['-f', join(VALUES_DIR, 'production.yaml')],
+};
+
+describe('helm lint', () => {
+  it.each(Object.entries(CASES))('%s: lints clean with --strict', async (_name, args) => {
+    const r = await helm('lint', '--strict', CHART, '--namespace', NAMESPACE, ...args);
+    expect(r.stderr + r.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    expect(r.stdout).not.toMatch(/\[(WARNING|ERROR)\]/);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('helm template', () => {
+  it.each(Object.entries(CASES))('%s: renders what its golden file holds', async (name, args) => {
+    const out = await render(...args);
+    const file = join(GOLDEN, `${name}.yaml`);
+    if (UPDATE || !existsSync(file)) await writeFile(file, out);
+    expect(out, `${file} differs: run UPDATE_GOLDEN=1 npx vitest run deploy/test/ and review the diff`).toBe(
+      await readFile(file, 'utf8'),
+    );
+  });
+
+  it('refuses a bad value with the field named (template and lint)', async () => {
+    const r = await helm('template', 'palisade', CHART, '-f', join(VALUES_DIR, 'bad-cluster-mode.yaml'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("at '/clusterMode': value must be one of 'normal', 'read-only', 'protected'");
+    const lint = await helm('lint', '--strict', CHART, '-f', join(VALUES_DIR, 'bad-cluster-mode.yaml'));
+    expect(lint.code).not.toBe(0);
+    expect(lint.stdout).toContain("[ERROR] values.yaml: - at '/clusterMode'");
+    for (const [set, field] of [
+      ['webhook.certificates.mode=vault', '/webhook/certificates/mode'],
+      ['console.session.idleTimeout=1d', '/console/session/idleTimeout'],
+      ['protection.cellID=a/b', '/protection/cellID'],
+      ['webhook.failurePolicy=fail', '/webhook/failurePolicy'],
+      ['replicaCount=0', '/replicaCount'],
+      ['webhok.failurePolicy=Fail', "additional properties 'webhok' not allowed"],
+    ]) {
+      const bad = await helm('template', 'palisade', CHART, '--set', set);
+      expect(bad.code, set).not.toBe(0);
+      expect(bad.stderr, set).toContain(field);
+    }
+  });
+
+  it('refuses a PodDisruptionBudget that would never let a replica go', async () => {
+    const r = await helm('template', 'palisade', CHART, '--set', 'replicaCount=2');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('podDisruptionBudget.minAvailable (2) must be less than replicaCount (2)');
+    expect(
+      (
+        await helm(
+          'template',
+          'palisade',
+          CHART,
+          '--set',
+          'replicaCount=2,podDisruptionBudget.minAvailable=1',
+        )
+      ).code,
+    ).toBe(0);
+  });
+
+  it('refuses OIDC sign-in without an issuer, a client ID and a Secret for the client secret', async () => {
+    const r = await helm('template', 'palisade', CHART, '--set', 'auth.oidc.enabled=true');
+    expect(r.code).not.toBe(0);
+    for (const f of ['/auth/oidc/issuer', '/auth/oidc/clientID', '/auth/oidc/clientSecret/existingSecret'])
+      expect(r.stderr).toContain(f);
+  });
+
+  it('deploy/manifests/palisade.yaml is the default render with the CRDs (npm run manifests)', async () => {
+    const out = await render('--include-crds');
+    expect(out, 'deploy/manifests/palisade.yaml is stale: run npm run manifests').toBe(
+      await readFile(MANIFESTS, 'utf8'),
+    );
+  });
+
+  it("the chart's crds/ are deploy/crds/ byte for byte", async () => {
+    const src = (await readdir(join(REPO, 'deploy/crds'))).filter((f) => f.endsWith('.yaml')).sort();
+    const copies = (await readdir(join(CHART, 'crds'))).sort();
+    expect(copies, 'copy deploy/crds/*.yaml to deploy/helm/palisade/crds/').toEqual(src);
+    for (const f of src)
+      expect(await readFile(join(CHART, 'crds', f), 'utf8'), `crds/${f} drifted: copy it again`).toBe(
+        await readFile(join(REPO, 'deploy/crds', f), 'utf8'),
+      );
+  });
+});
+
+describe('what the chart installs', () => {
+  it("registers the webhooks Palisade's code would register, reaching them through the Service", async () => {
+    const objs = docs(await render());
+    const service = (path: string) => ({
+      service: { namespace: NAMESPACE, name: 'palisade-webhook', port: 443, path },
+    });
+    // the code's configurations with the Service instead of a URL and no CA (filled in later)
+    const fromCode = (c: any, path: string) =>
+      c.webhooks.map((w: any) => ({ ...w, clientConfig: service(path) }));
+    const chart = (name: string) => find(objs, 'ValidatingWebhookConfiguration', name).webhooks;
+    const pods = webhookConfiguration('https://x', 'CA');
+    expect(chart('podseidon.kubewharf.io')).toEqual(
+      fromCode(pods, '/admission/default').map((w: any) => ({
+        ...w,
+        namespaceSelector: {
+          matchExpressions: [
+            { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+          ],
+        },
+      })),
+    );
+    expect(chart('palisade-nodefences')).toEqual(
+      fromCode(fenceWebhookConfiguration('https://x', 'CA'), '/fences/default'),
+    );
+    expect(chart('palisade-leader-epochs')).toEqual(
+      fromCode(epochWebhookConfiguration('https://x', 'CA'), '/epochs/default'),
+    );
+    // and its own pods carry the label the pod webhook leaves out
+    const podLabels = find(objs, 'Deployment').spec.template.metadata.labels;
+    const [expr] = pods.webhooks![0].objectSelector!.matchExpressions!;
+    expect(podLabels[expr.key]).toBe(expr.values![0]);
+    // the configurations Palisade patches the caBundle of are these three
+    expect(paletteYaml(objs).protection.webhook.configurations.sort()).toEqual(
+      objs
+        .filter((o) => o.kind === 'ValidatingWebhookConfiguration')
+        .map((o) => o.metadata.name)
+        .sort(),
+    );
+  });
+
+  it('generates a palisade.yaml the server accepts, for every value set', async () => {
+    const lifetimes = [
+      '--set',
+      'webhook.certificates.validity=8760h,webhook.certificates.renewBefore=720h,webhook.certificates.ca.validity=43800h,webhook.certificates.ca.renewBefore=2160h,webhook.certificates.reloadDelay=2m',
+    ];
+    for (const [name, args] of [...Object.entries(CASES), ['lifetimes', lifetimes] as const]) {
+      const parsed = configSchema.safeParse(paletteYaml(docs(await render(...args))));
+      expect(parsed.error?.issues ?? [], name).toEqual([]);
+    }
+  });
+
+  it('rolls the pods when palisade.yaml changes, and only then', async () => {
+    const checksum = async (...args: string[]) =>
+      find(docs(await render(...args)), 'Deployment').spec.template.metadata.annotations['checksum/config'];
+    const base = await checksum();
+    expect(await checksum('--set', 'clusterMode=read-only')).not.toBe(base);
+    expect(await checksum('--set', 'replicaCount=5')).toBe(base);
+  });
+
+  it('runs under Pod Security Admission "restricted" with a read-only root and /tmp writable', async () => {
+    const pod = find(docs(await render()), 'Deployment').spec.template.spec;
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const [c] = pod.containers;
+    expect(c.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
+    expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
+    // longer than the server's own stop: 5 s webhook drain, then at most 10 s for the rest
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
+  });
+
+  it('in cert-manager mode every webhook configuration takes its CA from the Certificate that writes the serving Secret', async () => {
+    const objs = docs(await render(...CASES['cert-manager']));
+    const cert = find(objs, 'Certificate', 'palisade-webhook-serving');
+    const secret = paletteYaml(objs).protection.webhook.certificates;
+    expect(secret).toMatchObject({
+      mode: 'cert-manager',
+      secret: { namespace: NAMESPACE, name: cert.spec.secretName },
+    });
+    expect(cert.spec.dnsNames).toEqual([
+      `palisade-webhook.${NAMESPACE}.svc`,
+      `palisade-webhook.${NAMESPACE}.svc.cluster.local`,
+    ]);
+    const issuer = find(objs, 'Issuer', cert.spec.issuerRef.name);
+    expect(issuer.spec.ca.secretName).toBe(find(objs, 'Certificate', 'palisade-webhook-ca').spec.secretName);
+    for (const w of objs.filter((o) => o.kind === 'ValidatingWebhookConfiguration')) {
+      expect(w.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
+        `${NAMESPACE}/palisade-webhook-serving`,
+      );
+      for (const h of w.webhooks) expect(h.clientConfig.caBundle).toBeUndefined();
+    }
+  });
+
+  it('mounts the OIDC client secret from the named Secret and points palisade.yaml at the file', async () => {
+    const objs = docs(await render(...CASES.production));
+    const cfg = paletteYaml(objs);
+    const pod = find(objs, 'Deployment').spec.template.spec;
+    const vol = pod.volumes.find((v: any) => v.secret?.secretName === 'palisade-oidc');
+    expect(vol.secret.items).toEqual([{ key: 'client-secret', path: 'client-secret' }]);
+    const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === vol.name);
+    expect(cfg.auth.oidc.clientSecretFile).toBe(`${mount.mountPath}/client-secret`);
+    expect(cfg.auth.oidc.clientSecret).toBeUndefined();
+    expect(cfg.server.publicURL).toBe('https://palisade.example.com');
+    // and no Secret value anywhere in the output
+    expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
+  });
+});
+
+describe('docs/install.md', () => {
+  it('documents every value of values.yaml', async () => {
+    const doc = await readFile(join(REPO, 'docs/install.md'), 'utf8');
+    const values = YAML.parse(await readFile(join(CHART, 'values.yaml'), 'utf8'));
+    // leaves, and maps whose keys are the user's (labels, annotations, policies, selectors)
+    const OPEN = new Set(['resources', 'namespaceSelector', 'issuerRef', 'policies']);
+    const paths: string[] = [];
+    const walk = (o: any, at: string) => {
+      for (const [k, v] of Object.entries(o)) {
+        const p = at ? `${at}.${k}` : k;
+        if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length && !OPEN.has(k))
+          walk(v, p);
+        else paths.push(p);
+      }
+    };
+    walk(values, '');
+    const missing = paths.filter((p) => !doc.includes(`| \`${p}\` |`));
+    expect(missing, 'add these to the values reference in docs/install.md').toEqual([]);
+  });
+});

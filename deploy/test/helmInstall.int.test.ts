@@ -1,0 +1,139 @@
+// The chart as Helm installs it, on the embedded cluster and (PALISADE_CLUSTER=real) on
+// etcd + kube-apiserver: `helm install` creates every object of the release; `helm upgrade`
+// keeps the caBundle that Palisade's leader (or cainjector) wrote into the webhook
+// configurations, which the chart never sets; and `helm uninstall` after the documented
+// `kubectl delete validatingwebhookconfiguration ...` removes the rest and keeps the CRDs.
+//
+// Real control plane only: helm 3.22's client-go (v0.37) writes its release Secret as protobuf,
+// which the embedded API server does not decode (it speaks JSON, as kubectl and client-node do);
+// the embedded cluster is covered by kubectl apply --server-side in manifests.int.test.ts.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onRealControlPlane } from '../../sim/apiserver/test/harness.js';
+import { startScenario } from '../../sim/test/clusterHarness.js';
+import { CHART, helmBin, NAMESPACE } from './helm.js';
+
+const WEBHOOK_CONFIGS = ['podseidon.kubewharf.io', 'palisade-nodefences', 'palisade-leader-epochs'];
+const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n').toString(
+  'base64',
+);
+
+let c: Awaited<ReturnType<typeof startScenario>>;
+let dir: string;
+let admission: k8s.AdmissionregistrationV1Api;
+
+beforeAll(async () => {
+  if (!onRealControlPlane) return;
+  c = await startScenario(`
+name: helm-install-test
+nodes:
+  zones: [{ name: zone-a, racks: [{ name: a1, count: 1 }] }]
+`);
+  dir = await mkdtemp(join(tmpdir(), 'palisade-helm-'));
+  await writeFile(join(dir, 'kubeconfig'), c.apiserver.kubeconfig, { mode: 0o600 });
+  admission = c.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+});
+afterAll(async () => {
+  await c?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function helm(...args: string[]): Promise<{ ok: boolean; out: string }> {
+  const env = {
+    ...process.env,
+    HOME: dir,
+    HELM_CACHE_HOME: join(dir, 'cache'),
+    HELM_CONFIG_HOME: join(dir, 'config'),
+    HELM_DATA_HOME: join(dir, 'data'),
+    KUBECONFIG: join(dir, 'kubeconfig'),
+  };
+  return new Promise((resolve) =>
+    execFile(
+      helmBin(),
+      [...args, '--namespace', NAMESPACE],
+      { env, timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ ok: !err, out: stdout + stderr }),
+    ),
+  );
+}
+
+const caBundles = async () =>
+  Promise.all(
+    WEBHOOK_CONFIGS.map(async (name) =>
+      (await admission.readValidatingWebhookConfiguration({ name })).webhooks!.map(
+        (w) => w.clientConfig.caBundle,
+      ),
+    ),
+  );
+
+describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real control plane)', () => {
+  it('installs the release into a new namespace', async () => {
+    // the test cluster already has palisade-viewer/-operator/-admin (deploy/rbac/palisade-roles.yaml,
+    // bound to its demo users), which Helm will not adopt: the release leaves the people's roles out
+    const r = await helm(
+      'install',
+      'palisade',
+      CHART,
+      '--create-namespace',
+      '--set',
+      'rbac.peopleRoles=false',
+    );
+    expect(r.ok, r.out).toBe(true);
+    expect(r.out).toContain('STATUS: deployed');
+    const apps = c.kc.makeApiClient(k8s.AppsV1Api);
+    const d = await apps.readNamespacedDeployment({ name: 'palisade', namespace: NAMESPACE });
+    expect(d.spec?.replicas).toBe(3);
+    for (const name of ['palisade', 'palisade-webhook'])
+      expect((await c.core.readNamespacedService({ name, namespace: NAMESPACE })).metadata?.name).toBe(name);
+    // the chart leaves caBundle to Palisade (self-managed) or cainjector
+    expect((await caBundles()).flat().every((b) => !b)).toBe(true);
+  });
+
+  it('keeps the caBundle Palisade wrote when the release is upgraded', async () => {
+    // what the leader does in self-managed mode: patch caBundle of each webhook
+    for (const name of WEBHOOK_CONFIGS) {
+      const cur = await admission.readValidatingWebhookConfiguration({ name });
+      const patch = cur.webhooks!.map((_, i) => ({
+        op: 'add',
+        path: `/webhooks/${i}/clientConfig/caBundle`,
+        value: CA,
+      }));
+      await admission.patchValidatingWebhookConfiguration(
+        { name, body: patch },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
+      );
+    }
+    const r = await helm(
+      'upgrade',
+      'palisade',
+      CHART,
+      '--set',
+      'rbac.peopleRoles=false,clusterMode=read-only,webhook.timeoutSeconds=5',
+    );
+    expect(r.ok, r.out).toBe(true);
+    const hook = await admission.readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' });
+    expect(hook.webhooks![0].timeoutSeconds).toBe(5);
+    expect((await caBundles()).flat()).toEqual(Array(6).fill(CA));
+  });
+
+  it('uninstalls after the webhook configurations are deleted, keeping the CRDs', async () => {
+    for (const name of WEBHOOK_CONFIGS) await admission.deleteValidatingWebhookConfiguration({ name });
+    const r = await helm('uninstall', 'palisade');
+    expect(r.ok, r.out).toBe(true);
+    const apps = c.kc.makeApiClient(k8s.AppsV1Api);
+    await expect(
+      apps.readNamespacedDeployment({ name: 'palisade', namespace: NAMESPACE }),
+    ).rejects.toMatchObject({
+      code: 404,
+    });
+    const crds = c.kc.makeApiClient(k8s.ApiextensionsV1Api);
+    expect(
+      (await crds.readCustomResourceDefinition({ name: 'podprotectors.podseidon.kubewharf.io' })).metadata
+        ?.name,
+    ).toBe('podprotectors.podseidon.kubewharf.io');
+  });
+});
