@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 # "server/" alone would also pick sim/apiserver/, whose own suite the sim/diff tests cover)
 REAL_SUITES=(sim/test/ sim/cli.int sim/controllers/test/ server/cells.int server/console.int
   server/kube/attach.int server/kube/informer.int server/realtime/ server/protection/test/
-  server/fencing/test/ server/actions/ server/trpc/volumes.int server/auth/ server/instanceIds/ server/ha/ server/runtime/ server/leader/test/ deploy/test/)
+  server/fencing/test/ server/actions/ server/trpc/volumes.int server/auth/ server/instanceIds/ server/ha/ server/runtime/ server/leader/test/ deploy/test/
+  server/rbac/)
 suite_start=$SECONDS
 phase() { echo "== $1 (at $((SECONDS - suite_start)) s)"; }
 
@@ -32,7 +33,9 @@ phase "lint" && npx biome check --diagnostic-level=error .
 mkdir -p .palisade
 real_log=.palisade/test-real.log
 phase "integration suites on the real control plane (PALISADE_CLUSTER=real), in the background"
-(PALISADE_CLUSTER=real npx vitest run --project integration "${REAL_SUITES[@]}" >"$real_log" 2>&1) &
+# ...with Palisade acting as the chart's ServiceAccount and only its RBAC (server/test/identity.ts:
+# the protection, fencing, guarded-action and HA suites; their own setup stays the admin's)
+(PALISADE_CLUSTER=real PALISADE_TEST_IDENTITY=chart npx vitest run --project integration "${REAL_SUITES[@]}" >"$real_log" 2>&1) &
 real_pid=$!
 # stop the background pass too if this script is interrupted or a phase fails
 trap 'kill "$real_pid" 2>/dev/null || true' EXIT

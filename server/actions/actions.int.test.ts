@@ -18,6 +18,7 @@ import type { ActionsAppRouter } from '../trpc/actions.js';
 import { tokenOf } from '../test/client.js';
 import { FENCE_API } from './live.js';
 import { ensureFenceCrd, fenceInPhase, readFenceObject, setFencePhase } from './test/fences.js';
+import { palisadeKubeconfig } from '../test/identity.js';
 
 type Cluster = Awaited<ReturnType<typeof startScenario>>;
 let c: Cluster;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   await ensureFenceCrd(c.kc);
   dir = await mkdtemp(join(tmpdir(), 'palisade-actions-'));
   await writeFile(join(dir, 'kubeconfig'), c.kc.exportConfig());
-  const [embedded] = await clustersFromKubeconfig(join(dir, 'kubeconfig'));
+  const [embedded] = await clustersFromKubeconfig(await palisadeKubeconfig(join(dir, 'kubeconfig')));
   consoleServer = await startConsole({
     clusters: [
       embedded,

@@ -26,6 +26,7 @@ import { type Balancer, type TlsTermination, startBalancer } from '../../testenv
 import { kubeconfigCaPem } from '../protection/clientAuth.js';
 import { sharedServingPair } from '../protection/servingSecret.js';
 import { webhookNames } from '../protection/webhook.js';
+import { palisadeKubeconfig } from './identity.js';
 
 /** the name on the http balancer's client certificate, the one the replicas allow */
 export const BALANCER_CLIENT_CN = 'palisade-balancer';
@@ -184,6 +185,8 @@ export async function startReplicas(o: {
       );
     }
     const server = { ...o.server, ...(consoleUrl ? { publicURL: consoleUrl } : {}) };
+    // the replicas' identity (PALISADE_TEST_IDENTITY=chart: the chart's ServiceAccount)
+    const kubeconfig = await palisadeKubeconfig(o.kubeconfig);
     for (let i = 0; i < o.n; i++) {
       const config = join(dir, `palisade-${i}.yaml`);
       const protection = {
@@ -202,7 +205,7 @@ export async function startReplicas(o: {
         config,
         JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
       );
-      replicas.push(await startReplica(i, o.kubeconfig, config, ports[i], o.env, consolePorts[i]));
+      replicas.push(await startReplica(i, kubeconfig, config, ports[i], o.env, consolePorts[i]));
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
     // only after two good health checks, and a test that stopped the first two replicas while

@@ -17,6 +17,7 @@ import { type ExecAgentFactory, FencingController } from '../controller.js';
 import { captureLogs } from '../../test/logCapture.js';
 import type { Manager } from '../../runtime/manager.js';
 import { ControllerRuntime } from '../../runtime/runtime.js';
+import { palisadeKc } from '../../test/identity.js';
 
 /** short timings, so a takeover happens within seconds */
 export const TEST_ELECTION = {
@@ -41,7 +42,8 @@ export async function startFencing(
   const conn = new ClusterConnection({
     id: 'test',
     context: 'test',
-    kc: cluster.kc,
+    // Palisade's identity (PALISADE_TEST_IDENTITY=chart: the chart's ServiceAccount)
+    kc: await palisadeKc(cluster.kc),
     infra: { url: cluster.infraApi.url, token: cluster.infraApi.token },
   });
   conn.start();

@@ -9,6 +9,7 @@ import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startProtection, type ProtectionService } from '../service.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
 import { scenario } from './protectionHarness.js';
+import { palisadeKc } from '../../test/identity.js';
 
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let protection: ProtectionService;
@@ -62,7 +63,7 @@ beforeAll(async () => {
         updateTrigger: { enabled: true, namespace: 'default', intervalMillis: 300 },
       },
     },
-    clusters: [{ id: 'embedded', context: 'palisade-embedded', kc: cluster.kc }],
+    clusters: [{ id: 'embedded', context: 'palisade-embedded', kc: await palisadeKc(cluster.kc) }],
   });
 }, 120_000);
 

@@ -9,6 +9,7 @@ import { type Cell, statusOf } from '../../../lib/protection/status.js';
 import type { ClusterSpec } from '../../kube/connection.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
 import { type ProtectionConfigInput, type ProtectionService, startProtection } from '../service.js';
+import { palisadeKc } from '../../test/identity.js';
 
 export const GROUP = 'podseidon.kubewharf.io';
 export const VERSION = 'v1alpha1';
@@ -65,7 +66,7 @@ export async function startEnv(
   for (const ns of namespaces) await createReadyNamespace(cluster.core, ns);
   const protection = await startProtection({
     config: opts.config ?? baseConfig(),
-    clusters: [{ id: 'embedded', context: CELL, kc: cluster.kc }],
+    clusters: [{ id: 'embedded', context: CELL, kc: await palisadeKc(cluster.kc) }],
   });
   return {
     cluster,

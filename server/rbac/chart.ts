@@ -1,0 +1,208 @@
+// The chart's identity for tests: render the chart's RBAC templates with helm, apply them (and
+// a test-only registration role, see below) with kubectl's server-side apply as the cluster's
+// admin, mint a token for the chart's ServiceAccount with the TokenRequest API and hand back a
+// kubeconfig that acts only as that ServiceAccount. With PALISADE_TEST_IDENTITY=chart the
+// harnesses (server/test/identity.ts) give Palisade that kubeconfig instead of the admin's, while
+// the tests' own setup (pods, nodes, faults) stays on the admin's.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CHART_DIR = join(ROOT, 'deploy/helm/palisade');
+const RBAC_DIR = join(CHART_DIR, 'templates/rbac');
+export const KUBECTL = join(ROOT, '.palisade/bin/kubectl');
+
+/**
+ * Where the tests' Palisade keeps its Lease, serving Secret and sessions (the config defaults,
+ * kube-system), so the chart is rendered as a release in that namespace.
+ */
+export const TEST_RELEASE_NAMESPACE = 'kube-system';
+export const SERVICE_ACCOUNT = 'palisade';
+export const SERVICE_ACCOUNT_USER = `system:serviceaccount:${TEST_RELEASE_NAMESPACE}:${SERVICE_ACCOUNT}`;
+
+/** the values the tests install with: the update trigger where the tests' config puts it */
+export const TEST_VALUES: Record<string, string> = {
+  'rbac.updateTriggerNamespace': 'default',
+  'rbac.fenceAgentCredentials.namespace': 'palisade-system',
+};
+
+/**
+ * The tests register their webhooks themselves (protection.webhook.register true, a URL rather
+ * than the chart's Service), which the chart never does: its configurations come with the
+ * chart and Palisade only patches their caBundle. This role stands in for the chart's
+ * ValidatingWebhookConfiguration objects and is not part of what the chart grants.
+ */
+export const TEST_REGISTRATION_ROLE = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: palisade-test-webhook-registration
+rules:
+  - apiGroups: [admissionregistration.k8s.io]
+    resources: [validatingwebhookconfigurations]
+    verbs: [get, create, update]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: palisade-test-webhook-registration
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: palisade-test-webhook-registration
+subjects:
+  - kind: ServiceAccount
+    name: ${SERVICE_ACCOUNT}
+    namespace: ${TEST_RELEASE_NAMESPACE}
+`;
+
+let helmBin: Promise<string> | undefined;
+
+/** helm from testenv/ (HELM_BIN_DIR when test.sh exported it; else built or taken from its cache) */
+export function helm(): Promise<string> {
+  helmBin ??= (async () => {
+    if (process.env.HELM_BIN_DIR) return join(process.env.HELM_BIN_DIR, 'helm');
+    const { stdout } = await run(
+      'bash',
+      ['-c', 'eval "$(bash testenv/build.sh helm)" && echo "$HELM_BIN_DIR"'],
+      {
+        cwd: ROOT,
+        maxBuffer: 16 << 20,
+      },
+    );
+    return join(stdout.trim().split('\n').pop()!, 'helm');
+  })();
+  return helmBin;
+}
+
+/** `helm template` of the chart's RBAC templates only (the rest of the chart is another concern). */
+export async function renderRbac(
+  o: { namespace?: string; values?: Record<string, string> } = {},
+): Promise<string> {
+  const files = (await readdir(RBAC_DIR)).filter((f) => f.endsWith('.yaml')).sort();
+  const args = ['template', 'palisade', CHART_DIR, '--namespace', o.namespace ?? TEST_RELEASE_NAMESPACE];
+  // helm's own default is an old version the chart's kubeVersion refuses
+  args.push('--kube-version', '1.34.0');
+  for (const f of files) args.push('--show-only', `templates/rbac/${f}`);
+  for (const [k, v] of Object.entries(o.values ?? {})) args.push('--set', `${k}=${v}`);
+  const { stdout } = await run(await helm(), args, { maxBuffer: 16 << 20 });
+  return stdout;
+}
+
+/** The objects of a multi-document YAML text (empty documents dropped). */
+export function objectsOf(yaml: string): k8s.KubernetesObject[] {
+  return parseAllDocuments(yaml)
+    .map((d) => d.toJS() as k8s.KubernetesObject | null)
+    .filter((o): o is k8s.KubernetesObject => !!o?.kind);
+}
+
+function kubectl(kubeconfig: string, args: string[], stdin: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code: code ?? -1, out }));
+    child.stdin.end(stdin);
+  });
+}
+
+/**
+ * kubectl apply --server-side (Debian's kubectl 1.20, scripts/ensure-kubectl.sh), YAML on stdin.
+ * An API server without server-side apply (the embedded one answers 415 to apply patches) gets
+ * kubectl's client-side apply instead, which `how` tells.
+ */
+export async function kubectlApply(
+  kubeconfig: string,
+  yaml: string,
+): Promise<{ how: 'server-side' | 'client-side'; out: string }> {
+  if (!existsSync(KUBECTL)) throw new Error(`kubectl not found at ${KUBECTL}: run scripts/ensure-kubectl.sh`);
+  const ssa = await kubectl(
+    kubeconfig,
+    ['apply', '--server-side', '--force-conflicts', '--field-manager', 'palisade-test', '-f', '-'],
+    yaml,
+  );
+  if (ssa.code === 0) return { how: 'server-side', out: ssa.out };
+  if (!/Server-side apply not available/.test(ssa.out))
+    throw new Error(`kubectl apply --server-side failed (${ssa.code}):\n${ssa.out}`);
+  const csa = await kubectl(kubeconfig, ['apply', '-f', '-'], yaml);
+  if (csa.code !== 0) throw new Error(`kubectl apply failed (${csa.code}):\n${csa.out}`);
+  return { how: 'client-side', out: csa.out };
+}
+
+/** A token of the ServiceAccount (TokenRequest: serviceaccounts/<name>/token). */
+export async function mintToken(
+  admin: k8s.KubeConfig,
+  namespace = TEST_RELEASE_NAMESPACE,
+  name = SERVICE_ACCOUNT,
+) {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const r = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 6 * 3600 } },
+  });
+  const token = r.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${namespace}/${name} returned no token`);
+  return token;
+}
+
+/**
+ * The admin kubeconfig with every user replaced by the token: same clusters, same context
+ * names (tests and palisade.yaml name cells by context).
+ */
+export function kubeConfigAs(admin: k8s.KubeConfig, token: string): k8s.KubeConfig {
+  const out = new k8s.KubeConfig();
+  out.loadFromOptions({
+    clusters: admin.getClusters(),
+    users: [{ name: 'palisade-chart-serviceaccount', token }],
+    contexts: admin.getContexts().map((c) => ({ ...c, user: 'palisade-chart-serviceaccount' })),
+    currentContext: admin.getCurrentContext(),
+  });
+  return out;
+}
+
+/**
+ * Apply the chart's RBAC objects (as rendered) as the admin, and the test registration role
+ * unless `registration` is false.
+ */
+export async function installChartRbac(admin: k8s.KubeConfig, rendered?: string, registration = true) {
+  const dir = await mkdtemp(join(tmpdir(), 'palisade-rbac-'));
+  try {
+    const path = join(dir, 'kubeconfig');
+    await writeFile(path, admin.exportConfig());
+    const yaml = rendered ?? (await renderRbac({ values: TEST_VALUES }));
+    // FencePolicies' default credentialsNamespace, which the tests' exec agents read from
+    const ns = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: palisade-system\n';
+    await kubectlApply(path, `${ns}---\n${yaml}${registration ? `\n---\n${TEST_REGISTRATION_ROLE}` : ''}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const identities = new Map<string, Promise<k8s.KubeConfig>>();
+
+/** The chart ServiceAccount's kubeconfig for this cluster: installed and minted once per cluster. */
+export function chartIdentity(admin: k8s.KubeConfig): Promise<k8s.KubeConfig> {
+  const server = admin.getCurrentCluster()?.server;
+  if (!server) throw new Error('the kubeconfig has no current cluster');
+  let p = identities.get(server);
+  if (!p) {
+    p = (async () => {
+      await installChartRbac(admin);
+      return kubeConfigAs(admin, await mintToken(admin));
+    })();
+    identities.set(server, p);
+    p.catch(() => identities.delete(server));
+  }
+  return p;
+}
