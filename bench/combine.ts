@@ -12,6 +12,7 @@ const SECTIONS = [
   { file: 'bench/mttr/RESULTS.md', marker: 'mttr-benchmark', title: 'MTTR' },
   { file: 'bench/auth/RESULTS.md', marker: 'auth-benchmark', title: 'Sign-in' },
   { file: 'bench/ha/RESULTS.md', marker: 'ha-benchmark', title: 'High' },
+  { file: 'bench/image/RESULTS.md', marker: 'image-benchmark', title: 'Container' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;
