@@ -2,7 +2,7 @@
 # Renders deploy/manifests/palisade.yaml from the Helm chart with its default values, for
 # people who install with `kubectl apply` instead of Helm:
 #
-#   helm template palisade deploy/helm/palisade --namespace palisade-system --include-crds
+#   helm template palisade deploy/helm/palisade
 #
 # The helm binary is $HELM_BIN_DIR/helm, else the one testenv/build.sh builds (pinned, so the
 # output never depends on whichever helm is on PATH). `--check` renders to a temporary file and
@@ -19,7 +19,7 @@ helm="$HELM_BIN_DIR/helm"
 
 tmp="$(mktemp)"
 trap 'rm -f "$tmp"' EXIT
-(cd "$root" && "$helm" template palisade deploy/helm/palisade --namespace palisade-system --include-crds) >"$tmp"
+(cd "$root" && "$helm" template palisade deploy/helm/palisade) >"$tmp"
 
 if [[ ${1:-} == --check ]]; then
   if ! diff -u "$out" "$tmp"; then

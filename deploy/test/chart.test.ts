@@ -1,6 +1,6 @@
 // The Helm chart as an operator meets it: it lints clean, renders what the golden files hold
 // for each value set, refuses a bad value naming the field, keeps deploy/manifests/palisade.yaml
-// and its crds/ in step with the sources, and registers exactly the webhooks Palisade's code
+// and its files/crds/ in step with the sources, and registers exactly the webhooks Palisade's code
 // would register. UPDATE_GOLDEN=1 rewrites the golden files (review the diff).
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -106,21 +106,54 @@ describe('helm template', () => {
       expect(r.stderr).toContain(f);
   });
 
-  it('deploy/manifests/palisade.yaml is the default render with the CRDs (npm run manifests)', async () => {
-    const out = await render('--include-crds');
-    expect(out, 'deploy/manifests/palisade.yaml is stale: run npm run manifests').toBe(
+  it('deploy/manifests/palisade.yaml is `helm template palisade deploy/helm/palisade` (npm run manifests)', async () => {
+    const r = await helm('template', 'palisade', CHART);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout, 'deploy/manifests/palisade.yaml is stale: run npm run manifests').toBe(
       await readFile(MANIFESTS, 'utf8'),
     );
   });
 
-  it("the chart's crds/ are deploy/crds/ byte for byte", async () => {
+  it('the default render is a whole install: its namespace and the CRDs first, kept on uninstall', async () => {
+    const objs = docs((await helm('template', 'palisade', CHART)).stdout);
+    expect(objs[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'palisade-system' } });
+    expect(objs[0].metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    const crds = objs.filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds.map((o) => o.metadata.name).sort()).toEqual([
+      'fencepolicies.palisade.dev',
+      'nodefences.palisade.dev',
+      'podprotectors.podseidon.kubewharf.io',
+    ]);
+    for (const o of [objs[0], ...crds])
+      expect(o.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    // everything namespaced is in it, but the Role that reads node Leases where the kubelets keep them
+    const namespaced = objs.filter((o) => o.metadata.namespace !== undefined);
+    expect(new Set(namespaced.map((o) => o.metadata.namespace))).toEqual(
+      new Set(['palisade-system', 'kube-node-lease']),
+    );
+    expect(namespaced.filter((o) => o.metadata.namespace === 'kube-node-lease').map((o) => o.kind)).toEqual([
+      'Role',
+      'RoleBinding',
+    ]);
+    // helm --namespace X: the release's namespace, which helm makes (--create-namespace); no Namespace object
+    const inX = docs(await render());
+    expect(inX.filter((o) => o.kind === 'Namespace')).toEqual([]);
+    // and namespace.name puts everything elsewhere, creating it
+    const elsewhere = docs(
+      (await helm('template', 'palisade', CHART, '--set', 'namespace.name=safety')).stdout,
+    );
+    expect(elsewhere[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'safety' } });
+  });
+
+  it("the chart's files/crds/ are deploy/crds/ byte for byte", async () => {
     const src = (await readdir(join(REPO, 'deploy/crds'))).filter((f) => f.endsWith('.yaml')).sort();
-    const copies = (await readdir(join(CHART, 'crds'))).sort();
-    expect(copies, 'copy deploy/crds/*.yaml to deploy/helm/palisade/crds/').toEqual(src);
+    const copies = (await readdir(join(CHART, 'files/crds'))).sort();
+    expect(copies, 'copy deploy/crds/*.yaml to deploy/helm/palisade/files/crds/').toEqual(src);
     for (const f of src)
-      expect(await readFile(join(CHART, 'crds', f), 'utf8'), `crds/${f} drifted: copy it again`).toBe(
-        await readFile(join(REPO, 'deploy/crds', f), 'utf8'),
-      );
+      expect(
+        await readFile(join(CHART, 'files/crds', f), 'utf8'),
+        `files/crds/${f} drifted: copy it again`,
+      ).toBe(await readFile(join(REPO, 'deploy/crds', f), 'utf8'));
   });
 });
 
@@ -244,7 +277,7 @@ describe('docs/install.md', () => {
     const doc = await readFile(join(REPO, 'docs/install.md'), 'utf8');
     const values = YAML.parse(await readFile(join(CHART, 'values.yaml'), 'utf8'));
     // leaves, and maps whose keys are the user's (labels, annotations, policies, selectors)
-    const OPEN = new Set(['resources', 'namespaceSelector', 'issuerRef', 'policies']);
+    const OPEN = new Set(['resources', 'namespaceSelector', 'issuerRef', 'policies', 'labels']);
     const paths: string[] = [];
     const walk = (o: any, at: string) => {
       for (const [k, v] of Object.entries(o)) {

@@ -13,11 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onRealControlPlane } from '../../sim/apiserver/test/harness.js';
+import { eventually, onRealControlPlane } from '../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { CHART, helmBin, NAMESPACE } from './helm.js';
 
 const WEBHOOK_CONFIGS = ['podseidon.kubewharf.io', 'palisade-nodefences', 'palisade-leader-epochs'];
+const CRDS = [
+  'podprotectors.podseidon.kubewharf.io',
+  'fencepolicies.palisade.dev',
+  'nodefences.palisade.dev',
+];
 const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n').toString(
   'base64',
 );
@@ -36,6 +41,23 @@ nodes:
   dir = await mkdtemp(join(tmpdir(), 'palisade-helm-'));
   await writeFile(join(dir, 'kubeconfig'), c.apiserver.kubeconfig, { mode: 0o600 });
   admission = c.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  // the test cluster installs the CRDs when it starts; the chart installs them itself
+  const ext = c.kc.makeApiClient(k8s.ApiextensionsV1Api);
+  for (const name of CRDS) await ext.deleteCustomResourceDefinition({ name });
+  await eventually(
+    async () =>
+      (
+        await Promise.all(
+          CRDS.map((name) =>
+            ext.readCustomResourceDefinition({ name }).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        )
+      ).every((there) => !there),
+    'the CRDs gone',
+  );
 });
 afterAll(async () => {
   await c?.stop();
@@ -91,6 +113,13 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
       expect((await c.core.readNamespacedService({ name, namespace: NAMESPACE })).metadata?.name).toBe(name);
     // the chart leaves caBundle to Palisade (self-managed) or cainjector
     expect((await caBundles()).flat().every((b) => !b)).toBe(true);
+    // the CRDs are the release's, and established
+    const ext = c.kc.makeApiClient(k8s.ApiextensionsV1Api);
+    for (const name of CRDS) {
+      const crd = await ext.readCustomResourceDefinition({ name });
+      expect(crd.metadata?.annotations?.['meta.helm.sh/release-name']).toBe('palisade');
+      expect(crd.metadata?.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    }
   });
 
   it('keeps the caBundle Palisade wrote when the release is upgraded', async () => {
@@ -130,10 +159,10 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
     ).rejects.toMatchObject({
       code: 404,
     });
+    // kept: deleting a CRD would delete every PodProtector, FencePolicy and NodeFence
     const crds = c.kc.makeApiClient(k8s.ApiextensionsV1Api);
-    expect(
-      (await crds.readCustomResourceDefinition({ name: 'podprotectors.podseidon.kubewharf.io' })).metadata
-        ?.name,
-    ).toBe('podprotectors.podseidon.kubewharf.io');
+    for (const name of CRDS)
+      expect((await crds.readCustomResourceDefinition({ name })).metadata?.name).toBe(name);
+    expect(r.out).toContain('kept due to the resource policy');
   });
 });

@@ -83,7 +83,7 @@ podseidon.kubewharf.io/release-id: palisade
 {{- define "palisade.webhookAnnotations" -}}
 {{- if eq .Values.webhook.certificates.mode "cert-manager" -}}
 annotations:
-  cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "palisade.servingCertificateName" .) }}
+  cert-manager.io/inject-ca-from: {{ printf "%s/%s" (include "palisade.namespace" .) (include "palisade.servingCertificateName" .) }}
 {{- end }}
 {{- end -}}
 
@@ -91,8 +91,24 @@ annotations:
 {{- define "palisade.clientConfig" -}}
 clientConfig:
   service:
-    namespace: {{ .root.Release.Namespace }}
+    namespace: {{ (include "palisade.namespace" .root) }}
     name: {{ include "palisade.webhookServiceName" .root }}
     port: {{ .root.Values.webhook.service.port }}
     path: {{ printf "/%s/%s" .kind .root.Values.protection.cellID }}
+{{- end -}}
+
+{{/*
+The namespace Palisade's objects go in: namespace.name when set, else the release's (helm
+--namespace), except "default" — where `helm template` and a bare `helm install` put everything, and
+where Palisade never belongs — which gives palisade-system. So the default render
+(deploy/manifests/palisade.yaml) is a complete install on its own.
+*/}}
+{{- define "palisade.namespace" -}}
+{{- if .Values.namespace.name -}}
+{{- .Values.namespace.name -}}
+{{- else if eq .Release.Namespace "default" -}}
+palisade-system
+{{- else -}}
+{{- .Release.Namespace -}}
+{{- end -}}
 {{- end -}}
