@@ -15,6 +15,7 @@ describe('principalFromClaims', () => {
     ).toEqual({
       ok: true,
       principal: { username: 'oidc:alice', uid: 's1', groups: ['oidc:shop-admins', 'oidc:ops'] },
+      leftOut: [],
     }));
   it('takes a single group given as a string, and none', () => {
     expect(principalFromClaims({ preferred_username: 'a', groups: 'x' }, m)).toMatchObject({
@@ -36,6 +37,25 @@ describe('principalFromClaims', () => {
       principalFromClaims({ preferred_username: 'eve', groups: ['system:masters', 'dev'] }, noPrefix),
     ).toMatchObject({
       principal: { groups: ['dev'] },
+    });
+  });
+  it('asserts only the allowed groups, and says which it left out', () => {
+    const allowed = { ...m, allowedGroups: ['oidc:shop-admins'] };
+    expect(
+      principalFromClaims({ preferred_username: 'alice', groups: ['shop-admins', 'ops', 'dev'] }, allowed),
+    ).toEqual({
+      ok: true,
+      principal: { username: 'oidc:alice', groups: ['oidc:shop-admins'] },
+      leftOut: ['oidc:ops', 'oidc:dev'],
+    });
+    // an empty list: users only
+    expect(
+      principalFromClaims({ preferred_username: 'alice', groups: ['ops'] }, { ...m, allowedGroups: [] }),
+    ).toMatchObject({ principal: { groups: [] }, leftOut: ['oidc:ops'] });
+    // unset: every group, none left out
+    expect(principalFromClaims({ preferred_username: 'alice', groups: ['ops'] }, m)).toMatchObject({
+      principal: { groups: ['oidc:ops'] },
+      leftOut: [],
     });
   });
   it('refuses an unverified email as the name', () =>

@@ -9,9 +9,17 @@ export interface ClaimMapping {
   groupsClaim: string;
   usernamePrefix: string;
   groupsPrefix: string;
+  /**
+   * The only groups Palisade may assert (prefixed names): its RBAC lets it impersonate these and
+   * no others, and kube-apiserver refuses a whole impersonated request that names one more. Unset:
+   * any group.
+   */
+  allowedGroups?: readonly string[];
 }
 
-export type MappedClaims = { ok: true; principal: Principal } | { ok: false; reason: string };
+export type MappedClaims =
+  | { ok: true; principal: Principal /** the person's groups Palisade does not assert */; leftOut: string[] }
+  | { ok: false; reason: string };
 
 export function principalFromClaims(claims: Record<string, unknown>, m: ClaimMapping): MappedClaims {
   const name = claims[m.usernameClaim];
@@ -34,12 +42,16 @@ export function principalFromClaims(claims: Record<string, unknown>, m: ClaimMap
   const username = `${m.usernamePrefix}${name}`;
   if (/^system:/i.test(username))
     return { ok: false, reason: `"${username}" is a name reserved for the cluster's own identities` };
+  const all = assertableGroups(groups.map((g) => `${m.groupsPrefix}${g}`));
+  // leaving a group out only ever takes rights away: the person acts with fewer bindings
+  const allowed = m.allowedGroups && new Set(m.allowedGroups);
   return {
     ok: true,
     principal: {
       username,
-      groups: assertableGroups(groups.map((g) => `${m.groupsPrefix}${g}`)),
+      groups: allowed ? all.filter((g) => allowed.has(g)) : all,
       ...(typeof claims.sub === 'string' ? { uid: claims.sub } : {}),
     },
+    leftOut: allowed ? all.filter((g) => !allowed.has(g)) : [],
   };
 }

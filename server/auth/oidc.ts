@@ -187,7 +187,12 @@ export class OidcSignIn {
       },
     );
     this.log.info(
-      { user: signedIn.principal.username, groups: signedIn.principal.groups },
+      {
+        user: signedIn.principal.username,
+        groups: signedIn.principal.groups,
+        // groups outside auth.oidc.allowedGroups: the person acts without their bindings
+        ...(signedIn.leftOut.length ? { groupsLeftOut: signedIn.leftOut } : {}),
+      },
       'signed in through OIDC',
     );
     redirect(res, p.next, { 'set-cookie': [sessionCookie(this.auth.cookie, id), clear] });
@@ -196,7 +201,9 @@ export class OidcSignIn {
   /** The person from the claims, and who each cluster says they are when impersonated. */
   private async principals(
     claims: Record<string, unknown>,
-  ): Promise<{ principal: Principal; principals: Map<ClusterId, Principal> } | { error: string }> {
+  ): Promise<
+    { principal: Principal; principals: Map<ClusterId, Principal>; leftOut: string[] } | { error: string }
+  > {
     const mapped = principalFromClaims(claims, this.cfg);
     if (!mapped.ok) return { error: mapped.reason };
     try {
@@ -218,7 +225,7 @@ export class OidcSignIn {
       return {
         error: `no cluster lets Palisade act as ${mapped.principal.username}: ${refusals.join('; ')}`,
       };
-    return { principal: mapped.principal, principals };
+    return { principal: mapped.principal, principals, leftOut: mapped.leftOut };
   }
 
   /**

@@ -300,6 +300,12 @@ export const oidcSchema = z.strictObject({
   scopes: z.array(z.string().min(1)).default(['openid', 'profile', 'email', 'groups', 'offline_access']),
   /** a PEM file of CAs to trust for the issuer (default: the system's) */
   caFile: z.string().min(1).optional(),
+  /**
+   * the only groups (with groupsPrefix) Palisade asserts when it impersonates a person; the others are
+   * left out (logged at sign-in), since the API server refuses a request naming a group Palisade's
+   * RBAC may not impersonate; unset: every group (the chart sets rbac.impersonation.groups)
+   */
+  allowedGroups: z.array(z.string().min(1, 'must not be empty')).optional(),
 });
 
 export type OidcConfig = z.infer<typeof oidcSchema>;
