@@ -29,37 +29,8 @@ has_wanted_version() {
 
 has_wanted_version && exit 0
 
-for tool in apt-get dpkg-deb; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool not found; this script needs a Debian-based system (package $package)"
-done
-
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-
-# apt-get download writes into the current directory; only refresh the package
-# lists when the first attempt fails (stale or missing lists), to stay quick.
-download() { (cd "$tmp" && apt-get download -q "$package") >"$tmp/download.log" 2>&1; }
-if ! download; then
-  apt-get update -q >"$tmp/update.log" 2>&1 || {
-    cat "$tmp/update.log" >&2
-    die "apt-get update failed"
-  }
-  download || {
-    cat "$tmp/download.log" >&2
-    die "apt-get download $package failed"
-  }
-fi
-
-shopt -s nullglob
-debs=("$tmp"/"$package"_*.deb)
-((${#debs[@]} == 1)) || die "expected one $package .deb after download, found ${#debs[@]}"
-
-dpkg-deb -x "${debs[0]}" "$tmp/root" || die "dpkg-deb -x ${debs[0]} failed"
-[[ -f "$tmp/root/usr/bin/kubectl" ]] || die "${debs[0]} does not contain usr/bin/kubectl"
-
-mkdir -p "$bin_dir"
-# Copy beside the target and rename, so a half-written binary is never left at the path.
-install -m 0755 "$tmp/root/usr/bin/kubectl" "$target.tmp.$$"
-mv -f "$target.tmp.$$" "$target"
+# shellcheck source=lib/deb-binary.sh
+source "$repo_root/scripts/lib/deb-binary.sh"
+deb_binary usr/bin/kubectl "$target"
 
 has_wanted_version || die "$target does not report $want (got: $("$target" version --client 2>&1 | head -n 1))"
