@@ -150,6 +150,30 @@ export function resultsHeader(h: {
   ];
 }
 
+/** A bench's RESULTS.md: the head, its setup, the figures (targets met counted from the rows). */
+export function benchResults(d: {
+  title: string;
+  command: string;
+  durationS: number;
+  setup: string[];
+  rows: Row[];
+}): string {
+  const m = machine();
+  return [
+    ...resultsHeader({
+      title: d.title,
+      machine: m,
+      revision: m.revision,
+      command: d.command,
+      durationS: d.durationS,
+      met: d.rows.filter((r) => passes(r) === true).length,
+      targeted: d.rows.filter((r) => r.target).length,
+    }),
+    ...section('Setup', bullets(d.setup)),
+    ...section('Figures', [markdownTable(d.rows)]),
+  ].join('\n');
+}
+
 export interface ResultsDoc {
   machine: Machine;
   command: string;

@@ -16,7 +16,7 @@ import { clustersFromKubeconfig } from '../../server/kube/kubeconfig.js';
 import { startEmbeddedCluster } from '../../sim/cluster.js';
 import { parseScenario } from '../../sim/scenario/load.js';
 import { tinyDurations } from '../../sim/test/clusterHarness.js';
-import { bullets, fmt, machine, markdownTable, passes, resultsHeader, type Row, section } from '../report.js';
+import { benchResults, fmt, type Row } from '../report.js';
 
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -212,26 +212,16 @@ async function main() {
     await rm(dir, { recursive: true, force: true });
   }
 
-  const m = machine();
-  const text = [
-    ...resultsHeader({
-      title: 'Sign-in and authorization benchmark',
-      machine: m,
-      revision: m.revision,
-      command: `npm run bench:auth${quick ? ' -- --quick' : ''}`,
-      durationS: (Date.now() - started) / 1000,
-      met: rows.filter((r) => passes(r) === true).length,
-      targeted: rows.filter((r) => r.target).length,
-    }),
-    ...section(
-      'Setup',
-      bullets([
-        'One process: the embedded cluster (3 nodes, demo users) and the console (`startConsole`, no UI), the load generator beside them on 127.0.0.1; requests one at a time over one kept-alive connection, so the figures are latencies, not throughput under load.',
-        'The viewer (tokens.csv) reads; first-time tokens are ServiceAccount tokens minted with TokenRequest beforehand; a cache miss is forced with `access.forget` before each request.',
-      ]),
-    ),
-    ...section('Figures', [markdownTable(rows)]),
-  ].join('\n');
+  const text = benchResults({
+    title: 'Sign-in and authorization benchmark',
+    command: `npm run bench:auth${quick ? ' -- --quick' : ''}`,
+    durationS: (Date.now() - started) / 1000,
+    setup: [
+      'One process: the embedded cluster (3 nodes, demo users) and the console (`startConsole`, no UI), the load generator beside them on 127.0.0.1; requests one at a time over one kept-alive connection, so the figures are latencies, not throughput under load.',
+      'The viewer (tokens.csv) reads; first-time tokens are ServiceAccount tokens minted with TokenRequest beforehand; a cache miss is forced with `access.forget` before each request.',
+    ],
+    rows,
+  });
   await writeFile(RESULTS, `${text}\n`);
   console.log(text);
 }

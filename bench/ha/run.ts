@@ -16,7 +16,7 @@ import { baseConfig, createProtector, scenario } from '../../server/protection/t
 import { ControllerRuntime } from '../../server/runtime/runtime.js';
 import { startReplicas } from '../../server/test/replicas.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
-import { bullets, fmt, machine, markdownTable, passes, resultsHeader, type Row, section } from '../report.js';
+import { benchResults, fmt, type Row } from '../report.js';
 
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -161,26 +161,16 @@ async function main() {
   await epochCheck(rows);
   log('takeover after SIGKILL');
   await takeover(rows);
-  const m = machine();
-  const text = [
-    ...resultsHeader({
-      title: 'High-availability benchmark',
-      machine: m,
-      revision: m.revision,
-      command: `npm run bench:ha${quick ? ' -- --quick' : ''}`,
-      durationS: (Date.now() - started) / 1000,
-      met: rows.filter((r) => passes(r) === true).length,
-      targeted: rows.filter((r) => r.target).length,
-    }),
-    ...section(
-      'Setup',
-      bullets([
-        "The epoch check: one process holds the embedded cluster (3 nodes) and protection with its webhooks registered, leading the controller Lease; merge patches of one PodProtector, one at a time, through Palisade's `palisade-leader-epochs` webhook (the `protector-epochs` hook). Then the configuration is deleted and the same patches are timed without it.",
-        'The takeover: three `server/main.ts` processes behind haproxy with the default election (lease 15 s, renew deadline 10 s, retry 2 s); the leader is SIGKILLed (it releases nothing), timed until the Lease names another holder, polled every 100 ms.',
-      ]),
-    ),
-    ...section('Figures', [markdownTable(rows)]),
-  ].join('\n');
+  const text = benchResults({
+    title: 'High-availability benchmark',
+    command: `npm run bench:ha${quick ? ' -- --quick' : ''}`,
+    durationS: (Date.now() - started) / 1000,
+    setup: [
+      "The epoch check: one process holds the embedded cluster (3 nodes) and protection with its webhooks registered, leading the controller Lease; merge patches of one PodProtector, one at a time, through Palisade's `palisade-leader-epochs` webhook (the `protector-epochs` hook). Then the configuration is deleted and the same patches are timed without it.",
+      'The takeover: three `server/main.ts` processes behind haproxy with the default election (lease 15 s, renew deadline 10 s, retry 2 s); the leader is SIGKILLed (it releases nothing), timed until the Lease names another holder, polled every 100 ms.',
+    ],
+    rows,
+  });
   await writeFile(RESULTS, `${text}\n`);
   console.log(text);
 }

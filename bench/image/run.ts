@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bullets, MiB, machine, markdownTable, passes, resultsHeader, type Row, section } from '../report.js';
+import { benchResults, MiB, type Row } from '../report.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
@@ -128,27 +128,17 @@ async function main() {
     value: test.s,
     unit: 's',
   });
-  const m = machine();
-  const text = [
-    ...resultsHeader({
-      title: 'Container image benchmark',
-      machine: m,
-      revision: m.revision,
-      command: `npm run bench:image${fresh ? ' -- --fresh' : ''}`,
-      durationS: (Date.now() - started) / 1000,
-      met: rows.filter((r) => passes(r) === true).length,
-      targeted: rows.filter((r) => r.target).length,
-    }),
-    ...section(
-      'Setup',
-      bullets([
-        'the image as `npm run image` builds it (scripts/image/build.sh): four gzip layers in an OCI layout archive, no container daemon',
-        'sizes read from the archive’s own manifest; unpacked = each layer’s tar decompressed',
-        '`scripts/image/test.ts` runs the image’s entrypoint under unshare + chroot as 65532 against the embedded cluster with a ServiceAccount token mounted at the standard path',
-      ]),
-    ),
-    ...section('Figures', [markdownTable(rows)]),
-  ].join('\n');
+  const text = benchResults({
+    title: 'Container image benchmark',
+    command: `npm run bench:image${fresh ? ' -- --fresh' : ''}`,
+    durationS: (Date.now() - started) / 1000,
+    setup: [
+      'the image as `npm run image` builds it (scripts/image/build.sh): four gzip layers in an OCI layout archive, no container daemon',
+      'sizes read from the archive’s own manifest; unpacked = each layer’s tar decompressed',
+      '`scripts/image/test.ts` runs the image’s entrypoint under unshare + chroot as 65532 against the embedded cluster with a ServiceAccount token mounted at the standard path',
+    ],
+    rows,
+  });
   await writeFile(RESULTS, `${text}\n`);
   log(`wrote ${RESULTS}`);
 }
