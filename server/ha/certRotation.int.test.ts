@@ -28,7 +28,7 @@ import {
 import { createReadyNamespace } from '../test/namespaces.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
 import { served } from './certProbe.js';
-import { message } from './fixture.js';
+import { message, untilRefusedThroughBalancer } from './fixture.js';
 
 const NS = 'cert-rotation';
 const SECRET = { namespace: 'kube-system', name: 'palisade-webhook-serving' };
@@ -89,19 +89,7 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
         },
       },
     });
-    await eventually(
-      async () => {
-        const e = await cluster.core
-          .deleteNamespacedPod({ namespace: NS, name: 'web-0', body: { dryRun: ['All'] } })
-          .then(
-            () => undefined,
-            (x) => x,
-          );
-        return e && /reports too few available replicas/.test(message(e));
-      },
-      'the protected deletion refused through the balancer',
-      60_000,
-    );
+    await untilRefusedThroughBalancer(cluster, NS);
   }, 240_000);
 
   afterAll(async () => {

@@ -43,6 +43,12 @@ export async function replicasGuardingAFloor(
   const kubeconfig = join(o.dir, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kc.exportConfig());
   const set = await startReplicas({ kubeconfig, n: 3, balancer: o.balancer });
+  await untilRefusedThroughBalancer(cluster, ns);
+  return set;
+}
+
+/** Until a (dry-run) deletion of the protected web-0 is refused: the replicas judge through the balancer. */
+export async function untilRefusedThroughBalancer(cluster: Cluster, ns: string) {
   await eventually(
     async () => {
       const e = await cluster.core
@@ -56,7 +62,6 @@ export async function replicasGuardingAFloor(
     'the protected deletion refused through the balancer',
     60_000,
   );
-  return set;
 }
 
 /** Every registered webhook calls the one address, with the CA of the Secret every replica serves from. */
