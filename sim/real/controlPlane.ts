@@ -126,9 +126,31 @@ async function writeSecrets(state: string, token: string, opts: RealControlPlane
   return ca.certPem;
 }
 
+/** How often a start that lost a free port to another process (EADDRINUSE) is tried again. */
+const PORT_RACE_ATTEMPTS = 3;
+
 export async function startRealControlPlane(opts: RealControlPlaneOptions = {}): Promise<RealControlPlane> {
   const log = opts.log ?? (() => undefined);
   const bins = opts.binaries ?? (await ensureBinaries(log));
+  // a free port is free when asked, not when etcd or kube-apiserver binds it: with test files
+  // starting control planes side by side another process can take it in between; fresh ports
+  // then (a port the caller chose is theirs to fix)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts, bins, log);
+    } catch (e) {
+      const raced = e instanceof ControlPlaneError && /address already in use/.test(e.message);
+      if (!raced || opts.port || attempt >= PORT_RACE_ATTEMPTS) throw e;
+      log(`a port was taken during start-up (attempt ${attempt}): starting again on fresh ports`);
+    }
+  }
+}
+
+async function startOnce(
+  opts: RealControlPlaneOptions,
+  bins: Binaries,
+  log: (m: string) => void,
+): Promise<RealControlPlane> {
   const state = await mkdtemp(join(tmpdir(), 'palisade-real-'));
   const token = randomBytes(24).toString('hex');
   const caPem = await writeSecrets(state, token, opts);
