@@ -490,8 +490,9 @@ async function main() {
   const servingCa = Buffer.from(secret.data!['ca.crt'], 'base64').toString('utf8');
   const admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
   const names = (webhook.configurations ?? []) as string[];
-  if (names.length !== webhookConfigs.length)
-    fail(`palisade.yaml names ${names}, the chart renders ${webhookConfigs.map((c) => c.metadata.name)}`);
+  const rendered = webhookConfigs.map((c) => c.metadata.name as string);
+  if (names.length !== rendered.length || !rendered.every((n) => names.includes(n)))
+    fail(`palisade.yaml names ${names}, the chart renders ${rendered}`);
   let bundles = '';
   await until(
     'the CA in every webhook configuration',
