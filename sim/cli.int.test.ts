@@ -54,6 +54,11 @@ describe('npm run cluster', () => {
     [['--port', 'abc'], '--port: must be an integer between 0 and 65535'],
     [['--profile', 'nope'], 'unknown profile "nope"'],
     [['--bogus'], "Unknown option '--bogus'"],
+    [['--service-host', 'hook.ns=127.0.0.1:8443'], '--service-host: must be NAME.NAMESPACE.svc=HOST:PORT'],
+    [
+      ['--real', '--service-host', 'hook.ns.svc=127.0.0.1:8443'],
+      '--service-host: only the embedded API server',
+    ],
   ])('rejects %j with a usage error', async (args, message) => {
     const { out } = cluster(args);
     await eventually(() => out.code !== null, 'exit', 30_000);

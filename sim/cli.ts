@@ -1,8 +1,11 @@
-// `npm run cluster -- [--real] [--port N] [--kubeconfig PATH] [--context NAME] [--profile demo|tiny|scale] [--scenario FILE] [--api-only]`:
+// `npm run cluster -- [--real] [--port N] [--kubeconfig PATH] [--context NAME] [--profile demo|tiny|scale] [--scenario FILE] [--api-only] [--service-host NAME.NS.svc=HOST:PORT]...`:
 // start the embedded cluster (--real: its simulated nodes and infrastructure on a real etcd,
 // kube-apiserver and kube-controller-manager built by testenv/), write its kubeconfig (and infra.json beside it), and
 // run until SIGINT/SIGTERM. --context names the kubeconfig's context (and its cluster and
 // user), so that several clusters' kubeconfigs merge: KUBECONFIG=core:cell-a:cell-b.
+// --service-host (embedded API server only; repeatable): where the API server reaches a Service
+// that a webhook configuration names (clientConfig.service), as a cluster's Service routing
+// would — e.g. palisade-webhook.palisade-system.svc=127.0.0.1:8443 for the chart's webhooks.
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import YAML from 'yaml';
@@ -32,9 +35,18 @@ const cliOptions = z.object({
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a lowercase DNS label' })
     .optional(),
+  'service-host': z
+    .array(
+      z
+        .string()
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?\.svc=[^=\s]+:\d{1,5}$/, {
+          error: 'must be NAME.NAMESPACE.svc=HOST:PORT',
+        }),
+    )
+    .default([]),
 });
 
-const USAGE_LINE = `usage: npm run cluster -- [--real] [--port N] [--kubeconfig PATH] [--context NAME] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only]`;
+const USAGE_LINE = `usage: npm run cluster -- [--real] [--port N] [--kubeconfig PATH] [--context NAME] [--profile ${builtinProfiles.join('|')}] [--scenario FILE] [--api-only] [--service-host NAME.NS.svc=HOST:PORT]...`;
 
 /** Give the written kubeconfig's one context (its cluster and user too) the chosen name. */
 async function renameContext(kubeconfigPath: string, context: string) {
@@ -58,6 +70,7 @@ function parse() {
       'api-only': { type: 'boolean' },
       real: { type: 'boolean' },
       context: { type: 'string' },
+      'service-host': { type: 'string', multiple: true },
     },
     cliOptions,
   );
@@ -68,6 +81,9 @@ function parse() {
 
 async function main() {
   const opts = parse();
+  const serviceHosts = Object.fromEntries(opts['service-host'].map((s) => s.split('=') as [string, string]));
+  if (opts.real && opts['service-host'].length)
+    usage('--service-host: only the embedded API server routes Services this way, not --real');
   const kubeconfigPath = resolve(opts.kubeconfig);
   let stop: () => Promise<void>;
   const backend = opts.real ? 'real' : 'embedded';
@@ -96,6 +112,7 @@ async function main() {
     const server = await startApiServer({
       port: opts.port,
       kubeconfigPath,
+      serviceHosts,
       ...(await apiOnlyAuth('palisade-embedded-ca')),
     });
     console.log(`embedded API server ready (no nodes, no controllers): ${server.url}`);
@@ -107,6 +124,7 @@ async function main() {
       backend,
       port: opts.port,
       kubeconfigPath,
+      serviceHosts,
       // a named context's infrastructure file is infra-<context>.json, so that several lie side by side
       infraFile: opts.context ? join(dirname(kubeconfigPath), `infra-${opts.context}.json`) : undefined,
       log: (m) => console.log(`  ${m}`),
