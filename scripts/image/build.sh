@@ -11,8 +11,8 @@
 #   3. deps  /app/node_modules: `npm ci --omit=dev` from the committed lockfile
 #   4. app   /app: package.json, server/, lib/ (no tests), deploy/crds, the Next.js production
 #            build (.next, public/, next.config.mjs)
-# The layout (blobs, manifest, config, index) is written here too; `umoci` checks it and the
-# test (scripts/image/test.ts) unpacks it with umoci.
+# The layout (blobs, manifest, config, index) is written here too and `umoci` checks it; the
+# test (scripts/image/test.ts) unpacks it itself, checking every digest.
 #
 # The image runs as 65532:65532 with a read-only root file system: it writes only under /tmp
 # (HOME=/tmp; tsx's cache; .next/cache is a link into /tmp).
