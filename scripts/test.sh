@@ -8,8 +8,8 @@
 # cache outside the repo: ~10 min on a cold 2-core machine). Installs what it needs.
 #
 # The real-control-plane pass spends most of its time waiting for kube-controller-manager's
-# fixed periods (pod GC sweeps every 20 s, node monitor), so it runs beside the other phases;
-# its output goes to .palisade/test-real.log and is printed when it ends.
+# fixed periods (pod GC sweeps every 20 s, node monitor), so it runs beside the other phases, in
+# two shards; their output goes to .palisade/test-real-<n>.log and is printed when they end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the suites run a second time on the real control plane (vitest filters are path substrings:
@@ -31,14 +31,20 @@ phase "typecheck" && npx tsc --noEmit -p .
 phase "lint" && npx biome check --diagnostic-level=error .
 
 mkdir -p .palisade
-real_log=.palisade/test-real.log
-phase "integration suites on the real control plane (PALISADE_CLUSTER=real), in the background"
+# two shards side by side: the real pass spends most of its time waiting for the control plane's
+# fixed periods, not on the CPU, and is the longest phase (vitest splits its files between them)
+REAL_SHARDS=2
+real_pids=()
+phase "integration suites on the real control plane (PALISADE_CLUSTER=real), in the background, $REAL_SHARDS shards"
 # ...with Palisade acting as the chart's ServiceAccount and only its RBAC (server/test/identity.ts:
 # the protection, fencing, guarded-action and HA suites; their own setup stays the admin's)
-(PALISADE_CLUSTER=real PALISADE_TEST_IDENTITY=chart npx vitest run --project integration "${REAL_SUITES[@]}" >"$real_log" 2>&1) &
-real_pid=$!
-# stop the background pass too if this script is interrupted or a phase fails
-trap 'kill "$real_pid" 2>/dev/null || true' EXIT
+for shard in $(seq 1 "$REAL_SHARDS"); do
+  (PALISADE_CLUSTER=real PALISADE_TEST_IDENTITY=chart npx vitest run --project integration \
+    --shard="$shard/$REAL_SHARDS" "${REAL_SUITES[@]}" >".palisade/test-real-$shard.log" 2>&1) &
+  real_pids+=($!)
+done
+# stop the background passes too if this script is interrupted or a phase fails
+trap 'kill "${real_pids[@]}" 2>/dev/null || true' EXIT
 
 status=0
 failed=()
@@ -57,12 +63,15 @@ run_phase "demo flow fence" .palisade/test-demo-fence.log bash scripts/demo.sh f
 run_phase "demo flow failover" .palisade/test-demo-failover.log bash scripts/demo.sh failover
 
 phase "waiting for the real-control-plane pass"
-real_status=0
-wait "$real_pid" || real_status=$?
+for shard in $(seq 1 "$REAL_SHARDS"); do
+  real_status=0
+  wait "${real_pids[$((shard - 1))]}" || real_status=$?
+  real_log=.palisade/test-real-$shard.log
+  echo "== integration suites on the real control plane, shard $shard of $REAL_SHARDS: output"
+  cat "$real_log"
+  [ "$real_status" -eq 0 ] || { status=1; failed+=("integration suites on the real control plane, shard $shard|$real_log"); }
+done
 trap - EXIT
-echo "== integration suites on the real control plane: output"
-cat "$real_log"
-[ "$real_status" -eq 0 ] || { status=1; failed+=("integration suites on the real control plane|$real_log"); }
 
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "== failed phases"
