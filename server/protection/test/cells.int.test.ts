@@ -35,6 +35,7 @@ import {
   tooFew,
   VERSION,
 } from './protectionHarness.js';
+import { palisadeKc } from '../../test/identity.js';
 
 const spaces = ['a1', 'quota', 'w1-delete', 'w1-evict', 'w2-collection'];
 let core: Cluster;
@@ -61,11 +62,13 @@ beforeAll(async () => {
         { id: 'worker-2', context: 'worker-2' },
       ],
     },
-    clusters: [
-      clusterSpec('core', core),
-      clusterSpec('worker-1', workers['worker-1']),
-      clusterSpec('worker-2', workers['worker-2']),
-    ],
+    // Palisade acts as the chart's ServiceAccount on each cluster when PALISADE_TEST_IDENTITY=chart
+    clusters: await Promise.all(
+      (['core', 'worker-1', 'worker-2'] as const).map(async (id) => {
+        const c = id === 'core' ? core : workers[id];
+        return { ...clusterSpec(id, c), kc: await palisadeKc(c.kc) };
+      }),
+    ),
   });
 }, 90_000);
 

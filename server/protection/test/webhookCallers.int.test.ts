@@ -29,6 +29,7 @@ import {
   recordVersions,
   scenario,
 } from './protectionHarness.js';
+import { palisadeKc } from '../../test/identity.js';
 
 const ns = 'shop';
 const labels = { app: 'checkout' };
@@ -85,8 +86,9 @@ beforeAll(async () => {
       generator: { enabled: false, workloadSelector: '' },
     },
     clusters: [
-      { id: 'embedded', context: CELL, kc: withBundledCa(cluster.kc, bundledCa.certPem) },
-      { id: WEST, context: WEST, kc: west.kc },
+      // Palisade acts as the chart's ServiceAccount when PALISADE_TEST_IDENTITY=chart
+      { id: 'embedded', context: CELL, kc: withBundledCa(await palisadeKc(cluster.kc), bundledCa.certPem) },
+      { id: WEST, context: WEST, kc: await palisadeKc(west.kc) },
     ],
     logger: logged.logger,
   });
@@ -326,7 +328,7 @@ describe('clientAuth.required: false (what it gives up)', () => {
         },
         generator: { enabled: false, workloadSelector: '' },
       },
-      clusters: [{ id: 'embedded', context: CELL, kc: cluster.kc }],
+      clusters: [{ id: 'embedded', context: CELL, kc: await palisadeKc(cluster.kc) }],
       logger: openLog.logger,
     });
     expect(openLog.of('webhook', 'the webhook accepts any caller')).toEqual([
