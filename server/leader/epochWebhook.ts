@@ -31,6 +31,9 @@ const review = z.object({
   }),
 });
 
+/** The ValidatingWebhookConfiguration of the epoch check, on each cell's cluster. */
+export const EPOCH_WEBHOOK_CONFIG = 'palisade-leader-epochs';
+
 export type StaleWrite = {
   verdict: Extract<EpochVerdict, { kind: 'stale' | 'malformed' }>;
   lease: EpochLease;
@@ -134,7 +137,7 @@ export function epochWebhookConfiguration(url: string, caPem: string): k8s.V1Val
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: 'palisade-leader-epochs', labels: { 'app.kubernetes.io/managed-by': 'palisade' } },
+    metadata: { name: EPOCH_WEBHOOK_CONFIG, labels: { 'app.kubernetes.io/managed-by': 'palisade' } },
     webhooks: [
       hook(
         'fence-epochs.palisade.dev',

@@ -35,7 +35,7 @@ import {
   handleFenceReview,
   subjectAccess,
 } from '../fencing/approvalWebhook.js';
-import { epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
+import { EPOCH_WEBHOOK_CONFIG, epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
 import { ensureServingSecret, pairOf, readSecret } from './servingSecret.js';
@@ -284,11 +284,8 @@ export async function startProtection(opts: {
   // which configurations each cell's cluster has: the ones Palisade registers, else the named ones
   for (const c of cellSpecs) {
     if (!registers(c)) for (const name of cfg.webhook.configurations) target(c.cluster, name);
-    else {
-      target(c.cluster, WEBHOOK_NAME);
-      target(c.cluster, FENCE_WEBHOOK_CONFIG);
-      target(c.cluster, epochWebhookConfiguration('', '').metadata!.name!);
-    }
+    else
+      for (const name of [WEBHOOK_NAME, FENCE_WEBHOOK_CONFIG, EPOCH_WEBHOOK_CONFIG]) target(c.cluster, name);
   }
   // the certificate's loop (leader only) and every replica's reload, before anything waits on them
   let certController: CertificateController | undefined;
