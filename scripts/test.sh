@@ -77,8 +77,9 @@ if [ "${#failed[@]}" -gt 0 ]; then
   echo "== failed phases"
   for entry in "${failed[@]}"; do
     echo "-- ${entry%%|*} (full output: ${entry#*|})"
-    # vitest marks failures with FAIL and ×, Playwright with ✘ and a numbered list
-    sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -E '^ *(FAIL|✘|[0-9]+\) )|^(Assertion)?Error:' | head -40 || true
+    # vitest marks failures with FAIL and ×, Playwright with ✘ and a numbered list; an error's
+    # next lines (a process's own last words, an expected value) often say why
+    sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -A4 -E '^ *(FAIL|✘|[0-9]+\) )|^(Assertion)?Error:' | head -80 || true
   done
 fi
 phase "done: $([ "$status" -eq 0 ] && echo passed || echo FAILED)"

@@ -5,7 +5,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
@@ -16,6 +15,9 @@ import { type Durations, realDurations } from '../controllers/runtime/durations.
 import { type Binaries, ensureBinaries } from './binaries.js';
 import { type FlagInputs, apiserverArgs, controllerManagerArgs, etcdArgs } from './flags.js';
 import { GuardedProcess } from './process.js';
+import { freePort } from './ports.js';
+
+export { freePort };
 
 export interface RealControlPlaneOptions {
   /** kube-apiserver's secure port (default: a free one) */
@@ -57,17 +59,6 @@ export interface RealControlPlane {
 }
 
 export class ControlPlaneError extends Error {}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** GET path until it answers 200, or throw with the process's last log lines */
 async function waitHealthy(url: string, proc: GuardedProcess, token: string | undefined, timeoutMs = 90_000) {
