@@ -103,6 +103,24 @@ export function ApproveFenceButton(p: ButtonProps & { fence: string }) {
   );
 }
 
+/** Pause a FencePolicy (no new fence; detected ones held before their agent), or resume it. */
+export function PausePolicyButton(p: ButtonProps & { policy: string; paused: boolean; label?: string }) {
+  const action = p.paused ? 'resumeFencePolicy' : 'pauseFencePolicy';
+  return (
+    <GuardedActionButton
+      {...p}
+      danger={false}
+      target={{ action, cluster: p.cluster, policy: p.policy }}
+      label={p.label ?? (p.paused ? `Resume policy ${p.policy}…` : `Pause policy ${p.policy}…`)}
+      title={
+        p.paused
+          ? `Resume FencePolicy ${p.policy}: held fences whose warning window is over run at once`
+          : `Pause FencePolicy ${p.policy}: no new fence, and fences in their warning window are held`
+      }
+    />
+  );
+}
+
 export function CancelFenceButton(p: ButtonProps & { fence: string }) {
   return (
     <GuardedActionButton

@@ -306,6 +306,95 @@ describe('decide', () => {
     expect(decide(world(w))).toMatchObject(want);
   });
 
+  // the warning window: announced and cancellable until fenceAt, held while the policy is paused
+  const inWindow = { status: { detectedAt: iso(ago(4)), fenceAt: iso(NOW + 6_000) } };
+  const windowCases: [string, Partial<FenceWorld>, Record<string, unknown>][] = [
+    [
+      'Detected inside the window: waits until fenceAt',
+      { fence: fence('Detected', inWindow), policy: policy({ warningWindow: '10s' }) },
+      { kind: 'wait', reason: 'warning', recheckMs: 6_000 },
+    ],
+    [
+      'Detected, window over: fence',
+      {
+        fence: fence('Detected', { status: { fenceAt: iso(ago(1)) } }),
+        policy: policy({ warningWindow: '10s' }),
+      },
+      { kind: 'phase', to: 'Fencing' },
+    ],
+    [
+      'window "0s": fence at once',
+      {
+        fence: fence('Detected', { status: { detectedAt: iso(NOW), fenceAt: iso(NOW) } }),
+        policy: policy({ warningWindow: '0s' }),
+      },
+      { kind: 'phase', to: 'Fencing' },
+    ],
+    [
+      'a fence written without fenceAt: detection plus the window',
+      { fence: fence('Detected', { status: { detectedAt: iso(ago(3)) } }), policy: policy() },
+      { kind: 'wait', reason: 'warning', recheckMs: 7_000 },
+    ],
+    [
+      'cancel inside the window: Cancelled by the person',
+      {
+        fence: fence('Detected', {
+          ...inWindow,
+          spec: { cancelRequested: { by: 'ana', at: iso(NOW), reason: 'planned work' } },
+        }),
+      },
+      {
+        kind: 'phase',
+        to: 'Cancelled',
+        reason: 'CancelledByUser',
+        message: 'cancelled by ana: planned work',
+      },
+    ],
+    [
+      'node back inside the window: Cancelled',
+      { fence: fence('Detected', inWindow), node: up },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeRecovered' },
+    ],
+    [
+      'paused policy: a detected fence waits, window over or not',
+      {
+        fence: fence('Detected', { status: { fenceAt: iso(ago(1)) } }),
+        policy: policy({ paused: true }),
+      },
+      { kind: 'wait', reason: 'paused' },
+    ],
+    [
+      'paused policy: still cancellable',
+      {
+        fence: fence('Detected', { spec: { cancelRequested: { by: 'ana', at: iso(NOW), reason: '' } } }),
+        policy: policy({ paused: true }),
+      },
+      { kind: 'phase', to: 'Cancelled', reason: 'CancelledByUser' },
+    ],
+    ['paused policy: no new fence', { policy: policy({ paused: true }) }, { kind: 'wait', reason: 'paused' }],
+    [
+      'paused policy: a fence past its agent goes on (pause cannot undo a fence)',
+      { fence: fence('Fencing'), policy: policy({ paused: true }) },
+      { kind: 'run-agent', attempt: 1 },
+    ],
+    [
+      'manual: awaits approval at once, window or not',
+      { fence: fence('Detected', inWindow), policy: policy({ approval: 'Manual' }) },
+      { kind: 'phase', to: 'AwaitingApproval' },
+    ],
+    [
+      'manual, approved inside the window: the agent still waits for fenceAt',
+      {
+        fence: fence('AwaitingApproval', { ...inWindow, spec: { approvedBy: 'ana' } }),
+        policy: policy({ approval: 'Manual' }),
+      },
+      { kind: 'wait', reason: 'warning' },
+    ],
+  ];
+  it.each(windowCases)('%s', (_name, w, want) => {
+    expect(decide(world(w))).toMatchObject(want);
+  });
+
   it('a fence cancelled by a person is not replaced while the node stays down', () => {
     const f = fence('Cancelled', {
       status: {

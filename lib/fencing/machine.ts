@@ -41,6 +41,10 @@ export type WaitReason =
   | 'not-long-enough'
   | 'budget'
   | 'approval'
+  /** inside the policy's warning window: announced, cancellable, not yet fenced */
+  | 'warning'
+  /** the policy is paused: no new fence, and a detected one is held before its agent */
+  | 'paused'
   | 'agent-running'
   | 'retry-interval'
   | 'draining'
@@ -119,6 +123,7 @@ function noFence(w: FenceWorld): Decision {
       `${h.why}; not yet long enough to fence`,
       Math.max(10, Math.min(RELEASE_RECHECK_MS, h.dueAt - w.now)),
     );
+  if (w.policy.paused) return wait('paused', 'the fence policy is paused: no new fence starts');
   if (!w.budget.allowed)
     return wait('budget', `fencing budget exceeded: ${w.budget.message}`, RELEASE_RECHECK_MS);
   return { kind: 'create', why: h.why };
@@ -149,8 +154,32 @@ function beforeFencing(w: FenceWorld): Decision {
     if (f.status.phase === 'AwaitingApproval') return wait('approval', 'waiting for approval');
     return phase('AwaitingApproval', 'AwaitingApproval', 'the policy asks a person to approve this fence');
   }
+  // the policy's pause holds the fence (it waits for Resume, which reschedules every node)
+  if (w.policy.paused) return wait('paused', 'the fence policy is paused: this fence waits for Resume');
+  // no agent runs before fenceAt: the window in which the fence is announced and cancellable
+  const at = fenceAtOf(f, w.policy);
+  if (at !== undefined && w.now < at)
+    return wait(
+      'warning',
+      `fenced automatically at ${new Date(at).toISOString()} unless cancelled`,
+      at - w.now,
+    );
   const by = f.spec.approvedBy ? `approved by ${f.spec.approvedBy}` : 'automatic policy';
   return phase('Fencing', 'FenceStarted', `fencing ${f.spec.nodeName} (${by})`);
+}
+
+/** The policy's warning window in ms ("0s": none). */
+export const warningMs = (p: FencePolicySpec) => durationMs(p.warningWindow);
+
+/** When a fence detected at `detectedAt` may run its agent: detection plus the warning window. */
+export const fenceAtFor = (p: FencePolicySpec, detectedAt: number) => detectedAt + warningMs(p);
+
+/** The fence's recorded fenceAt; for a fence written without one, detection plus the window. */
+export function fenceAtOf(f: NodeFence, p: FencePolicySpec): number | undefined {
+  const recorded = Date.parse(f.status.fenceAt ?? '');
+  if (!Number.isNaN(recorded)) return recorded;
+  const detected = Date.parse(f.status.detectedAt ?? '');
+  return Number.isNaN(detected) ? undefined : fenceAtFor(p, detected);
 }
 
 const lastAttempt = (f: NodeFence): Attempt | undefined => f.status.attempts.at(-1);

@@ -87,6 +87,9 @@ export type AgentSpec = z.infer<typeof agentSpec>;
 export const RELEASE_STRATEGIES = ['OutOfServiceTaint', 'ResourceDeletion'] as const;
 export type ReleaseStrategy = (typeof RELEASE_STRATEGIES)[number];
 
+/** The warning before an automatic fence when a policy does not say (issue 18: never silent). */
+export const DEFAULT_WARNING_WINDOW = '10s';
+
 export const fencePolicySpec = z
   .object({
     /** which nodes the policy covers (empty: all) */
@@ -104,6 +107,13 @@ export const fencePolicySpec = z
     retryInterval: duration.default('5s'),
     timeout: duration.default('60s'),
     releaseStrategy: z.enum(RELEASE_STRATEGIES).default('OutOfServiceTaint'),
+    /**
+     * how long an automatic fence is announced ("fenced in N s unless cancelled") before its agent
+     * may run; "0s" turns the warning off. Manual policies show it too, and approval waits for it.
+     */
+    warningWindow: duration.default(DEFAULT_WARNING_WINDOW),
+    /** a paused policy starts no new fence and holds Detected fences at the end of their window */
+    paused: z.boolean().default(false),
   })
   .refine((s) => s.minHealthy === undefined || s.maxUnhealthy === undefined, {
     message: 'set minHealthy or maxUnhealthy, not both',
@@ -154,10 +164,20 @@ export const attempt = z.object({
 });
 export type Attempt = z.infer<typeof attempt>;
 
+/** What a release step let go of, so the record names them after the Events expire. */
+export const released = z.object({
+  /** "namespace/name" of each pod force-deleted (or evicted by the taint) */
+  pods: z.array(z.string()).default([]),
+  /** VolumeAttachment names deleted (or detached by Kubernetes after the taint) */
+  volumeAttachments: z.array(z.string()).default([]),
+});
+export type Released = z.infer<typeof released>;
+
 export const step = z.object({
   phase: z.enum(PHASES),
   at: z.string(),
   message: z.string(),
+  released: released.nullish(),
 });
 export type Step = z.infer<typeof step>;
 
@@ -183,6 +203,8 @@ export const nodeFenceStatus = z.object({
   /** the node's bootID when detected: recovery needs a new one (the old processes are gone) */
   nodeBootId: z.string().nullish(),
   detectedAt: z.string().nullish(),
+  /** detectedAt + the policy's warningWindow: no agent runs before it (Cancel works until then) */
+  fenceAt: z.string().nullish(),
   fencedAt: z.string().nullish(),
   releasedAt: z.string().nullish(),
   recoveredAt: z.string().nullish(),

@@ -36,6 +36,18 @@ describe('the access each guarded action needs', () => {
         'nodefences.palisade.dev "a1-1" is forbidden: User "v" cannot cancel resource "nodefences" in API group "palisade.dev" at the cluster scope',
       ],
     ],
+    [
+      { action: 'pauseFencePolicy', policy: 'demo' },
+      [
+        'fencepolicies.palisade.dev "demo" is forbidden: User "v" cannot patch resource "fencepolicies" in API group "palisade.dev" at the cluster scope',
+      ],
+    ],
+    [
+      { action: 'resumeFencePolicy', policy: 'demo' },
+      [
+        'fencepolicies.palisade.dev "demo" is forbidden: User "v" cannot patch resource "fencepolicies" in API group "palisade.dev" at the cluster scope',
+      ],
+    ],
   ];
   it.each(cases)('%j', (t, messages) =>
     expect(accessForWrite(t).map((a) => forbiddenMessage(a, 'v'))).toEqual(messages),

@@ -3,7 +3,7 @@
 // own words. The write itself still goes to the API server as the person: this is the
 // explanation, the cluster stays the authority.
 // - the Kubernetes verb the write needs (delete pods, delete volumeattachments, patch nodes,
-//   patch nodefences);
+//   patch nodefences, patch fencepolicies to pause or resume one);
 // - approving or cancelling a fence also needs the custom verbs approve / cancel on
 //   nodefences.palisade.dev (Palisade's webhook enforces them for kubectl users too);
 // - going ahead although the guard judged the action unsafe needs `override` on
@@ -19,7 +19,9 @@ export type ActionTarget =
   | { action: 'detachVolume'; attachment: string }
   | { action: 'removeOutOfServiceTaint'; node: string }
   | { action: 'approveFence'; fence: string }
-  | { action: 'cancelFence'; fence: string };
+  | { action: 'cancelFence'; fence: string }
+  | { action: 'pauseFencePolicy'; policy: string }
+  | { action: 'resumeFencePolicy'; policy: string };
 
 const fence = (verb: string, name: string): AccessAttributes => ({
   verb,
@@ -41,6 +43,9 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
       return [fence('patch', t.fence), fence('approve', t.fence)];
     case 'cancelFence':
       return [fence('patch', t.fence), fence('cancel', t.fence)];
+    case 'pauseFencePolicy':
+    case 'resumeFencePolicy':
+      return [{ verb: 'patch', group: PALISADE_GROUP, resource: 'fencepolicies', name: t.policy }];
   }
 }
 

@@ -10,6 +10,13 @@ export const GUARDED_ACTIONS = {
   },
   approveFence: { reason: 'PalisadeFenceApproved', label: 'Approve fence', destructive: true },
   cancelFence: { reason: 'PalisadeFenceCancelled', label: 'Cancel fence', destructive: false },
+  pauseFencePolicy: { reason: 'PalisadeFencePolicyPaused', label: 'Pause fence policy', destructive: false },
+  // resuming lets held fences run their agents at once: counted down like any destructive action
+  resumeFencePolicy: {
+    reason: 'PalisadeFencePolicyResumed',
+    label: 'Resume fence policy',
+    destructive: true,
+  },
 } as const;
 
 export type GuardedAction = keyof typeof GUARDED_ACTIONS;

@@ -13,7 +13,9 @@ export type ActionRequest =
   | { action: 'detachVolume'; attachment: string }
   | { action: 'removeOutOfServiceTaint'; node: string }
   | { action: 'approveFence'; fence: string }
-  | { action: 'cancelFence'; fence: string; reason?: string };
+  | { action: 'cancelFence'; fence: string; reason?: string }
+  | { action: 'pauseFencePolicy'; policy: string; reason?: string }
+  | { action: 'resumeFencePolicy'; policy: string; reason?: string };
 
 /** The name a person types to confirm (protected clusters, unsafe actions). */
 export function targetName(r: ActionRequest): string {
@@ -24,6 +26,9 @@ export function targetName(r: ActionRequest): string {
       return r.attachment;
     case 'removeOutOfServiceTaint':
       return r.node;
+    case 'pauseFencePolicy':
+    case 'resumeFencePolicy':
+      return r.policy;
     default:
       return r.fence;
   }
@@ -52,7 +57,7 @@ export interface WriteOptions {
   dryRun: boolean;
   resourceVersion: string;
   actor: Actor;
-  /** the reason typed (cancelFence writes it into the fence) */
+  /** the reason typed (cancelFence writes it into the fence; pause into the policy's annotation) */
   reason: string;
   at: Date;
 }

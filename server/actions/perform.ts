@@ -19,6 +19,7 @@ import { type Actor, type ActionApis, apisFor } from './actor.js';
 import { loadDetach } from './detach.js';
 import { ActionError, fromApi } from './errors.js';
 import { loadApproveFence, loadCancelFence } from './fence.js';
+import { loadPausePolicy } from './fencePolicy.js';
 import { loadForceDelete } from './forceDelete.js';
 import { type ActionRequest, type Loaded, type NodeSummary, type Target, targetName } from './kind.js';
 import { loadRemoveTaint } from './outOfService.js';
@@ -64,6 +65,10 @@ function loader(apis: ActionApis, r: ActionRequest): Promise<Loaded> {
       return loadApproveFence(apis, r.fence);
     case 'cancelFence':
       return loadCancelFence(apis, r.fence);
+    case 'pauseFencePolicy':
+      return loadPausePolicy(apis, r.policy, true);
+    case 'resumeFencePolicy':
+      return loadPausePolicy(apis, r.policy, false);
   }
 }
 
@@ -123,7 +128,7 @@ export async function preview(ctx: ActionContext, r: ActionRequest): Promise<Pre
     needs: {
       name: targetName(r),
       typedName: !v.safe || mode === 'protected',
-      reason: !v.safe || r.action === 'cancelFence',
+      reason: !v.safe || r.action === 'cancelFence' || r.action === 'pauseFencePolicy',
     },
     refusal,
     ...(rbac && refusal === rbac ? { forbidden: true } : {}),

@@ -9,7 +9,13 @@
 // marks it Interrupted and verifies instead of running it again. It reads projections of the
 // cluster's shared watches (the console's nodes and node Leases, plus policies and fences).
 import { nodeHealth } from '../../lib/fencing/health.js';
-import { type Decision, decide, type FenceWorld, type WaitReason } from '../../lib/fencing/machine.js';
+import {
+  type Decision,
+  decide,
+  type FenceWorld,
+  fenceAtFor,
+  type WaitReason,
+} from '../../lib/fencing/machine.js';
 import { durationMs, type FencePolicy, type NodeFence } from '../../lib/fencing/types.js';
 import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
@@ -24,7 +30,15 @@ import { withLease } from './facts.js';
 import { type FencingInformers, fencingInformers } from './informers.js';
 import { Release } from './release.js';
 import { policyFor, worldOf } from './world.js';
-import { attemptOf, detected, isoNow, trimOutput, withAttempt, withPhase } from './status.js';
+import {
+  attemptOf,
+  detected,
+  isoNow,
+  trimOutput,
+  withAttempt,
+  withPhase,
+  withReleaseStep,
+} from './status.js';
 
 export type ExecAgentFactory = (spec: Extract<FencePolicy['spec']['agent'], { type: 'exec' }>) => FenceAgent;
 
@@ -52,11 +66,17 @@ export type FenceWait = WaitReason | 'again-later' | 'phase' | 'more-steps';
 /** A node whose fence is held (the budget, or a person's approval), as the Fencing page lists it. */
 export interface HeldFence {
   node: string;
-  reason: Extract<WaitReason, 'budget' | 'approval'>;
+  reason: Extract<WaitReason, 'budget' | 'approval' | 'paused'>;
   why: string;
 }
 
 const MAX_STEPS_PER_RECONCILE = 25;
+/** the Event that tells a held fence once */
+const HELD_EVENT: Record<HeldFence['reason'], string> = {
+  approval: 'FenceAwaitingApproval',
+  budget: 'FencingBlockedByBudget',
+  paused: 'FencingPausedByPolicy',
+};
 /** an action that found nothing to do yet: end this reconcile and look again shortly */
 const AGAIN_LATER = 'again-later' as const;
 
@@ -220,8 +240,8 @@ export class FencingController {
     this.told.set(node, { node, ...held });
     this.viewChanged();
     const why = held.why;
-    const reason = held.reason === 'approval' ? 'FenceAwaitingApproval' : 'FencingBlockedByBudget';
-    if (reason === 'FenceAwaitingApproval') this.log.info({ node, reason }, why);
+    const reason = HELD_EVENT[held.reason];
+    if (reason !== 'FencingBlockedByBudget') this.log.info({ node, reason }, why);
     else this.log.warn({ node, reason }, why);
     await this.api
       .event({ name: node, uid: w.node?.uid }, reason, `Palisade fencing: ${why}`, true)
@@ -271,7 +291,7 @@ export class FencingController {
   private async create(node: string, why: string): Promise<NodeFence | undefined> {
     const live = await this.api.liveNode(node);
     const policy = policyFor(this.informers, node, undefined);
-    if (!live || !policy?.spec) return undefined;
+    if (!live || !policy?.spec || policy.spec.paused) return undefined;
     const h = nodeHealth(policy.spec, withLease(live.facts, live.lease), Date.now());
     if (h.healthy || !h.longEnough) return undefined;
     let f: NodeFence;
@@ -281,8 +301,16 @@ export class FencingController {
       if (isConflict(e)) return this.api.readFence(node);
       throw e;
     }
-    f = await this.api.writeStatus(detected(f, live.facts, why, Date.now()));
-    await this.event(f, 'FenceDetected', `node unhealthy: ${why}; policy ${policy.name}`, true);
+    const now = Date.now();
+    const fenceAt = fenceAtFor(policy.spec, now);
+    f = await this.api.writeStatus(detected(f, live.facts, why, now, fenceAt));
+    const warning =
+      policy.spec.approval === 'Manual'
+        ? 'waiting for a person to approve'
+        : fenceAt > now
+          ? `fenced automatically at ${isoNow(fenceAt)} (in ${Math.round((fenceAt - now) / 1000)} s) unless cancelled`
+          : 'fenced at once (no warning window)';
+    await this.event(f, 'FenceDetected', `node unhealthy: ${why}; policy ${policy.name}: ${warning}`, true);
     return f;
   }
 
@@ -450,10 +478,13 @@ export class FencingController {
   /** One release round. In Releasing, a round that changed nothing ends this reconcile: look again in a second. */
   private async releaseStep(w: FenceWorld, strategy: FenceWorld['policy']['releaseStrategy']) {
     let f = w.fence!;
-    const { event, what } = await this.release.apply(f.spec.nodeName, strategy);
+    const { event, what, released } = await this.release.apply(f.spec.nodeName, strategy);
+    const named = !!released && released.pods.length + released.volumeAttachments.length > 0;
     if (f.status.phase === 'Fenced')
-      f = await this.api.writeStatus(withPhase(f, 'Releasing', 'Releasing', what, Date.now()));
+      f = await this.api.writeStatus(withPhase(f, 'Releasing', 'Releasing', what, Date.now(), released));
     else if (!event) return AGAIN_LATER;
+    // a later round that let go of more is a step of its own: the record names everything released
+    else if (named) f = await this.api.writeStatus(withReleaseStep(f, what, Date.now(), released));
     if (event) await this.event(f, event, what);
     return f;
   }
@@ -489,7 +520,7 @@ export class FencingController {
 
 /** Whether a decision holds the node's fence where a person may want to see it, and why. */
 function heldBy(d: Decision): Omit<HeldFence, 'node'> | undefined {
-  if (d.kind === 'wait' && (d.reason === 'budget' || d.reason === 'approval'))
+  if (d.kind === 'wait' && (d.reason === 'budget' || d.reason === 'approval' || d.reason === 'paused'))
     return { reason: d.reason, why: d.why };
   // a fence held before its agent by the budget (recorded as its phase's reason)
   if (d.kind === 'phase' && d.reason === 'BudgetExceeded') return { reason: 'budget', why: d.message };

@@ -7,7 +7,7 @@
 // changed since it was read is left alone) and deletes the node's VolumeAttachments. Both only
 // ever run after the fence was verified; both read the Node and pods live, never from a cache.
 import type * as k8s from '@kubernetes/client-node';
-import { OUT_OF_SERVICE_TAINT, type ReleaseStrategy } from '../../lib/fencing/types.js';
+import { OUT_OF_SERVICE_TAINT, type Released, type ReleaseStrategy } from '../../lib/fencing/types.js';
 import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
 import type { FencingApi } from './api.js';
 
@@ -21,6 +21,21 @@ const ignoreGone = (e: unknown) => {
 export interface ReleaseRound {
   event?: 'OutOfServiceTaintAdded' | 'ResourcesDeleted';
   what: string;
+  /** what this round let go of, by name (recorded in the NodeFence's step and its Event) */
+  released?: Released;
+}
+
+const podKey = (p: k8s.V1Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`;
+const live = (p: k8s.V1Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
+
+/** "pods shop/db-0, shop/web-1; volume attachments csi-…" for an Event, or '' when nothing. */
+export function namesOf(r: Released | undefined): string {
+  if (!r) return '';
+  const parts = [
+    r.pods.length ? `pods ${r.pods.join(', ')}` : '',
+    r.volumeAttachments.length ? `volume attachments ${r.volumeAttachments.join(', ')}` : '',
+  ].filter(Boolean);
+  return parts.join('; ');
 }
 
 export class Release {
@@ -29,13 +44,32 @@ export class Release {
   /** Carry out one release round: what it found or did, and the Event's reason if it changed anything. */
   async apply(node: string, strategy: ReleaseStrategy): Promise<ReleaseRound> {
     if (strategy === 'ResourceDeletion') return this.deleteResources(node);
+    // what the taint releases: the node's pods (Kubernetes evicts them) and the attachments naming
+    // it (Kubernetes detaches them at once), read before the taint so the record names them
+    const before = await this.onNode(node);
     const tainted = await this.taint(node);
     const finished = await this.forceDelete(node, (p) => !!p.metadata?.deletionTimestamp);
-    if (!finished) return tainted;
-    const what = `force-deleted ${finished} evicted pod(s) of the fenced node (rather than wait for the pod GC sweep)`;
+    const released: Released = tainted.event ? before : { pods: finished, volumeAttachments: [] };
+    const names = namesOf(released);
+    if (tainted.event && names) tainted.what = `${tainted.what}; it releases ${names}`;
+    if (!finished.length) return tainted.event ? { ...tainted, released } : tainted;
+    const what = `force-deleted ${finished.length} evicted pod(s) of the fenced node (rather than wait for the pod GC sweep): ${finished.join(', ')}`;
     return tainted.event
-      ? { event: tainted.event, what: `${tainted.what}; ${what}` }
-      : { event: 'ResourcesDeleted', what };
+      ? { event: tainted.event, what: `${tainted.what}; ${what}`, released }
+      : { event: 'ResourcesDeleted', what, released };
+  }
+
+  /** The node's pods that still run (or are being evicted) and the VolumeAttachments naming it, read live. */
+  async onNode(node: string): Promise<Released> {
+    const pods = await this.api.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
+    const vas = await this.api.storage.listVolumeAttachment();
+    return {
+      pods: pods.items.filter(live).map(podKey).sort(),
+      volumeAttachments: vas.items
+        .filter((v) => v.spec.nodeName === node)
+        .map((v) => v.metadata?.name ?? '')
+        .sort(),
+    };
   }
 
   private async taint(node: string): Promise<ReleaseRound> {
@@ -65,12 +99,12 @@ export class Release {
     throw new Error(`node ${node} kept changing: the out-of-service taint was not added (will retry)`);
   }
 
-  /** Force-delete (grace 0, uid + resourceVersion preconditions) the node's pods that `which` picks. */
-  private async forceDelete(node: string, which: (p: k8s.V1Pod) => boolean): Promise<number> {
+  /** Force-delete (grace 0, uid + resourceVersion preconditions) the node's pods that `which` picks; answers which. */
+  private async forceDelete(node: string, which: (p: k8s.V1Pod) => boolean): Promise<string[]> {
     const pods = await this.api.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
-    let deleted = 0;
+    const deleted: string[] = [];
     for (const p of pods.items) {
-      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed' || !which(p)) continue;
+      if (!live(p) || !which(p)) continue;
       await this.api.core
         .deleteNamespacedPod({
           name: p.metadata!.name!,
@@ -81,26 +115,29 @@ export class Release {
             preconditions: { uid: p.metadata?.uid, resourceVersion: p.metadata?.resourceVersion },
           },
         })
-        .then(() => deleted++, ignoreGone);
+        .then(() => deleted.push(podKey(p)), ignoreGone);
     }
-    return deleted;
+    return deleted.sort();
   }
 
   private async deleteResources(node: string): Promise<ReleaseRound> {
     const deleted = await this.forceDelete(node, () => true);
     const vas = await this.api.storage.listVolumeAttachment();
-    let detached = 0;
+    const detached: string[] = [];
     for (const va of vas.items.filter((v) => v.spec.nodeName === node)) {
       await this.api.storage
         .deleteVolumeAttachment({
           name: va.metadata!.name!,
           body: { preconditions: { uid: va.metadata?.uid, resourceVersion: va.metadata?.resourceVersion } },
         })
-        .then(() => detached++, ignoreGone);
+        .then(() => detached.push(va.metadata!.name!), ignoreGone);
     }
+    const released = { pods: deleted, volumeAttachments: detached.sort() };
+    const names = namesOf(released);
     return {
-      event: deleted + detached > 0 ? 'ResourcesDeleted' : undefined,
-      what: `force-deleted ${deleted} pod(s) and deleted ${detached} volume attachment(s) of node ${node}`,
+      event: deleted.length + detached.length > 0 ? 'ResourcesDeleted' : undefined,
+      what: `force-deleted ${deleted.length} pod(s) and deleted ${detached.length} volume attachment(s) of node ${node}${names ? `: ${names}` : ''}`,
+      released,
     };
   }
 

@@ -1,7 +1,7 @@
 // Building the next NodeFence status from a decision: the phase with its three conditions, a
 // step for every phase change, and the timestamps the console and the recovery rule read.
 import { conditionsFor } from '../../lib/fencing/conditions.js';
-import type { Attempt, NodeFence, Phase } from '../../lib/fencing/types.js';
+import type { Attempt, NodeFence, Phase, Released } from '../../lib/fencing/types.js';
 
 export const isoNow = (now: number) => new Date(now).toISOString();
 
@@ -11,16 +11,27 @@ const STAMP: Partial<Record<Phase, 'fencedAt' | 'releasedAt' | 'recoveredAt'>> =
   Recovered: 'recoveredAt',
 };
 
-/** A copy of the fence in `to`, with conditions, step and timestamp; same phase: reason/message only. */
-export function withPhase(f: NodeFence, to: Phase, reason: string, message: string, now: number): NodeFence {
+/**
+ * A copy of the fence in `to`, with conditions, step and timestamp; same phase: reason/message
+ * only. `released` names what the step let go of (pods, VolumeAttachments) for the record.
+ */
+export function withPhase(
+  f: NodeFence,
+  to: Phase,
+  reason: string,
+  message: string,
+  now: number,
+  released?: Released,
+): NodeFence {
   const at = isoNow(now);
   const moved = f.status.phase !== to;
+  const step = { phase: to, at, message, ...(released ? { released } : {}) };
   const status = {
     ...f.status,
     phase: to,
     message,
     conditions: conditionsFor(to, reason, message, at, f.status.conditions),
-    steps: moved ? [...f.status.steps, { phase: to, at, message }] : f.status.steps,
+    steps: moved ? [...f.status.steps, step] : f.status.steps,
   };
   const stamp = STAMP[to];
   if (moved && stamp) status[stamp] = at;
@@ -33,6 +44,8 @@ export function detected(
   node: { uid: string; bootId?: string },
   why: string,
   now: number,
+  /** when the agent may run: now plus the policy's warning window */
+  fenceAt: number = now,
 ): NodeFence {
   const at = isoNow(now);
   const conditions = conditionsFor('Detected', 'RemediationStarted', why, at, []);
@@ -45,6 +58,7 @@ export function detected(
       nodeUid: node.uid,
       nodeBootId: node.bootId,
       detectedAt: at,
+      fenceAt: isoNow(fenceAt),
       message: why,
       conditions,
       steps,
@@ -63,4 +77,13 @@ export const attemptOf = (f: NodeFence, n: number) => f.status.attempts.find((a)
 export function trimOutput(s: string, max = 2_000): string {
   const t = s.trim();
   return t.length <= max ? t : `${t.slice(0, max / 2)}\n…\n${t.slice(-max / 2)}`;
+}
+
+/**
+ * A release round that let go of more (a second round of force deletes) while the phase stays
+ * Releasing: recorded as its own step, so every pod and attachment released is named once.
+ */
+export function withReleaseStep(f: NodeFence, message: string, now: number, released: Released): NodeFence {
+  const step = { phase: f.status.phase, at: isoNow(now), message, released };
+  return { ...f, status: { ...f.status, steps: [...f.status.steps, step] } };
 }

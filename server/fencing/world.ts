@@ -4,6 +4,8 @@
 import { judgeBudget } from '../../lib/fencing/budget.js';
 import { healthyForBudget, selects } from '../../lib/fencing/health.js';
 import type { FenceWorld } from '../../lib/fencing/machine.js';
+import { nodeHealth } from '../../lib/fencing/health.js';
+import { type Upcoming, upcomingOf } from '../../lib/fencing/warning.js';
 import {
   type FencePolicySpec,
   fencePolicySpec,
@@ -73,4 +75,57 @@ export function worldOf(
     inFlight,
     policyMissing: policy.missing,
   };
+}
+
+/** What still waits on a node: pods bound to it (not finished) and the VolumeAttachments naming it. */
+export function waitingOn(conn: ClusterConnection, node: string) {
+  const pods = conn.cache
+    .podsOnNode(node)
+    .filter((p) => p.state !== 'Succeeded' && p.state !== 'Failed')
+    .map((p) => ({ namespace: p.namespace, name: p.name, state: p.state }));
+  const volumes = [...conn.informers.volumeAttachments.values()]
+    .map((a) => a as { name?: string; pv?: string; node?: string })
+    .filter((a) => a.node === node)
+    .map((a) => ({ attachment: a.name ?? '', pv: a.pv }));
+  return { pods, volumes };
+}
+
+export interface UpcomingFence {
+  node: string;
+  policy: string;
+  /** ISO: when the agent may run if nothing changes */
+  fenceAt: string;
+  paused: boolean;
+}
+
+/**
+ * Nodes a policy will fence automatically that have no NodeFence in progress yet, with when, from
+ * the machine's own rules (lib/fencing/warning.ts). Only unhealthy nodes are judged in full: the
+ * budget walks every node, so a healthy cluster of thousands costs one health check per node.
+ */
+export function upcomingFences(
+  inf: FencingInformers,
+  conn: ClusterConnection,
+  now = Date.now(),
+): UpcomingFence[] {
+  const out: UpcomingFence[] = [];
+  for (const n of inf.nodes.values()) {
+    const fence = inf.fences.get(n.name)?.value;
+    const policy = policyFor(
+      inf,
+      n.name,
+      fence && TERMINAL_PHASES.has(fence.status.phase) ? undefined : fence,
+    );
+    if (!policy?.spec || nodeHealth(policy.spec, withLease(n, leaseOf(inf, n.name)), now).healthy) continue;
+    const w = worldOf(inf, conn, n.name, fence, false);
+    const u: Upcoming | undefined = w && upcomingOf({ ...w, now });
+    if (u)
+      out.push({
+        node: n.name,
+        policy: policy.name,
+        fenceAt: new Date(u.fenceAt).toISOString(),
+        paused: u.paused,
+      });
+  }
+  return out.sort((a, b) => a.fenceAt.localeCompare(b.fenceAt) || a.node.localeCompare(b.node));
 }

@@ -1,10 +1,14 @@
-// Pushes fencing to browsers: on any NodeFence or FencePolicy change, a coalesced
+// Pushes fencing to browsers: on any NodeFence or FencePolicy change (or a node's conditions,
+// which move the fences a policy will start), a coalesced
 // "fencing:changed" {cluster} (at most every 250 ms) to the fencing room, so pages refetch
 // fencing.list over tRPC. Nothing polls.
 import type { Server as SocketServer } from 'socket.io';
 import type { FencingService } from '../fencing/service.js';
 
 export const FENCING_ROOM = 'fencing';
+
+const conditionStatuses = (n: { conditions: { type: string; status: string }[] }) =>
+  n.conditions.map((c) => `${c.type}=${c.status}`).join(',');
 const COALESCE_MS = 250;
 
 export class FencingFeed {
@@ -24,6 +28,15 @@ export class FencingFeed {
       for (const inf of [c.informers.fences, c.informers.policies])
         inf.on({ add: mark, update: mark, delete: mark });
       c.onViewChange(mark);
+      // a node's conditions changing status moves its upcoming fence ("fenced automatically in N s");
+      // heartbeats alone (the same statuses) do not
+      c.informers.nodes.on({
+        add: mark,
+        delete: mark,
+        update: (n, old) => {
+          if (conditionStatuses(n) !== conditionStatuses(old)) mark();
+        },
+      });
     }
   }
 

@@ -40,6 +40,8 @@ const on = {
   removeOutOfServiceTaint: { action: z.literal('removeOutOfServiceTaint'), cluster, node: objectName },
   approveFence: { action: z.literal('approveFence'), cluster, fence: objectName },
   cancelFence: { action: z.literal('cancelFence'), cluster, fence: objectName },
+  pauseFencePolicy: { action: z.literal('pauseFencePolicy'), cluster, policy: objectName },
+  resumeFencePolicy: { action: z.literal('resumeFencePolicy'), cluster, policy: objectName },
 };
 const unknownAction = { error: `action must be one of ${GUARDED_ACTION_NAMES.join(', ')}` };
 
@@ -51,6 +53,8 @@ export const previewInput = z.discriminatedUnion(
     z.object(on.removeOutOfServiceTaint),
     z.object(on.approveFence),
     z.object({ ...on.cancelFence, reason: reasonText.optional() }),
+    z.object({ ...on.pauseFencePolicy, reason: reasonText.optional() }),
+    z.object(on.resumeFencePolicy),
   ],
   unknownAction,
 );
@@ -68,6 +72,13 @@ export const performInput = z.discriminatedUnion(
       ...submission,
       reason: reasonText.trim().min(1, 'a reason is required to cancel a fence'),
     }),
+    // pausing says why too: it goes into the policy's annotations and the audit
+    z.object({
+      ...on.pauseFencePolicy,
+      ...submission,
+      reason: reasonText.trim().min(1, 'a reason is required to pause a fence policy'),
+    }),
+    z.object({ ...on.resumeFencePolicy, ...submission }),
   ],
   unknownAction,
 );

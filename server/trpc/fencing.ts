@@ -2,7 +2,10 @@
 // agent output, and the FencePolicies (with the error of any the controller cannot read). Read
 // from the fencing controller's informers; approve and cancel are guarded actions (actions.*).
 import { z } from 'zod';
+import { fenceAtOf } from '../../lib/fencing/machine.js';
+import type { NodeFence, Released } from '../../lib/fencing/types.js';
 import { agentLabel, progressOf } from '../../lib/fencing/view.js';
+import { upcomingFences, waitingOn } from '../fencing/world.js';
 import { allow, clusterInput as cluster, clusterOf, procedure, router } from './trpc.js';
 
 export const fencingRouter = router({
@@ -25,6 +28,8 @@ export const fencingRouter = router({
         error: p.error,
         agent: p.value ? agentLabel(p.value.spec) : undefined,
         approval: p.value?.spec.approval,
+        warningWindow: p.value?.spec.warningWindow,
+        paused: p.value?.spec.paused ?? false,
         releaseStrategy: p.value?.spec.releaseStrategy,
         selector: p.value?.spec.nodeSelector,
         unhealthy: p.value?.spec.unhealthyConditions.map((c) => `${c.type}=${c.status} for ${c.duration}`),
@@ -45,7 +50,14 @@ export const fencingRouter = router({
           node: f!.spec.nodeName,
           policy: f!.spec.policy,
           agent: policy ? agentLabel(policy.spec) : undefined,
+          agentType: policy?.spec.agent.type,
           manual,
+          /** when the agent may run: the end of the warning window */
+          fenceAt: policy ? isoOf(fenceAtOf(f!, policy.spec)) : (f!.status.fenceAt ?? undefined),
+          /** the fence's policy is paused (a Detected fence is held) */
+          paused: policy?.spec.paused ?? false,
+          released: releasedBy(f!),
+          waiting: waitingOn(conn, f!.spec.nodeName),
           createdAt: f!.metadata.creationTimestamp,
           spec: f!.spec,
           status: f!.status,
@@ -60,6 +72,21 @@ export const fencingRouter = router({
       .map(({ node, why }) => ({ node, why }));
     // who acts: every console watches, the leader of the cluster's controller Lease runs the loops
     const leader = ctx.fencing?.managers.get(conn.id)?.elector.state();
-    return { enabled: true as const, policies, fences, held, leader };
+    // nodes a policy will fence that have no NodeFence yet: the warning before detection
+    const upcoming = upcomingFences(inf, conn);
+    return { enabled: true as const, policies, fences, upcoming, held, leader };
   }),
 });
+
+const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/** Everything the fence's release steps let go of, each name once. */
+function releasedBy(f: NodeFence): Released {
+  const pods = new Set<string>();
+  const volumeAttachments = new Set<string>();
+  for (const s of f.status.steps) {
+    for (const p of s.released?.pods ?? []) pods.add(p);
+    for (const v of s.released?.volumeAttachments ?? []) volumeAttachments.add(v);
+  }
+  return { pods: [...pods], volumeAttachments: [...volumeAttachments] };
+}

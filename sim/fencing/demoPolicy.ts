@@ -1,5 +1,6 @@
 // The demo cluster's FencePolicy, so that partitioning a node in the console plays out end to end
-// with no setup: detect after 10 s of Ready=Unknown (and a stale Lease), fence over IPMI with the
+// with no setup: detect after 10 s of Ready=Unknown (and a stale Lease), announce the fence for
+// 10 s (the warning window: cancellable, or the policy paused), then fence over IPMI with the
 // real fence_ipmilan against each node's ipmi_sim BMC, release by the out-of-service taint. The
 // BMC password goes into a Secret the policy references, as a site would store it. Without the
 // IPMI tools the policy uses the built-in power agent, and the log says how to get the real one.
@@ -22,6 +23,8 @@ const common = {
   retryInterval: '5s',
   timeout: '30s',
   releaseStrategy: 'OutOfServiceTaint',
+  // announced for 10 s before the agent runs ("fenced automatically in N s unless cancelled")
+  warningWindow: '10s',
 };
 
 /** An exec agent running fence_ipmilan against the nodes' BMCs (password from the BMC Secret). */

@@ -195,5 +195,7 @@ export const quickPolicy = (agent: Record<string, unknown>, extra: Record<string
   retryCount: 2,
   retryInterval: '1s',
   timeout: '10s',
+  // no warning window unless a test asks for one (warning.int.test.ts): the others time the fence itself
+  warningWindow: '0s',
   ...extra,
 });

@@ -1,0 +1,182 @@
+// The warning window before an automatic fence (issue 18), on the embedded cluster: a detected
+// fence waits its window (no agent before status.fenceAt) and is listed as upcoming before it is
+// detected; a cancel inside the window stops it and is recorded (Event, and the seam's audit
+// Event when a person cancels through the console); a paused policy holds it past its window
+// and resuming lets it run; the release records the pods and volume attachments it let go of.
+import * as k8s from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { GROUP, POLICY_PLURAL, VERSION } from '../../../lib/fencing/types.js';
+import { perform } from '../../actions/perform.js';
+import { tokenOf } from '../../test/client.js';
+import { upcomingFences } from '../world.js';
+import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
+
+let t: Fenced | undefined;
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+async function dbNode(f: Fenced): Promise<string> {
+  const p = await eventually(
+    async () => {
+      const p = await f.cluster.core
+        .readNamespacedPod({ name: 'db-0', namespace: 'shop' })
+        .catch(() => undefined);
+      return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
+    },
+    'db-0 running',
+    45_000,
+  );
+  return p.spec!.nodeName!;
+}
+
+/** The seam as the cluster admin (their token): who acts is recorded in the audit Event. */
+function seam(f: Fenced) {
+  return {
+    conn: f.conn,
+    actor: {
+      name: 'palisade-admin',
+      via: 'token' as const,
+      credential: { kind: 'token' as const, token: tokenOf(f.cluster.kc) },
+    },
+    authorize: async () => ({ allowed: true }),
+  };
+}
+
+async function setPaused(f: Fenced, policy: string, paused: boolean) {
+  await f.cluster.kc
+    .makeApiClient(k8s.CustomObjectsApi)
+    .patchClusterCustomObject(
+      { group: GROUP, version: VERSION, plural: POLICY_PLURAL, name: policy, body: { spec: { paused } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+}
+
+describe('the warning window', { timeout: 240_000 }, () => {
+  it('announces the fence (upcoming, then fenceAt), runs no agent before fenceAt, and records what the release let go of', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy(
+      'warned',
+      quickPolicy(
+        { type: 'power' },
+        { warningWindow: '6s', unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '4s' }] },
+      ),
+    );
+    const node = await dbNode(t);
+    t.cluster.infra.partition(node);
+    // before detection: the node is listed as upcoming, with when it will be fenced
+    const soon = await eventually(
+      async () => upcomingFences(t!.controller.informers, t!.conn).find((u) => u.node === node),
+      `${node} upcoming`,
+      30_000,
+    );
+    expect(soon).toMatchObject({ policy: 'warned', paused: false });
+    const detected = await t.fenceIn(node, ['Detected'], 30_000);
+    const fenceAt = Date.parse(detected.status.fenceAt!);
+    expect(fenceAt - Date.parse(detected.status.detectedAt!)).toBe(6_000);
+    // the upcoming time was the same rule: within the time it took to see the node unhealthy
+    expect(Math.abs(Date.parse(soon.fenceAt) - fenceAt)).toBeLessThan(3_000);
+    expect(upcomingFences(t.controller.informers, t.conn).map((u) => u.node)).not.toContain(node);
+    const released = await t.fenceIn(node, ['Released'], 90_000);
+    const fencing = released.status.steps.find((s) => s.phase === 'Fencing')!;
+    expect(Date.parse(fencing.at)).toBeGreaterThanOrEqual(fenceAt);
+    expect(Date.parse(released.status.attempts[0].startedAt)).toBeGreaterThanOrEqual(fenceAt);
+    // the record names what the release let go of
+    const pods = released.status.steps.flatMap((s) => s.released?.pods ?? []);
+    const vas = released.status.steps.flatMap((s) => s.released?.volumeAttachments ?? []);
+    expect(pods).toContain('shop/db-0');
+    expect(vas.length).toBeGreaterThan(0);
+    const events = await t.nodeEvents(node);
+    expect(events.find((e) => e.reason === 'FenceDetected')?.message).toMatch(
+      /fenced automatically at .* unless cancelled/,
+    );
+    expect(events.find((e) => e.reason === 'OutOfServiceTaintAdded')?.message).toMatch(/shop\/db-0/);
+  });
+
+  it('a cancel through the seam inside the window stops the fence, recorded with who and why', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy('slow', quickPolicy({ type: 'power' }, { warningWindow: '60s' }));
+    const node = await dbNode(t);
+    t.cluster.infra.partition(node);
+    const detected = await t.fenceIn(node, ['Detected'], 30_000);
+    expect(Date.parse(detected.status.fenceAt!)).toBeGreaterThan(Date.now());
+    const done = await perform(seam(t), {
+      action: 'cancelFence',
+      fence: node,
+      reason: 'planned maintenance',
+    });
+    expect(done).toMatchObject({ recorded: true, overridden: false });
+    const cancelled = await t.fenceIn(node, ['Cancelled'], 30_000);
+    expect(cancelled.status.attempts).toEqual([]);
+    expect(cancelled.status.message).toBe('cancelled by palisade-admin: planned maintenance');
+    expect(cancelled.status.conditions.find((c) => c.type === 'Processing')?.reason).toBe('CancelledByUser');
+    // the fencing controller's Event on the node, and the seam's audit Event on the NodeFence
+    const events = await t.nodeEvents(node);
+    expect(events.find((e) => e.reason === 'FenceCancelled')?.message).toMatch(/planned maintenance/);
+    const audit = await t.cluster.core.listEventForAllNamespaces({
+      fieldSelector: 'reason=PalisadeFenceCancelled',
+    });
+    expect(
+      audit.items.some((e) => e.involvedObject.name === node && /palisade-admin/.test(e.message ?? '')),
+    ).toBe(true);
+    // the node was never powered off: it comes back by itself when healed
+    expect(t.cluster.infra.bmcStatus(node)).not.toBe('off');
+  });
+
+  it('a paused policy holds a detected fence past its window; Pause and Resume go through the seam', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy('brake', quickPolicy({ type: 'power' }, { warningWindow: '3s' }));
+    const node = await dbNode(t);
+    t.cluster.infra.partition(node);
+    await t.fenceIn(node, ['Detected'], 30_000);
+    const paused = await perform(seam(t), {
+      action: 'pauseFencePolicy',
+      policy: 'brake',
+      reason: 'storm in zone a',
+    });
+    expect(paused).toMatchObject({ recorded: true });
+    // held well past the window, no agent run
+    await new Promise((r) => setTimeout(r, 6_000));
+    const held = await t.fence(node);
+    expect(held?.status.phase).toBe('Detected');
+    expect(held?.status.attempts).toEqual([]);
+    expect(Date.parse(held!.status.fenceAt!)).toBeLessThan(Date.now());
+    expect(t.controller.held().find((h) => h.node === node)?.reason).toBe('paused');
+    // pausing twice is refused; resuming lets it run
+    await expect(
+      perform(seam(t), { action: 'pauseFencePolicy', policy: 'brake', reason: 'again' }),
+    ).rejects.toThrow(/already paused/);
+    await perform(seam(t), { action: 'resumeFencePolicy', policy: 'brake' });
+    await t.fenceIn(node, ['Fenced', 'Releasing', 'Released'], 60_000);
+    const audit = await t.cluster.core.listEventForAllNamespaces({
+      fieldSelector: 'involvedObject.name=brake',
+    });
+    expect(audit.items.map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['PalisadeFencePolicyPaused', 'PalisadeFencePolicyResumed']),
+    );
+  });
+
+  it('a paused policy starts no new fence: the node is upcoming, paused', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy('off', quickPolicy({ type: 'power' }, { warningWindow: '2s', paused: true }));
+    const node = await dbNode(t);
+    t.cluster.infra.partition(node);
+    // long enough to fence, yet held by the pause (told once, as the budget's hold is)
+    await eventually(
+      async () => t!.controller.held().find((h) => h.node === node && h.reason === 'paused'),
+      `${node} held by the pause`,
+      30_000,
+    );
+    expect(await t.fence(node)).toBeUndefined();
+    // still announced: resumed, it would be detected now and fenced one window later
+    const u = upcomingFences(t.controller.informers, t.conn).find((x) => x.node === node);
+    expect(u?.paused).toBe(true);
+    expect(Date.parse(u!.fenceAt) - Date.now()).toBeGreaterThan(1_000);
+    const events = await t.nodeEvents(node);
+    expect(events.some((e) => e.reason === 'FencingPausedByPolicy')).toBe(true);
+    await setPaused(t, 'off', false);
+    await t.fenceIn(node, ['Detected', 'Fencing', 'Fenced', 'Releasing', 'Released'], 30_000);
+  });
+});
