@@ -91,7 +91,13 @@ test('a partitioned node is fenced over IPMI, released, and its database pod run
 
     const card = page.getByTestId(`fence-${node}`);
     await expect(card).toBeVisible({ timeout: 60_000 });
-    await expect(card.getByTestId('fence-phase')).toHaveText('Released', { timeout: 90_000 });
+    await expect(card.getByTestId('fence-phase')).toHaveText('Released — needs repair', { timeout: 90_000 });
+    // Released is not resolved: the card says what a person must do next, and what was released
+    await expect(card.getByTestId('fence-next-step')).toHaveText(
+      `Released — node ${node} is powered off and out of service: power on or repair it, then remove the out-of-service taint`,
+    );
+    await expect(card.getByTestId('fence-released')).toContainText(`shop/${pod.metadata!.name}`);
+    await expect(card.getByTestId('fence-waiting')).toContainText('no pods and no volume attachments remain');
     // the agent's success was confirmed by a status query before anything was released
     await expect(card.getByTestId('fence-attempts')).toContainText('✓ power off');
     const done = card.getByTestId('fence-progress').locator('[data-state="done"]');
@@ -109,7 +115,9 @@ test('a partitioned node is fenced over IPMI, released, and its database pod run
     // the map and the node panel say the node is fenced
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Map' }).click();
     await expect(tile(page, node)).toHaveAccessibleName(/fence: Released/);
-    await expect(tile(page, node).getByTestId('node-fence')).toHaveText('fence: released');
+    await expect(tile(page, node).getByTestId('node-fence')).toHaveText(
+      'fence: released — power on or repair it',
+    );
     await tile(page, node).click();
     await expect(page.getByTestId('node-panel-fence')).toContainText('Released');
   } finally {

@@ -61,6 +61,8 @@ export const RESERVED = {
   reconnect: 'c2-2',
   screenshots: 'c1-1',
   protected: 'b2-2',
+  /** warning.spec.ts: its own FencePolicy covers this node only */
+  warning: 'c2-1',
 } as const;
 
 export function infraEndpoint(): { url: string; token: string } {

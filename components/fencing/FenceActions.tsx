@@ -1,8 +1,9 @@
 'use client';
 // Approve and cancel on a NodeFence, through the guarded actions (one server-side seam that knows
 // who acts and records it). Shown only where the fence can still take them: approval while it
-// waits for one, cancel until an agent has run (and on a Failed fence, to record giving it up).
-import { ApproveFenceButton, CancelFenceButton } from '../actions/GuardedActionButtons';
+// waits for one, cancel until an agent has run (and on a Failed fence, to record giving it up);
+// pause (or resume) the fence's policy while the fence has not run an agent: the warning window.
+import { ApproveFenceButton, CancelFenceButton, PausePolicyButton } from '../actions/GuardedActionButtons';
 import { useCluster } from '../console/cluster';
 import type { FenceRow } from './live';
 
@@ -12,12 +13,16 @@ export function FenceActions({ f }: { f: FenceRow }) {
   const canApprove = phase === 'AwaitingApproval' && !f.spec.approvedBy;
   const canCancel =
     (phase === 'Detected' || phase === 'AwaitingApproval' || phase === 'Failed') && !f.spec.cancelRequested;
-  if (!cluster || (!canApprove && !canCancel)) return null;
+  const canPause = phase === 'Detected' || phase === 'AwaitingApproval';
+  if (!cluster || (!canApprove && !canCancel && !canPause)) return null;
   const readOnly = current?.mode === 'read-only';
   return (
-    <div className="mt-2 flex gap-2" data-testid="fence-actions">
+    <div className="mt-2 flex flex-wrap gap-2" data-testid="fence-actions">
       {canApprove && <ApproveFenceButton cluster={cluster} fence={f.name} disabled={readOnly} />}
       {canCancel && <CancelFenceButton cluster={cluster} fence={f.name} disabled={readOnly} />}
+      {canPause && (
+        <PausePolicyButton cluster={cluster} policy={f.policy} paused={f.paused} disabled={readOnly} />
+      )}
     </div>
   );
 }

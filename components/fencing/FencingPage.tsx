@@ -1,9 +1,17 @@
 'use client';
-// The Fencing page: one card per NodeFence — phase, step-by-step progress, the policy and agent,
-// every attempt with its verification and agent output, and approve / cancel where they apply —
-// plus the FencePolicies in force. Live through the fencing room; nothing polls.
+// The Fencing page: the fences coming (nodes a policy will fence, counting down), one card per
+// NodeFence — phase, the warning window counting down, step-by-step progress, the policy and
+// agent, every attempt with its verification and agent output, what the release let go of, what
+// still waits on the node, and approve / cancel / pause where they apply — plus the FencePolicies
+// in force, each with Pause or Resume. Live through the fencing room; nothing polls.
+import Link from 'next/link';
+import { releasedText } from '@/lib/fencing/view';
+import { PausePolicyButton } from '../actions/GuardedActionButtons';
+import { useCluster } from '../console/cluster';
 import { AgeCell } from '../lists/cells';
+import { podHref } from '../map/NodePanel';
 import { FenceActions } from './FenceActions';
+import { FenceWarning } from './Warning';
 import { type FenceRow, type FencingList, useFencing } from './live';
 import { PhaseBadge } from './PhaseBadge';
 import { Progress } from './Progress';
@@ -27,8 +35,9 @@ export function FencingPage() {
       {data?.enabled && (
         <>
           {data.held.length > 0 && <Held held={data.held} />}
+          {data.upcoming.length > 0 && <Upcoming upcoming={data.upcoming} />}
           <section aria-label="Node fences" className="flex flex-col gap-2 p-3">
-            {data.fences.length === 0 && (
+            {data.fences.length === 0 && data.upcoming.length === 0 && (
               <p className="text-sm text-dim">
                 No node is being fenced. When a node a FencePolicy covers stays unhealthy long enough, its
                 NodeFence appears here.
@@ -88,6 +97,47 @@ function Held({ held }: { held: { node: string; why: string }[] }) {
   );
 }
 
+type UpcomingRow = Extract<FencingList, { enabled: true }>['upcoming'][number];
+
+/** Nodes a policy will fence that have no NodeFence yet: when, and the policy's Pause. */
+function Upcoming({ upcoming }: { upcoming: UpcomingRow[] }) {
+  const { cluster, current } = useCluster();
+  return (
+    <section
+      aria-label="Fences coming"
+      data-testid="fencing-upcoming"
+      className="border-b border-warn/40 bg-warn/10 px-3 py-2 text-sm"
+    >
+      <h2 className="font-medium text-warn">
+        {upcoming.length} node{upcoming.length === 1 ? '' : 's'} will be fenced automatically
+      </h2>
+      <p className="text-xs text-dim">
+        Each gets its NodeFence (and Cancel) when it has been unhealthy for its policy's duration; the warning
+        window then runs before any agent. Pause the policy to stop them now.
+      </p>
+      <ul className="mt-1 flex flex-col gap-1 text-xs">
+        {upcoming.map((u) => (
+          <li key={u.node} data-testid={`upcoming-${u.node}`} className="flex flex-wrap items-center gap-2">
+            <span className="font-mono font-semibold">{u.node}</span>
+            <FenceWarning fenceAt={u.fenceAt} paused={u.paused} policy={u.policy} />
+            <span className="text-dim">
+              policy <span className="font-mono">{u.policy}</span>
+            </span>
+            {cluster && (
+              <PausePolicyButton
+                cluster={cluster}
+                policy={u.policy}
+                paused={u.paused}
+                disabled={current?.mode === 'read-only'}
+              />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function Counts({ fences }: { fences: FenceRow[] }) {
   const active = fences.filter((f) => !['Recovered', 'Cancelled', 'Failed'].includes(f.status.phase)).length;
   const failed = fences.filter((f) => f.status.phase === 'Failed').length;
@@ -117,6 +167,16 @@ function FenceCard({ f }: { f: FenceRow }) {
           <AgeCell since={s.detectedAt ? Date.parse(s.detectedAt) : undefined} suffix=" ago" />
         </span>
       </div>
+      {s.phase === 'Detected' && (
+        <p className="mt-1 text-sm">
+          <FenceWarning fenceAt={f.fenceAt} paused={f.paused} policy={f.policy} phase={s.phase} />
+        </p>
+      )}
+      {s.phase === 'Released' && (
+        <p className="mt-1 text-sm font-medium text-warn" data-testid="fence-next-step">
+          {releasedText(f.node, f.agentType)}
+        </p>
+      )}
       <p className="mt-1 text-sm" data-testid="fence-message">
         {s.message}
       </p>
@@ -129,6 +189,8 @@ function FenceCard({ f }: { f: FenceRow }) {
       )}
       <FenceActions f={f} />
       {s.attempts.length > 0 && <Attempts attempts={s.attempts} />}
+      <ReleasedRecord released={f.released} />
+      {!['Recovered', 'Cancelled'].includes(s.phase) && <Waiting waiting={f.waiting} />}
     </article>
   );
 }
@@ -181,7 +243,96 @@ function Attempts({ attempts }: { attempts: FenceRow['status']['attempts'] }) {
   );
 }
 
+/** What the fence's release let go of, by name (kept in the NodeFence: Events expire in an hour). */
+function ReleasedRecord({ released }: { released: FenceRow['released'] }) {
+  const { cluster } = useCluster();
+  if (released.pods.length + released.volumeAttachments.length === 0) return null;
+  return (
+    <div className="mt-2 text-xs" data-testid="fence-released">
+      <h3 className="font-semibold">Released by this fence</h3>
+      {released.pods.length > 0 && (
+        <p>
+          Pods force-deleted or evicted:{' '}
+          {released.pods.map((p, i) => {
+            const [namespace, name] = p.split('/');
+            return (
+              <span key={p}>
+                {i > 0 && ', '}
+                {cluster ? (
+                  <Link
+                    className="font-mono text-info hover:underline"
+                    href={podHref(cluster, { namespace, name })}
+                  >
+                    {p}
+                  </Link>
+                ) : (
+                  <span className="font-mono">{p}</span>
+                )}
+              </span>
+            );
+          })}
+        </p>
+      )}
+      {released.volumeAttachments.length > 0 && (
+        <p>
+          Volume attachments detached:{' '}
+          <span className="font-mono">{released.volumeAttachments.join(', ')}</span>
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** What still waits on the node: its pods and the volumes attached to it, each linked. */
+function Waiting({ waiting }: { waiting: FenceRow['waiting'] }) {
+  const { cluster } = useCluster();
+  const none = waiting.pods.length + waiting.volumes.length === 0;
+  return (
+    <div className="mt-2 text-xs" data-testid="fence-waiting">
+      <h3 className="font-semibold">Waiting on the node</h3>
+      {none && <p className="text-dim">no pods and no volume attachments remain on the node</p>}
+      {waiting.pods.length > 0 && (
+        <p>
+          Pods:{' '}
+          {waiting.pods.map((p, i) => (
+            <span key={`${p.namespace}/${p.name}`}>
+              {i > 0 && ', '}
+              {cluster ? (
+                <Link className="font-mono text-info hover:underline" href={podHref(cluster, p)}>
+                  {p.namespace}/{p.name}
+                </Link>
+              ) : (
+                <span className="font-mono">
+                  {p.namespace}/{p.name}
+                </span>
+              )}{' '}
+              <span className="text-dim">({p.state})</span>
+            </span>
+          ))}
+        </p>
+      )}
+      {waiting.volumes.length > 0 && (
+        <p>
+          Volumes:{' '}
+          {waiting.volumes.map((v, i) => (
+            <span key={v.attachment}>
+              {i > 0 && ', '}
+              <Link
+                className="font-mono text-info hover:underline"
+                href={`/volumes${v.pv ? `?volume=${encodeURIComponent(v.pv)}` : ''}`}
+              >
+                {v.pv ?? v.attachment}
+              </Link>
+            </span>
+          ))}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function Policies({ policies }: { policies: Extract<FencingList, { enabled: true }>['policies'] }) {
+  const { cluster, current } = useCluster();
   return (
     <section aria-label="Fence policies" className="border-t border-line p-3">
       <h2 className="mb-1 text-sm font-semibold">Fence policies</h2>
@@ -192,15 +343,38 @@ function Policies({ policies }: { policies: Extract<FencingList, { enabled: true
       )}
       <ul className="flex flex-col gap-1 text-xs">
         {policies.map((p) => (
-          <li key={p.name} data-testid={`policy-${p.name}`}>
-            <span className="font-mono font-semibold">{p.name}</span>{' '}
+          <li key={p.name} data-testid={`policy-${p.name}`} className="flex flex-wrap items-center gap-x-2">
+            <span className="font-mono font-semibold">{p.name}</span>
+            {p.paused && (
+              <span
+                className="rounded border border-warn/40 bg-warn/15 px-1 font-medium text-warn"
+                data-testid="policy-paused"
+              >
+                paused
+                {p.pausedBy ? ` by ${p.pausedBy.by}${p.pausedBy.reason ? `: ${p.pausedBy.reason}` : ''}` : ''}
+              </span>
+            )}
             {p.error ? (
               <span className="text-crit">ignored: {p.error}</span>
             ) : (
               <span className="text-dim">
                 {p.agent} · {p.approval} · release by {p.releaseStrategy} · unhealthy when{' '}
-                {p.unhealthy?.join(' or ')} · {p.budget}
+                {p.unhealthy?.join(' or ')} · {p.budget} ·{' '}
+                {p.approval === 'Manual'
+                  ? `no agent before ${p.warningWindow} after detection, and only once approved`
+                  : p.warningWindow === '0s'
+                    ? 'no warning window'
+                    : `announced ${p.warningWindow} before the agent runs`}
               </span>
+            )}
+            {cluster && !p.error && (
+              <PausePolicyButton
+                cluster={cluster}
+                policy={p.name}
+                paused={p.paused}
+                label={p.paused ? 'Resume…' : 'Pause…'}
+                disabled={current?.mode === 'read-only'}
+              />
             )}
           </li>
         ))}

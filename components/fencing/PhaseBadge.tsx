@@ -1,4 +1,4 @@
-import { PHASE_TONE, type Tone } from '@/lib/fencing/view';
+import { PHASE_TONE, phaseLabel, type Tone } from '@/lib/fencing/view';
 import type { Phase } from '@/lib/fencing/types';
 
 export const TONE_CLASS: Record<Tone, string> = {
@@ -16,7 +16,7 @@ export function PhaseBadge({ phase, title }: { phase: Phase; title?: string }) {
       title={title}
       className={`whitespace-nowrap rounded border px-1.5 py-0.5 text-xs font-medium ${TONE_CLASS[PHASE_TONE[phase]]}`}
     >
-      {phase === 'AwaitingApproval' ? 'Awaiting approval' : phase}
+      {phaseLabel(phase)}
     </span>
   );
 }

@@ -55,3 +55,32 @@ export function useNodeFences(): Map<string, FenceRow> {
   const { data } = useFencing();
   return useMemo(() => new Map(data?.enabled ? data.fences.map((f) => [f.node, f]) : []), [data]);
 }
+
+/** What a node's tile shows of fencing: its NodeFence's phase, or the fence a policy will start. */
+export interface FenceBadge {
+  phase?: FenceRow['status']['phase'];
+  fenceAt?: string;
+  paused: boolean;
+  policy: string;
+  agentType?: FenceRow['agentType'];
+}
+
+/** node name -> its fence badge (a NodeFence, or an upcoming fence), for the map's tiles */
+export function useFenceBadges(): Map<string, FenceBadge> {
+  const { data } = useFencing();
+  return useMemo(() => {
+    const m = new Map<string, FenceBadge>();
+    if (!data?.enabled) return m;
+    for (const f of data.fences)
+      m.set(f.node, {
+        phase: f.status.phase,
+        fenceAt: f.fenceAt,
+        paused: f.paused,
+        policy: f.policy,
+        agentType: f.agentType,
+      });
+    // an upcoming fence is the next incident of a node whose last fence is over: it wins
+    for (const u of data.upcoming) m.set(u.node, { fenceAt: u.fenceAt, paused: u.paused, policy: u.policy });
+    return m;
+  }, [data]);
+}

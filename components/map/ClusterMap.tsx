@@ -25,7 +25,7 @@ import { GhostSummary } from '../sim/GhostSummary';
 type GhostCounts = ReturnType<typeof ghostsByNode>;
 import { NodePanel, podHref } from './NodePanel';
 import { NodeTile } from './NodeTile';
-import { type FenceRow, useNodeFences } from '../fencing/live';
+import { type FenceBadge, useFenceBadges, useNodeFences } from '../fencing/live';
 import { SummaryBar } from './SummaryBar';
 
 const NO_PODS: readonly PodView[] = [];
@@ -67,6 +67,7 @@ export function ClusterMap() {
   const density = effectiveDensity(densityChoice, nodes?.byKey.size ?? 0);
   const protection = usePodProtection(cluster);
   const fences = useNodeFences();
+  const fenceBadges = useFenceBadges();
   const ghostMsg = useGhosts(current?.embedded ? cluster : undefined);
   const ghostCounts = useMemo(() => ghostsByNode(ghostMsg?.ghosts ?? []), [ghostMsg]);
   const lastZones = useRef<ZoneGroup<NodeView>[] | undefined>(undefined);
@@ -159,7 +160,7 @@ export function ClusterMap() {
                         byNode={pods.byNode}
                         ghosts={ghostCounts}
                         guarded={protection.index}
-                        fences={fences}
+                        fences={fenceBadges}
                         compact={density === 'compact'}
                         selected={selected}
                         matching={matching}
@@ -195,8 +196,8 @@ interface RackProps {
   compact: boolean;
   ghosts: GhostCounts;
   guarded: PodProtectorIndex;
-  /** node -> its NodeFence */
-  fences: Map<string, FenceRow>;
+  /** node -> its NodeFence, or the fence a policy will start */
+  fences: Map<string, FenceBadge>;
   byNode: PodCollection['byNode'];
   selected: string | undefined;
   matching: Set<string> | undefined;
@@ -252,7 +253,7 @@ const Rack = memo(function Rack({
             pods={byNode.get(n.name) ?? NO_PODS}
             ghosts={ghosts.get(n.name)}
             guarded={guarded}
-            fence={fences.get(n.name)?.status.phase}
+            fence={fences.get(n.name)}
             compact={compact}
             selected={selected === n.name}
             dimmed={matching ? !matching.has(n.name) : false}

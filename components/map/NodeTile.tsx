@@ -4,8 +4,10 @@ import type { NodeView, PodState, PodView } from '@/lib/console/protocol';
 import { formatAge } from '@/lib/console/ui/format';
 import { type PodProtectorIndex, protectedCount, protectorsOf } from '@/lib/console/ui/protection';
 import type { Phase } from '@/lib/fencing/types';
-import { PHASE_TONE } from '@/lib/fencing/view';
+import { PHASE_TONE, releasedText } from '@/lib/fencing/view';
+import type { FenceBadge } from '../fencing/live';
 import { TONE_CLASS } from '../fencing/PhaseBadge';
+import { useWarningText } from '../fencing/Warning';
 import {
   DEFAULT_SUSPECT_AFTER_MS,
   NODE_DOT_CLASS,
@@ -80,12 +82,45 @@ export interface NodeTileProps {
   compact?: boolean;
   /** pods some PodProtector guards ("ns/name" -> protector keys) */
   guarded?: PodProtectorIndex;
-  /** the phase of the node's NodeFence, if it has one */
-  fence?: Phase;
+  /** the node's NodeFence (its phase), or the fence a policy will start on it */
+  fence?: FenceBadge;
 }
 
-/** Fences an incident commander must see on the map: in progress, failed, or holding the node released. */
-const showsFence = (p: Phase | undefined): p is Phase => !!p && p !== 'Recovered' && p !== 'Cancelled';
+/**
+ * Fences an incident commander must see on the map: coming (no NodeFence yet), in progress,
+ * failed, or holding the node released.
+ */
+const showsFence = (f: FenceBadge | undefined): f is FenceBadge =>
+  !!f && f.phase !== 'Recovered' && f.phase !== 'Cancelled';
+
+/** The fence in words, for the tile's name: the phase, and what Released asks of a person. */
+function fenceWords(f: FenceBadge, node: string): string {
+  if (!f.phase) return `fence coming (policy ${f.policy})`;
+  if (f.phase === 'Released') return `fence: ${releasedText(node, f.agentType)}`;
+  return `fence: ${f.phase}`;
+}
+
+/** The tile's fence badge: the countdown in the warning window, then the phase in words. */
+function FenceBadgeMark({ fence, node }: { fence: FenceBadge; node: string }) {
+  const warning = useWarningText(fence);
+  const phase: Phase = fence.phase ?? 'Detected';
+  const text = warning
+    ? warning
+    : fence.phase === 'Released'
+      ? 'fence: released — power on or repair it'
+      : fence.phase
+        ? `fence: ${fence.phase === 'AwaitingApproval' ? 'approval' : fence.phase.toLowerCase()}`
+        : 'fence coming';
+  return (
+    <span
+      data-testid="node-fence"
+      title={fenceWords(fence, node)}
+      className={`self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[phase]]}`}
+    >
+      {text}
+    </span>
+  );
+}
 
 /** A node on the map. Memoized: re-renders only when its node, its pods array or selection change. */
 export const NodeTile = memo(function NodeTile({
@@ -105,7 +140,7 @@ export const NodeTile = memo(function NodeTile({
     () => ({ count: protectedCount(pods, guarded), protectors: protectorsOf(pods, guarded) }),
     [pods, guarded],
   );
-  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}${showsFence(fence) ? `; fence: ${fence}` : ''}`;
+  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}${showsFence(fence) ? `; ${fenceWords(fence, node.name)}` : ''}`;
   // the same button either way: tests, screen readers and the panel find a node by these
   const common = {
     type: 'button' as const,
@@ -152,14 +187,7 @@ export const NodeTile = memo(function NodeTile({
         )}
       </span>
       <PodMarks pods={pods} width={TILE_MARKS_WIDTH} guarded={guard.count ? guarded : undefined} />
-      {showsFence(fence) && (
-        <span
-          data-testid="node-fence"
-          className={`self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[fence]]}`}
-        >
-          fence: {fence === 'AwaitingApproval' ? 'approval' : fence.toLowerCase()}
-        </span>
-      )}
+      {showsFence(fence) && <FenceBadgeMark fence={fence} node={node.name} />}
       {ghosts && (
         <span
           aria-hidden="true"

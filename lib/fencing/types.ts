@@ -217,6 +217,8 @@ export interface Meta {
   uid?: string;
   resourceVersion?: string;
   creationTimestamp?: string;
+  /** e.g. who paused a FencePolicy (palisade.dev/paused-by) */
+  annotations?: Record<string, string>;
 }
 
 export interface FencePolicy {
@@ -241,6 +243,7 @@ const meta = z
     uid: z.string().optional(),
     resourceVersion: z.string().optional(),
     creationTimestamp: z.union([z.string(), z.date()]).optional(),
+    annotations: z.record(z.string(), z.string()).nullish(),
   })
   .passthrough();
 
@@ -251,6 +254,7 @@ function metaOf(m: z.infer<typeof meta>): Meta {
     uid: m.uid,
     resourceVersion: m.resourceVersion,
     creationTimestamp: ts instanceof Date ? ts.toISOString() : ts,
+    ...(m.annotations ? { annotations: m.annotations } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { fenceAtOf } from '../../lib/fencing/machine.js';
 import type { NodeFence, Released } from '../../lib/fencing/types.js';
 import { agentLabel, progressOf } from '../../lib/fencing/view.js';
+import { PAUSE_ANNOTATIONS } from '../actions/fencePolicy.js';
 import { upcomingFences, waitingOn } from '../fencing/world.js';
 import { allow, clusterInput as cluster, clusterOf, procedure, router } from './trpc.js';
 
@@ -30,6 +31,8 @@ export const fencingRouter = router({
         approval: p.value?.spec.approval,
         warningWindow: p.value?.spec.warningWindow,
         paused: p.value?.spec.paused ?? false,
+        /** who paused it, when and why (the Pause action's annotations) */
+        pausedBy: p.value?.spec.paused ? pauseOf(p.value.metadata.annotations) : undefined,
         releaseStrategy: p.value?.spec.releaseStrategy,
         selector: p.value?.spec.nodeSelector,
         unhealthy: p.value?.spec.unhealthyConditions.map((c) => `${c.type}=${c.status} for ${c.duration}`),
@@ -77,6 +80,11 @@ export const fencingRouter = router({
     return { enabled: true as const, policies, fences, upcoming, held, leader };
   }),
 });
+
+const pauseOf = (a: Record<string, string> | undefined) =>
+  a?.[PAUSE_ANNOTATIONS.by]
+    ? { by: a[PAUSE_ANNOTATIONS.by], at: a[PAUSE_ANNOTATIONS.at], reason: a[PAUSE_ANNOTATIONS.reason] }
+    : undefined;
 
 const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 

@@ -1,0 +1,123 @@
+import * as k8s from '@kubernetes/client-node';
+import { expect, type Page, test } from '@playwright/test';
+import { E2E_KUBECONFIG, infra, RESERVED, tile } from './helpers';
+
+// Issue 18, finding 1: every automatic fence is announced and cancellable for its window. The
+// e2e server runs with --fence-policy none, so this spec installs a FencePolicy that covers its
+// own node only (RESERVED.warning), partitions it, and checks: the Fencing page and the map's
+// tile count down "fenced automatically in N s unless cancelled"; Pause holds it ("fence paused
+// by policy …") and Resume lets the countdown go on; Cancel inside the window stops it, and the
+// cancel is on the Audit page with who and why. Then it heals the node.
+const NODE = RESERVED.warning;
+const POLICY = 'e2e-warning';
+const REASON = 'e2e: the node is in planned maintenance';
+const ref = { group: 'palisade.dev', version: 'v1alpha1' };
+
+function clients() {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(E2E_KUBECONFIG);
+  return { core: kc.makeApiClient(k8s.CoreV1Api), custom: kc.makeApiClient(k8s.CustomObjectsApi) };
+}
+
+const COUNTDOWN = /fenced automatically in (\d+) s unless cancelled/;
+
+/** The seconds a countdown shows now. */
+async function secondsLeft(page: Page, testId: string, within = page.locator('body')): Promise<number> {
+  const text = await within.getByTestId(testId).first().textContent();
+  const m = text?.match(COUNTDOWN);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/** Open a guarded action from a button, give the reason if asked, send it, and wait for Done. */
+async function guarded(page: Page, open: () => Promise<void>, reason?: string) {
+  await open();
+  const dialog = page.getByTestId('guarded-dialog');
+  await expect(dialog).toBeVisible();
+  if (reason) await dialog.getByTestId('guarded-reason-input').fill(reason);
+  await dialog.getByTestId('guarded-submit').click();
+  await expect(dialog.getByTestId('guarded-result')).toContainText('Done:', { timeout: 20_000 });
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+}
+
+test('an automatic fence is announced, counts down, can be paused and is cancelled inside its window', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const { core, custom } = clients();
+  await custom.createClusterCustomObject({
+    ...ref,
+    plural: 'fencepolicies',
+    body: {
+      apiVersion: 'palisade.dev/v1alpha1',
+      kind: 'FencePolicy',
+      metadata: { name: POLICY },
+      spec: {
+        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': NODE } },
+        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '2s' }],
+        maxUnhealthy: 1,
+        agent: { type: 'power', action: 'off' },
+        // long enough to watch it, pause it, resume it and cancel it on 2 shared cores
+        warningWindow: '120s',
+      },
+    },
+  });
+  try {
+    await page.goto('/fencing');
+    await expect(page.getByTestId(`policy-${POLICY}`)).toContainText('announced 120s before the agent runs');
+    await infra(NODE, 'partition');
+
+    // before its NodeFence: the node is listed as coming, with its countdown
+    const card = page.getByTestId(`fence-${NODE}`);
+    await expect(page.getByTestId(`upcoming-${NODE}`).or(card)).toBeVisible({ timeout: 45_000 });
+    // detected: the card counts down, live
+    await expect(card.getByTestId('fence-phase')).toHaveText('Detected', { timeout: 45_000 });
+    await expect(card.getByTestId('fence-warning')).toHaveText(COUNTDOWN);
+    const first = await secondsLeft(page, 'fence-warning', card);
+    expect(first).toBeGreaterThan(60);
+    await expect
+      .poll(() => secondsLeft(page, 'fence-warning', card), { timeout: 10_000 })
+      .toBeLessThan(first);
+
+    // the map's tile says it too
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Map' }).click();
+    await expect(tile(page, NODE).getByTestId('node-fence')).toHaveText(COUNTDOWN);
+    await expect(tile(page, NODE)).toHaveAccessibleName(/fence: Detected/);
+
+    // Pause the policy from the fence's card: the fence is held, in words
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fencing' }).click();
+    await guarded(page, () => card.getByTestId('guarded-open-pauseFencePolicy').click(), 'e2e: hold fencing');
+    await expect(card.getByTestId('fence-warning')).toHaveText(`fence paused by policy ${POLICY}`);
+    await expect(page.getByTestId(`policy-${POLICY}`).getByTestId('policy-paused')).toContainText(
+      /paused by \S*admin\S*: e2e: hold fencing/,
+    );
+    // Resume (a destructive action: counted down): the countdown goes on
+    await guarded(page, () => card.getByTestId('guarded-open-resumeFencePolicy').click());
+    await expect(card.getByTestId('fence-warning')).toHaveText(COUNTDOWN);
+
+    // Cancel inside the window: the fence ends before any agent ran
+    await guarded(page, () => card.getByTestId('guarded-open-cancelFence').click(), REASON);
+    await expect(card.getByTestId('fence-phase')).toHaveText('Cancelled', { timeout: 20_000 });
+    await expect(card).toContainText(new RegExp(`Cancel requested by \\S*admin\\S*: ${REASON}`));
+    await expect(card.getByTestId('fence-attempts')).toHaveCount(0);
+
+    // audited: who and why
+    await page.goto('/audit');
+    const row = page.getByTestId('audit-table').locator('tr', { hasText: REASON });
+    await expect(row).toBeVisible();
+    await expect(row).toContainText('Cancel fence');
+    await expect(row).toContainText('admin');
+    await expect(
+      page.getByTestId('audit-table').locator('tr', { hasText: 'e2e: hold fencing' }),
+    ).toContainText('Pause fence policy');
+  } finally {
+    await custom
+      .deleteClusterCustomObject({ ...ref, plural: 'fencepolicies', name: POLICY })
+      .catch(() => undefined);
+    await infra(NODE, 'heal');
+  }
+  await expect(async () => {
+    const n = await core.readNode({ name: NODE });
+    expect(n.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  }).toPass({ timeout: 60_000 });
+  await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
+});
