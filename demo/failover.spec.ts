@@ -211,7 +211,7 @@ test('failover: the leader is killed mid-fence; a follower takes over, resumes t
     const card = page.getByTestId(`fence-${node}`);
     await expect(card.getByTestId('fence-attempts')).toContainText('✓ power off', { timeout: 90_000 });
     marks.fenced = Date.now();
-    await expect(card.getByTestId('fence-phase')).toHaveText('Released', { timeout: 120_000 });
+    await expect(card.getByTestId('fence-phase')).toHaveText('Released — needs repair', { timeout: 120_000 });
     marks.released = Date.now();
     const f = await fence(node);
     const actions = await agent.actions();
@@ -235,7 +235,7 @@ test('failover: the leader is killed mid-fence; a follower takes over, resumes t
     marks.replaced = Date.now();
     await page.goto(`${url}/`);
     await expect(page.getByTestId(`node-tile-${node}`).getByTestId('node-fence')).toHaveText(
-      'fence: released',
+      'fence: released — power on or repair it',
     );
     await page.getByTestId('user-menu').click();
     await expect(page.getByTestId('replica')).toContainText(`_${viewer.child.pid}_`);

@@ -73,14 +73,26 @@ test('fence: a partitioned database node is fenced over IPMI and its pod runs el
     await shot(page, '02-node-unknown.png');
   });
 
-  await test.step('Palisade detects and fences the node; the status query confirms the power is off', async () => {
+  await test.step('Palisade announces the fence: the warning window counts down, Cancel and Pause ready', async () => {
     await expect(page.getByTestId('node-panel-fence')).toBeVisible({ timeout: 60_000 });
+    marks.detected = Date.now();
     await page.goto('/fencing');
+    const card = page.getByTestId(`fence-${node}`);
+    await expect(card.getByTestId('fence-warning')).toHaveText(
+      /fenced automatically in \d+ s unless cancelled/,
+    );
+    await expect(card.getByTestId('guarded-open-cancelFence')).toBeVisible();
+    await shot(page, '02b-warning-window.png');
+  });
+
+  await test.step('Palisade fences the node; the status query confirms the power is off', async () => {
     const card = page.getByTestId(`fence-${node}`);
     await expect(card.getByTestId('fence-attempts')).toContainText('✓ power off', { timeout: 90_000 });
     marks.fenced = Date.now();
     await shot(page, '03-fenced.png');
-    await expect(card.getByTestId('fence-phase')).toHaveText('Released', { timeout: 90_000 });
+    await expect(card.getByTestId('fence-phase')).toHaveText('Released — needs repair', { timeout: 90_000 });
+    await expect(card.getByTestId('fence-next-step')).toContainText(`power on or repair it`);
+    await expect(card.getByTestId('fence-released')).toContainText(`shop/${POD}`);
     marks.released = Date.now();
   });
 
@@ -92,7 +104,7 @@ test('fence: a partitioned database node is fenced over IPMI and its pod runs el
     expect(vas.items.some((v) => v.spec.nodeName === node)).toBe(false);
     await page.goto('/');
     await expect(page.getByTestId(`node-tile-${node}`).getByTestId('node-fence')).toHaveText(
-      'fence: released',
+      'fence: released — power on or repair it',
     );
     await page.getByTestId(`node-tile-${node}`).click();
     await shot(page, '04-map-released.png');
