@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_KUBECONFIG, infra, RESERVED, tile } from './helpers';
@@ -8,6 +9,7 @@ import { E2E_KUBECONFIG, infra, RESERVED, tile } from './helpers';
 // tile count down "fenced automatically in N s unless cancelled"; Pause holds it ("fence paused
 // by policy …") and Resume lets the countdown go on; Cancel inside the window stops it, and the
 // cancel is on the Audit page with who and why. Then it heals the node.
+const DOCS = resolve(import.meta.dirname, '..', 'docs');
 const NODE = RESERVED.warning;
 const POLICY = 'e2e-warning';
 const REASON = 'e2e: the node is in planned maintenance';
@@ -77,6 +79,7 @@ test('an automatic fence is announced, counts down, can be paused and is cancell
     await expect
       .poll(() => secondsLeft(page, 'fence-warning', card), { timeout: 10_000 })
       .toBeLessThan(first);
+    await page.screenshot({ path: resolve(DOCS, 'console-fencing-warning.png'), fullPage: true });
 
     // the map's tile says it too
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Map' }).click();
