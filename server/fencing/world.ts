@@ -48,12 +48,27 @@ function budget(inf: FencingInformers, spec: FencePolicySpec, now: number) {
   return judgeBudget(spec, selected, unhealthy);
 }
 
+function budgetOnce(
+  inf: FencingInformers,
+  spec: FencePolicySpec,
+  now: number,
+  budgets: Map<FencePolicySpec, ReturnType<typeof judgeBudget>> | undefined,
+) {
+  const known = budgets?.get(spec);
+  if (known) return known;
+  const b = budget(inf, spec, now);
+  budgets?.set(spec, b);
+  return b;
+}
+
 export function worldOf(
   inf: FencingInformers,
   conn: ClusterConnection,
   node: string,
   fence: NodeFence | undefined,
   inFlight: boolean,
+  /** budgets already judged at this instant, by policy spec (a list of many nodes judges each once) */
+  budgets?: Map<FencePolicySpec, ReturnType<typeof judgeBudget>>,
 ): FenceWorld | undefined {
   const policy = policyFor(inf, node, fence);
   if (!policy) return undefined;
@@ -69,7 +84,7 @@ export function worldOf(
     policy: spec,
     node: facts && withLease(facts, leaseOf(inf, node)),
     fence,
-    budget: budget(inf, spec, now),
+    budget: budgetOnce(inf, spec, now, budgets),
     podsOnNode: running.length,
     attachmentsOnNode: attachments.length,
     inFlight,
@@ -100,8 +115,8 @@ export interface UpcomingFence {
 
 /**
  * Nodes a policy will fence automatically that have no NodeFence in progress yet, with when, from
- * the machine's own rules (lib/fencing/warning.ts). Only unhealthy nodes are judged in full: the
- * budget walks every node, so a healthy cluster of thousands costs one health check per node.
+ * the machine's own rules (lib/fencing/warning.ts). Only unhealthy nodes are judged in full, and
+ * each policy's budget (a walk over every node) once per list.
  */
 export function upcomingFences(
   inf: FencingInformers,
@@ -109,6 +124,7 @@ export function upcomingFences(
   now = Date.now(),
 ): UpcomingFence[] {
   const out: UpcomingFence[] = [];
+  const budgets = new Map<FencePolicySpec, ReturnType<typeof judgeBudget>>();
   for (const n of inf.nodes.values()) {
     const fence = inf.fences.get(n.name)?.value;
     const policy = policyFor(
@@ -117,7 +133,7 @@ export function upcomingFences(
       fence && TERMINAL_PHASES.has(fence.status.phase) ? undefined : fence,
     );
     if (!policy?.spec || nodeHealth(policy.spec, withLease(n, leaseOf(inf, n.name)), now).healthy) continue;
-    const w = worldOf(inf, conn, n.name, fence, false);
+    const w = worldOf(inf, conn, n.name, fence, false, budgets);
     const u: Upcoming | undefined = w && upcomingOf({ ...w, now });
     if (u)
       out.push({
