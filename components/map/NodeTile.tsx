@@ -1,7 +1,7 @@
 'use client';
 import { memo, useEffect, useMemo, useReducer } from 'react';
 import type { NodeView, PodState, PodView } from '@/lib/console/protocol';
-import { formatAge } from '@/lib/console/ui/format';
+import { formatAge, formatClock } from '@/lib/console/ui/format';
 import { type PodProtectorIndex, protectedCount, protectorsOf } from '@/lib/console/ui/protection';
 import type { Phase } from '@/lib/fencing/types';
 import { PHASE_TONE, releasedText } from '@/lib/fencing/view';
@@ -93,11 +93,21 @@ export interface NodeTileProps {
 const showsFence = (f: FenceBadge | undefined): f is FenceBadge =>
   !!f && f.phase !== 'Recovered' && f.phase !== 'Cancelled';
 
-/** The fence in words, for the tile's name: the phase, and what Released asks of a person. */
+/**
+ * The fence in words, for the tile's name: the phase, when it will run (a clock time, not the
+ * countdown: a name that changed every second would be read out every second), and what
+ * Released asks of a person.
+ */
 function fenceWords(f: FenceBadge, node: string): string {
-  if (!f.phase) return `fence coming (policy ${f.policy})`;
+  const at = f.fenceAt ? formatClock(Date.parse(f.fenceAt)) : undefined;
+  const when = f.paused
+    ? `held: policy ${f.policy} is paused`
+    : at
+      ? `fenced automatically at ${at} unless cancelled`
+      : '';
+  if (!f.phase) return `fence coming (policy ${f.policy})${when ? `, ${when}` : ''}`;
   if (f.phase === 'Released') return `fence: ${releasedText(node, f.agentType)}`;
-  return `fence: ${f.phase}`;
+  return `fence: ${f.phase}${f.phase === 'Detected' && when ? `, ${when}` : ''}`;
 }
 
 /** The tile's fence badge: the countdown in the warning window, then the phase in words. */
