@@ -1,6 +1,8 @@
-// fencing.*: the console's view of fencing — every NodeFence with its progress, attempts and
-// agent output, and the FencePolicies (with the error of any the controller cannot read). Read
-// from the fencing controller's informers; approve and cancel are guarded actions (actions.*).
+// fencing.*: the console's view of fencing — every NodeFence with its progress, attempts, agent
+// output, warning window (fenceAt), what its release let go of and what still waits on its node;
+// the fences coming (upcoming: nodes a policy will fence, and when); and the FencePolicies (paused
+// or not, with the error of any the controller cannot read). Read from the fencing controller's
+// informers; approve, cancel, pause and resume are guarded actions (actions.*).
 import { z } from 'zod';
 import { fenceAtOf } from '../../lib/fencing/machine.js';
 import type { NodeFence, Released } from '../../lib/fencing/types.js';
