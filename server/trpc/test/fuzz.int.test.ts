@@ -551,7 +551,15 @@ type Gen = (w: World, s: Mode) => fc.Arbitrary<unknown>;
 /** The whole input: as built, or (unless mild) sometimes anything at all. */
 const input = (shaped: fc.Arbitrary<unknown>, s: Mode) => (s.mild ? shaped : anyInput(shaped, s));
 
-const GUARDED = ['forceDeletePod', 'detachVolume', 'removeOutOfServiceTaint', 'approveFence', 'cancelFence'];
+const GUARDED = [
+  'forceDeletePod',
+  'detachVolume',
+  'removeOutOfServiceTaint',
+  'approveFence',
+  'cancelFence',
+  'pauseFencePolicy',
+  'resumeFencePolicy',
+];
 
 function pools(w: World, s: Mode) {
   const f = <T>(a: fc.Arbitrary<T>) => (s.mild ? a : field(a, s));
@@ -581,6 +589,7 @@ function pools(w: World, s: Mode) {
     pv: f(named(...w.pvs, 'pv-nope')),
     attachment: f(named(...w.attachments.keys(), 'va-nope')),
     fence: f(named(OPEN_FENCE, DONE_FENCE, 'a1-1')),
+    policy: f(named('no-such-policy')),
     protectorNs: f(named(...w.protectors.map((p) => p.split('/')[0]), 'default')),
     protectorName: f(named(...w.protectors.map((p) => p.split('/')[1]), 'nope')),
     reason: f(
@@ -627,6 +636,17 @@ function target(w: World, s: Mode, extra: Record<string, fc.Arbitrary<unknown>> 
       { action: p.action('cancelFence'), cluster: p.cluster, fence: p.fence, reason: p.reason, ...extra },
       s,
     ),
+    objectInput(
+      {
+        action: p.action('pauseFencePolicy'),
+        cluster: p.cluster,
+        policy: p.policy,
+        reason: p.reason,
+        ...extra,
+      },
+      s,
+    ),
+    objectInput({ action: p.action('resumeFencePolicy'), cluster: p.cluster, policy: p.policy, ...extra }, s),
     objectInput(
       {
         action: p.f(fc.constantFrom('simulatedFault', 'deleteNamespace', 'FORCEDELETEPOD', '', 'cordon')),
