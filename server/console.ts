@@ -36,6 +36,9 @@ import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
 import { ControllerRuntime } from './runtime/runtime.js';
 import { REPLICA_IDENTITY } from './replica.js';
+import { AUDIT_KINDS } from '../lib/history/audit.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { type HistoryOptions, type HistoryService, startHistory } from './history/service.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -64,6 +67,8 @@ export interface ConsoleOptions {
   instanceIds?: CasOptions;
   /** how often the instance-ID collector sweeps (default 30 s) */
   instanceIdSweepMs?: number;
+  /** the incident history (timeline, audit, replay): where it is kept; undefined: none (the audit reads Events) */
+  history?: Omit<HistoryOptions, 'logger'>;
 }
 
 export interface Console {
@@ -77,6 +82,9 @@ export interface Console {
   auth: ConsoleAuth;
   /** POST /instance-ids/acquire and /release (its compare-and-swap adapters, one per cluster) */
   instanceIds: InstanceIdEndpoint;
+  /** the history store (opening in the background) and its recorder, when configured */
+  history?: HistoryService;
+  recorder?: HistoryRecorder;
   stop(): Promise<void>;
 }
 
@@ -128,6 +136,20 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         })
       : undefined;
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
+  // opened in the background: /readyz does not wait for it (the recorder queues until it is open)
+  const history = opts.history && startHistory({ ...opts.history, logger: root });
+  let auditChanged: (cluster: string) => void = () => undefined;
+  const recorder =
+    history &&
+    new HistoryRecorder({
+      history,
+      clusters: clusters.values(),
+      protection,
+      fencing,
+      logger: root,
+      // Palisade's fence steps reach the Audit page as people's actions do
+      onRecorded: (c, es) => es.some((e) => AUDIT_KINDS.includes(e.kind)) && auditChanged(c),
+    });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
@@ -161,6 +183,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       protection,
       fencing,
       runtime,
+      history,
       identity: admittedOf(req)?.identity,
       access: auth.access,
       limits: auth.limits,
@@ -230,6 +253,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
   const auditFeed = new AuditFeed(io, clusters.values());
+  auditChanged = (c) => auditFeed.recorded(c);
   const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
@@ -250,6 +274,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     runtime,
     auth,
     instanceIds,
+    history,
+    recorder,
     async stop() {
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
@@ -270,6 +296,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       engine.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      // what the recorder holds is written before the store closes
+      await recorder?.stop();
+      await history?.stop();
       await Promise.all([...clusters.values()].map((c) => c.stop()));
       await ui?.close().catch(() => undefined);
     },

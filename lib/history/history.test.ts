@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { auditRowOfEntry, mergeAuditRows, releasedText } from './audit.js';
 import { denialEntry, eventEntry, fenceEntries, nodeConditionEntry, workloadEntry } from './entries.js';
 import { matches, selectTimeline, timelineFilter } from './filter.js';
 import { decodeTimelineLink, encodeTimelineLink } from './link.js';
@@ -329,5 +330,98 @@ describe('entries from facts', () => {
     ['scaled up', { ...w, resourceVersion: '6', replicas: 2 }, 'BelowDesired'],
   ])('a workload: %s', (_, old, reason) => {
     expect(workloadEntry('c1', w, old, T0)?.reason).toBe(reason);
+  });
+});
+
+describe('audit rows from the history', () => {
+  const fence = fenceEntries('c1', {
+    metadata: { name: 'a2-1-abc', uid: 'f1' },
+    spec: { nodeName: 'a2-1', policy: 'demo', cancelRequested: { by: 'bob', reason: 'false alarm' } },
+    status: {
+      steps: [
+        {
+          phase: 'Released',
+          at: at(25),
+          message: 'released',
+          released: { pods: ['shop/db-0'], volumeAttachments: ['csi-1'] },
+        },
+        { phase: 'Cancelled', at: at(30), message: 'cancelled' },
+      ],
+    },
+  });
+  it.each([
+    [
+      'a release names what it released',
+      fence[0],
+      {
+        action: 'fence',
+        outcome: 'automatic',
+        by: 'palisade',
+        label: 'Fence: Released',
+        what: 'node a2-1: released — released pods shop/db-0; volume attachments csi-1',
+      },
+    ],
+    [
+      'a cancelled fence names who and why',
+      fence[1],
+      { action: 'fence', label: 'Fence cancelled', by: 'bob', why: 'false alarm' },
+    ],
+    [
+      'a guarded action keeps its verdict',
+      entry({
+        id: 'g',
+        kind: 'guarded-action',
+        actor: 'alice',
+        details: {
+          eventUid: 'e1',
+          action: 'forceDeletePod',
+          outcome: 'overridden',
+          what: 'force deleted',
+          why: 'stuck',
+          reasons: ['not fenced'],
+        },
+      }),
+      {
+        uid: 'e1',
+        action: 'forceDeletePod',
+        label: 'Force delete pod',
+        outcome: 'overridden',
+        reasons: ['not fenced'],
+      },
+    ],
+    [
+      'a fault is a simulation',
+      entry({
+        id: 's',
+        kind: 'fault',
+        actor: 'admin',
+        details: { eventUid: 'e2', what: 'network partition' },
+      }),
+      { uid: 'e2', action: 'simulation', outcome: 'simulation', what: 'network partition' },
+    ],
+  ])('%s', (_, e, want) => {
+    expect(auditRowOfEntry(e)).toMatchObject(want);
+  });
+  it('lists no Warning Event or node condition', () => {
+    expect(auditRowOfEntry(entry({ id: 'w' }))).toBeUndefined();
+  });
+  it('merges one row per record, the store first', () => {
+    const row = auditRowOfEntry(entry({ id: 's', kind: 'fault', details: { eventUid: 'e2' } }))!;
+    const merged = mergeAuditRows(
+      [row],
+      [
+        { ...row, what: 'from the Event' },
+        { ...row, uid: 'e3' },
+      ],
+    );
+    expect(merged.map((r) => [r.uid, r.what])).toEqual([
+      ['e2', row.what],
+      ['e3', row.what],
+    ]);
+  });
+  it('says when a release released nothing', () => {
+    expect(releasedText({ released: { pods: [], volumeAttachments: [] } })).toBe(
+      'released no pods and no volume attachments',
+    );
   });
 });
