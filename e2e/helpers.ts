@@ -61,6 +61,7 @@ export const RESERVED = {
   reconnect: 'c2-2',
   screenshots: 'c1-1',
   protected: 'b2-2',
+  history: 'c2-1',
 } as const;
 
 export function infraEndpoint(): { url: string; token: string } {

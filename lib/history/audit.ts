@@ -1,9 +1,9 @@
 // The Audit page's rows from the history store: people's guarded actions and simulated faults
 // (recorded from the console's Events, so they outlive the Event TTL) and Palisade's own fence
 // steps — what each released, who cancelled — which no Event of a person's records.
-import { GUARDED_ACTION_NAMES, GUARDED_ACTIONS, type GuardedAction } from '../guard/actions.js';
-import type { AuditRow } from '../guard/audit.js';
-import type { HistoryEntry, HistoryKind } from './types.js';
+import { GUARDED_ACTION_NAMES, GUARDED_ACTIONS, type GuardedAction } from '../guard/actions';
+import type { AuditRow } from '../guard/audit';
+import type { HistoryEntry, HistoryKind } from './types';
 
 export const AUDIT_KINDS: HistoryKind[] = ['guarded-action', 'fault', 'fence-step', 'fence-cancel'];
 

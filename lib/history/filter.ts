@@ -1,7 +1,7 @@
 // What the timeline asks the store for: a cluster, an absolute window, some kinds, free text.
 // The same predicate runs in memory (tests, the merged audit) as the store runs in SQL.
 import { z } from 'zod';
-import { HISTORY_KINDS, type HistoryEntry, type HistoryKind, historyKind } from './types.js';
+import { HISTORY_KINDS, type HistoryEntry, type HistoryKind, historyKind } from './types';
 
 export const MAX_TIMELINE_LIMIT = 5000;
 export const DEFAULT_TIMELINE_LIMIT = 1000;

@@ -173,6 +173,7 @@ describe('shareable link', () => {
     to: at(600),
     kinds: ['fault' as const, 'fence-step' as const],
     q: 'a2-1 power',
+    at: at(300),
   };
   it('round-trips', () => {
     const link = encodeTimelineLink(view);
@@ -187,6 +188,7 @@ describe('shareable link', () => {
     ['from=monday', 'from'],
     ['to=2026-13-45T00:00:00Z', 'to'],
     ['kinds=fault,gossip', 'kinds'],
+    ['at=noon', 'at'],
     [`from=${at(60)}&to=${at(0)}`, 'to'],
   ])('%s: an error naming %s', (q, field) => {
     const d = decodeTimelineLink(q, T0);

@@ -1,6 +1,6 @@
 // The timeline's shareable link: /timeline?cluster=…&from=<ISO>&to=<ISO>&kinds=a,b&q=… — an
 // absolute window, so the link shows the same entries whoever opens it, whenever.
-import { HISTORY_KINDS, type HistoryKind } from './types.js';
+import { HISTORY_KINDS, type HistoryKind } from './types';
 
 export const TIMELINE_PATH = '/timeline';
 /** the window a link without from/to opens on: the last hour */
@@ -12,6 +12,8 @@ export interface TimelineView {
   to: string;
   kinds: HistoryKind[];
   q: string;
+  /** the replay's time T, when one is chosen */
+  at?: string;
 }
 
 export type Decoded =
@@ -25,6 +27,7 @@ export function encodeTimelineLink(v: TimelineView): string {
   p.set('to', v.to);
   if (v.kinds.length) p.set('kinds', v.kinds.join(','));
   if (v.q.trim()) p.set('q', v.q.trim());
+  if (v.at) p.set('at', v.at);
   return `${TIMELINE_PATH}?${p.toString()}`;
 }
 
@@ -50,6 +53,7 @@ export function decodeTimelineLink(search: string | URLSearchParams, now: number
   const errors: FieldError[] = [];
   const to = time(p, 'to', now, errors);
   const from = time(p, 'from', (Date.parse(to) || now) - DEFAULT_WINDOW_MS, errors);
+  const at = p.get('at') ? time(p, 'at', now, errors) : undefined;
   const kinds = (p.get('kinds') ?? '').split(',').filter(Boolean);
   const unknown = kinds.filter((k) => !(HISTORY_KINDS as readonly string[]).includes(k));
   if (unknown.length)
@@ -63,6 +67,13 @@ export function decodeTimelineLink(search: string | URLSearchParams, now: number
   const cluster = p.get('cluster') || undefined;
   return {
     ok: true,
-    view: { ...(cluster ? { cluster } : {}), from, to, kinds: kinds as HistoryKind[], q: p.get('q') ?? '' },
+    view: {
+      ...(cluster ? { cluster } : {}),
+      from,
+      to,
+      kinds: kinds as HistoryKind[],
+      q: p.get('q') ?? '',
+      ...(at ? { at } : {}),
+    },
   };
 }

@@ -1,8 +1,8 @@
 // Replay: the nodes of the map as they were at time T, reconstructed from the history alone —
 // the last Ready transition at or before T, the fence phase then, the last simulated fault.
 // A node with no entry before T is "unrecorded", never guessed Ready.
-import type { NodeState } from '../console/protocol.js';
-import type { HistoryEntry } from './types.js';
+import type { NodeState } from '../console/protocol';
+import type { HistoryEntry } from './types';
 
 export type ReplayReady = NodeState | 'unrecorded';
 
