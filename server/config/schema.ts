@@ -385,7 +385,7 @@ export const POSTGRES_URL_ENV = 'PALISADE_POSTGRES_URL';
 
 /**
  * Where the incident history (timeline, audit, replay) is kept: PGlite (PostgreSQL in WASM, in
- * this process, files under <state-dir>/history) unless a PostgreSQL server is given, which
+ * this process, files in the state directory under history/) unless a PostgreSQL server is given, which
  * several replicas share.
  */
 export const storageSchema = z.strictObject({
@@ -403,7 +403,7 @@ export const storageSchema = z.strictObject({
     })
     .default({}),
   /** how long entries are kept: older ones are deleted, a bounded batch every 10 minutes */
-  retention: retentionSchema.default(retentionSchema.parse(DEFAULT_RETENTION)),
+  retention: retentionSchema.prefault(DEFAULT_RETENTION),
   /** the embedded store's directory (default <state-dir>/history; with a kubeconfig and no --state-dir, a temporary one, lost at exit) */
   path: z.string().min(1, 'must not be empty').optional(),
 });
