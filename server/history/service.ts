@@ -2,11 +2,14 @@
 // creates a database, seconds on a busy machine; /readyz does not wait for it), kept within
 // its retention by a bounded prune every few minutes, closed at stop. Until it is open the
 // recorder keeps what it sees in memory and the timeline waits for it.
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { retentionCutoff } from '../../lib/history/retention.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
+import { MIGRATIONS } from './migrations.js';
 import { pgliteSql, postgresSql, redactedUrl } from './sql.js';
 import { type HistoryStore, SqlHistoryStore } from './store.js';
 
@@ -85,10 +88,54 @@ function alive(pid: number): boolean {
   }
 }
 
+/** PGlite's version, which a template's files must match */
+function pgliteVersion(): string {
+  try {
+    const main = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    const pkg = join(dirname(main), '..', 'package.json');
+    return JSON.parse(readFileSync(pkg, 'utf8')).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * A fresh, migrated store's files, kept in the temporary directory: a new PGlite directory starts
+ * from it instead of running initdb (measured: 1.7 s instead of 11 s on a busy 2-core machine),
+ * which matters where every process opens a new one (test replicas, pods without PostgreSQL).
+ */
+export const templatePath = () =>
+  join(tmpdir(), `palisade-history-template-m${MIGRATIONS.at(-1)?.version}-pglite${pgliteVersion()}.tgz`);
+
 async function openPglite(dir: string, log: Logger) {
   const unlock = await lockDirectory(dir);
   try {
-    const store = await SqlHistoryStore.open(await pgliteSql(dir), dir);
+    const fresh = !existsSync(join(dir, 'PG_VERSION'));
+    const tpl = templatePath();
+    let template = fresh ? await readFile(tpl).catch(() => undefined) : undefined;
+    const sql = await pgliteSql(dir, template).catch(async (e) => {
+      if (!template) throw e;
+      // a template this PGlite cannot read: start the directory afresh without it
+      log.warn(
+        { err: (e as Error).message, template: tpl },
+        'history: template unusable, creating the store afresh',
+      );
+      template = undefined;
+      await rm(dir, { recursive: true, force: true });
+      await unlink(tpl).catch(() => undefined);
+      return pgliteSql(dir);
+    });
+    const store = await SqlHistoryStore.open(sql, dir);
+    if (fresh && !template)
+      // written whole, then renamed: a reader never sees half a template
+      void sql
+        .dump()
+        .then(async (b) => {
+          const part = `${tpl}.${process.pid}.part`;
+          await writeFile(part, b);
+          await rename(part, tpl);
+        })
+        .catch((e) => log.debug({ err: (e as Error).message }, 'history: no template written'));
     return { store, cleanup: unlock };
   } catch (e) {
     await unlock();

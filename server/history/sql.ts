@@ -22,8 +22,12 @@ export interface Sql {
   close(): Promise<void>;
 }
 
-export async function pgliteSql(dir: string): Promise<Sql> {
-  const db = await PGlite.create(dir);
+/**
+ * PGlite in `dir`; a new directory starts from `template` (a dump of a fresh, migrated store)
+ * when given, which skips initdb (about a fifth of the time); `dump` makes such a template.
+ */
+export async function pgliteSql(dir: string, template?: Buffer): Promise<Sql & { dump(): Promise<Buffer> }> {
+  const db = await PGlite.create(dir, template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {});
   const query: Query = async (text, params) => {
     const r = await db.query(text, params as unknown[]);
     return { rows: r.rows as never[], affected: r.affectedRows ?? 0 };
@@ -40,6 +44,7 @@ export async function pgliteSql(dir: string): Promise<Sql> {
         }),
       ),
     close: () => db.close(),
+    dump: async () => Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer()),
   };
 }
 

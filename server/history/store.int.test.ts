@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeConditionEntry } from '../../lib/history/entries.js';
 import type { HistoryEntry } from '../../lib/history/types.js';
 import { type PostgresServer, postgresMissing, startPostgres } from '../../testenv/postgres/server.js';
-import { pruneOnce, startHistory } from './service.js';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { pruneOnce, startHistory, templatePath } from './service.js';
 import { pgliteSql, postgresSql, redactedUrl } from './sql.js';
 import { type HistoryStore, SqlHistoryStore } from './store.js';
 
@@ -274,6 +276,32 @@ describe('the service', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('starts a new directory from the template, and afresh when the template is unusable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'palisade-history-tpl-'));
+    const history = (name: string) =>
+      startHistory({ location: { kind: 'pglite', dir: join(dir, name) }, retentionMs: 86_400_000 });
+    try {
+      const first = history('first');
+      await first.ready;
+      await first.stop();
+      // the first fresh store wrote the template (in the background)
+      for (let i = 0; i < 100 && !existsSync(templatePath()); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(templatePath())).toBe(true);
+      const second = history('second');
+      const store = await second.ready;
+      console.log(`PGlite: a new directory from the template opened in ${second.openMs} ms`);
+      expect(await store!.append(HISTORY)).toBe(HISTORY.length);
+      await second.stop();
+      await writeFile(templatePath(), 'not a data directory');
+      const third = history('third');
+      expect(await (await third.ready)!.append(HISTORY)).toBe(HISTORY.length);
+      await third.stop();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('never logs the PostgreSQL password', () => {
     expect(redactedUrl('postgres://palisade:s3cret@db:5432/h?password=x')).toBe(
