@@ -28,6 +28,7 @@ import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
 import { AuditFeed } from './realtime/audit.js';
+import { HistoryFeed } from './realtime/history.js';
 import { InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
@@ -138,7 +139,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
   // opened in the background: /readyz does not wait for it (the recorder queues until it is open)
   const history = opts.history && startHistory({ ...opts.history, logger: root });
-  let auditChanged: (cluster: string) => void = () => undefined;
+  let recorded: (cluster: string, audit: boolean) => void = () => undefined;
   const recorder =
     history &&
     new HistoryRecorder({
@@ -147,8 +148,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       protection,
       fencing,
       logger: root,
-      // Palisade's fence steps reach the Audit page as people's actions do
-      onRecorded: (c, es) => es.some((e) => AUDIT_KINDS.includes(e.kind)) && auditChanged(c),
+      // the timeline refetches; Palisade's fence steps reach the Audit page as people's actions do
+      onRecorded: (c, es) =>
+        recorded(
+          c,
+          es.some((e) => AUDIT_KINDS.includes(e.kind)),
+        ),
     });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
@@ -253,7 +258,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
   const auditFeed = new AuditFeed(io, clusters.values());
-  auditChanged = (c) => auditFeed.recorded(c);
+  const historyFeed = new HistoryFeed(io);
+  recorded = (c, audit) => {
+    historyFeed.recorded(c);
+    if (audit) auditFeed.recorded(c);
+  };
   const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
@@ -286,6 +295,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       fencingFeed?.stop();
       volumesFeed.stop();
       auditFeed.stop();
+      historyFeed.stop();
       await fencing?.stop();
       await protection?.stop();
       // every loop stopped: release each controller Lease so another replica takes over at once

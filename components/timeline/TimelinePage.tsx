@@ -2,12 +2,13 @@
 // The incident timeline: node conditions, faults, fence steps (with what each released),
 // admission denials, guarded actions, workload changes and Warning Events, merged from the
 // history store; the URL is the shareable link (an absolute window and the filters), and the
-// replay shows the map's nodes at a chosen time T.
+// replay shows the map's nodes at a chosen time T. Live: refetched when the server records entries.
 import { useQuery } from '@tanstack/react-query';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { decodeTimelineLink, encodeTimelineLink, type TimelineView } from '@/lib/history/link';
 import { useCluster } from '../console/cluster';
+import { useHistoryLive } from './live';
 import { useTRPC } from '../console/trpc';
 import { ReplayGrid } from './ReplayGrid';
 import { TimelineFilters } from './TimelineFilters';
@@ -56,9 +57,10 @@ function Timeline({ view, onChange }: { view: TimelineView; onChange: (v: Timeli
       ...(view.q.trim() ? { q: view.q.trim() } : {}),
     }),
     enabled: !!cluster,
-    // a window that reaches now fills in as things happen
-    refetchInterval: Date.parse(view.to) > Date.now() - 60_000 ? 5000 : false,
+    staleTime: 0,
   });
+  // the server says when entries were recorded: a window that reaches now fills in as things happen
+  useHistoryLive(cluster);
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2 p-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">

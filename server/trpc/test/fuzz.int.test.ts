@@ -1388,6 +1388,8 @@ const SOCKET_EVENTS = [
   'unsubscribe',
   'audit:subscribe',
   'audit:unsubscribe',
+  'history:subscribe',
+  'history:unsubscribe',
   'fencing:subscribe',
   'fencing:unsubscribe',
   'protection:subscribe',
