@@ -137,8 +137,13 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         })
       : undefined;
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
-  // opened in the background: /readyz does not wait for it (the recorder queues until it is open)
-  const history = opts.history && startHistory({ ...opts.history, logger: root });
+  // opened in the background once the first lists are in (or after 15 s): /readyz neither waits for
+  // it nor competes with it for CPU; the recorder queues until it is open
+  const firstLists = Promise.race([
+    Promise.all([...clusters.values()].map((c) => c.synced())),
+    new Promise((r) => setTimeout(r, 15_000).unref()),
+  ]);
+  const history = opts.history && startHistory({ ...opts.history, logger: root, after: firstLists });
   let recorded: (cluster: string, audit: boolean) => void = () => undefined;
   const recorder =
     history &&

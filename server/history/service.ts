@@ -24,6 +24,8 @@ export interface HistoryOptions {
   retentionMs: number;
   /** how often retention runs (default 10 minutes) */
   pruneEveryMs?: number;
+  /** open only after this settles (the console's first lists: opening competes with them for CPU) */
+  after?: Promise<unknown>;
   logger?: Logger;
 }
 
@@ -178,55 +180,64 @@ async function open(location: HistoryLocation, log: Logger) {
 
 export function startHistory(opts: HistoryOptions): HistoryService {
   const log = component('history', {}, opts.logger ?? rootLogger);
-  const started = Date.now();
+  let started = Date.now();
   let store: HistoryStore | undefined;
   let cleanup: () => Promise<void> = async () => undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const service: HistoryService = {
     current: () => store,
-    ready: open(opts.location, log).then(
-      async (o) => {
-        if (stopped) {
-          await o.store.close();
-          await o.cleanup();
+    ready: (opts.after ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        // the open's own time, not the wait before it
+        started = Date.now();
+        return stopped ? Promise.reject(new Error('stopped before it opened')) : open(opts.location, log);
+      })
+      .then(
+        async (o) => {
+          if (stopped) {
+            await o.store.close();
+            await o.cleanup();
+            return undefined;
+          }
+          store = o.store;
+          cleanup = o.cleanup;
+          service.openMs = Date.now() - started;
+          log.info(
+            {
+              backend: store.backend,
+              location: store.location,
+              openMs: service.openMs,
+              retentionMs: opts.retentionMs,
+            },
+            opts.location.kind === 'temporary'
+              ? 'history store open in a temporary directory: it is deleted at exit (give --state-dir or storage.postgres.url to keep it)'
+              : 'history store open',
+          );
+          const prune = () =>
+            pruneOnce(o.store, opts.retentionMs)
+              .then((n) => n && log.info({ deleted: n }, 'history: entries past the retention deleted'))
+              .catch((e) =>
+                log.warn({ err: (e as Error).message }, 'history: retention failed (next run retries)'),
+              );
+          void prune();
+          timer = setInterval(prune, opts.pruneEveryMs ?? 600_000);
+          timer.unref();
+          return o.store;
+        },
+        (e) => {
+          if (stopped) return undefined;
+          const where =
+            opts.location.kind === 'postgres' ? redactedUrl(opts.location.url) : opts.location.kind;
+          // the message of pg's errors never carries the password; the URL is redacted above
+          log.error(
+            { where, err: (e as Error).message },
+            'history store could not be opened: the timeline and audit read the cluster’s Events only',
+          );
           return undefined;
-        }
-        store = o.store;
-        cleanup = o.cleanup;
-        service.openMs = Date.now() - started;
-        log.info(
-          {
-            backend: store.backend,
-            location: store.location,
-            openMs: service.openMs,
-            retentionMs: opts.retentionMs,
-          },
-          opts.location.kind === 'temporary'
-            ? 'history store open in a temporary directory: it is deleted at exit (give --state-dir or storage.postgres.url to keep it)'
-            : 'history store open',
-        );
-        const prune = () =>
-          pruneOnce(o.store, opts.retentionMs)
-            .then((n) => n && log.info({ deleted: n }, 'history: entries past the retention deleted'))
-            .catch((e) =>
-              log.warn({ err: (e as Error).message }, 'history: retention failed (next run retries)'),
-            );
-        void prune();
-        timer = setInterval(prune, opts.pruneEveryMs ?? 600_000);
-        timer.unref();
-        return o.store;
-      },
-      (e) => {
-        const where = opts.location.kind === 'postgres' ? redactedUrl(opts.location.url) : opts.location.kind;
-        // the message of pg's errors never carries the password; the URL is redacted above
-        log.error(
-          { where, err: (e as Error).message },
-          'history store could not be opened: the timeline and audit read the cluster’s Events only',
-        );
-        return undefined;
-      },
-    ),
+        },
+      ),
     async stop() {
       stopped = true;
       // still opening: the open closes what it opened when it sees stopped
