@@ -49,8 +49,9 @@ const cliOptions = z.object({
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   'read-only': z.boolean().default(false),
   config: z.string().min(1, 'must not be empty').optional(),
-  /** embedded cluster only: where its kubeconfig and infra.json go, and which scenario it runs */
+  /** where the embedded cluster's kubeconfig and infra.json go, and the history store (<state-dir>/history; given with a kubeconfig, too) */
   'state-dir': z.string().min(1, 'must not be empty').default('.palisade'),
+  /** embedded cluster only: which scenario it runs */
   scenario: z.string().min(1, 'must not be empty').default('demo'),
   /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
   real: z.boolean().default(false),
