@@ -63,6 +63,8 @@ export const RESERVED = {
   protected: 'b2-2',
   /** warning.spec.ts: its own FencePolicy covers this node only */
   warning: 'c2-1',
+  /** history.spec.ts: its fault is looked for on the timeline, in Audit and in replay */
+  history: 'c1-2',
 } as const;
 
 export function infraEndpoint(): { url: string; token: string } {

@@ -208,6 +208,7 @@ const SECTIONS: { key: string; title: string }[] = [
   { key: 'server', title: '`server`: the console’s address and sessions' },
   { key: 'auth', title: '`auth`: sign-in' },
   { key: 'controllers', title: '`controllers`: the controller loops and leader election' },
+  { key: 'storage', title: '`storage`: the incident history ([history.md](history.md))' },
 ];
 
 /** Table-cell text: pipes escaped, and <host> or *.domain shown as written rather than as HTML or emphasis. */

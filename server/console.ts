@@ -28,6 +28,7 @@ import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
 import { AuditFeed } from './realtime/audit.js';
+import { HistoryFeed } from './realtime/history.js';
 import { InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
@@ -36,6 +37,9 @@ import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
 import { ControllerRuntime } from './runtime/runtime.js';
 import { REPLICA_IDENTITY } from './replica.js';
+import { AUDIT_KINDS } from '../lib/history/audit.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { type HistoryOptions, type HistoryService, startHistory } from './history/service.js';
 
 export interface ConsoleOptions {
   clusters: ClusterSpec[];
@@ -64,6 +68,8 @@ export interface ConsoleOptions {
   instanceIds?: CasOptions;
   /** how often the instance-ID collector sweeps (default 30 s) */
   instanceIdSweepMs?: number;
+  /** the incident history (timeline, audit, replay): where it is kept; undefined: none (the audit reads Events) */
+  history?: Omit<HistoryOptions, 'logger'>;
 }
 
 export interface Console {
@@ -77,6 +83,9 @@ export interface Console {
   auth: ConsoleAuth;
   /** POST /instance-ids/acquire and /release (its compare-and-swap adapters, one per cluster) */
   instanceIds: InstanceIdEndpoint;
+  /** the history store (opening in the background) and its recorder, when configured */
+  history?: HistoryService;
+  recorder?: HistoryRecorder;
   stop(): Promise<void>;
 }
 
@@ -128,6 +137,29 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         })
       : undefined;
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
+  // opened in the background once the first lists are in (or after 15 s): /readyz neither waits for
+  // it nor competes with it for CPU; the recorder queues until it is open
+  const firstLists = Promise.race([
+    Promise.all([...clusters.values()].map((c) => c.synced())),
+    new Promise((r) => setTimeout(r, 15_000).unref()),
+  ]);
+  const history = opts.history && startHistory({ ...opts.history, logger: root, after: firstLists });
+  let recorded: (cluster: string, audit: boolean) => void = () => undefined;
+  const recorder =
+    history &&
+    new HistoryRecorder({
+      history,
+      clusters: clusters.values(),
+      protection,
+      fencing,
+      logger: root,
+      // the timeline refetches; Palisade's fence steps reach the Audit page as people's actions do
+      onRecorded: (c, es) =>
+        recorded(
+          c,
+          es.some((e) => AUDIT_KINDS.includes(e.kind)),
+        ),
+    });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
@@ -161,6 +193,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       protection,
       fencing,
       runtime,
+      history,
       identity: admittedOf(req)?.identity,
       access: auth.access,
       limits: auth.limits,
@@ -230,6 +263,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
   const auditFeed = new AuditFeed(io, clusters.values());
+  const historyFeed = new HistoryFeed(io);
+  recorded = (c, audit) => {
+    historyFeed.recorded(c);
+    if (audit) auditFeed.recorded(c);
+  };
   const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
@@ -250,6 +288,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     runtime,
     auth,
     instanceIds,
+    history,
+    recorder,
     async stop() {
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
@@ -260,6 +300,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       fencingFeed?.stop();
       volumesFeed.stop();
       auditFeed.stop();
+      historyFeed.stop();
       await fencing?.stop();
       await protection?.stop();
       // every loop stopped: release each controller Lease so another replica takes over at once
@@ -270,6 +311,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       engine.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      // what the recorder holds is written before the store closes
+      await recorder?.stop();
+      await history?.stop();
       await Promise.all([...clusters.values()].map((c) => c.stop()));
       await ui?.close().catch(() => undefined);
     },

@@ -21,6 +21,7 @@ import {
   contextsToShow,
   leaderElectionOf,
   modeOf,
+  POSTGRES_URL_ENV,
   type PalisadeConfig,
   protectionContexts,
   type ProtectionConfig,
@@ -37,6 +38,7 @@ import {
   StartupError,
 } from './kube/kubeconfig.js';
 import { component } from './log.js';
+import { historyLocationOf } from './history/location.js';
 
 const log = component('main');
 
@@ -47,8 +49,9 @@ const cliOptions = z.object({
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   'read-only': z.boolean().default(false),
   config: z.string().min(1, 'must not be empty').optional(),
-  /** embedded cluster only: where its kubeconfig and infra.json go, and which scenario it runs */
+  /** where the embedded cluster's kubeconfig and infra.json go, and the history store (<state-dir>/history; given with a kubeconfig, too) */
   'state-dir': z.string().min(1, 'must not be empty').default('.palisade'),
+  /** embedded cluster only: which scenario it runs */
   scenario: z.string().min(1, 'must not be empty').default('demo'),
   /** the embedded cluster's nodes and infrastructure on a real etcd + kube-apiserver + kube-controller-manager */
   real: z.boolean().default(false),
@@ -210,6 +213,10 @@ async function startCellsScenario(stateDir: string): Promise<Embedded> {
 
 const STOP_GRACE_MS = 10_000;
 
+/** --state-dir on the command line (its default is for the embedded cluster only) */
+const stateDirGiven = (argv: string[]) =>
+  argv.some((a) => a === '--state-dir' || a.startsWith('--state-dir='));
+
 /** --kubeconfig, else $KUBECONFIG (all its files, merged), else the config file's, relative to that file. */
 function chosenKubeconfig(opts: CliOptions, config: PalisadeConfig, configFile?: string) {
   const given = opts.kubeconfig ?? process.env.KUBECONFIG;
@@ -310,6 +317,19 @@ async function main() {
     protection: config.protection ?? embedded?.protection,
     // one controller Lease per cluster: only its holder runs the loops
     election: leaderElectionOf(config.controllers),
+    // the incident history: PostgreSQL when given, else PGlite in the state directory
+    history: {
+      location: historyLocationOf({
+        storage: config.storage,
+        envUrl: process.env[POSTGRES_URL_ENV],
+        base: configFile ? dirname(configFile) : '.',
+        stateDir:
+          embedded || stateDirGiven(process.argv.slice(2))
+            ? resolve(opts['state-dir'], opts.real ? 'real' : '')
+            : undefined,
+      }),
+      retentionMs: config.storage.retention,
+    },
   });
   for (const c of clusters)
     log.info(

@@ -1,8 +1,9 @@
 'use client';
-// The Audit page: the console's recorded actions on the selected cluster, from the server's
-// event cache, live: the server pushes `audit:changed` when one of the console's Events arrives
-// (on a real cluster they expire, after kube-apiserver's --event-ttl, one hour by default).
-// Filters: who acted, the action, the outcome, and free text.
+// The Audit page: the recorded actions on the selected cluster — people's guarded actions and
+// simulated faults, and Palisade's own fence steps (what each released, who cancelled) — from
+// the history store, which keeps them past the Events' TTL (an hour by default) and restarts;
+// live: the server pushes `audit:changed` when one is recorded. Filters: who acted, the action,
+// the outcome, and free text.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { GUARDED_ACTION_NAMES, GUARDED_ACTIONS } from '@/lib/guard/actions';
@@ -51,19 +52,17 @@ export function AuditPage() {
       </div>
       <p className="text-xs text-dim">
         Every guarded action taken from this console (force delete, detach, out-of-service taint, fence
-        approval and cancellation) and every simulated fault, as the Kubernetes Events Palisade recorded on
-        the objects. Refusals and dry runs change nothing and are not recorded.
+        approval and cancellation), every simulated fault, and every step Palisade took itself while fencing a
+        node (what it released, which fences were cancelled), kept in Palisade’s history store for its
+        retention, after the cluster’s Events expire. Refusals and dry runs change nothing and are not
+        recorded.
       </p>
       {audit.isError && <p className="text-crit">Cannot read the audit: {audit.error.message}</p>}
       <div className="min-h-0 flex-1 overflow-auto rounded border border-line">
         <AuditTable
           rows={audit.data ?? []}
           now={audit.dataUpdatedAt || 0}
-          empty={
-            audit.isPending
-              ? 'loading…'
-              : 'no recorded actions (Events older than the cluster’s event TTL are gone)'
-          }
+          empty={audit.isPending ? 'loading…' : 'no recorded actions'}
         />
       </div>
     </div>
@@ -107,6 +106,7 @@ function FilterBar({
           </option>
         ))}
         <option value="simulation">Simulated faults</option>
+        <option value="fence">Fences (Palisade)</option>
       </select>
       <select
         aria-label="Guard"
@@ -120,6 +120,7 @@ function FilterBar({
         <option value="overridden">overridden only</option>
         <option value="safe">safe only</option>
         <option value="simulation">simulation only</option>
+        <option value="automatic">automatic (Palisade) only</option>
       </select>
       <input
         type="search"

@@ -8,6 +8,8 @@ const OUTCOME: Record<AuditRow['outcome'], { text: string; className: string }> 
   safe: { text: 'safe', className: 'bg-ok/15 text-ok' },
   overridden: { text: 'overridden', className: 'bg-crit/15 text-crit' },
   simulation: { text: 'simulation', className: 'bg-info/15 text-info' },
+  // Palisade's own steps (fences, releases): in words, not a colour
+  automatic: { text: 'automatic', className: 'border border-line bg-panel-2' },
 };
 
 function targetOf(r: AuditRow) {

@@ -270,6 +270,20 @@ describe('what the chart installs', () => {
     // and no Secret value anywhere in the output
     expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
   });
+
+  it('gives the history’s PostgreSQL URL from the named Secret, never as a value', async () => {
+    const objs = docs(await render(...CASES.production));
+    const env = find(objs, 'Deployment').spec.template.spec.containers[0].env;
+    expect(env.find((e: any) => e.name === 'PALISADE_POSTGRES_URL')).toEqual({
+      name: 'PALISADE_POSTGRES_URL',
+      valueFrom: { secretKeyRef: { name: 'palisade-history-db', key: 'url' } },
+    });
+    expect(paletteYaml(objs).storage).toEqual({ retention: '30d' });
+    const defaults = docs(await render(...CASES.defaults));
+    const plain = find(defaults, 'Deployment').spec.template.spec.containers[0].env;
+    expect(plain.map((e: any) => e.name)).not.toContain('PALISADE_POSTGRES_URL');
+    expect(paletteYaml(defaults).storage).toEqual({ retention: '14d' });
+  });
 });
 
 describe('docs/install.md', () => {

@@ -16,6 +16,11 @@ const SIMULATED: Record<string, { reason: string; what: string; warning: boolean
   meteor: { reason: 'SimulatedMeteor', what: 'destroyed for ever (meteor)', warning: true },
 };
 
+/** The simulated fault's verb (partition, heal...) from its Event reason; undefined for others. */
+export function simulatedVerbOf(reason: string | undefined): string | undefined {
+  return Object.keys(SIMULATED).find((v) => SIMULATED[v].reason === reason);
+}
+
 export interface ActionRecord {
   verb: string;
   node: string;

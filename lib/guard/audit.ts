@@ -51,13 +51,17 @@ export function parseAuditMessage(message: string | undefined): AuditFields | un
   };
 }
 
-export type AuditOutcome = 'safe' | 'overridden' | 'simulation';
+/** automatic: Palisade acted itself (a fence step, a release, a cancelled fence honoured) */
+export type AuditOutcome = 'safe' | 'overridden' | 'simulation' | 'automatic';
+
+/** What the Audit page lists: people's guarded actions, simulated faults, and Palisade's fences. */
+export type AuditAction = GuardedAction | 'simulation' | 'fence';
 
 export interface AuditRow {
   uid: string;
   /** ms since epoch */
   at?: number;
-  action: GuardedAction | 'simulation';
+  action: AuditAction;
   label: string;
   target: { kind?: string; namespace?: string; name?: string };
   by: string;
@@ -101,7 +105,7 @@ export function auditRow(e: EventView, consoleComponent: string): AuditRow | und
 }
 
 export interface AuditFilter {
-  action?: GuardedAction | 'simulation';
+  action?: AuditAction;
   outcome?: AuditOutcome;
   /** who acted, exactly as recorded */
   user?: string;

@@ -34,6 +34,8 @@ describe('parseConfig', () => {
           retryPeriod: 2_000,
         },
       },
+      // the incident history: PGlite in the state directory, 14 days
+      storage: { postgres: {}, retention: 14 * 86_400_000 },
     });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
       { context: 'a', mode: 'normal' },

@@ -4,6 +4,7 @@
 // "protected" makes every change name its target again before it runs.
 import { z } from 'zod';
 import { durationSchema } from '../../lib/duration.js';
+import { DEFAULT_RETENTION, retentionSchema } from '../../lib/history/retention.js';
 
 import type { ClusterMode } from '../../lib/console/actionGuard.js';
 
@@ -379,6 +380,36 @@ export function leaderElectionOf(c: ControllersConfig) {
   };
 }
 
+/** the environment variable that gives storage.postgres.url (the chart sets it from a Secret) */
+export const POSTGRES_URL_ENV = 'PALISADE_POSTGRES_URL';
+
+/**
+ * Where the incident history (timeline, audit, replay) is kept: PGlite (PostgreSQL in WASM, in
+ * this process, files in the state directory under history/) unless a PostgreSQL server is given, which
+ * several replicas share.
+ */
+export const storageSchema = z.strictObject({
+  /** a PostgreSQL server instead of the embedded store: replicas share it (docs/history.md) */
+  postgres: z
+    .strictObject({
+      /**
+       * postgres://user:password@host:5432/db (default $PALISADE_POSTGRES_URL); the password is
+       * never logged. Prefer the environment variable (from a Secret) to writing it here
+       */
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a URL like postgres://user:password@host:5432/palisade')
+        .optional(),
+    })
+    .default({}),
+  /** how long entries are kept: older ones are deleted, a bounded batch every 10 minutes */
+  retention: retentionSchema.prefault(DEFAULT_RETENTION),
+  /** the embedded store's directory (default <state-dir>/history; with a kubeconfig and no --state-dir, a temporary one, lost at exit) */
+  path: z.string().min(1, 'must not be empty').optional(),
+});
+
+export type StorageConfig = z.infer<typeof storageSchema>;
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -394,6 +425,7 @@ export const configSchema = z
     }),
     auth: authSchema.default({}),
     controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
+    storage: storageSchema.default({ postgres: {}, retention: retentionSchema.parse(DEFAULT_RETENTION) }),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;

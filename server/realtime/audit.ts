@@ -28,6 +28,11 @@ export class AuditFeed {
     }
   }
 
+  /** The audit of this cluster changed (the history recorded a fence step). */
+  recorded(cluster: string) {
+    this.mark(cluster);
+  }
+
   private mark(cluster: string) {
     this.changed.add(cluster);
     if (this.timer) return;

@@ -1,12 +1,17 @@
 // actions.*: the guarded actions over tRPC. preview (a query: the live verdict, what will
 // happen, a server-side dry run) and perform (the mutation) both go through server/actions,
-// the one seam that knows who acts; audit lists the console's recorded Events from the cache,
-// newest first, limited to the namespaces whose Events the person may list.
+// the one seam that knows who acts; audit lists the console's recorded actions — from the history
+// store (so they outlive the Event TTL and restarts, with Palisade's own fence steps) merged with
+// the Events in the cache (what the recorder has not written yet) — newest first, limited to the
+// namespaces whose Events the person may list.
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { CONSOLE_COMPONENT } from '../../lib/console/actionEvents.js';
 import { GUARDED_ACTION_NAMES, MAX_REASON_LENGTH } from '../../lib/guard/actions.js';
 import { type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
+import { AUDIT_KINDS, auditRowOfEntry, mergeAuditRows } from '../../lib/history/audit.js';
+import { MAX_TIMELINE_LIMIT } from '../../lib/history/filter.js';
+import { FENCE_PLURAL, GROUP } from '../../lib/fencing/types.js';
 import { actorOf } from '../actions/actor.js';
 import { ActionError } from '../actions/errors.js';
 import { perform, preview } from '../actions/perform.js';
@@ -85,12 +90,34 @@ export const performInput = z.discriminatedUnion(
 
 export const auditInput = z.object({
   cluster,
-  action: z.enum([...GUARDED_ACTION_NAMES, 'simulation']).optional(),
-  outcome: z.enum(['safe', 'overridden', 'simulation']).optional(),
+  action: z.enum([...GUARDED_ACTION_NAMES, 'simulation', 'fence']).optional(),
+  outcome: z.enum(['safe', 'overridden', 'simulation', 'automatic']).optional(),
   user: z.string().max(256, 'user is longer than 256 characters').optional(),
   text: z.string().max(200, 'text is longer than 200 characters').optional(),
   limit: z.number().int().min(1).max(5000).default(500),
 });
+
+/**
+ * The audit's rows in the history store, each with the namespace of the Event it was recorded
+ * from (undefined for a fence step); none while the store is not open (the Events still answer).
+ */
+async function recordedAudit(ctx: SignedInContext, cluster: string) {
+  const store = ctx.history?.current();
+  if (!store) return [];
+  const entries = await store.query({
+    cluster,
+    from: new Date(0).toISOString(),
+    to: new Date(Date.now() + 86_400_000).toISOString(),
+    kinds: AUDIT_KINDS,
+    limit: MAX_TIMELINE_LIMIT,
+  });
+  return entries.flatMap((e) => {
+    const row = auditRowOfEntry(e);
+    if (!row) return [];
+    const ns = e.details?.eventNamespace;
+    return [{ row, namespace: typeof ns === 'string' ? ns : e.kind.startsWith('fence') ? undefined : '' }];
+  });
+}
 
 function seam(ctx: SignedInContext, clusterId: string) {
   const conn = clusterOf(ctx, clusterId);
@@ -120,13 +147,22 @@ export const actionsRouter = router({
   audit: procedure.input(auditInput).query(async ({ ctx, input }): Promise<AuditRow[]> => {
     const conn = clusterOf(ctx, input.cluster);
     const events = conn.cache.eventList();
-    const namespaces = events.map((e) => e.namespace ?? '');
+    const recorded = await recordedAudit(ctx, conn.id);
+    const namespaces = [
+      ...events.map((e) => e.namespace ?? ''),
+      ...recorded.flatMap((r) => (r.namespace === undefined ? [] : [r.namespace])),
+    ];
     const visible = await listableNamespaces(ctx, conn.id, { resource: 'events' }, namespaces);
-    const rows = events
+    const fromEvents = events
       .filter((e) => !visible || visible.has(e.namespace ?? ''))
       .map((e) => auditRow(e, CONSOLE_COMPONENT))
       .filter((r): r is AuditRow => !!r);
-    return selectAudit(rows, input);
+    // the fences' own steps: for whoever may list NodeFences
+    const fences = (await may(ctx, conn.id, { verb: 'list', group: GROUP, resource: FENCE_PLURAL })).allowed;
+    const fromStore = recorded
+      .filter((r) => (r.namespace === undefined ? fences : !visible || visible.has(r.namespace)))
+      .map((r) => r.row);
+    return selectAudit(mergeAuditRows(fromStore, fromEvents), input);
   }),
 });
 

@@ -11,6 +11,7 @@ import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
 import { instanceIdsRouter } from './instanceIds.js';
 import { leadershipRouter } from './leadership.js';
+import { historyRouter } from './history.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
 import { allow, clusterInput as cluster, clusterOf, objectName, procedure, router } from './trpc.js';
@@ -76,5 +77,6 @@ export const appRouter = router({
   access: accessRouter,
   instanceIds: instanceIdsRouter,
   leadership: leadershipRouter,
+  history: historyRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -13,6 +13,7 @@ import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { FencingService } from '../fencing/service.js';
 import type { ControllerRuntime } from '../runtime/runtime.js';
+import type { HistoryService } from '../history/service.js';
 import { namespaceScope } from '../realtime/scope.js';
 
 export interface Context {
@@ -23,6 +24,8 @@ export interface Context {
   fencing?: FencingService;
   /** the controller runtime: per cluster its controller Lease and the loops it runs */
   runtime?: ControllerRuntime;
+  /** the incident history store (timeline, audit, replay), when configured */
+  history?: HistoryService;
   /** who is asking: set by the request gate from the session or the bearer token */
   identity?: Identity;
   /** asks the cluster what the person may do (SelfSubjectAccessReview, cached) */

@@ -191,6 +191,8 @@ beforeAll(async () => {
     clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
     ui: false,
     protection: { webhook: { register: true } },
+    // the history store (timeline, replay, the audit's records), in a temporary directory
+    history: { location: { kind: 'temporary' }, retentionMs: 86_400_000 },
     // thousands of mutations a minute from one person: the rate limit is not under test here
     auth: { limits: { signInPerMinute: 20, mutationsPerMinute: 1_000_000 } },
   });
@@ -802,6 +804,53 @@ const GENERATORS: Record<string, Gen> = {
       s,
     );
   },
+  'history.timeline': (w, s) => {
+    const p = pools(w, s);
+    const now = Date.now();
+    const time = (offsetMs: number) =>
+      p.f(
+        fc.oneof(
+          { weight: 8, arbitrary: fc.constant(new Date(now + offsetMs).toISOString()) },
+          { weight: 1, arbitrary: fc.constantFrom('yesterday', '2026-13-45T00:00:00Z', '', '1e999') },
+        ),
+      );
+    const opt = (valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>) =>
+      fc.oneof(
+        { weight: 3, arbitrary: p.f(valid) },
+        { weight: 3, arbitrary: fc.constant(ABSENT) },
+        ...(s.mild ? [] : [{ weight: 1, arbitrary: invalid }]),
+      );
+    return input(
+      objectInput(
+        {
+          cluster: p.cluster,
+          from: time(-3_600_000),
+          to: time(60_000),
+          kinds: opt(
+            fc.subarray(['node-condition', 'fault', 'fence-step', 'guarded-action', 'warning-event']),
+            fc.constantFrom(['gossip'], 'fault', [1]),
+          ),
+          q: opt(
+            fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('a1-1', 'WEB', '%', '_')),
+            fc.constant('q'.repeat(201)),
+          ),
+          limit: opt(fc.integer({ min: 1, max: 5000 }), fc.constantFrom(0, -1, 5001, 1.5)),
+        },
+        s,
+      ),
+      s,
+    );
+  },
+  'history.replay': (w, s) => {
+    const p = pools(w, s);
+    const at = p.f(
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constant(new Date().toISOString()) },
+        { weight: 1, arbitrary: fc.constantFrom('now', '2026-02-30T25:00:00Z', '') },
+      ),
+    );
+    return input(objectInput({ cluster: p.cluster, at }, s), s);
+  },
   'access.actions': (w, s) => {
     const p = pools(w, s);
     const targets = fc.oneof(
@@ -985,6 +1034,11 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
     case 'actions.audit':
       expect(data.length, shown()).toBeLessThanOrEqual(input.limit);
       for (const row of data) {
+        // a fence's own steps (from the history): only for whoever may list NodeFences
+        if (row.action === 'fence') {
+          expect(mayReadAll, `${shown()}: a person limited to ${NS} read a fence's steps`).toBe(true);
+          continue;
+        }
         // only the console's own Events, in namespaces whose Events the person may list
         expect(world.audit.has(row.uid), `${shown()}: not one of the console's Events`).toBe(true);
         if (!mayReadAll) expect(world.audit.get(row.uid), shown()).toBe(NS);
@@ -992,7 +1046,23 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
         if (input.user) expect(row.by, shown()).toBe(input.user);
       }
       if (mayReadAll && !input.action && !input.user && !input.outcome && !input.text?.trim())
-        expect(data.length, `${shown()}: a row is missing`).toBe(Math.min(2, input.limit));
+        expect(data.filter((r: any) => r.action !== 'fence').length, `${shown()}: a row is missing`).toBe(
+          Math.min(2, input.limit - data.filter((r: any) => r.action === 'fence').length),
+        );
+      return;
+    case 'history.timeline':
+      // cluster-wide: never for a person limited to one namespace
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} read the timeline`).toBe(true);
+      expect(data.entries.length, shown()).toBeLessThanOrEqual(input.limit ?? 1000);
+      for (const e of data.entries) {
+        expect(e.cluster, shown()).toBe(input.cluster);
+        if (input.kinds?.length) expect(input.kinds, shown()).toContain(e.kind);
+      }
+      return;
+    case 'history.replay':
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} replayed the nodes`).toBe(true);
+      expect(data.cluster, shown()).toBe(input.cluster);
+      expect(data.nodes.map((n: any) => n.node).sort(), shown()).toEqual([...world.nodes].sort());
       return;
     case 'instanceIds.list':
       for (const row of data.rows) if (!mayReadAll) expect(row.namespace, shown()).toBe(NS);
@@ -1338,6 +1408,8 @@ const SOCKET_EVENTS = [
   'unsubscribe',
   'audit:subscribe',
   'audit:unsubscribe',
+  'history:subscribe',
+  'history:unsubscribe',
   'fencing:subscribe',
   'fencing:unsubscribe',
   'protection:subscribe',

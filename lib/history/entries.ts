@@ -1,0 +1,243 @@
+// The history entries Palisade derives from what its watches see. Each id is a natural key
+// taken from the Kubernetes fact (an Event's uid and count, a Ready transition's time, a fence
+// step's phase and time, a workload's resourceVersion), so every replica — and every restart —
+// derives the same id for the same fact and the store keeps one row.
+import { z } from 'zod';
+import { CONSOLE_COMPONENT, simulatedVerbOf } from '../console/actionEvents.js';
+import type { NodeState } from '../console/protocol.js';
+import type { EventView } from '../console/views.js';
+import { auditRow } from '../guard/audit.js';
+import { type HistoryEntry, PALISADE_ACTOR, type Severity } from './types.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface NodeReadyFact {
+  name: string;
+  ready: NodeState;
+  /** the Ready condition's lastTransitionTime (ms) */
+  readySince?: number;
+  reason?: string;
+  message?: string;
+}
+
+/** The node's Ready state as a transition; the same transition always has the same id. */
+export function nodeConditionEntry(cluster: string, n: NodeReadyFact, observedAt: number): HistoryEntry {
+  const at = n.readySince ?? observedAt;
+  const why = n.reason ? ` (${n.reason})` : '';
+  return {
+    id: `node:${n.name}:${n.ready}:${n.readySince ?? 'unrecorded'}`,
+    cluster,
+    at: iso(at),
+    kind: 'node-condition',
+    severity: n.ready === 'Ready' ? 'info' : 'critical',
+    subject: { kind: 'Node', name: n.name },
+    reason: n.ready,
+    message: `node ${n.name} is ${n.ready}${why}`,
+    ...(n.reason || n.message ? { details: { conditionReason: n.reason, conditionMessage: n.message } } : {}),
+  };
+}
+
+function subjectOf(e: EventView): HistoryEntry['subject'] {
+  const i = e.involved;
+  return {
+    kind: i.kind || 'Object',
+    ...(i.namespace ? { namespace: i.namespace } : {}),
+    name: i.name || '(unnamed)',
+    ...(i.uid ? { uid: i.uid } : {}),
+  };
+}
+
+/**
+ * A fault, a guarded action or a Warning Event, from a Kubernetes Event; undefined for the
+ * Normal Events of others (the timeline is for what went wrong and what was done about it).
+ */
+export function eventEntry(cluster: string, e: EventView): HistoryEntry | undefined {
+  if (!e.uid || e.lastSeen === undefined) return undefined;
+  const base = {
+    id: `event:${e.uid}:${e.count}`,
+    cluster,
+    at: iso(e.lastSeen),
+    subject: subjectOf(e),
+    reason: e.reason ?? '',
+    message: e.message ?? '',
+  };
+  const details = { eventUid: e.uid, eventNamespace: e.namespace, count: e.count, source: e.source };
+  if (e.source === CONSOLE_COMPONENT) {
+    const row = auditRow(e, CONSOLE_COMPONENT);
+    if (!row) return undefined;
+    if (row.action === 'simulation')
+      return {
+        ...base,
+        kind: 'fault',
+        severity: e.type === 'Warning' ? 'warning' : 'info',
+        actor: row.by,
+        details: { ...details, verb: simulatedVerbOf(e.reason) ?? e.reason, what: row.what },
+      };
+    return {
+      ...base,
+      kind: 'guarded-action',
+      severity: row.outcome === 'overridden' ? 'warning' : 'info',
+      actor: row.by,
+      details: {
+        ...details,
+        action: row.action,
+        outcome: row.outcome,
+        what: row.what,
+        why: row.why,
+        reasons: row.reasons,
+      },
+    };
+  }
+  if (e.type !== 'Warning') return undefined;
+  return { ...base, kind: 'warning-event', severity: 'warning', details };
+}
+
+// ---- NodeFences: read from the object itself (status.steps), so this needs no fencing code
+
+const released = z.object({
+  pods: z.array(z.string()).default([]),
+  volumeAttachments: z.array(z.string()).default([]),
+});
+
+const fenceObject = z.object({
+  metadata: z.object({ name: z.string().min(1), uid: z.string().optional() }),
+  spec: z.object({
+    nodeName: z.string().min(1),
+    policy: z.string().default(''),
+    approvedBy: z.string().nullish(),
+    cancelRequested: z.object({ by: z.string(), reason: z.string().default('') }).nullish(),
+  }),
+  status: z
+    .object({
+      steps: z
+        .array(
+          z.object({
+            phase: z.string().min(1),
+            at: z.string().min(1),
+            message: z.string().default(''),
+            released: released.nullish(),
+          }),
+        )
+        .default([]),
+    })
+    .default({ steps: [] }),
+});
+
+const FENCE_SEVERITY: Record<string, Severity> = {
+  Fencing: 'critical',
+  Fenced: 'critical',
+  Failed: 'critical',
+  Releasing: 'warning',
+  Released: 'warning',
+  Cancelled: 'warning',
+  AwaitingApproval: 'warning',
+};
+
+/** One entry per step of a NodeFence (Cancelled as fence-cancel); [] for what is not a fence. */
+export function fenceEntries(cluster: string, raw: unknown): HistoryEntry[] {
+  const r = fenceObject.safeParse(raw);
+  if (!r.success) return [];
+  const { metadata: m, spec, status } = r.data;
+  return status.steps.flatMap((s): HistoryEntry[] => {
+    const ms = Date.parse(s.at);
+    if (Number.isNaN(ms)) return [];
+    const cancelled = s.phase === 'Cancelled';
+    const actor = cancelled
+      ? (spec.cancelRequested?.by ?? PALISADE_ACTOR)
+      : s.phase === 'Fencing' && spec.approvedBy
+        ? spec.approvedBy
+        : PALISADE_ACTOR;
+    return [
+      {
+        id: `fence:${m.uid ?? m.name}:${s.phase}:${s.at}`,
+        cluster,
+        at: iso(ms),
+        kind: cancelled ? 'fence-cancel' : 'fence-step',
+        severity: FENCE_SEVERITY[s.phase] ?? 'info',
+        subject: { kind: 'NodeFence', name: m.name, ...(m.uid ? { uid: m.uid } : {}) },
+        actor,
+        reason: s.phase,
+        message: s.message || `fence of node ${spec.nodeName}: ${s.phase}`,
+        details: {
+          node: spec.nodeName,
+          policy: spec.policy,
+          ...(cancelled && spec.cancelRequested ? { why: spec.cancelRequested.reason } : {}),
+          ...(s.released ? { released: s.released } : {}),
+        },
+      },
+    ];
+  });
+}
+
+// ---- admission denials (the deletion-protection webhook's decisions)
+
+export interface DenialFact {
+  at: number;
+  protector: string;
+  cell: string;
+  pod: string;
+  podUid: string;
+  operation: string;
+  code: number;
+  message: string;
+  requester: string;
+}
+
+export function denialEntry(cluster: string, d: DenialFact): HistoryEntry {
+  const [namespace, name] = d.pod.includes('/') ? d.pod.split('/', 2) : [undefined, d.pod];
+  return {
+    id: `denial:${d.cell}:${d.podUid}:${d.operation}:${d.at}`,
+    cluster,
+    at: iso(d.at),
+    kind: 'admission-denial',
+    severity: 'warning',
+    subject: {
+      kind: 'Pod',
+      ...(namespace ? { namespace } : {}),
+      name: name || d.pod,
+      uid: d.podUid || undefined,
+    },
+    ...(d.requester ? { actor: d.requester } : {}),
+    reason: String(d.code),
+    message: d.message,
+    details: { protector: d.protector, cell: d.cell, operation: d.operation },
+  };
+}
+
+// ---- workloads: desired and ready replicas
+
+export interface WorkloadFact {
+  kind: 'Deployment' | 'StatefulSet';
+  namespace: string;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  replicas: number;
+  readyReplicas: number;
+}
+
+/** An entry when desired or ready replicas changed between two versions; else undefined. */
+export function workloadEntry(
+  cluster: string,
+  next: WorkloadFact,
+  old: WorkloadFact | undefined,
+  observedAt: number,
+): HistoryEntry | undefined {
+  if (!old || (old.replicas === next.replicas && old.readyReplicas === next.readyReplicas)) return undefined;
+  const below = next.readyReplicas < next.replicas;
+  return {
+    id: `workload:${next.uid}:${next.resourceVersion}`,
+    cluster,
+    at: iso(observedAt),
+    kind: 'workload',
+    severity: below ? 'warning' : 'info',
+    subject: { kind: next.kind, namespace: next.namespace, name: next.name, uid: next.uid },
+    reason: below ? 'BelowDesired' : 'AtDesired',
+    message: `${next.kind} ${next.namespace}/${next.name}: ${next.readyReplicas}/${next.replicas} ready (was ${old.readyReplicas}/${old.replicas})`,
+    details: {
+      replicas: next.replicas,
+      readyReplicas: next.readyReplicas,
+      previous: { replicas: old.replicas, readyReplicas: old.readyReplicas },
+    },
+  };
+}

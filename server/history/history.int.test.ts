@@ -1,0 +1,166 @@
+// The incident history against the embedded cluster: a simulated fault from the console, the
+// node going Unknown and a fence's steps reach the timeline, the audit and replay; after the
+// console restarts on the same store — and after the fault's Event is gone (the Event TTL) — the
+// timeline, the audit and replay still have them.
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FENCE_API } from '../actions/live.js';
+import { eventually } from '../../sim/apiserver/test/harness.js';
+import { startConsole } from '../console.js';
+import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import { type ClusterAndConsole, startClusterAndConsole } from '../test/consoleHarness.js';
+import { tokenOf, trpcClient } from '../test/client.js';
+
+let h: ClusterAndConsole;
+let trpc: ReturnType<typeof trpcClient>;
+let cluster: string;
+const NODE = 'hist-1';
+const history = () => ({
+  location: { kind: 'pglite' as const, dir: join(h.dir, 'history') },
+  retentionMs: 86_400_000,
+});
+
+beforeAll(async () => {
+  h = await startClusterAndConsole({
+    name: 'history',
+    rack: 'hist',
+    count: 2,
+    // the fencing controllers on: the recorder reads NodeFences where they are served
+    console: {
+      fencing: true,
+      history: { location: { kind: 'temporary' }, retentionMs: 86_400_000 },
+    },
+  });
+  // the harness made its directory only now: restart the console on a store inside it
+  await h.console.stop();
+  h.console = await startConsole({
+    clusters: await clustersFromKubeconfig(join(h.dir, 'kubeconfig')),
+    ui: false,
+    history: history(),
+  });
+  await Promise.all([...h.console.clusters.values()].map((x) => x.synced()));
+  trpc = trpcClient(h.console.url, tokenOf(h.cluster.kc));
+  cluster = [...h.console.clusters.keys()][0];
+  await h.console.history!.ready;
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+const window = () => ({
+  cluster,
+  from: new Date(Date.now() - 3_600_000).toISOString(),
+  to: new Date(Date.now() + 60_000).toISOString(),
+});
+
+describe('the incident history', () => {
+  let beforeFault = '';
+  let afterUnknown = '';
+
+  it('records a simulated fault, the node going Unknown, and the fault in the audit', async () => {
+    beforeFault = new Date().toISOString();
+    await eventually(async () => {
+      const r = await trpc.history.replay.query({ cluster, at: beforeFault });
+      expect(r.nodes.find((n) => n.node === NODE)?.ready).toBe('Ready');
+      return true;
+    }, 'the node Ready in the history');
+    await trpc.infra.act.mutate({ cluster, node: NODE, verb: 'partition' });
+    await eventually(
+      async () => {
+        const { entries } = await trpc.history.timeline.query({ ...window(), q: NODE });
+        const kinds = entries.map((e) => `${e.kind}:${e.reason}`);
+        expect(kinds).toContain('fault:SimulatedPartition');
+        expect(kinds).toContain('node-condition:Unknown');
+        return true;
+      },
+      'the fault and the Unknown node on the timeline',
+      45_000,
+    );
+    afterUnknown = new Date().toISOString();
+    const audit = await trpc.actions.audit.query({ cluster, action: 'simulation' });
+    expect(audit.some((r) => r.target.name === NODE && r.what.includes('partition'))).toBe(true);
+  }, 60_000);
+
+  it('replays the node: Ready before the fault, Unknown after', async () => {
+    const at = async (t: string) =>
+      (await trpc.history.replay.query({ cluster, at: t })).nodes.find((n) => n.node === NODE);
+    expect((await at(beforeFault))?.ready).toBe('Ready');
+    expect(await at(afterUnknown)).toMatchObject({ ready: 'Unknown', fault: { verb: 'partition' } });
+  });
+
+  it('records a fence’s steps, and the audit lists them as Palisade’s', async () => {
+    const custom = h.cluster.kc.makeApiClient(k8s.CustomObjectsApi);
+    const name = `${NODE}-fence`;
+    await custom.createClusterCustomObject({
+      ...FENCE_API,
+      body: {
+        apiVersion: 'palisade.dev/v1alpha1',
+        kind: 'NodeFence',
+        metadata: { name },
+        spec: { nodeName: NODE, policy: 'none-such' },
+      },
+    });
+    const t = (s: number) => new Date(Date.now() - 10_000 + s * 1000).toISOString();
+    await custom.patchClusterCustomObjectStatus(
+      {
+        ...FENCE_API,
+        name,
+        body: {
+          status: {
+            phase: 'Released',
+            steps: [
+              { phase: 'Detected', at: t(0), message: `node ${NODE} Unknown` },
+              { phase: 'Fenced', at: t(1), message: 'powered off' },
+              { phase: 'Released', at: t(2), message: 'pods and volume attachments released' },
+            ],
+          },
+        },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await eventually(async () => {
+      const audit = await trpc.actions.audit.query({ cluster, action: 'fence' });
+      expect(audit.map((r) => r.label)).toEqual(
+        expect.arrayContaining(['Fence: Detected', 'Fence: Fenced', 'Fence: Released']),
+      );
+      expect(audit.every((r) => r.outcome === 'automatic' && r.by === 'palisade')).toBe(true);
+      return true;
+    }, 'the fence steps in the audit');
+  }, 30_000);
+
+  it('keeps it all after a restart and after the Event is gone', async () => {
+    await h.console.stop();
+    // the Event TTL: the cluster forgets the fault's Event
+    const core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
+    const events = await core.listNamespacedEvent({ namespace: 'default' });
+    for (const e of events.items.filter((x) => x.reason === 'SimulatedPartition'))
+      await core.deleteNamespacedEvent({ namespace: 'default', name: e.metadata!.name! });
+    h.console = await startConsole({
+      clusters: await clustersFromKubeconfig(join(h.dir, 'kubeconfig')),
+      ui: false,
+      history: history(),
+    });
+    await Promise.all([...h.console.clusters.values()].map((x) => x.synced()));
+    trpc = trpcClient(h.console.url, tokenOf(h.cluster.kc));
+    await h.console.history!.ready;
+    const { entries } = await trpc.history.timeline.query({ ...window(), kinds: ['fault'] });
+    expect(entries.some((e) => e.subject.name === NODE && e.reason === 'SimulatedPartition')).toBe(true);
+    const audit = await trpc.actions.audit.query({ cluster });
+    expect(audit.some((r) => r.action === 'simulation' && r.target.name === NODE)).toBe(true);
+    expect(audit.some((r) => r.label === 'Fence: Released')).toBe(true);
+    expect(
+      (await trpc.history.replay.query({ cluster, at: beforeFault })).nodes.find((n) => n.node === NODE)
+        ?.ready,
+    ).toBe('Ready');
+    await trpc.infra.act.mutate({ cluster, node: NODE, verb: 'heal' });
+  }, 60_000);
+
+  it('refuses a window that ends before it starts, naming the field', async () => {
+    const w = window();
+    await expect(trpc.history.timeline.query({ ...w, from: w.to, to: w.from })).rejects.toThrow(
+      /to: must not be before from/,
+    );
+  });
+});

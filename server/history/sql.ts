@@ -1,0 +1,98 @@
+// The two back ends of the history store behind one small interface: PGlite (PostgreSQL compiled
+// to WASM, in this process, files in a directory) and a PostgreSQL server through `pg`. The
+// store's SQL is the same on both; so are the migrations.
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export interface QueryResult<R> {
+  rows: R[];
+  affected: number;
+}
+
+export type Query = <R = Record<string, unknown>>(
+  text: string,
+  params?: unknown[],
+) => Promise<QueryResult<R>>;
+
+export interface Sql {
+  backend: 'pglite' | 'postgres';
+  query: Query;
+  /** `fn` on one connection inside a transaction under a session advisory lock (migrations) */
+  exclusive<T>(lockKey: number, fn: (q: Query) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * PGlite in `dir`; a new directory starts from `template` (a dump of a fresh, migrated store)
+ * when given, which skips initdb (about a fifth of the time); `dump` makes such a template.
+ */
+export async function pgliteSql(dir: string, template?: Buffer): Promise<Sql & { dump(): Promise<Buffer> }> {
+  const db = await PGlite.create(dir, template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {});
+  const query: Query = async (text, params) => {
+    const r = await db.query(text, params as unknown[]);
+    return { rows: r.rows as never[], affected: r.affectedRows ?? 0 };
+  };
+  return {
+    backend: 'pglite',
+    query,
+    // one connection, one process (the directory lock keeps it so): a transaction suffices
+    exclusive: (_key, fn) =>
+      db.transaction(async (tx) =>
+        fn(async (text, params) => {
+          const r = await tx.query(text, params as unknown[]);
+          return { rows: r.rows as never[], affected: r.affectedRows ?? 0 };
+        }),
+      ),
+    close: () => db.close(),
+    dump: async () => Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer()),
+  };
+}
+
+export function postgresSql(url: string, onError: (e: Error) => void): Sql {
+  const pool = new pg.Pool({ connectionString: url, max: 4, idleTimeoutMillis: 30_000 });
+  // an idle connection the server dropped: logged, the pool opens another on the next query
+  pool.on('error', onError);
+  const wrap =
+    (c: pg.Pool | pg.PoolClient): Query =>
+    async (text, params) => {
+      const r = await c.query(text, params as unknown[]);
+      return { rows: r.rows as never[], affected: r.rowCount ?? 0 };
+    };
+  return {
+    backend: 'postgres',
+    query: wrap(pool),
+    async exclusive(key, fn) {
+      const c = await pool.connect();
+      try {
+        // replicas starting together migrate one after the other
+        await c.query('select pg_advisory_lock($1)', [key]);
+        await c.query('begin');
+        try {
+          const out = await fn(wrap(c));
+          await c.query('commit');
+          return out;
+        } catch (e) {
+          await c.query('rollback').catch(() => undefined);
+          throw e;
+        } finally {
+          await c.query('select pg_advisory_unlock($1)', [key]).catch(() => undefined);
+        }
+      } finally {
+        c.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** The URL with its password replaced, for logs and errors (the password is never logged). */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const k of [...u.searchParams.keys()]) if (/pass/i.test(k)) u.searchParams.set(k, '***');
+    return u.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
