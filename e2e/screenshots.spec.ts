@@ -20,6 +20,8 @@ test('screenshot: the map with a partitioned node', async ({ page }) => {
   try {
     await infra(node, 'partition');
     await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Unknown`), { timeout: 20_000 });
+    // not by colour alone: the tile says Unknown in words (issue 18)
+    await expect(t.getByTestId('node-state-text')).toHaveText('Unknown');
     await t.click();
     const panel = page.getByRole('complementary', { name: `Node ${node}` });
     await expect(panel.getByText('Unknown', { exact: true }).first()).toBeVisible();
