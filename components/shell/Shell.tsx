@@ -9,6 +9,7 @@ import type { ClusterMode } from '../console/api-types';
 import { useCluster } from '../console/cluster';
 import { useConnection, useSelectedHealth } from '../console/live';
 import { GuardedActionHost } from '../actions/host';
+import { useModal } from '../console/useModal';
 import { UserMenu } from '../auth/UserMenu';
 
 /** Fired on window for Escape; panels and overlays close themselves. */
@@ -337,9 +338,7 @@ function ModeFrame({ mode, children }: { mode: ClusterMode; children: ReactNode 
 function HelpOverlay({ onClose }: { onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
   const close = useCallback(() => onClose(), [onClose]);
-  useEffect(() => {
-    ref.current?.focus();
-  }, []);
+  useModal(ref, close);
   return (
     <div className="fixed inset-0 z-50 flex items-center justify-center p-4">
       <button
