@@ -88,9 +88,13 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
         <h2 id={titleId} className="shrink-0 border-b border-line px-4 py-3 text-base font-semibold">
           {p ? `${p.label}: ${targetText(p)}` : 'Guarded action'}
         </h2>
-        <div
+        {/* focusable, so that a keyboard alone can scroll it when it holds no field */}
+        <section
           data-testid="guarded-body"
-          className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-4 py-3"
+          aria-label="What this action does"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to scroll by keyboard
+          tabIndex={0}
+          className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-4 py-3 outline-none focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-info"
         >
           {preview.isPending && <p className="text-dim">Reading the objects live from the cluster…</p>}
           {preview.isError && (
@@ -100,7 +104,7 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
           {p && !p.refusal && !perform.isSuccess && (
             <ConfirmInputs p={p} typed={typed} setTyped={setTyped} reason={reason} setReason={setReason} />
           )}
-        </div>
+        </section>
         <div className="flex shrink-0 flex-col gap-2 border-t border-line px-4 py-3">
           <Outcome
             pending={perform.isPending}
