@@ -231,6 +231,8 @@ test.describe('dialogs by keyboard', () => {
     await expect(submit).toBeInViewport({ ratio: 1 });
     await expect(cancel).toBeInViewport({ ratio: 1 });
     await expect(dialog.getByRole('heading', { level: 2 })).toBeInViewport({ ratio: 1 });
+    // scrolling, the explanation must take the focus (axe: scrollable-region-focusable)
+    await checkA11y(page, 'force-delete dialog at 640 px');
     await submit.click();
     await expect(page.getByTestId('guarded-countdown')).toContainText(/Sending in [1-5] s/);
     await expect(page.getByTestId('guarded-cancel')).toBeFocused();

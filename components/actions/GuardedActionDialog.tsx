@@ -331,7 +331,7 @@ function Footer(props: {
           disabled={!!props.blocker || props.busy}
           onClick={props.onSubmit}
           className={`rounded border px-3 py-1 font-semibold disabled:opacity-50 ${
-            unsafe ? 'border-crit bg-crit text-white' : 'border-info bg-info/15'
+            unsafe ? 'border-crit bg-crit text-on-fill' : 'border-info bg-info/15'
           }`}
         >
           {unsafe ? `${p.label} anyway` : p.label}

@@ -194,7 +194,7 @@ export const NodeTile = memo(function NodeTile({
         <span
           aria-hidden="true"
           className={`pointer-events-none absolute -top-1.5 -right-1.5 rounded-full border border-dashed px-1 font-mono text-[9px] leading-tight ${
-            ghosts.critical ? 'border-crit bg-crit text-white' : 'border-warn bg-panel text-warn'
+            ghosts.critical ? 'border-crit bg-crit text-on-fill' : 'border-warn bg-panel text-warn'
           }`}
         >
           {ghosts.total}

@@ -202,7 +202,7 @@ function ModeBadge({ mode }: { mode: ClusterMode }) {
   return (
     <span
       className={`rounded px-1.5 py-0.5 text-xs font-semibold uppercase tracking-wide ${
-        mode === 'protected' ? 'bg-crit text-white' : 'bg-warn text-black'
+        mode === 'protected' ? 'bg-crit text-on-fill' : 'bg-warn text-black'
       }`}
     >
       {mode}
@@ -323,7 +323,7 @@ function ModeFrame({ mode, children }: { mode: ClusterMode; children: ReactNode 
     >
       <div
         className={`px-3 py-1 text-xs font-semibold uppercase tracking-wide ${
-          protectedMode ? 'bg-crit text-white' : 'bg-warn text-black'
+          protectedMode ? 'bg-crit text-on-fill' : 'bg-warn text-black'
         }`}
       >
         {protectedMode
