@@ -3,66 +3,11 @@
 // is loaded once and checked in the light theme, then for contrast in the dark one (the theme
 // follows the system: both are what people see). A failure prints each violation: view, theme,
 // rule, help, and each element's selector with axe's summary. Then the dialogs by keyboard.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
+import { axeTime, checkA11y } from './axe';
 import { clusterId, core, runningStorefrontPod } from './helpers';
 
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
-const BLOCKING = new Set(['serious', 'critical']);
-// WCAG 2.5.3 (label in name): axe marks it experimental, so it is off unless asked for
-const EXTRA_RULES = { 'label-content-name-mismatch': { enabled: true } };
-
-type Results = Awaited<ReturnType<AxeBuilder['analyze']>>;
-type Violation = Results['violations'][number];
-
-/** One line per failing element: what is wrong, where, and axe's own summary. */
-function explain(view: string, vs: readonly Violation[]): string[] {
-  const lines: string[] = [];
-  for (const v of vs) {
-    lines.push(`${view}: [${v.impact}] ${v.id}: ${v.help} (${v.nodes.length} element(s))`);
-    for (const n of v.nodes.slice(0, 6)) {
-      const summary = (n.failureSummary ?? '')
-        .replace(/\s+/g, ' ')
-        .replace(/^Fix any of the following: /, '');
-      lines.push(`    ${n.target.join(' ')} — ${summary.slice(0, 240)}`);
-    }
-    if (v.nodes.length > 6) lines.push(`    … and ${v.nodes.length - 6} more`);
-  }
-  return lines;
-}
-
-/**
- * axe on the page: every rule in the light theme, then colour contrast again in the dark one
- * (the only rule a theme changes). Fails listing every serious or critical violation; prints
- * the lesser ones without failing.
- */
-async function checkA11y(page: Page, view: string) {
-  const blocking: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const axe = new AxeBuilder({ page });
-    if (scheme === 'light') axe.withTags(TAGS).options({ rules: EXTRA_RULES });
-    else axe.withRules(['color-contrast']);
-    const started = Date.now();
-    const { violations } = await axe.analyze();
-    axeMs += Date.now() - started;
-    axeRuns++;
-    const name = `${view} (${scheme})`;
-    const serious = violations.filter((v) => BLOCKING.has(v.impact ?? ''));
-    blocking.push(...explain(name, serious));
-    const minor = explain(
-      name,
-      violations.filter((v) => !serious.includes(v)),
-    );
-    if (minor.length) console.log(`axe, not failing:\n${minor.join('\n')}`);
-  }
-  await page.emulateMedia({ colorScheme: null });
-  if (blocking.length) throw new Error(`axe: serious or critical violations\n${blocking.join('\n')}`);
-}
-
-let axeMs = 0;
-let axeRuns = 0;
-test.afterAll(() => console.log(`axe: ${axeRuns} runs, ${(axeMs / 1000).toFixed(1)} s in all`));
+test.afterAll(() => console.log(axeTime()));
 
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
 
