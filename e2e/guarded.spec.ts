@@ -51,6 +51,7 @@ test('force delete through the guarded dialog, cancelled once, then recorded in 
   await expect(page.getByTestId('guarded-countdown')).toContainText(/Sending in [1-5] s/);
   await page.getByTestId('guarded-cancel').click();
   await expect(page.getByTestId('guarded-countdown')).toHaveCount(0);
+  await expect(page.getByTestId('guarded-nothing-sent')).toContainText('nothing was sent');
   // well past the countdown: nothing was sent
   await page.waitForTimeout(6_000);
   expect((await api.readNamespacedPod({ namespace: 'default', name: NAME })).metadata!.uid).toBe(uid);

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { checkA11y } from './axe';
 import { clusterId, core, healAndWait, infra, RESERVED, runningStorefrontPod, tile } from './helpers';
 
 // Screenshots for the README, taken from the live console: docs/console-map.png and
@@ -20,6 +21,8 @@ test('screenshot: the map with a partitioned node', async ({ page }) => {
   try {
     await infra(node, 'partition');
     await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Unknown`), { timeout: 20_000 });
+    // not by colour alone: the tile says Unknown in words (issue 18)
+    await expect(t.getByTestId('node-state-text')).toHaveText('Unknown');
     await t.click();
     const panel = page.getByRole('complementary', { name: `Node ${node}` });
     await expect(panel.getByText('Unknown', { exact: true }).first()).toBeVisible();
@@ -37,6 +40,8 @@ test('screenshot: the map with a partitioned node', async ({ page }) => {
       await expect(panel.getByText(`ghost: ${namespace}/${name} on ${node} still runs`)).toBeVisible();
     }
     await expect(page.getByRole('status', { name: 'Informers synced' })).toBeVisible();
+    // the map in a state the a11y spec does not reach: an Unknown node, a ghost, its panel
+    await checkA11y(page, 'map, partitioned node with a ghost');
     await page.mouse.move(0, 0);
     await page.screenshot({ path: resolve(DOCS, 'console-map.png'), fullPage: true });
   } finally {

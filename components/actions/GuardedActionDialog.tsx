@@ -7,6 +7,7 @@
 // receives it: this dialog is the explanation, the seam is the guard.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
+import { useModal } from '../console/useModal';
 import { submissionOf, submitBlocker } from '@/lib/guard/dialog';
 import { type ActionTarget, type Performed, type Preview, useActionsApi } from './api';
 import { useCountdown } from './useCountdown';
@@ -48,16 +49,18 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
     } as Parameters<typeof perform.mutate>[0]);
   };
   const countdown = useCountdown(p?.countdownSeconds ?? 5, send);
+  // a countdown stopped in time: say plainly that nothing went to the cluster
+  const [stopped, setStopped] = useState(false);
+  const cancelCountdown = () => {
+    countdown.cancel();
+    setStopped(true);
+    // the Cancel button goes with the countdown: keep the focus in the dialog
+    box.current?.focus();
+  };
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), []);
-  // Escape cancels the countdown, else closes; kept from the shell, which would close panels too
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key !== 'Escape') return;
-    e.stopPropagation();
-    if (countdown.running) countdown.cancel();
-    else onClose();
-  };
+  // Escape cancels the countdown, else closes; Tab stays in the dialog
+  useModal(box, () => (countdown.running ? cancelCountdown() : onClose()));
   const reviewAgain = () => {
     perform.reset();
     void preview.refetch();
@@ -72,40 +75,59 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
         className="absolute inset-0 cursor-default bg-black/50"
         onClick={countdown.running ? undefined : onClose}
       />
+      {/* the title and the buttons stay in view, the explanation scrolls between them */}
       <div
         ref={box}
         tabIndex={-1}
-        onKeyDown={onKeyDown}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
         data-testid="guarded-dialog"
-        className="relative flex max-h-[90dvh] w-full max-w-xl flex-col gap-3 overflow-y-auto rounded border border-line bg-panel p-4 text-sm shadow-xl"
+        className="relative flex max-h-[90dvh] w-full max-w-xl flex-col rounded border border-line bg-panel text-sm shadow-xl outline-none"
       >
-        <h2 id={titleId} className="text-base font-semibold">
+        <h2 id={titleId} className="shrink-0 border-b border-line px-4 py-3 text-base font-semibold">
           {p ? `${p.label}: ${targetText(p)}` : 'Guarded action'}
         </h2>
-        {preview.isPending && <p className="text-dim">Reading the objects live from the cluster…</p>}
-        {preview.isError && <p className="text-crit">Cannot prepare this action: {preview.error.message}</p>}
-        {p && <PreviewBody p={p} />}
-        {p && !p.refusal && !perform.isSuccess && (
-          <ConfirmInputs p={p} typed={typed} setTyped={setTyped} reason={reason} setReason={setReason} />
-        )}
-        <Outcome
-          pending={perform.isPending}
-          result={perform.data}
-          error={perform.error}
-          onReview={reviewAgain}
-        />
-        <Footer
-          p={p}
-          blocker={input && submitBlocker(input)}
-          countdown={countdown}
-          busy={perform.isPending}
-          done={perform.isSuccess}
-          onSubmit={() => (p?.destructive ? countdown.start() : send())}
-          onClose={onClose}
-        />
+        {/* focusable, so that a keyboard alone can scroll it when it holds no field */}
+        <section
+          data-testid="guarded-body"
+          aria-label="What this action does"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to scroll by keyboard
+          tabIndex={0}
+          className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-4 py-3 outline-none focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-info"
+        >
+          {preview.isPending && <p className="text-dim">Reading the objects live from the cluster…</p>}
+          {preview.isError && (
+            <p className="text-crit">Cannot prepare this action: {preview.error.message}</p>
+          )}
+          {p && <PreviewBody p={p} />}
+          {p && !p.refusal && !perform.isSuccess && (
+            <ConfirmInputs p={p} typed={typed} setTyped={setTyped} reason={reason} setReason={setReason} />
+          )}
+        </section>
+        <div className="flex shrink-0 flex-col gap-2 border-t border-line px-4 py-3">
+          <Outcome
+            pending={perform.isPending}
+            result={perform.data}
+            error={perform.error}
+            stopped={stopped && !countdown.running && !perform.isPending && !perform.data}
+            onReview={reviewAgain}
+          />
+          <Footer
+            p={p}
+            blocker={input && submitBlocker(input)}
+            countdown={countdown}
+            onCancelCountdown={cancelCountdown}
+            busy={perform.isPending}
+            done={perform.isSuccess}
+            onSubmit={() => {
+              setStopped(false);
+              if (p?.destructive) countdown.start();
+              else send();
+            }}
+            onClose={onClose}
+          />
+        </div>
       </div>
     </div>
   );
@@ -221,10 +243,22 @@ function ConfirmInputs(props: {
   );
 }
 
-function Outcome(props: { pending: boolean; result?: Performed; error: unknown; onReview: () => void }) {
+function Outcome(props: {
+  pending: boolean;
+  result?: Performed;
+  error: unknown;
+  /** the countdown was cancelled before it ran out */
+  stopped: boolean;
+  onReview: () => void;
+}) {
   const err = props.error as { message?: string; data?: { code?: string } } | null;
   return (
-    <div role="status" data-testid="guarded-result" className="min-h-5">
+    <div role="status" data-testid="guarded-result">
+      {props.stopped && (
+        <p data-testid="guarded-nothing-sent" className="font-semibold">
+          Cancelled: nothing was sent to the cluster.
+        </p>
+      )}
       {props.pending && <span className="text-dim">Sending…</span>}
       {props.result && (
         <p className="text-ok">
@@ -254,6 +288,7 @@ function Footer(props: {
   p?: Preview;
   blocker?: string;
   countdown: ReturnType<typeof useCountdown>;
+  onCancelCountdown: () => void;
   busy: boolean;
   done: boolean;
   onSubmit: () => void;
@@ -275,7 +310,7 @@ function Footer(props: {
           type="button"
           data-testid="guarded-cancel"
           ref={cancelRef}
-          onClick={countdown.cancel}
+          onClick={props.onCancelCountdown}
           className="ml-auto rounded border border-line bg-panel-2 px-3 py-1 font-semibold"
         >
           Cancel
@@ -296,7 +331,7 @@ function Footer(props: {
           disabled={!!props.blocker || props.busy}
           onClick={props.onSubmit}
           className={`rounded border px-3 py-1 font-semibold disabled:opacity-50 ${
-            unsafe ? 'border-crit bg-crit text-white' : 'border-info bg-info/15'
+            unsafe ? 'border-crit bg-crit text-on-fill' : 'border-info bg-info/15'
           }`}
         >
           {unsafe ? `${p.label} anyway` : p.label}

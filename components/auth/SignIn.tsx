@@ -87,7 +87,7 @@ export function SignIn() {
         <div className="mb-5">
           <a
             href={`${ways.oidc.start}?next=${encodeURIComponent(safeNext(params?.get('next') ?? null))}`}
-            className="block rounded border border-info bg-info px-3 py-2 text-center font-semibold text-white"
+            className="block rounded border border-info bg-info px-3 py-2 text-center font-semibold text-on-fill"
           >
             Sign in with your identity provider
           </a>

@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react';
 import type { NodeView } from '@/lib/console/protocol';
 import {
   NODE_DISPLAY_STATES,
-  NODE_DOT_CLASS,
+  NODE_MARK_CLASS,
   NODE_STATE_LABEL,
   type NodeDisplayState,
   nodeDisplayState,
@@ -13,6 +13,7 @@ import { compareNodeStates, toggled } from '@/lib/console/ui/table';
 import { useCluster } from '../console/cluster';
 import { useNow } from '../console/clock';
 import { useNodes, usePods } from '../console/live';
+import { NodeStateMark } from '../map/NodeStateMark';
 import { AgeCell } from './cells';
 import { FilterChips, SearchBox } from './controls';
 import { DataTable } from './DataTable';
@@ -39,10 +40,7 @@ const columns = col.columns([
     filterFn: inSet,
     cell: (c) => (
       <span className="flex items-center gap-1.5">
-        <span
-          className={`inline-block h-2 w-2 rounded-full ${NODE_DOT_CLASS[c.getValue()]}`}
-          aria-hidden="true"
-        />
+        <NodeStateMark state={c.getValue()} className="h-2 w-2" />
         {NODE_STATE_LABEL[c.getValue()]}
       </span>
     ),
@@ -130,7 +128,7 @@ export function NodesList() {
             states={NODE_DISPLAY_STATES}
             active={states}
             counts={counts}
-            dot={NODE_DOT_CLASS}
+            dot={NODE_MARK_CLASS}
             names={NODE_STATE_LABEL}
             onToggle={(s) => setStates((cur) => toggled(cur, s))}
           />

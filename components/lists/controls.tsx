@@ -27,15 +27,16 @@ export function FilterChips<S extends string>({
           key={s}
           type="button"
           aria-pressed={active.has(s)}
-          aria-label={`Filter ${names?.[s] ?? s} (${counts[s]})`}
           onClick={() => onToggle(s)}
           className={`flex items-center gap-1 rounded border px-1.5 py-0.5 text-xs ${
             active.has(s) ? 'border-info bg-info/15 text-fg' : 'border-line text-dim hover:text-fg'
           }`}
         >
+          {/* named by what it shows ("Filter Ready 12"), so that a voice command saying the
+              visible words finds it (WCAG 2.5.3) */}
+          <span className="sr-only">Filter </span>
           <span className={`inline-block h-2 w-2 rounded-sm ${dot[s]}`} aria-hidden="true" />
-          {names?.[s] ?? s}
-          <span className="tabular-nums">{counts[s]}</span>
+          {names?.[s] ?? s} <span className="tabular-nums">{counts[s]}</span>
         </button>
       ))}
     </fieldset>

@@ -4,13 +4,7 @@ import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useSta
 import { ghostsByNode } from '@/lib/console/ghosts';
 import type { NodeView, PodView } from '@/lib/console/protocol';
 import { type PodCollection, UNSCHEDULED } from '@/lib/console/ui/live';
-import {
-  NODE_DISPLAY_STATES,
-  NODE_DOT_CLASS,
-  NODE_STATE_LABEL,
-  POD_DOT_CLASS,
-  POD_STATES,
-} from '@/lib/console/ui/states';
+import { NODE_DISPLAY_STATES, NODE_STATE_LABEL, POD_DOT_CLASS, POD_STATES } from '@/lib/console/ui/states';
 import { type Density, type DensityChoice, effectiveDensity, parseDensity } from '@/lib/console/ui/density';
 import { matchesSearch } from '@/lib/console/ui/table';
 import { groupByZoneRack, type RackGroup, reuseGroups, type ZoneGroup } from '@/lib/console/ui/topology';
@@ -24,6 +18,7 @@ import { GhostSummary } from '../sim/GhostSummary';
 
 type GhostCounts = ReturnType<typeof ghostsByNode>;
 import { NodePanel, podHref } from './NodePanel';
+import { NodeStateMark } from './NodeStateMark';
 import { NodeTile } from './NodeTile';
 import { type FenceBadge, useFenceBadges, useNodeFences } from '../fencing/live';
 import { SummaryBar } from './SummaryBar';
@@ -96,6 +91,7 @@ export function ClusterMap() {
       <div className="flex min-h-0 flex-1">
         <div className="min-w-0 flex-1 overflow-auto p-3">
           <div className="mb-3 flex flex-wrap items-center gap-3">
+            <h1 className="font-semibold">Cluster map</h1>
             <input
               data-search
               type="search"
@@ -334,10 +330,11 @@ function Legend() {
           <span className="font-semibold text-fg">Nodes</span>
           {NODE_DISPLAY_STATES.map((s) => (
             <span key={s} className="flex items-center gap-1.5">
-              <span className={`inline-block h-2.5 w-2.5 rounded-sm ${NODE_DOT_CLASS[s]}`} />
+              <NodeStateMark state={s} />
               {NODE_STATE_LABEL[s]}
             </span>
           ))}
+          <span>tiles name every state but Ready</span>
         </div>
         <div className="flex flex-col gap-1">
           <span className="font-semibold text-fg">Pods</span>

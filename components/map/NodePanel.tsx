@@ -11,7 +11,6 @@ import { CONDITION_TONE_CLASS, conditionTone, readySinceLabel } from '@/lib/cons
 import { formatAge, formatClock } from '@/lib/console/ui/format';
 import { naturalCompare } from '@/lib/console/ui/topology';
 import {
-  NODE_DOT_CLASS,
   NODE_STATE_LABEL,
   nodeDisplayState,
   OUT_OF_SERVICE_TAINT,
@@ -29,6 +28,7 @@ import { useTRPC } from '../console/trpc';
 import { protectorHref } from '../protection/usePodProtection';
 import { type PodProtectorIndex, podKey } from '@/lib/console/ui/protection';
 import { HeartbeatAge, ShieldIcon } from './NodeTile';
+import { NodeStateMark } from './NodeStateMark';
 
 export function podHref(cluster: string, p: Pick<PodView, 'namespace' | 'name'>): string {
   return `/clusters/${encodeURIComponent(cluster)}/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`;
@@ -222,7 +222,7 @@ function StateChip({ node }: { node: NodeView }) {
   const s = nodeDisplayState(node, Date.now());
   return (
     <span className="flex items-center gap-1 text-xs">
-      <span className={`inline-block h-2 w-2 rounded-full ${NODE_DOT_CLASS[s]}`} aria-hidden="true" />
+      <NodeStateMark state={s} />
       {NODE_STATE_LABEL[s]}
     </span>
   );

@@ -11,12 +11,16 @@ import { useWarningText } from '../fencing/Warning';
 import {
   DEFAULT_SUSPECT_AFTER_MS,
   NODE_DOT_CLASS,
+  NODE_SHAPE,
   NODE_STATE_LABEL,
   NODE_TILE_CLASS,
   nodeDisplayState,
+  SHAPE_CLASS,
   showsHeartbeatAge,
+  tileStateText,
 } from '@/lib/console/ui/states';
 import { useNow } from '../console/clock';
+import { NodeStateMark } from './NodeStateMark';
 import { PodMarks } from './PodMarks';
 
 export const TILE_MARKS_WIDTH = 96;
@@ -125,7 +129,7 @@ function FenceBadgeMark({ fence, node }: { fence: FenceBadge; node: string }) {
     <span
       data-testid="node-fence"
       title={fenceWords(fence, node)}
-      className={`self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[phase]]}`}
+      className={`col-span-2 self-start justify-self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[phase]]}`}
     >
       {text}
     </span>
@@ -151,63 +155,89 @@ export const NodeTile = memo(function NodeTile({
     [pods, guarded],
   );
   const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}${showsFence(fence) ? `; ${fenceWords(fence, node.name)}` : ''}`;
-  // the same button either way: tests, screen readers and the panel find a node by these
-  const common = {
-    type: 'button' as const,
-    'data-testid': `node-tile-${node.name}`,
-    'data-state': state,
-    'aria-label': label,
-    'aria-pressed': selected,
-    title: label,
-    onClick: () => onSelect(node.name),
-  };
+  const onClick = () => onSelect(node.name);
   if (compact)
     return (
       <button
-        {...common}
-        className={`h-3.5 w-3.5 rounded-[3px] ${NODE_DOT_CLASS[state]} ${
+        type="button"
+        data-testid={`node-tile-${node.name}`}
+        data-state={state}
+        aria-label={label}
+        aria-pressed={selected}
+        title={label}
+        onClick={onClick}
+        className={`flex h-3.5 w-3.5 items-center justify-center rounded-[3px] ${NODE_DOT_CLASS[state]} ${
           selected ? 'outline-2 outline-offset-1 outline-info' : ''
         } ${dimmed ? 'opacity-20' : ''} ${
           ghosts ? (ghosts.critical ? 'ring-2 ring-crit' : 'ring-2 ring-warn') : ''
         } ${pods.some((p) => p.state === 'Terminating') ? 'border-2 border-dashed border-fg/60' : ''} hover:brightness-125 focus-visible:outline-2 focus-visible:outline-info`}
-      />
+      >
+        {/* the state's shape, cut out of the square: not by colour alone, even this small */}
+        {state !== 'ready' && (
+          <span aria-hidden="true" className={`block h-2 w-2 bg-panel ${SHAPE_CLASS[NODE_SHAPE[state]]}`} />
+        )}
+      </button>
     );
+  const stateText = tileStateText(state);
+  // A group named with everything the tile shows (tests, screen readers and the panel find a node
+  // by it); the button inside is named by what it shows, the node's name and state in words, and
+  // its ::after stretches over the tile so that a click anywhere selects the node. The counts
+  // beside it repeat the group's name for sighted people.
   return (
-    <button
-      {...common}
-      className={`relative flex w-[110px] flex-col gap-1 rounded border px-1.5 pt-1 pb-1.5 text-left transition-opacity ${NODE_TILE_CLASS[state]} ${
+    // biome-ignore lint/a11y/useSemanticElements: a map tile, not a form: a fieldset would say otherwise
+    <div
+      role="group"
+      data-testid={`node-tile-${node.name}`}
+      data-state={state}
+      aria-label={label}
+      title={label}
+      className={`relative grid w-[110px] grid-cols-[minmax(0,1fr)_auto] gap-x-1 gap-y-1 rounded border px-1.5 pt-1 pb-1.5 transition-opacity ${NODE_TILE_CLASS[state]} ${
         selected ? 'outline-2 outline-offset-1 outline-info' : ''
-      } ${dimmed ? 'opacity-25' : ''} hover:brightness-110 focus-visible:outline-2 focus-visible:outline-info`}
+      } ${dimmed ? 'opacity-25' : ''} has-[button:hover]:brightness-110`}
     >
-      <span className="flex w-full items-baseline justify-between gap-1 font-mono text-[11px] leading-tight">
+      <button
+        type="button"
+        aria-pressed={selected}
+        onClick={onClick}
+        className="flex min-w-0 flex-col text-left font-mono text-[11px] leading-tight outline-none after:absolute after:inset-0 after:rounded after:content-[''] focus-visible:after:outline-2 focus-visible:after:outline-info"
+      >
         <span className="truncate font-semibold">{node.name}</span>
+        {stateText && (
+          <span data-testid="node-state-text" className="flex items-center gap-1 font-sans text-[10px]">
+            <NodeStateMark state={state} className="h-2 w-2" /> {stateText}
+          </span>
+        )}
+      </button>
+      <span className="flex items-baseline gap-1 self-start font-mono text-[11px] leading-tight">
         {guard.count > 0 && (
           <span
             data-testid="node-protected"
-            className="ml-auto flex shrink-0 items-center gap-px self-center text-[10px] leading-none text-info tabular-nums"
+            className="flex shrink-0 items-center gap-px self-center text-[10px] leading-none text-info tabular-nums"
           >
             <ShieldIcon />
             {guard.count}
           </span>
         )}
         {showsHeartbeatAge(state) ? (
-          <HeartbeatAge since={node.lastHeartbeat} className="shrink-0 text-[10px] text-warn tabular-nums" />
+          <HeartbeatAge since={node.lastHeartbeat} className="shrink-0 text-[10px] tabular-nums" />
         ) : (
           <span className="shrink-0 text-[10px] text-dim tabular-nums">{pods.length}</span>
         )}
       </span>
-      <PodMarks pods={pods} width={TILE_MARKS_WIDTH} guarded={guard.count ? guarded : undefined} />
+      <span className="col-span-2">
+        <PodMarks pods={pods} width={TILE_MARKS_WIDTH} guarded={guard.count ? guarded : undefined} />
+      </span>
       {showsFence(fence) && <FenceBadgeMark fence={fence} node={node.name} />}
       {ghosts && (
         <span
           aria-hidden="true"
-          className={`absolute -top-1.5 -right-1.5 rounded-full border border-dashed px-1 font-mono text-[9px] leading-tight ${
-            ghosts.critical ? 'border-crit bg-crit text-white' : 'border-warn bg-panel text-warn'
+          className={`pointer-events-none absolute -top-1.5 -right-1.5 rounded-full border border-dashed px-1 font-mono text-[9px] leading-tight ${
+            ghosts.critical ? 'border-crit bg-crit text-on-fill' : 'border-warn bg-panel text-warn'
           }`}
         >
           {ghosts.total}
         </span>
       )}
-    </button>
+    </div>
   );
 });

@@ -6,7 +6,7 @@ import type { PodState } from '@/lib/console/protocol';
 import type { NodeCollection, PodCollection } from '@/lib/console/ui/live';
 import {
   NODE_DISPLAY_STATES,
-  NODE_DOT_CLASS,
+  NODE_MARK_CLASS,
   NODE_STATE_LABEL,
   POD_DOT_CLASS,
   POD_STATES,
@@ -78,7 +78,7 @@ export function SummaryBar({
         {NODE_DISPLAY_STATES.map((st) => (
           <Count
             key={st}
-            dot={NODE_DOT_CLASS[st]}
+            dot={NODE_MARK_CLASS[st]}
             label={NODE_STATE_LABEL[st]}
             n={s.nodes.byState[st]}
             strong={st !== 'ready'}

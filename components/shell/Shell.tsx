@@ -9,6 +9,7 @@ import type { ClusterMode } from '../console/api-types';
 import { useCluster } from '../console/cluster';
 import { useConnection, useSelectedHealth } from '../console/live';
 import { GuardedActionHost } from '../actions/host';
+import { useModal } from '../console/useModal';
 import { UserMenu } from '../auth/UserMenu';
 
 /** Fired on window for Escape; panels and overlays close themselves. */
@@ -201,7 +202,7 @@ function ModeBadge({ mode }: { mode: ClusterMode }) {
   return (
     <span
       className={`rounded px-1.5 py-0.5 text-xs font-semibold uppercase tracking-wide ${
-        mode === 'protected' ? 'bg-crit text-white' : 'bg-warn text-black'
+        mode === 'protected' ? 'bg-crit text-on-fill' : 'bg-warn text-black'
       }`}
     >
       {mode}
@@ -322,7 +323,7 @@ function ModeFrame({ mode, children }: { mode: ClusterMode; children: ReactNode 
     >
       <div
         className={`px-3 py-1 text-xs font-semibold uppercase tracking-wide ${
-          protectedMode ? 'bg-crit text-white' : 'bg-warn text-black'
+          protectedMode ? 'bg-crit text-on-fill' : 'bg-warn text-black'
         }`}
       >
         {protectedMode
@@ -337,9 +338,7 @@ function ModeFrame({ mode, children }: { mode: ClusterMode; children: ReactNode 
 function HelpOverlay({ onClose }: { onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
   const close = useCallback(() => onClose(), [onClose]);
-  useEffect(() => {
-    ref.current?.focus();
-  }, []);
+  useModal(ref, close);
   return (
     <div className="fixed inset-0 z-50 flex items-center justify-center p-4">
       <button

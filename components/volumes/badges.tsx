@@ -13,7 +13,7 @@ export const RISK_LABEL: Record<Risk, string> = {
 };
 
 const RISK_CLASS: Record<Risk, string> = {
-  'split-brain-risk': 'bg-crit text-white border-crit',
+  'split-brain-risk': 'bg-crit text-on-fill border-crit',
   stuck: 'bg-crit/15 text-crit border-crit/40',
   waiting: 'bg-warn/15 text-warn border-warn/40',
   ok: 'bg-ok/15 text-ok border-ok/40',

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeView } from '../protocol';
-import { deletionRequestedAt, isOverdue, nodeDisplayState, showsHeartbeatAge } from './states';
+import {
+  deletionRequestedAt,
+  isOverdue,
+  NODE_DISPLAY_STATES,
+  NODE_DOT_CLASS,
+  NODE_MARK_CLASS,
+  NODE_SHAPE,
+  NODE_STATE_LABEL,
+  nodeDisplayState,
+  showsHeartbeatAge,
+  tileStateText,
+} from './states';
 
 const base = {
   ready: 'Ready' as const,
@@ -65,4 +76,34 @@ describe('termination times', () => {
   ] as const)('%s deadline %s at %s overdue=%s', (state, ts, now, want) =>
     expect(isOverdue({ state, deletionTimestamp: ts }, now)).toBe(want),
   );
+});
+
+// Issue 18: Suspect and Unknown shared one amber dot and the Unknown tile said nothing.
+describe('node states are never told by colour alone', () => {
+  it('every state has its own shape, so states that share a colour still differ', () => {
+    const shapes = NODE_DISPLAY_STATES.map((s) => NODE_SHAPE[s]);
+    expect(new Set(shapes).size).toBe(NODE_DISPLAY_STATES.length);
+    expect(NODE_DOT_CLASS.suspect).toBe(NODE_DOT_CLASS.unknown);
+    expect(NODE_SHAPE.suspect).not.toBe(NODE_SHAPE.unknown);
+  });
+  it('every mark carries both its colour and its shape', () => {
+    for (const s of NODE_DISPLAY_STATES) {
+      expect(NODE_MARK_CLASS[s]).toContain(NODE_DOT_CLASS[s]);
+      expect(NODE_MARK_CLASS[s]).toMatch(/\[clip-path:/);
+    }
+    expect(new Set(Object.values(NODE_MARK_CLASS)).size).toBe(NODE_DISPLAY_STATES.length);
+  });
+  const cases: { state: (typeof NODE_DISPLAY_STATES)[number]; text: string | undefined }[] = [
+    { state: 'ready', text: undefined },
+    { state: 'suspect', text: 'Suspect' },
+    { state: 'unknown', text: 'Unknown' },
+    { state: 'not-ready', text: 'NotReady' },
+    { state: 'cordoned', text: 'Cordoned' },
+    { state: 'out-of-service', text: 'Out of service' },
+  ];
+  for (const c of cases)
+    it(`a ${c.state} tile says ${c.text ?? 'nothing (the calm default)'}`, () => {
+      expect(tileStateText(c.state)).toBe(c.text);
+      if (c.text) expect(NODE_STATE_LABEL[c.state]).toBe(c.text);
+    });
 });

@@ -73,6 +73,45 @@ export const NODE_DOT_CLASS: Record<NodeDisplayState, string> = {
   'out-of-service': 'bg-oos',
 };
 
+/**
+ * A shape per node state, so that no state is told by colour alone (Suspect and Unknown share
+ * the amber): circle Ready, triangle Suspect, diamond Unknown, cross NotReady, bar Cordoned,
+ * square Out of service. Each is a clip-path, so a mark is one element with the state's colour.
+ */
+export type NodeShape = 'circle' | 'triangle' | 'diamond' | 'cross' | 'bar' | 'square';
+
+export const NODE_SHAPE: Record<NodeDisplayState, NodeShape> = {
+  ready: 'circle',
+  suspect: 'triangle',
+  unknown: 'diamond',
+  'not-ready': 'cross',
+  cordoned: 'bar',
+  'out-of-service': 'square',
+};
+
+export const SHAPE_CLASS: Record<NodeShape, string> = {
+  circle: '[clip-path:circle(50%)]',
+  triangle: '[clip-path:polygon(50%_0,100%_100%,0_100%)]',
+  diamond: '[clip-path:polygon(50%_0,100%_50%,50%_100%,0_50%)]',
+  cross:
+    '[clip-path:polygon(20%_0,50%_30%,80%_0,100%_20%,70%_50%,100%_80%,80%_100%,50%_70%,20%_100%,0_80%,30%_50%,0_20%)]',
+  bar: '[clip-path:inset(30%_0)]',
+  square: '[clip-path:inset(5%)]',
+};
+
+/** The state's mark (legend, summary, lists, panel, tiles): its colour in its shape. */
+export const NODE_MARK_CLASS: Record<NodeDisplayState, string> = Object.fromEntries(
+  NODE_DISPLAY_STATES.map((s) => [s, `${NODE_DOT_CLASS[s]} ${SHAPE_CLASS[NODE_SHAPE[s]]}`]),
+) as Record<NodeDisplayState, string>;
+
+/**
+ * The words a full-size tile shows for its state: every state but Ready (the calm default,
+ * which the tile's name and marks already fill) says what it is, not only by colour.
+ */
+export function tileStateText(state: NodeDisplayState): string | undefined {
+  return state === 'ready' ? undefined : NODE_STATE_LABEL[state];
+}
+
 export const POD_STATES: readonly PodState[] = [
   'Pending',
   'Running',
