@@ -28,6 +28,8 @@ import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
 import { AuditFeed } from './realtime/audit.js';
+import { IncidentFeed } from './incident/feed.js';
+import { IncidentService } from './incident/service.js';
 import { InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
@@ -72,6 +74,7 @@ export interface Console {
   clusters: Map<ClusterId, ClusterConnection>;
   protection?: ProtectionService;
   fencing?: FencingService;
+  incident: IncidentService;
   /** the controller runtime: per cluster a manager (its controller Lease) and the loops it runs */
   runtime: ControllerRuntime;
   auth: ConsoleAuth;
@@ -128,6 +131,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         })
       : undefined;
   const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
+  const incident = new IncidentService(clusters, { fencing, protection }, { logger: root });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
@@ -160,6 +164,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       clusters,
       protection,
       fencing,
+      incident,
       runtime,
       identity: admittedOf(req)?.identity,
       access: auth.access,
@@ -230,6 +235,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const fencingFeed = fencing && new FencingFeed(io, fencing);
   const volumesFeed = new VolumesFeed(io, clusters);
   const auditFeed = new AuditFeed(io, clusters.values());
+  const incidentFeed = new IncidentFeed(io, clusters.values(), incident, fencing);
   const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
@@ -247,6 +253,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     clusters,
     protection,
     fencing,
+    incident,
     runtime,
     auth,
     instanceIds,
@@ -260,6 +267,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       fencingFeed?.stop();
       volumesFeed.stop();
       auditFeed.stop();
+      incidentFeed.stop();
+      incident.stop();
       await fencing?.stop();
       await protection?.stop();
       // every loop stopped: release each controller Lease so another replica takes over at once

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { accessRouter } from './access.js';
 import { actionsRouter } from './actions.js';
 import { fencingRouter } from './fencing.js';
+import { incidentRouter } from './incident.js';
 import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
 import { instanceIdsRouter } from './instanceIds.js';
@@ -76,5 +77,6 @@ export const appRouter = router({
   access: accessRouter,
   instanceIds: instanceIdsRouter,
   leadership: leadershipRouter,
+  incident: incidentRouter,
 });
 export type AppRouter = typeof appRouter;

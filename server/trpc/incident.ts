@@ -1,0 +1,62 @@
+// incident.*: the incident commander's view of one cluster — the situation with its 5/15-minute
+// changes and freshness, the at-risk list with each item's safe next action, and remediation per
+// failed node (server/incident, lib/incident). Read from the server's memory; the actions
+// themselves go through the guarded seam (actions.*). It needs the cluster-wide view: the person
+// must be allowed to list nodes and pods.
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import type { UpcomingFence } from '../../lib/incident/types.js';
+import { fencingRouter } from './fencing.js';
+import {
+  allow,
+  clusterInput as cluster,
+  clusterOf,
+  procedure,
+  router,
+  type SignedInContext,
+} from './trpc.js';
+
+const upcomingRow = z.object({
+  node: z.string(),
+  policy: z.string(),
+  fenceAt: z.string(),
+  paused: z.boolean().default(false),
+});
+
+/**
+ * The fences the warning window announces, as fencing.list gives them (`upcoming`), read
+ * defensively: a console whose fencing has no warning window (or a person who may not list
+ * NodeFences) gets none.
+ */
+async function upcomingOf(ctx: SignedInContext, clusterId: string): Promise<UpcomingFence[]> {
+  try {
+    const list = (await fencingRouter.createCaller(ctx).list({ cluster: clusterId })) as {
+      upcoming?: unknown;
+    };
+    const rows = z.array(upcomingRow).safeParse(list.upcoming ?? []);
+    if (!rows.success) return [];
+    return rows.data
+      .map((u) => ({ ...u, fenceAt: Date.parse(u.fenceAt) }))
+      .filter((u) => Number.isFinite(u.fenceAt));
+  } catch {
+    return [];
+  }
+}
+
+export const incidentRouter = router({
+  view: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'list', resource: 'nodes' });
+    await allow(ctx, conn.id, { verb: 'list', resource: 'pods' });
+    if (!ctx.incident)
+      throw new TRPCError({
+        code: 'PRECONDITION_FAILED',
+        message: 'the incident view is not running on this console',
+      });
+    return ctx.incident.view(conn, await upcomingOf(ctx, conn.id));
+  }),
+});
+
+/** The incident part of the API, for the page's types. */
+const incidentOnly = router({ incident: incidentRouter });
+export type IncidentApi = typeof incidentOnly;
