@@ -4,7 +4,7 @@
 // fencing controller's held list, a VolumeAttachment — or when the sampler's counts moved
 // (time alone turns a node suspect). The page then refetches incident.view. Nothing polls.
 import type { Server as SocketServer } from 'socket.io';
-import type { NodeView } from '../../lib/console/protocol.js';
+import type { NodeView, PodView } from '../../lib/console/protocol.js';
 import type { FencingService } from '../fencing/service.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { IncidentService } from './service.js';
@@ -15,6 +15,10 @@ export const IncidentEvents = {
   unsubscribe: 'incident:unsubscribe',
   changed: 'incident:changed',
 } as const;
+
+/** What the view reads of a pod: not its resourceVersion (the update trigger's pod changes every second) */
+const podSignature = (p: PodView) =>
+  `${p.uid}|${p.node ?? ''}|${p.state}|${p.phase ?? ''}|${p.ready}|${p.deletionTimestamp ?? ''}|${p.claims.join(',')}`;
 
 const nodeSignature = (n: NodeView) =>
   `${n.ready}|${n.unschedulable}|${n.taints.map((t) => `${t.key}:${t.effect}`).join(',')}`;
@@ -50,14 +54,19 @@ export class IncidentFeed {
     const any = { add: mark, update: mark, delete: mark };
     const { statefulSets, deployments, volumeAttachments } = conn.informers;
     for (const inf of [statefulSets, deployments, volumeAttachments]) inf.on(any);
-    // a node's heartbeat changes its view every few seconds: only what the view reads counts
-    const nodes = new Map<string, string>();
+    // a node's heartbeat changes its view every few seconds, some pods' status every second:
+    // only a change of what the view reads counts
+    const seen = { nodes: new Map<string, string>(), pods: new Map<string, string>() };
     conn.cache.onChange((kind, key, view) => {
-      if (kind === 'pods') return mark();
-      const sig = view ? nodeSignature(view as NodeView) : '';
-      if (nodes.get(key) === sig) return;
-      if (sig) nodes.set(key, sig);
-      else nodes.delete(key);
+      const sig = !view
+        ? ''
+        : kind === 'pods'
+          ? podSignature(view as PodView)
+          : nodeSignature(view as NodeView);
+      const known = seen[kind];
+      if (known.get(key) === sig) return;
+      if (sig) known.set(key, sig);
+      else known.delete(key);
       mark();
     });
   }
