@@ -35,6 +35,22 @@ function What({ cluster, r }: { cluster: string; r: AtRisk }) {
         PodProtector {r.protector}
       </Link>
     );
+  if (r.attachment)
+    return (
+      <span>
+        <Link href={VOLUMES_HREF} className="font-mono text-info hover:underline">
+          volume {r.volumes.join(', ')}
+        </Link>{' '}
+        <span className="text-xs text-dim">
+          (VolumeAttachment {r.attachment}) still attached to{' '}
+          {r.node && (
+            <Link href={nodeHref(r.node)} className="font-mono text-info hover:underline">
+              {r.node}
+            </Link>
+          )}
+        </span>
+      </span>
+    );
   return <span>{r.id}</span>;
 }
 
@@ -69,7 +85,7 @@ function Row({
         <span className="text-xs tabular-nums text-dim">#{rank}</span>
         <What cluster={cluster} r={r} />
         <span className="text-xs">{r.kinds.map((k) => RISK_LABEL[k]).join(' · ')}</span>
-        {r.volumes.length > 0 && (
+        {r.volumes.length > 0 && !r.attachment && (
           <Link href={VOLUMES_HREF} className="text-xs text-info hover:underline">
             volume{r.volumes.length === 1 ? '' : 's'} {r.volumes.join(', ')}
           </Link>

@@ -129,3 +129,45 @@ describe('atRiskOf: ranking', () => {
     expect(atRiskOf(input({ nodes: [node('a')], pods: [pod('p', 'a', { owner: sts })] })).rows).toEqual([]);
   });
 });
+
+describe('atRiskOf: volumes whose pod is gone', () => {
+  const stuck = (risk: 'stuck' | 'split-brain-risk') => ({ ...rwo, risk });
+  it.each<[string, FencingInput, 'stuck' | 'split-brain-risk', NextAction, string]>([
+    [
+      'attached to an unfenced failed node, at split-brain risk: fence first',
+      noFencing,
+      'split-brain-risk',
+      { action: 'fence-node', node: 'a', why: 'no-policy' },
+      'volume-split-brain-risk',
+    ],
+    [
+      'attached to a fenced node: detach is the safe next action',
+      covering({ fences: [fence('a', 'Fenced')] }),
+      'stuck',
+      { action: 'detach', attachment: 'va-1', pv: 'pv-db-0' },
+      'volume-stuck',
+    ],
+  ])('%s', (_, fencing, risk, next, kind) => {
+    const { rows } = atRiskOf(input({ nodes: [node('a', 'Unknown')], fencing, volumes: [stuck(risk)] }));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      id: 'volume/pv-db-0/va-1',
+      kinds: [kind],
+      attachment: 'va-1',
+      node: 'a',
+      next,
+      guarded: { action: 'detachVolume', attachment: 'va-1' },
+    });
+  });
+
+  it("a volume its pod's row already names gets no row of its own", () => {
+    const { rows } = atRiskOf(
+      input({
+        nodes: [node('a', 'Unknown')],
+        pods: [pod('db-0', 'a', { owner: sts, claims: ['data-db-0'] })],
+        volumes: [stuck('split-brain-risk')],
+      }),
+    );
+    expect(rows.map((r) => r.id)).toEqual(['pod/shop/db-0']);
+  });
+});

@@ -28,6 +28,8 @@ export const MAX_AT_RISK = 200;
 const IMPACT: Record<RiskKind, number> = {
   'statefulset-identity-stuck': 50,
   'singleton-rwo-on-failed-node': 40,
+  'volume-split-brain-risk': 45,
+  'volume-stuck': 35,
   'zero-disruptions-allowed': 30,
   'pod-on-failed-node': 10,
 };
@@ -161,6 +163,41 @@ function protectorRows(i: IncidentInput): AtRisk[] {
   }));
 }
 
+/**
+ * Stuck volumes and those at split-brain risk whose pods no row names (their pod is gone or
+ * elsewhere): one row per attachment on a failed node. Detaching is safe once that node is fenced
+ * (the guard's rule, lib/guard/detach); until then the fence comes first.
+ */
+function volumeRows(i: IncidentInput, failed: Map<string, unknown>, named: Set<string>): AtRisk[] {
+  const byName = new Map(i.nodes.map((n) => [n.name, n]));
+  return i.volumes
+    .filter((v) => (v.risk === 'stuck' || v.risk === 'split-brain-risk') && !named.has(v.pv))
+    .flatMap((v) =>
+      v.attachments
+        .filter((a) => a.attached && failed.has(a.node))
+        .map((a): AtRisk => {
+          const c = fenceContextOf(i.fencing, a.node);
+          const node = byName.get(a.node);
+          const fenced = fenceState(node && nodeFacts(node), a.node, fenceFacts(c)).fenced;
+          const kind: RiskKind = v.risk === 'stuck' ? 'volume-stuck' : 'volume-split-brain-risk';
+          return {
+            id: `volume/${v.pv}/${a.name}`,
+            kinds: [kind],
+            impact: IMPACT[kind],
+            attachment: a.name,
+            node: a.node,
+            volumes: [v.pv],
+            next: fenced ? { action: 'detach', attachment: a.name, pv: v.pv } : waitOrFence(c),
+            preconditions: fencePreconditions(c, node, i.now),
+            guarded:
+              !fenced && c.fence?.phase === 'AwaitingApproval'
+                ? { action: 'approveFence', fence: c.fence.name }
+                : { action: 'detachVolume', attachment: a.name },
+          };
+        }),
+    );
+}
+
 export function atRiskOf(i: IncidentInput): { rows: AtRisk[]; more: number } {
   const failed = failedNodes(i.nodes, i.now);
   const byName = new Map(i.nodes.map((n) => [n.name, n]));
@@ -169,10 +206,10 @@ export function atRiskOf(i: IncidentInput): { rows: AtRisk[]; more: number } {
   const overdue = i.pods.filter(
     (p) => p.owner?.kind === 'StatefulSet' && isOverdue(p, i.now) && !(p.node && failed.has(p.node)),
   );
-  const rows = [
-    ...pods.map((p) => podRow(p, i, byName.get(p.node!))),
-    ...overdue.filter((p) => p.node).map((p) => podRow(p, i, byName.get(p.node!))),
-    ...protectorRows(i),
-  ].sort((a, b) => b.impact - a.impact || a.id.localeCompare(b.id));
+  const podRows = [...pods, ...overdue.filter((p) => p.node)].map((p) => podRow(p, i, byName.get(p.node!)));
+  const named = new Set(podRows.flatMap((r) => r.volumes));
+  const rows = [...podRows, ...volumeRows(i, failed, named), ...protectorRows(i)].sort(
+    (a, b) => b.impact - a.impact || a.id.localeCompare(b.id),
+  );
   return { rows: rows.slice(0, MAX_AT_RISK), more: Math.max(0, rows.length - MAX_AT_RISK) };
 }

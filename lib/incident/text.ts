@@ -27,6 +27,8 @@ export const RISK_LABEL: Record<RiskKind, string> = {
   'statefulset-identity-stuck': 'StatefulSet identity stuck',
   'singleton-rwo-on-failed-node': 'ReadWriteOnce volume on a failed node',
   'pod-on-failed-node': 'on a failed node',
+  'volume-split-brain-risk': 'volume at split-brain risk',
+  'volume-stuck': 'volume stuck on a failed node',
   'zero-disruptions-allowed': 'zero disruptions allowed',
 };
 

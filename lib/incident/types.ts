@@ -175,6 +175,8 @@ export type RiskKind =
   | 'statefulset-identity-stuck'
   | 'singleton-rwo-on-failed-node'
   | 'pod-on-failed-node'
+  | 'volume-split-brain-risk'
+  | 'volume-stuck'
   | 'zero-disruptions-allowed';
 
 export interface AtRisk {
@@ -186,6 +188,8 @@ export interface AtRisk {
   pod?: { namespace: string; name: string; uid: string; node?: string; terminating: boolean };
   workload?: { kind: string; namespace: string; name: string };
   protector?: string;
+  /** the VolumeAttachment a volume row is about */
+  attachment?: string;
   node?: string;
   volumes: string[];
   next: NextAction;
