@@ -71,9 +71,14 @@ export class IncidentService {
   }
 
   /** The view now; `upcoming`: fences the warning window announces (from fencing.list, when it has them). */
-  async view(conn: ClusterConnection, upcoming: UpcomingFence[] = []): Promise<IncidentView> {
+  async view(
+    conn: ClusterConnection,
+    upcoming: UpcomingFence[] = [],
+    protectorVisible: (key: string) => boolean = () => true,
+  ): Promise<IncidentView> {
     const input = await gather(this.services, conn);
     input.fencing.upcoming = upcoming;
+    input.protectors = input.protectors.filter((p) => protectorVisible(p.key));
     return incidentView(input, this.samplesOf(conn.id));
   }
 

@@ -2,15 +2,18 @@
 // changes and freshness, the at-risk list with each item's safe next action, and remediation per
 // failed node (server/incident, lib/incident). Read from the server's memory; the actions
 // themselves go through the guarded seam (actions.*). It needs the cluster-wide view: the person
-// must be allowed to list nodes and pods.
+// must be allowed to list nodes and pods; protectors show as protection.list shows them (the
+// namespaces whose PodProtectors the person may list).
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { UpcomingFence } from '../../lib/incident/types.js';
+import { protectorKey } from '../../lib/protection/types.js';
 import { fencingRouter } from './fencing.js';
 import {
   allow,
   clusterInput as cluster,
   clusterOf,
+  listableNamespaces,
   procedure,
   router,
   type SignedInContext,
@@ -43,6 +46,22 @@ async function upcomingOf(ctx: SignedInContext, clusterId: string): Promise<Upco
   }
 }
 
+const PROTECTORS = { group: 'podseidon.kubewharf.io', resource: 'podprotectors' };
+
+/** Which protectors the person may see (as protection.list filters them). */
+async function protectorFilter(ctx: SignedInContext): Promise<(key: string) => boolean> {
+  const svc = ctx.protection;
+  if (!svc) return () => true;
+  const keys = svc.store.all().map((e) => protectorKey(e.protector));
+  const ok = await listableNamespaces(
+    ctx,
+    svc.core.id,
+    PROTECTORS,
+    keys.map((k) => k.slice(0, k.indexOf('/'))),
+  );
+  return (key) => !ok || ok.has(key.slice(0, key.indexOf('/')));
+}
+
 export const incidentRouter = router({
   view: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
@@ -53,7 +72,8 @@ export const incidentRouter = router({
         code: 'PRECONDITION_FAILED',
         message: 'the incident view is not running on this console',
       });
-    return ctx.incident.view(conn, await upcomingOf(ctx, conn.id));
+    const [upcoming, visible] = await Promise.all([upcomingOf(ctx, conn.id), protectorFilter(ctx)]);
+    return ctx.incident.view(conn, upcoming, visible);
   }),
 });
 
