@@ -29,6 +29,8 @@ import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
 import { AuditFeed } from './realtime/audit.js';
 import { HistoryFeed } from './realtime/history.js';
+import { IncidentFeed } from './incident/feed.js';
+import { IncidentService } from './incident/service.js';
 import { InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
@@ -78,6 +80,7 @@ export interface Console {
   clusters: Map<ClusterId, ClusterConnection>;
   protection?: ProtectionService;
   fencing?: FencingService;
+  incident: IncidentService;
   /** the controller runtime: per cluster a manager (its controller Lease) and the loops it runs */
   runtime: ControllerRuntime;
   auth: ConsoleAuth;
@@ -160,6 +163,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
           es.some((e) => AUDIT_KINDS.includes(e.kind)),
         ),
     });
+  const incident = new IncidentService(clusters, { fencing, protection }, { logger: root });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
@@ -192,6 +196,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       clusters,
       protection,
       fencing,
+      incident,
       runtime,
       history,
       identity: admittedOf(req)?.identity,
@@ -268,6 +273,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     historyFeed.recorded(c);
     if (audit) auditFeed.recorded(c);
   };
+  const incidentFeed = new IncidentFeed(io, clusters.values(), incident, fencing);
   const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
@@ -285,6 +291,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     clusters,
     protection,
     fencing,
+    incident,
     runtime,
     auth,
     instanceIds,
@@ -301,6 +308,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       volumesFeed.stop();
       auditFeed.stop();
       historyFeed.stop();
+      incidentFeed.stop();
+      incident.stop();
       await fencing?.stop();
       await protection?.stop();
       // every loop stopped: release each controller Lease so another replica takes over at once

@@ -48,6 +48,12 @@ export function ClusterMap() {
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
+  // a link to a node on the map (/?node=a2-1, from the incident view) opens its panel
+  useEffect(() => {
+    const node = new URLSearchParams(window.location.search).get('node');
+    if (node && cluster) setSelection({ cluster, name: node });
+  }, [cluster]);
+
   useEffect(() => {
     const close = () => setSelection(undefined);
     window.addEventListener(CLOSE_EVENT, close);

@@ -26,6 +26,16 @@ function Count({ dot, label, n, strong }: { dot: string; label: string; n: numbe
   );
 }
 
+/** Anything an incident commander should look at: a node not Ready (or suspect, out of service), a pod past its grace, a protector at its floor. */
+function unhealthy(s: ReturnType<typeof summarize>, protection?: ProtectionSummary): boolean {
+  const b = s.nodes.byState;
+  return (
+    b.suspect + b.unknown + b['not-ready'] + b['out-of-service'] > 0 ||
+    s.pods.overdue > 0 ||
+    (protection?.atOrBelowFloor ?? 0) > 0
+  );
+}
+
 const SHOWN_POD_STATES: PodState[] = POD_STATES.filter((s) => s !== 'Succeeded' && s !== 'Unknown');
 
 /** Protectors, and how many stand at or below their floor (no deletion would be admitted). */
@@ -101,6 +111,15 @@ export function SummaryBar({
         )}
       </div>
       {protection && <ProtectorCount s={protection} />}
+      {unhealthy(s, protection) && (
+        <Link
+          href="/incident"
+          data-testid="summary-incident"
+          className="rounded border border-crit/60 px-2 py-0.5 font-semibold hover:underline"
+        >
+          Open incident view
+        </Link>
+      )}
       <div
         className={`ml-auto flex items-center gap-1 rounded px-2 py-0.5 ${
           s.pods.overdue > 0 ? 'bg-crit/15 font-semibold text-crit' : 'text-dim'

@@ -233,6 +233,11 @@ export class ClusterConnection {
     };
   }
 
+  /** Each watch's last delivery and since when it is down: the incident view's freshness. */
+  watchActivity(): { kind: string; synced: boolean; lastEventAt?: number; downSince?: number }[] {
+    return this.all().map((i) => ({ kind: i.kind, synced: i.health.synced, ...i.activity() }));
+  }
+
   onHealth(l: (h: ClusterHealth) => void) {
     this.healthListeners.push(l);
   }

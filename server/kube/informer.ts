@@ -71,6 +71,9 @@ export class SharedInformer<T extends Obj> {
   private readonly log: Logger;
   /** the failure last logged, until the cache is whole again */
   private loggedError: string | undefined;
+  /** ms: the last list, event or bookmark received, and since when the watch is down (the incident view's freshness) */
+  private lastEventAt: number | undefined;
+  private downSince: number | undefined;
 
   constructor(
     private readonly kc: k8s.KubeConfig,
@@ -84,6 +87,11 @@ export class SharedInformer<T extends Obj> {
 
   get kind() {
     return this.spec.kind;
+  }
+
+  /** How current the watch is: its last delivery, and since when it is down (if it is). */
+  activity(): { lastEventAt?: number; downSince?: number } {
+    return { lastEventAt: this.lastEventAt, downSince: this.downSince };
   }
 
   get path() {
@@ -147,6 +155,8 @@ export class SharedInformer<T extends Obj> {
         this.log.info({ objects: items.length, restarts: this.health.restarts }, 'synced again');
       else this.log.debug({ objects: items.length }, 'synced');
       this.loggedError = undefined;
+      this.lastEventAt = Date.now();
+      this.downSince = undefined;
       this.setHealth({ synced: true });
       this.backoffMs = 200;
       for (const p of this.projections) p.listed();
@@ -194,6 +204,7 @@ export class SharedInformer<T extends Obj> {
     const onEvent = (type: string, obj: any) => {
       if (gen !== this.generation) return;
       this.armWatchdog(gen, seconds);
+      this.lastEventAt = Date.now();
       if (type === 'ERROR') {
         gone = obj?.code === 410;
         if (!gone) this.failed(gen, new Error(obj?.message ?? 'watch error'));
@@ -257,6 +268,7 @@ export class SharedInformer<T extends Obj> {
     this.abort?.abort();
     this.abort = undefined;
     const lastError = err instanceof Error ? err.message : String(err);
+    this.downSince ??= Date.now();
     this.setHealth({ synced: false, restarts: this.health.restarts + 1, lastError });
     const retryMs = this.nextBackoff();
     if (lastError !== this.loggedError)
@@ -312,6 +324,11 @@ export class SupervisedInformer<T extends Obj, V> {
   /** the shared watch's health (every projection of it is as healthy as the watch) */
   get health(): InformerHealth {
     return this.shared.health;
+  }
+
+  /** the shared watch's last delivery and since when it is down */
+  activity() {
+    return this.shared.activity();
   }
 
   on(h: Handler<V>) {

@@ -31,6 +31,7 @@ export async function signedIn(c: Console, token: string): Promise<SignedInConte
     clusters: c.clusters,
     protection: c.protection,
     fencing: c.fencing,
+    incident: c.incident,
     identity: check.identity,
     access: c.auth.access,
     limits: c.auth.limits,

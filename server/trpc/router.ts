@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { accessRouter } from './access.js';
 import { actionsRouter } from './actions.js';
 import { fencingRouter } from './fencing.js';
+import { incidentRouter } from './incident.js';
 import { volumesRouter } from './volumes.js';
 import { infraRouter } from './infra.js';
 import { instanceIdsRouter } from './instanceIds.js';
@@ -78,5 +79,6 @@ export const appRouter = router({
   instanceIds: instanceIdsRouter,
   leadership: leadershipRouter,
   history: historyRouter,
+  incident: incidentRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -12,6 +12,7 @@ import type { RateLimits } from '../auth/limits.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { FencingService } from '../fencing/service.js';
+import type { IncidentService } from '../incident/service.js';
 import type { ControllerRuntime } from '../runtime/runtime.js';
 import type { HistoryService } from '../history/service.js';
 import { namespaceScope } from '../realtime/scope.js';
@@ -22,6 +23,8 @@ export interface Context {
   protection?: ProtectionService;
   /** the fencing controllers, one per cluster where fencing is on */
   fencing?: FencingService;
+  /** the incident view's sampler and computation */
+  incident?: IncidentService;
   /** the controller runtime: per cluster its controller Lease and the loops it runs */
   runtime?: ControllerRuntime;
   /** the incident history store (timeline, audit, replay), when configured */

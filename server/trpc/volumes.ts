@@ -77,7 +77,7 @@ function inputOf(conn: ClusterConnection, now: number, fencedNodes: Set<string>,
 }
 
 /** Nodes whose NodeFence says they are fenced now: detaching their volumes is safe. */
-function fencedNodesOf(ctx: Context, conn: ClusterConnection): Set<string> {
+function fencedNodesOf(ctx: Pick<Context, 'fencing'>, conn: ClusterConnection): Set<string> {
   const fences = ctx.fencing?.controllers.get(conn.id)?.informers.fences;
   return new Set(
     [...(fences?.values() ?? [])]
@@ -100,7 +100,8 @@ async function withTruth(
   return { input: { ...input, truth: read.truth }, truth: { available: true } };
 }
 
-async function rowsOf(ctx: Context, conn: ClusterConnection, pvName?: string) {
+/** The RWO rows of one cluster (or one volume); the incident view reads them too. */
+export async function rowsOf(ctx: Pick<Context, 'fencing'>, conn: ClusterConnection, pvName?: string) {
   const now = Date.now();
   const { input, truth } = await withTruth(conn, inputOf(conn, now, fencedNodesOf(ctx, conn), pvName));
   const health = conn.health();

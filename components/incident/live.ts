@@ -1,0 +1,49 @@
+'use client';
+// The incident view, live: joins the server's incident room and refetches incident.view on each
+// coalesced `incident:changed` for the selected cluster (and after a reconnect, when changes may
+// have been missed). Nothing polls. Typed through IncidentApi (a type-only import).
+import type { inferRouterOutputs } from '@trpc/server';
+import type { TRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import type { IncidentApi } from '@/server/trpc/incident';
+import { useCluster } from '../console/cluster';
+import { useSocket } from '../console/live';
+import { useTRPC } from '../console/trpc';
+
+export type IncidentData = inferRouterOutputs<IncidentApi>['incident']['view'];
+
+function useIncidentTRPC(): TRPCOptionsProxy<IncidentApi> {
+  return useTRPC() as unknown as TRPCOptionsProxy<IncidentApi>;
+}
+
+export function useIncident() {
+  const trpc = useIncidentTRPC();
+  const qc = useQueryClient();
+  const socket = useSocket();
+  const { cluster } = useCluster();
+  const refresh = useRef<() => void>(() => undefined);
+  refresh.current = () => void qc.invalidateQueries({ queryKey: trpc.incident.pathKey() });
+  useEffect(() => {
+    if (!socket || !cluster) return;
+    let first = true;
+    const join = () => {
+      socket.emit('incident:subscribe', {});
+      if (!first) refresh.current();
+      first = false;
+    };
+    const changed = (m: { cluster?: string }) => m?.cluster === cluster && refresh.current();
+    if (socket.connected) join();
+    socket.on('connect', join);
+    socket.on('incident:changed', changed);
+    return () => {
+      socket.off('connect', join);
+      socket.off('incident:changed', changed);
+      if (socket.connected) socket.emit('incident:unsubscribe', {});
+    };
+  }, [socket, cluster]);
+  return {
+    cluster,
+    query: useQuery({ ...trpc.incident.view.queryOptions({ cluster: cluster ?? '' }), enabled: !!cluster }),
+  };
+}

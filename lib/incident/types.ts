@@ -1,0 +1,246 @@
+// The incident view's shapes: what the server gathers from its memory (IncidentInput) and what
+// the page shows (IncidentView). Plain data, times in ms since the epoch; decisions are typed
+// codes, the sentences are made from them (text.ts), never parsed back.
+import type { NodeView, PodView } from '../console/protocol.js';
+import type { WorkloadView } from '../console/views.js';
+import type { Phase } from '../fencing/types.js';
+import type { NodeDisplayState } from '../console/ui/states.js';
+import type { Risk } from '../volumes/rwoTypes.js';
+
+/** One NodeFence as the incident view needs it. */
+export interface FenceGlance {
+  name: string;
+  node: string;
+  policy: string;
+  phase: Phase;
+  manual: boolean;
+  nodeUid?: string;
+  approvedBy?: string;
+  cancelRequestedBy?: string;
+  /** ms: when the fence may run (the warning window's end), once the fencing controller writes it */
+  fenceAt?: number;
+  /** ms: the current phase's start (its last step) */
+  phaseSince?: number;
+  /** ms: a running agent attempt's start, and the policy's timeout for it */
+  attemptStartedAt?: number;
+  timeoutMs?: number;
+}
+
+/** A node a policy will fence that has no NodeFence yet (the warning window, H2's `upcoming`). */
+export interface UpcomingFence {
+  node: string;
+  policy: string;
+  fenceAt: number;
+  paused: boolean;
+}
+
+export interface FencingInput {
+  /** false: no fencing controller on this cluster */
+  enabled: boolean;
+  /** nodes some FencePolicy selects ('all': every node) */
+  covered: ReadonlySet<string> | 'all';
+  fences: FenceGlance[];
+  /** unhealthy nodes whose fence the controller holds (the budget, a person's approval) */
+  held: { node: string; reason: 'budget' | 'approval' | 'paused'; why: string }[];
+  upcoming: UpcomingFence[];
+}
+
+/** A PodProtector's counts (the webhook's floor). */
+export interface ProtectorGlance {
+  key: string;
+  minAvailable: number;
+  aggregated: number;
+  estimated: number;
+  dangling: boolean;
+}
+
+/** One RWO volume's risk, from the Volumes page's rows. */
+export interface VolumeGlance {
+  pv: string;
+  claim?: { namespace: string; name: string };
+  risk: Risk;
+  exclusive: boolean;
+  attachments: {
+    name: string;
+    node: string;
+    attached: boolean;
+    detaching: boolean;
+    forceDetachAt?: number;
+  }[];
+}
+
+/** How current each watch of the server's cache is. */
+export interface WatchActivity {
+  kind: string;
+  synced: boolean;
+  /** ms: since when the watch has been down (not synced) */
+  downSince?: number;
+  /** ms: the last list, event or bookmark it received */
+  lastEventAt?: number;
+}
+
+export interface IncidentInput {
+  now: number;
+  nodes: NodeView[];
+  pods: PodView[];
+  /** StatefulSets and Deployments (ReplicaSets are counted through their Deployment) */
+  workloads: WorkloadView[];
+  protectors: ProtectorGlance[];
+  fencing: FencingInput;
+  volumes: VolumeGlance[];
+  watches: WatchActivity[];
+  /** the nodes' heartbeat interval (Lease renewals), 10 s by Kubernetes' default */
+  heartbeatIntervalMs?: number;
+}
+
+export const SITUATION_KEYS = [
+  'nodesNotReady',
+  'nodesSuspect',
+  'podsOnFailedNodes',
+  'workloadsBelowDesired',
+  'protectorsAtFloor',
+  'fencesPending',
+  'fencesInProgress',
+  'fencesAwaitingApproval',
+  'fencesHeldByBudget',
+  'volumesStuck',
+  'volumesSplitBrainRisk',
+] as const;
+export type SituationKey = (typeof SITUATION_KEYS)[number];
+export type Situation = Record<SituationKey, number>;
+
+/** One sample of the situation, for the 5- and 15-minute changes. */
+export interface SituationSample {
+  at: number;
+  counts: Situation;
+}
+
+/** A count's change: undefined when no sample is old enough to compare with. */
+export interface Change {
+  m5?: number;
+  m15?: number;
+}
+
+export type StaleReason =
+  | { code: 'watch-down'; kind: string; forMs: number }
+  | { code: 'heartbeats-silent'; forMs: number }
+  | { code: 'never-synced'; kind: string };
+
+export interface Freshness {
+  /** ms: how old the freshest picture of the cluster is (the newest watch delivery) */
+  ageMs?: number;
+  /** ms: the worst lag of a watch (down, or heartbeats late beyond their interval) */
+  lagMs: number;
+  stale: boolean;
+  reasons: StaleReason[];
+}
+
+/** What has to hold before an action is safe; `met` says whether it holds now. */
+export type PreconditionCode =
+  | 'node-fenced'
+  | 'fence-approved'
+  | 'warning-window-over'
+  | 'budget-allows-fencing'
+  | 'policy-covers-node'
+  | 'node-powered-off-confirmed'
+  | 'replicas-above-floor'
+  | 'node-back'
+  | 'volume-released';
+
+export interface Precondition {
+  code: PreconditionCode;
+  met: boolean;
+  /** the object it is about, e.g. the node or the fence */
+  subject?: string;
+}
+
+/** The guarded action (components/actions) that carries a next action out. */
+export type GuardedTarget =
+  | { action: 'forceDeletePod'; namespace: string; name: string }
+  | { action: 'approveFence'; fence: string }
+  | { action: 'cancelFence'; fence: string }
+  | { action: 'detachVolume'; attachment: string }
+  | { action: 'removeOutOfServiceTaint'; node: string };
+
+/** The safe next action for an at-risk item. */
+export type NextAction =
+  | { action: 'wait-for-fence'; node: string; fence?: string; fenceAt?: number; paused?: boolean }
+  | { action: 'approve-fence'; node: string; fence: string }
+  | { action: 'fence-node'; node: string; why: 'no-policy' | 'budget' | 'failed' | 'cancelled' }
+  | { action: 'force-delete'; pod: { namespace: string; name: string } }
+  | { action: 'detach'; attachment: string; pv: string }
+  | { action: 'wait-for-replicas'; protector: string };
+
+export type RiskKind =
+  | 'statefulset-identity-stuck'
+  | 'singleton-rwo-on-failed-node'
+  | 'pod-on-failed-node'
+  | 'volume-split-brain-risk'
+  | 'volume-stuck'
+  | 'zero-disruptions-allowed';
+
+export interface AtRisk {
+  /** stable key for the list */
+  id: string;
+  kinds: RiskKind[];
+  /** higher first */
+  impact: number;
+  pod?: { namespace: string; name: string; uid: string; node?: string; terminating: boolean };
+  workload?: { kind: string; namespace: string; name: string };
+  protector?: string;
+  /** the VolumeAttachment a volume row is about */
+  attachment?: string;
+  node?: string;
+  volumes: string[];
+  next: NextAction;
+  preconditions: Precondition[];
+  /** the guard's verdict on the direct action (force delete) from the cache's facts */
+  guard?: { action: 'forceDeletePod'; safe: boolean };
+  /** the guarded action the row's button opens (its dialog shows the live preconditions) */
+  guarded?: GuardedTarget;
+}
+
+/** What a person should do next about a failed node. */
+export type HumanStep =
+  | { step: 'wait-for-fence'; fence?: string; fenceAt?: number; phase?: Phase; paused?: boolean }
+  | { step: 'approve-fence'; fence: string }
+  | { step: 'budget-holds-fence'; why: string }
+  | { step: 'fence-manually'; why: 'no-policy' | 'failed' | 'cancelled' }
+  | { step: 'power-on-or-repair'; removeTaint: boolean }
+  | { step: 'remove-out-of-service-taint' }
+  | { step: 'wait-for-heartbeat' };
+
+export interface Timeout {
+  kind: 'fence-at' | 'fence-attempt' | 'force-detach';
+  at: number;
+  subject?: string;
+}
+
+export interface Remediation {
+  node: string;
+  state: NodeDisplayState;
+  /** ms: since when it is in this state (the Ready condition's last transition) */
+  since?: number;
+  lastHeartbeat?: number;
+  fence?: { name: string; phase: Phase; fenceAt?: number; held?: 'budget' | 'approval' | 'paused' };
+  upcoming?: UpcomingFence;
+  outOfService: boolean;
+  /** VolumeAttachments still naming the node */
+  volumeAttachments: { name: string; pv?: string; detaching: boolean }[];
+  pods: number;
+  nextTimeout?: Timeout;
+  next: HumanStep;
+}
+
+export interface IncidentView {
+  now: number;
+  situation: Situation;
+  changes: Record<SituationKey, Change>;
+  freshness: Freshness;
+  atRisk: AtRisk[];
+  /** at-risk items beyond the list's length */
+  atRiskMore: number;
+  remediation: Remediation[];
+  /** true when nothing is unhealthy: the calm state */
+  calm: boolean;
+}

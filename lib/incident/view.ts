@@ -1,0 +1,28 @@
+// The incident view from the server's memory and the situation samples. Pure.
+import { atRiskOf } from './atRisk.js';
+import { freshnessOf } from './freshness.js';
+import { remediationOf } from './remediation.js';
+import { isCalm, situationOf } from './situation.js';
+import { changesOf } from './trend.js';
+import type { IncidentInput, IncidentView, SituationSample } from './types.js';
+
+export function incidentView(i: IncidentInput, samples: SituationSample[]): IncidentView {
+  const situation = situationOf(i);
+  const { rows, more } = atRiskOf(i);
+  const remediation = remediationOf(i);
+  return {
+    now: i.now,
+    situation,
+    changes: changesOf(i.now, situation, samples),
+    freshness: freshnessOf({
+      now: i.now,
+      watches: i.watches,
+      heartbeatsExpected: i.nodes.some((n) => n.ready === 'Ready'),
+      heartbeatIntervalMs: i.heartbeatIntervalMs,
+    }),
+    atRisk: rows,
+    atRiskMore: more,
+    remediation,
+    calm: isCalm(situation) && rows.length === 0 && remediation.length === 0,
+  };
+}

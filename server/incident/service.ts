@@ -1,0 +1,86 @@
+// The incident view's server side: per cluster, a sampler that records the situation's counts
+// every ~10 s in an in-memory ring (enough for the 5- and 15-minute changes; the history store
+// built for the timeline may persist these samples later, so a restart keeps the trend), and
+// the view itself, computed on request from the server's memory. Listeners hear when a
+// cluster's counts changed between samples (the incident feed pushes that to browsers: a node
+// turning suspect changes no object, only time passing does).
+import { situationOf } from '../../lib/incident/situation.js';
+import { pushSample } from '../../lib/incident/trend.js';
+import type { IncidentView, Situation, SituationSample } from '../../lib/incident/types.js';
+import { incidentView } from '../../lib/incident/view.js';
+import type { ClusterConnection } from '../kube/connection.js';
+import { component, type Logger, logger as rootLogger } from '../log.js';
+import { gather, type IncidentServices } from './gather.js';
+
+export const SAMPLE_EVERY_MS = 10_000;
+
+const same = (a: Situation | undefined, b: Situation) =>
+  !!a && Object.keys(b).every((k) => a[k as keyof Situation] === b[k as keyof Situation]);
+
+export class IncidentService {
+  private readonly samples = new Map<string, SituationSample[]>();
+  private readonly listeners: ((cluster: string) => void)[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly log: Logger;
+  private sampling = false;
+
+  constructor(
+    private readonly clusters: Map<string, ClusterConnection>,
+    private readonly services: IncidentServices,
+    opts: { sampleEveryMs?: number; logger?: Logger } = {},
+  ) {
+    this.log = component('incident', {}, opts.logger ?? rootLogger);
+    this.timer = setInterval(() => void this.sampleAll(), opts.sampleEveryMs ?? SAMPLE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  onSituationChange(l: (cluster: string) => void) {
+    this.listeners.push(l);
+  }
+
+  /** One sample of every cluster (a sample still running is not started again). */
+  async sampleAll() {
+    if (this.sampling) return;
+    this.sampling = true;
+    try {
+      for (const conn of this.clusters.values()) await this.sample(conn);
+    } finally {
+      this.sampling = false;
+    }
+  }
+
+  private async sample(conn: ClusterConnection) {
+    try {
+      const input = await gather(this.services, conn);
+      const counts = situationOf(input);
+      let ring = this.samples.get(conn.id);
+      if (!ring) this.samples.set(conn.id, (ring = []));
+      const before = ring.at(-1)?.counts;
+      pushSample(ring, { at: input.now, counts });
+      if (!same(before, counts)) for (const l of this.listeners) l(conn.id);
+    } catch (e) {
+      this.log.warn(
+        { cluster: conn.id, err: e instanceof Error ? e.message : String(e) },
+        'incident sample failed',
+      );
+    }
+  }
+
+  samplesOf(cluster: string): SituationSample[] {
+    return this.samples.get(cluster) ?? [];
+  }
+
+  /** The view now, with the protectors the person may see. */
+  async view(
+    conn: ClusterConnection,
+    protectorVisible: (key: string) => boolean = () => true,
+  ): Promise<IncidentView> {
+    const input = await gather(this.services, conn);
+    input.protectors = input.protectors.filter((p) => protectorVisible(p.key));
+    return incidentView(input, this.samplesOf(conn.id));
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+}
