@@ -363,7 +363,11 @@ export class SimKubelet {
     w.readyAt ??= proc.startedAt + readyDelay(pod, this.d.podReadyDelayMs);
     const ready = now >= w.readyAt;
     if (!ready) this.later('pod', uid, w.readyAt - now);
-    if (w.ready === ready && pod.status?.phase === 'Running') return;
+    // compared with the API's Ready too, as the real kubelet's status manager does: the node
+    // lifecycle controller sets Ready=False on an unreachable node's pods, and after a heal
+    // the kubelet must write Ready=True again though its own memory never changed
+    const apiReady = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    if (w.ready === ready && apiReady === ready && pod.status?.phase === 'Running') return;
     w.ready = ready;
     await this.report(pod, runningStatus(pod, proc.startedAt, ready, this.podIp(uid), this.spec.ip));
   }

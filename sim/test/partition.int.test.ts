@@ -80,6 +80,28 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     expect(cl.checker.list()).toEqual([]);
   });
 
+  it('healed before eviction: its pods are marked NotReady, then Ready again', async () => {
+    // a long toleration: the heal comes before the taint manager would evict web-0
+    c = await startScenario(
+      rwoDatabaseScenario({ name: 'partition-heal', durations: { defaultToleration: '120s' } }),
+    );
+    const cl = c;
+    const pod = await runningWeb0(cl);
+    const node = pod.spec!.nodeName!;
+    cl.infra.partition(node);
+    const ready = async () =>
+      (await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' })).status?.conditions?.find(
+        (x) => x.type === 'Ready',
+      )?.status;
+    await eventually(async () => (await ready()) === 'False', 'web-0 marked NotReady', 20_000);
+    cl.infra.heal(node);
+    // the kubelet's own memory says Ready all along: it must compare with the API's condition
+    await eventually(async () => (await ready()) === 'True', 'web-0 Ready again after the heal', 30_000);
+    const after = await cl.core.readNamespacedPod({ name: 'web-0', namespace: 'shop' });
+    expect(after.metadata?.uid).toBe(pod.metadata?.uid);
+    expect(after.metadata?.deletionTimestamp).toBeFalsy();
+  });
+
   it('force deletion while partitioned: a second web-0 is scheduled elsewhere and refused the attached volume', async () => {
     c = await startScenario(scenario);
     const cl = c;
