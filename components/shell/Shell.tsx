@@ -30,6 +30,8 @@ export function focusSearch(): boolean {
 
 const NAV = [
   { href: '/', label: 'Map', keys: 'g m' },
+  { href: '/incident', label: 'Incident', keys: 'g c' },
+  { href: '/timeline', label: 'Timeline', keys: 'g t' },
   { href: '/nodes', label: 'Nodes', keys: 'g n' },
   { href: '/pods', label: 'Pods', keys: 'g p' },
   { href: '/volumes', label: 'Volumes', keys: 'g v' },
@@ -96,6 +98,12 @@ export function Shell({ children }: { children: ReactNode }) {
           break;
         case 'go-leadership':
           router.push('/leadership');
+          break;
+        case 'go-incident':
+          router.push('/incident');
+          break;
+        case 'go-timeline':
+          router.push('/timeline');
           break;
       }
     };

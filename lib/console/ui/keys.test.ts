@@ -63,6 +63,22 @@ describe('handleKey', () => {
       want: [undefined, 'go-leadership'],
     },
     {
+      name: 'g c',
+      keys: [
+        { key: 'g', at: 0 },
+        { key: 'c', at: 10 },
+      ],
+      want: [undefined, 'go-incident'],
+    },
+    {
+      name: 'g t',
+      keys: [
+        { key: 'g', at: 0 },
+        { key: 't', at: 10 },
+      ],
+      want: [undefined, 'go-timeline'],
+    },
+    {
       name: 'sequence times out',
       keys: [
         { key: 'g', at: 0 },

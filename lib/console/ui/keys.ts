@@ -12,7 +12,9 @@ export type ShortcutAction =
   | 'go-fencing'
   | 'go-audit'
   | 'go-instance-ids'
-  | 'go-leadership';
+  | 'go-leadership'
+  | 'go-incident'
+  | 'go-timeline';
 
 export interface Shortcut {
   keys: string;
@@ -24,6 +26,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: '/', action: 'focus-search', description: 'Focus the search box' },
   { keys: '?', action: 'toggle-help', description: 'Show or hide this help' },
   { keys: 'g m', action: 'go-map', description: 'Go to the cluster map' },
+  {
+    keys: 'g c',
+    action: 'go-incident',
+    description: 'Go to the incident view (what is broken, at risk, being done, safe next)',
+  },
+  { keys: 'g t', action: 'go-timeline', description: 'Go to the incident timeline and replay' },
   { keys: 'g n', action: 'go-nodes', description: 'Go to the node list' },
   { keys: 'g p', action: 'go-pods', description: 'Go to the pod list' },
   { keys: 'g r', action: 'go-protectors', description: 'Go to the deletion protectors' },
@@ -70,6 +78,8 @@ const SEQUENCES: Record<string, ShortcutAction> = {
   'g a': 'go-audit',
   'g i': 'go-instance-ids',
   'g l': 'go-leadership',
+  'g c': 'go-incident',
+  'g t': 'go-timeline',
 };
 
 export function handleKey(state: KeyState, k: KeyInput): { state: KeyState; action?: ShortcutAction } {
