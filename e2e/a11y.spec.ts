@@ -50,6 +50,8 @@ test.describe('axe: no serious or critical violation', () => {
     ['/instance-ids', 'Instance IDs'],
     ['/leadership', 'Leadership'],
     ['/audit', 'Audit'],
+    ['/incident', 'Incident'],
+    ['/timeline', 'Timeline'],
   ] as const)
     test(`${name} page`, async ({ page }) => {
       await page.goto(path);

@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { core, healAndWait, infra, RESERVED, tile } from './helpers';
+import { checkA11y } from './axe';
 
 /**
  * A Ready node no other spec breaks, running pods but no StatefulSet pod (the fencing and
@@ -34,16 +34,6 @@ async function quietNode(): Promise<{ node: string; pods: string[] }> {
     throw new Error('no quiet node with running pods yet');
   }).toPass({ timeout: 30_000 });
   return found!;
-}
-
-/** axe (WCAG 2.1 AA and best practice): no serious or critical violation. Colour contrast is the theme's (checked by the a11y spec). */
-async function expectAccessible(page: Page) {
-  const r = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-    .disableRules(['color-contrast'])
-    .analyze();
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
 // The incident view through an incident: a partitioned node is counted, its pods are at risk with
@@ -97,7 +87,7 @@ test('the incident view follows a partitioned node, then says nothing is broken'
     const pre = row.getByRole('list', { name: 'Preconditions' });
     await expect(pre).toContainText('a FencePolicy covers the node: not yet');
     await expect(pre).toContainText('the node is fenced (powered off or cut from its storage): not yet');
-    await expectAccessible(page);
+    await checkA11y(page, 'incident view during an incident');
 
     // the guarded dialog, the existing one, explains why a force delete is not safe yet
     await row.getByRole('button', { name: 'Force delete…' }).click();
@@ -116,7 +106,7 @@ test('the incident view follows a partitioned node, then says nothing is broken'
   await expect(page.getByTestId(`incident-remediation-${node}`)).toHaveCount(0, { timeout: 30_000 });
   await expect(page.getByTestId('incident-calm')).toContainText('Nothing is broken', { timeout: 90_000 });
   await expect(page.getByTestId('incident-at-risk')).toContainText('Nothing is at risk.');
-  await expectAccessible(page);
+  await checkA11y(page, 'incident view during an incident');
 
   // the remediation rows' links open the node on the map
   await page.goto(`/?node=${node}`);
