@@ -6,7 +6,7 @@
 import { useDetachHandler } from '../actions/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { formatAge } from '@/lib/console/ui/format';
+import { durationWords } from '@/lib/guard/fenceOutlook';
 import type { Risk } from '@/lib/volumes/rwoTypes';
 import { useCluster } from '../console/cluster';
 import { FilterChips, SearchBox } from '../lists/controls';
@@ -141,12 +141,12 @@ function MetaLine({ data, live }: { data: VolumeList; live: VolumesLiveState }) 
   const fd = data.forceDetach;
   return (
     <p className="flex flex-wrap gap-x-5 gap-y-1 border-b border-line bg-panel px-3 py-1 text-xs text-dim">
-      <span>
+      <span data-testid="volumes-force-detach">
         Force detach:{' '}
         <span className="text-fg">
-          {fd.enabled ? `${formatAge(fd.maxWaitMs)} after a pod leaves a NotReady node` : 'disabled'}
+          {fd.enabled ? `${durationWords(fd.maxWaitMs)} after a pod leaves a NotReady node` : 'disabled'}
         </span>{' '}
-        ({fd.source === 'cluster' ? "this cluster's setting" : 'kube-controller-manager default, assumed'})
+        ({fd.source === 'cluster' ? "this cluster's setting" : "kube-controller-manager's default, assumed"})
       </span>
       {data.embedded && (
         <span>

@@ -28,6 +28,7 @@ const submission = {
   confirm: z.string().max(253, 'confirmation is longer than 253 characters').optional(),
   reason: reasonText.optional(),
   dryRun: z.boolean().optional(),
+  acknowledged: z.boolean().optional(),
   expect: z
     .object({ uid: z.string().max(128).optional(), resourceVersion: z.string().max(64).optional() })
     .optional(),

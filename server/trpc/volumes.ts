@@ -19,21 +19,11 @@ import {
   router,
 } from './trpc.js';
 import { readVolumeTruth } from './volumesTruth.js';
+import { forceDetachOf, KUBE_FORCE_DETACH } from '../kube/forceDetach.js';
 
-/** kube-controller-manager's: maxWaitForUnmountDuration is fixed at 6 minutes, force detach on. */
-export const KUBE_FORCE_DETACH: ForceDetachSettings = { enabled: true, maxWaitMs: 6 * 60_000 };
-
-/**
- * What a cluster's spec may say about its force detach (the embedded cluster scales the wait,
- * a real one may run with --disable-force-detach-on-timeout). Not yet part of ClusterSpec:
- * until it is, Kubernetes' defaults are assumed and the answer says so.
- */
+/** What a cluster's spec says about its force detach (see server/kube/forceDetach.ts). */
 export type VolumeClusterSpec = ClusterSpec & { forceDetach?: ForceDetachSettings };
-
-export function forceDetachOf(conn: ClusterConnection) {
-  const own = (conn.spec as VolumeClusterSpec).forceDetach;
-  return own ? { ...own, source: 'cluster' as const } : { ...KUBE_FORCE_DETACH, source: 'assumed' as const };
-}
+export { forceDetachOf, KUBE_FORCE_DETACH };
 
 const VOLUME_KINDS = ['persistentvolumes', 'persistentvolumeclaims', 'volumeattachments', 'pods', 'events'];
 
@@ -110,7 +100,7 @@ async function rowsOf(ctx: Context, conn: ClusterConnection, pvName?: string) {
     embedded: health.embedded,
     /** the informers this view reads have all listed at least once */
     synced: health.informers.filter((i) => VOLUME_KINDS.includes(i.kind)).every((i) => i.synced),
-    forceDetach: input.forceDetach as ReturnType<typeof forceDetachOf>,
+    forceDetach: forceDetachOf(conn),
     truth,
     rows: buildRwoRows(input),
     departed: input.departed ?? [],

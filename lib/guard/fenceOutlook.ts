@@ -1,0 +1,136 @@
+// Whether a fence is coming for a node that is not fenced yet — so the force-delete dialog can
+// point to the safe path ("wait: FencePolicy demo fences a2-1 in 8 s") instead of offering an
+// override as the way forward. Pure: the server feeds it the live Node (with its Lease), the
+// NodeFence and the FencePolicies; the rules are lib/fencing's (which policy covers a node,
+// when a node counts unhealthy long enough), plus the warning window and pause of a policy.
+import { type NodeFacts, nodeHealth, selects } from '../fencing/health.js';
+import { type FencePolicySpec, type Phase, TERMINAL_PHASES } from '../fencing/types.js';
+import { FENCED_PHASES } from './fenced.js';
+
+export interface PolicyFacts {
+  name: string;
+  spec: FencePolicySpec;
+  /** spec.paused: the policy starts no new fence and holds Detected ones */
+  paused: boolean;
+  /** spec.warningWindow in ms (0 when the policy has none) */
+  warningMs: number;
+}
+
+export interface OutlookFence {
+  name: string;
+  nodeName: string;
+  policy: string;
+  phase: Phase;
+  /** status.fenceAt (ms): when the agent may run, once the warning window is over */
+  fenceAt?: number;
+}
+
+/** What comes for a node that is not fenced: typed, so callers word it and tests table it. */
+export type FenceOutlook =
+  /** no NodeFence yet: `policy` will fence the node at `fenceAt` if nothing changes */
+  | { code: 'fence-pending'; node: string; policy: string; fenceAt: number }
+  /** a NodeFence is under way (Detected, in its warning window, or Fencing) */
+  | { code: 'fence-in-progress'; node: string; fence: string; policy: string; phase: Phase; fenceAt?: number }
+  /** a Manual policy's fence waits for a person's approval */
+  | { code: 'fence-awaiting-approval'; node: string; fence: string; policy: string }
+  /** the covering policy is paused: no fence comes until someone resumes it */
+  | { code: 'fence-paused'; node: string; policy: string }
+  /** nothing will fence the node */
+  | {
+      code: 'no-fence-coming';
+      node: string;
+      why: 'healthy' | 'no-policy' | 'fence-ended' | 'already-fenced';
+    };
+
+export type WaitOutlook = Extract<
+  FenceOutlook,
+  { code: 'fence-pending' | 'fence-in-progress' | 'fence-awaiting-approval' }
+>;
+
+/** Outlooks that say "wait": a fence is coming and force delete is safe once it is done. */
+export function isWait(o: FenceOutlook | undefined): o is WaitOutlook {
+  return (
+    o?.code === 'fence-pending' || o?.code === 'fence-in-progress' || o?.code === 'fence-awaiting-approval'
+  );
+}
+
+export interface OutlookInput {
+  /** the node as lib/fencing reads it (conditions with their transition times, Lease) */
+  node: NodeFacts;
+  fence?: OutlookFence;
+  policies: readonly PolicyFacts[];
+  now: number;
+}
+
+/** A fence keeps its policy; a new one takes the first policy, by name, that selects the node. */
+function coveringPolicy(policies: readonly PolicyFacts[], node: NodeFacts): PolicyFacts | undefined {
+  return [...policies].sort((a, b) => a.name.localeCompare(b.name)).find((p) => selects(p.spec, node));
+}
+
+export function fenceOutlook({ node, fence, policies, now }: OutlookInput): FenceOutlook {
+  const at = node.name;
+  if (fence && fence.nodeName === at && !TERMINAL_PHASES.has(fence.phase)) {
+    if (FENCED_PHASES.has(fence.phase)) return { code: 'no-fence-coming', node: at, why: 'already-fenced' };
+    const own = policies.find((p) => p.name === fence.policy);
+    if (fence.phase === 'AwaitingApproval')
+      return { code: 'fence-awaiting-approval', node: at, fence: fence.name, policy: fence.policy };
+    if (fence.phase === 'Detected' && own?.paused)
+      return { code: 'fence-paused', node: at, policy: fence.policy };
+    return {
+      code: 'fence-in-progress',
+      node: at,
+      fence: fence.name,
+      policy: fence.policy,
+      phase: fence.phase,
+      ...(fence.fenceAt !== undefined ? { fenceAt: fence.fenceAt } : {}),
+    };
+  }
+  // an ended fence (Failed, Cancelled, Recovered) is not a fence coming for this incident
+  if (fence && fence.nodeName === at) return { code: 'no-fence-coming', node: at, why: 'fence-ended' };
+  const policy = coveringPolicy(policies, node);
+  if (!policy) return { code: 'no-fence-coming', node: at, why: 'no-policy' };
+  const health = nodeHealth(policy.spec, node, now);
+  if (health.healthy) return { code: 'no-fence-coming', node: at, why: 'healthy' };
+  if (policy.paused) return { code: 'fence-paused', node: at, policy: policy.name };
+  return {
+    code: 'fence-pending',
+    node: at,
+    policy: policy.name,
+    fenceAt: Math.max(health.dueAt, now) + policy.warningMs,
+  };
+}
+
+/** "8 s", "2 min", "6 min 30 s": durations as the dialogs say them. */
+export function durationWords(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
+}
+
+/** The advice the dialog shows while a fence is coming; `now` ticks so the seconds count down. */
+export function waitAdvice(o: WaitOutlook, now: number): string {
+  const head = `${o.node} is not fenced yet`;
+  const then = 'wait for the fence, then force delete is safe';
+  switch (o.code) {
+    case 'fence-pending':
+      return o.fenceAt > now
+        ? `${head}: FencePolicy ${o.policy} will fence it in ${durationWords(o.fenceAt - now)}; ${then}`
+        : `${head}: FencePolicy ${o.policy} is due to fence it now; ${then}`;
+    case 'fence-in-progress':
+      return o.fenceAt !== undefined && o.fenceAt > now
+        ? `${head}: NodeFence ${o.fence} (FencePolicy ${o.policy}) fences it in ${durationWords(o.fenceAt - now)}; ${then}`
+        : `${head}: NodeFence ${o.fence} is ${o.phase}; ${then}`;
+    case 'fence-awaiting-approval':
+      return `${head}: NodeFence ${o.fence} waits for a person's approval (FencePolicy ${o.policy} is Manual); approve it on the Fencing page, wait for the fence, then force delete is safe`;
+  }
+}
+
+/** One sentence for what is not a wait (the verdict's notes). */
+export function outlookNote(o: FenceOutlook): string | undefined {
+  if (o.code === 'fence-paused')
+    return `FencePolicy ${o.policy} is paused: no fence comes for ${o.node} until someone resumes it`;
+  if (o.code === 'no-fence-coming' && o.why === 'no-policy')
+    return `no FencePolicy covers ${o.node}: no fence will come on its own`;
+  return undefined;
+}
