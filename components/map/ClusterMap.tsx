@@ -27,6 +27,7 @@ import { NodePanel, podHref } from './NodePanel';
 import { NodeTile } from './NodeTile';
 import { type FenceRow, useNodeFences } from '../fencing/live';
 import { SummaryBar } from './SummaryBar';
+import { useNodeParam } from '../lists/nodeLink';
 
 const NO_PODS: readonly PodView[] = [];
 
@@ -59,6 +60,7 @@ export function ClusterMap() {
     return () => window.removeEventListener(CLOSE_EVENT, close);
   }, []);
 
+  useNodeParam(cluster, (name) => setSelected(() => name));
   const onSelect = useCallback(
     (name: string) => setSelected((s) => (s === name ? undefined : name)),
     [setSelected],

@@ -17,6 +17,7 @@ import type { DetachHandler } from './cells';
 import { useVolumesLive, type VolumesLiveState } from './live';
 import { VolumeDetail } from './VolumeDetail';
 import { VolumesTable } from './VolumesTable';
+import { fenceNotesByNode } from './fence';
 
 /** Only when the server has no volumes feed: how often to re-read instead. */
 const FALLBACK_REFETCH_MS = 5_000;
@@ -62,6 +63,7 @@ export function VolumesPage({ onDetach: given }: { onDetach?: DetachHandler }) {
     return () => window.removeEventListener(CLOSE_EVENT, close);
   }, []);
   const rows = list.data?.rows ?? [];
+  const fences = useMemo(() => fenceNotesByNode(list.data?.fences), [list.data]);
   const shown = useFiltered(rows, risks, query);
   const counts = useMemo(
     () =>
@@ -117,6 +119,7 @@ export function VolumesPage({ onDetach: given }: { onDetach?: DetachHandler }) {
             selected={selected}
             onSelect={(pv) => setSelected((s) => (s === pv ? undefined : pv))}
             onDetach={onDetach}
+            fences={fences}
           />
           {shown.length === 0 && (
             <p role="status" className="p-6 text-center text-sm text-dim">

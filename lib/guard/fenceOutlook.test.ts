@@ -7,6 +7,7 @@ import {
   fenceOutlook,
   type OutlookInput,
   type PolicyFacts,
+  policyFactsOf,
   waitAdvice,
 } from './fenceOutlook';
 
@@ -177,4 +178,15 @@ describe('durationWords', () => {
     [390_000, '6 min 30 s'],
     [7_200, '8 s'],
   ])('%d ms', (ms, want) => expect(durationWords(ms)).toBe(want));
+});
+
+describe('policyFactsOf', () => {
+  const spec = fencePolicySpec.parse({ agent: { type: 'power' } });
+  it.each<[string, unknown, boolean, number]>([
+    ['a policy from before the warning window', {}, false, 0],
+    ['a warning window and paused', { warningWindow: '10s', paused: true }, true, 10_000],
+    ['a malformed window counts as none', { warningWindow: 'soon', paused: 'yes' }, false, 0],
+  ])('%s', (_what, loose, paused, warningMs) => {
+    expect(policyFactsOf('demo', spec, loose)).toMatchObject({ name: 'demo', paused, warningMs });
+  });
 });

@@ -4,7 +4,7 @@
 // NodeFence and the FencePolicies; the rules are lib/fencing's (which policy covers a node,
 // when a node counts unhealthy long enough), plus the warning window and pause of a policy.
 import { type NodeFacts, nodeHealth, selects } from '../fencing/health.js';
-import { type FencePolicySpec, type Phase, TERMINAL_PHASES } from '../fencing/types.js';
+import { durationMs, type FencePolicySpec, type Phase, TERMINAL_PHASES } from '../fencing/types.js';
 import { FENCED_PHASES } from './fenced.js';
 
 export interface PolicyFacts {
@@ -14,6 +14,19 @@ export interface PolicyFacts {
   paused: boolean;
   /** spec.warningWindow in ms (0 when the policy has none) */
   warningMs: number;
+}
+
+const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+
+/**
+ * A policy as the outlook needs it. `paused` and `warningWindow` are read loosely from `loose`
+ * (the raw spec, or the parsed one once the CRD's schema has them), so this works with
+ * policies written before and after those fields existed.
+ */
+export function policyFactsOf(name: string, spec: FencePolicySpec, loose: unknown = spec): PolicyFacts {
+  const l = (loose ?? {}) as { paused?: unknown; warningWindow?: unknown };
+  const window = typeof l.warningWindow === 'string' && DURATION.test(l.warningWindow) ? l.warningWindow : '';
+  return { name, spec, paused: l.paused === true, warningMs: window ? durationMs(window) : 0 };
 }
 
 export interface OutlookFence {

@@ -4,30 +4,22 @@
 // dialog cannot say a fence is coming: never an error, never a reason to call the pod safe.
 import type * as k8s from '@kubernetes/client-node';
 import { nodeFacts as fencingNodeFacts, leaseFacts, withLease } from '../fencing/facts.js';
-import { durationMs, GROUP, parseFencePolicy, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
+import { GROUP, parseFencePolicy, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import {
   type FenceOutlook,
   fenceOutlook,
   type OutlookFence,
   type PolicyFacts,
+  policyFactsOf,
 } from '../../lib/guard/fenceOutlook.js';
 import type { ActionApis } from './actor.js';
 import { readFence } from './live.js';
 
-type Loose = { spec?: { paused?: unknown; warningWindow?: unknown } };
-
-/** A policy as the outlook needs it; paused and warningWindow read loosely (newer CRD fields). */
+/** A policy as the outlook needs it; paused and warningWindow read from the raw spec. */
 export function policyFacts(raw: unknown): PolicyFacts | undefined {
   const parsed = parseFencePolicy(raw);
   if (!parsed.ok) return undefined;
-  const loose = (raw as Loose).spec ?? {};
-  const window = typeof loose.warningWindow === 'string' ? loose.warningWindow : '';
-  return {
-    name: parsed.value.metadata.name,
-    spec: parsed.value.spec,
-    paused: loose.paused === true,
-    warningMs: /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(window) ? durationMs(window) : 0,
-  };
+  return policyFactsOf(parsed.value.metadata.name, parsed.value.spec, (raw as { spec?: unknown }).spec);
 }
 
 async function policies(apis: ActionApis): Promise<PolicyFacts[]> {

@@ -9,6 +9,11 @@ import { buildRwoRows, writerCandidateNodes } from '../../lib/volumes/rwoView.js
 import type { DepartedPod, ForceDetachSettings, RwoInput, RwoRow } from '../../lib/volumes/rwoTypes.js';
 import type { ClusterConnection, ClusterSpec } from '../kube/connection.js';
 import { isFenced } from '../../lib/fencing/view.js';
+import { TERMINAL_PHASES } from '../../lib/fencing/types.js';
+import { fenceOutlook, isWait, policyFactsOf } from '../../lib/guard/fenceOutlook.js';
+import type { NodeFenceNote } from '../../lib/volumes/fenceNote.js';
+import { withLease } from '../fencing/facts.js';
+import { leaseOf } from '../fencing/world.js';
 import {
   allow,
   type Context,
@@ -76,6 +81,43 @@ function fencedNodesOf(ctx: Context, conn: ClusterConnection): Set<string> {
   );
 }
 
+/**
+ * The fence on, or coming for, each node the volumes are attached to — so a stuck volume's row
+ * says "fence in progress on a2-1" and the commander waits for it rather than detaching.
+ */
+function fenceNotesOf(ctx: Context, conn: ClusterConnection, rows: readonly RwoRow[]): NodeFenceNote[] {
+  const inf = ctx.fencing?.controllers.get(conn.id)?.informers;
+  if (!inf) return [];
+  const policies = [...inf.policies.values()].flatMap((p) =>
+    p.value ? [policyFactsOf(p.name, p.value.spec)] : [],
+  );
+  const nodes = new Set(rows.flatMap((r) => r.attachments.map((a) => a.node)));
+  const now = Date.now();
+  return [...nodes].flatMap((node): NodeFenceNote[] => {
+    const facts = inf.nodes.get(node);
+    const f = inf.fences.get(node)?.value;
+    const live = f && !TERMINAL_PHASES.has(f.status.phase) ? f : undefined;
+    const fenceAt = (live?.status as { fenceAt?: string | null } | undefined)?.fenceAt;
+    const outlook =
+      facts &&
+      fenceOutlook({
+        node: withLease(facts, leaseOf(inf, node)),
+        fence: live && {
+          name: live.metadata.name,
+          nodeName: live.spec.nodeName,
+          policy: live.spec.policy,
+          phase: live.status.phase,
+          ...(fenceAt ? { fenceAt: Date.parse(fenceAt) } : {}),
+        },
+        policies,
+        now,
+      });
+    const coming = outlook && (isWait(outlook) || outlook.code === 'fence-paused') ? outlook : undefined;
+    if (!live && !coming) return [];
+    return [{ node, ...(live ? { phase: live.status.phase } : {}), ...(coming ? { outlook: coming } : {}) }];
+  });
+}
+
 /** Whether the writers come from a ground truth, and why not when they cannot. */
 type TruthState = { available: boolean; error?: string };
 
@@ -94,6 +136,7 @@ async function rowsOf(ctx: Context, conn: ClusterConnection, pvName?: string) {
   const now = Date.now();
   const { input, truth } = await withTruth(conn, inputOf(conn, now, fencedNodesOf(ctx, conn), pvName));
   const health = conn.health();
+  const rows = buildRwoRows(input);
   return {
     cluster: conn.id,
     now,
@@ -102,7 +145,8 @@ async function rowsOf(ctx: Context, conn: ClusterConnection, pvName?: string) {
     synced: health.informers.filter((i) => VOLUME_KINDS.includes(i.kind)).every((i) => i.synced),
     forceDetach: forceDetachOf(conn),
     truth,
-    rows: buildRwoRows(input),
+    rows,
+    fences: fenceNotesOf(ctx, conn, rows),
     departed: input.departed ?? [],
   };
 }
