@@ -3,7 +3,7 @@
 // not fenced yet: FencePolicy demo will fence it in 8 s; wait for the fence, then force delete
 // is safe" — the seconds counting down — and a line saying the dialog follows by itself.
 import { formatClock } from '@/lib/console/ui/format';
-import { waitAdvice } from '@/lib/guard/fenceOutlook';
+import { waitAdvice } from '@/lib/guard/waitWords';
 import { useNow } from '../console/clock';
 import type { Preview } from './api';
 

@@ -28,7 +28,7 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
   const [held, setHeld] = useState(false);
   // live while open; still while counting down or once sent: what the person reviews is what
   // the write is made conditional on
-  const preview = useLivePreview(target, held);
+  const { preview, gone } = useLivePreview(target, held);
   const perform = useMutation(
     api.perform.mutationOptions({
       onSuccess: (r) => {
@@ -89,6 +89,12 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
         </h2>
         {preview.isPending && <p className="text-dim">Reading the objects live from the cluster…</p>}
         {preview.isError && <p className="text-crit">Cannot prepare this action: {preview.error.message}</p>}
+        {p && gone && !perform.isSuccess && (
+          <p data-testid="guarded-gone" className="font-semibold text-warn">
+            Pod {targetText(p)} (uid {p.target.uid}) is no longer in the API: what follows is its last
+            reading.
+          </p>
+        )}
         {p && <PreviewBody p={p} updatedAt={preview.dataUpdatedAt} />}
         {p && !p.refusal && !perform.isSuccess && (
           <ConfirmInputs

@@ -4,7 +4,8 @@
 // from the live socket's node and pod collections), on every fencing change (the fencing room:
 // a fence detected, fencing, fenced) and just after a coming fence is due. Nothing polls. It
 // holds still while the countdown runs or once the action was sent: what the person confirmed
-// is what the write is made conditional on.
+// is what the write is made conditional on — and once the pod it is about has left the API (or
+// was replaced under its name): a new pod of that name is another dialog's business.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { podKey } from '@/lib/console/protocol';
@@ -24,8 +25,6 @@ export function useLivePreview(target: ActionTarget, hold: boolean) {
     gcTime: 0,
     retry: false,
   });
-  const refetch = useCoalescedRefetch(() => void preview.refetch(), hold);
-
   // the node and pod the guard reads, as the live collections have them
   const nodes = useNodes(target.cluster);
   const pods = usePods(target.cluster);
@@ -34,6 +33,9 @@ export function useLivePreview(target: ActionTarget, hold: boolean) {
     target.action === 'forceDeletePod'
       ? pods?.byKey.get(podKey({ namespace: target.namespace, name: target.name }))
       : undefined;
+  const gone =
+    target.action === 'forceDeletePod' && !!pods && !!preview.data && pod?.uid !== preview.data.target.uid;
+  const refetch = useCoalescedRefetch(() => void preview.refetch(), hold || gone);
   const key = previewWatchKey(nodeName ? nodes?.byKey.get(nodeName) : undefined, pod);
   const seen = useRef<string | undefined>(undefined);
   useEffect(() => {
@@ -63,7 +65,7 @@ export function useLivePreview(target: ActionTarget, hold: boolean) {
     return () => clearTimeout(timer);
   }, [fenceAt, refetch]);
 
-  return preview;
+  return { preview, gone };
 }
 
 /** A stable function that re-reads after COALESCE_MS, unless the dialog holds still. */

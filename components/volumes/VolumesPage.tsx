@@ -6,7 +6,7 @@
 import { useDetachHandler } from '../actions/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { durationWords } from '@/lib/guard/fenceOutlook';
+import { durationWords } from '@/lib/guard/waitWords';
 import type { Risk } from '@/lib/volumes/rwoTypes';
 import { useCluster } from '../console/cluster';
 import { FilterChips, SearchBox } from '../lists/controls';

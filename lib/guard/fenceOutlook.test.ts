@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { NodeFacts } from '../fencing/health';
 import { fencePolicySpec, type Phase } from '../fencing/types';
 import {
-  durationWords,
   type FenceOutlook,
   fenceOutlook,
   type OutlookInput,
   type PolicyFacts,
   policyFactsOf,
-  waitAdvice,
 } from './fenceOutlook';
+import { durationWords, waitAdvice } from './waitWords';
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 const node = (ready: string, since = NOW - 2_000, n: Partial<NodeFacts> = {}): NodeFacts => ({

@@ -5,7 +5,8 @@
 // partition: PodGC force-deletes such pods itself). Otherwise the reasons say what can go wrong,
 // and when a fence is coming for the node the verdict carries it as the safe path: wait.
 import { OUT_OF_SERVICE_TAINT } from '../fencing/types.js';
-import { durationWords, type FenceOutlook, isWait, outlookNote } from './fenceOutlook.js';
+import { type FenceOutlook, isWait, outlookNote } from './fenceOutlook.js';
+import { durationWords } from './waitWords.js';
 import { fenceState } from './fenced.js';
 import {
   type FenceFacts,

@@ -6,6 +6,7 @@ export * from './dialog.js';
 export * from './fence.js';
 export * from './fenced.js';
 export * from './fenceOutlook.js';
+export * from './waitWords.js';
 export * from './forceDelete.js';
 export * from './outOfService.js';
 export * from './types.js';

@@ -1,7 +1,8 @@
 // What the Volumes page says about a fence on the node a volume is attached to: a fence under
 // way ("NodeFence a2-1 is Fencing"), one coming ("FencePolicy demo fences a2-1 in 8 s"), a
 // paused policy, or a node already fenced. Pure: the server gives the typed note per node.
-import { durationWords, type FenceOutlook } from '../guard/fenceOutlook.js';
+import type { FenceOutlook } from '../guard/fenceOutlook.js';
+import { durationWords } from '../guard/waitWords';
 import type { Phase } from '../fencing/types.js';
 
 export interface NodeFenceNote {
