@@ -35,7 +35,18 @@ export function useLivePreview(target: ActionTarget, hold: boolean) {
       : undefined;
   const gone =
     target.action === 'forceDeletePod' && !!pods && !!preview.data && pod?.uid !== preview.data.target.uid;
-  const refetch = useCoalescedRefetch(() => void preview.refetch(), hold || gone);
+  // a change while a read is under way reads again after it, never cancels it: with fencing
+  // changes a second apart and a preview taking most of one, cancelling would land none
+  const dirty = useRef(false);
+  const refetch = useCoalescedRefetch(() => {
+    if (preview.isFetching) dirty.current = true;
+    else void preview.refetch({ cancelRefetch: false });
+  }, hold || gone);
+  useEffect(() => {
+    if (preview.isFetching || !dirty.current) return;
+    dirty.current = false;
+    refetch();
+  }, [preview.isFetching, refetch]);
   const key = previewWatchKey(nodeName ? nodes?.byKey.get(nodeName) : undefined, pod);
   const seen = useRef<string | undefined>(undefined);
   useEffect(() => {
