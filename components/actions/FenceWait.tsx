@@ -2,6 +2,7 @@
 // The safe path, first in the guarded dialog when a fence is coming for the pod's node: "a2-1 is
 // not fenced yet: FencePolicy demo will fence it in 8 s; wait for the fence, then force delete
 // is safe" — the seconds counting down — and a line saying the dialog follows by itself.
+import Link from 'next/link';
 import { formatClock } from '@/lib/console/ui/format';
 import { waitAdvice } from '@/lib/guard/waitWords';
 import { useNow } from '../console/clock';
@@ -14,13 +15,14 @@ export function FenceWait({ wait, updatedAt }: { wait: Wait; updatedAt: number }
   return (
     <div data-testid="guarded-wait" className="rounded border border-info bg-info/10 p-2">
       <p className="font-semibold">Safe path: wait for the fence</p>
-      <p role="status">{waitAdvice(wait, now)}.</p>
+      {/* not a live region: the seconds tick, and a screen reader would read each one */}
+      <p>{waitAdvice(wait, now)}.</p>
       <p className="mt-1 text-xs text-dim">
         This dialog follows the fence by itself (last read {formatClock(updatedAt)}): once the node is fenced
         it says Safe, and force delete needs no override.{' '}
-        <a href="/fencing" className="text-info underline">
+        <Link href="/fencing" className="text-info underline">
           Open Fencing
-        </a>
+        </Link>
       </p>
     </div>
   );
