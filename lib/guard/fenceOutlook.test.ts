@@ -112,6 +112,26 @@ describe('fenceOutlook', () => {
       { code: 'fence-awaiting-approval', node: 'a2-1', fence: 'a2-1', policy: 'demo' },
     ],
     [
+      'the budget holds it: no fence comes yet',
+      { heldByBudget: '3 of 6 nodes unhealthy, maxUnhealthy 2' },
+      { code: 'fence-held', node: 'a2-1', policy: 'demo', why: '3 of 6 nodes unhealthy, maxUnhealthy 2' },
+    ],
+    [
+      'the budget holds a Detected fence',
+      { fence: fence('Detected'), heldByBudget: 'budget' },
+      { code: 'fence-held', node: 'a2-1', policy: 'demo', why: 'budget' },
+    ],
+    [
+      'a fence whose agent runs is past the budget',
+      { fence: fence('Fencing'), heldByBudget: 'budget' },
+      { code: 'fence-in-progress', node: 'a2-1', fence: 'a2-1', policy: 'demo', phase: 'Fencing' },
+    ],
+    [
+      'a healthy node is not held',
+      { node: node('True'), heldByBudget: 'budget' },
+      { code: 'no-fence-coming', node: 'a2-1', why: 'healthy' },
+    ],
+    [
       'already fenced',
       { fence: fence('Fenced') },
       { code: 'no-fence-coming', node: 'a2-1', why: 'already-fenced' },

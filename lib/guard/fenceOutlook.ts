@@ -46,6 +46,8 @@ export type FenceOutlook =
   | { code: 'fence-in-progress'; node: string; fence: string; policy: string; phase: Phase; fenceAt?: number }
   /** a Manual policy's fence waits for a person's approval */
   | { code: 'fence-awaiting-approval'; node: string; fence: string; policy: string }
+  /** the fencing budget holds the node's fence (too many nodes unhealthy): no fence comes yet */
+  | { code: 'fence-held'; node: string; policy: string; why: string }
   /** the covering policy is paused: no fence comes until someone resumes it */
   | { code: 'fence-paused'; node: string; policy: string }
   /** nothing will fence the node */
@@ -73,6 +75,8 @@ export interface OutlookInput {
   fence?: OutlookFence;
   policies: readonly PolicyFacts[];
   now: number;
+  /** why the fencing budget holds this node's fence, when it does (the controller's held list) */
+  heldByBudget?: string;
 }
 
 /** A fence keeps its policy; a new one takes the first policy, by name, that selects the node. */
@@ -80,7 +84,16 @@ function coveringPolicy(policies: readonly PolicyFacts[], node: NodeFacts): Poli
   return [...policies].sort((a, b) => a.name.localeCompare(b.name)).find((p) => selects(p.spec, node));
 }
 
-export function fenceOutlook({ node, fence, policies, now }: OutlookInput): FenceOutlook {
+export function fenceOutlook(i: OutlookInput): FenceOutlook {
+  const o = outlookIgnoringBudget(i);
+  // a fence whose agent already runs is past the budget; one not yet there waits on it
+  const waiting = o.code === 'fence-pending' || (o.code === 'fence-in-progress' && o.phase === 'Detected');
+  return waiting && i.heldByBudget !== undefined
+    ? { code: 'fence-held', node: o.node, policy: o.policy, why: i.heldByBudget }
+    : o;
+}
+
+function outlookIgnoringBudget({ node, fence, policies, now }: OutlookInput): FenceOutlook {
   const at = node.name;
   if (fence && fence.nodeName === at && !TERMINAL_PHASES.has(fence.phase)) {
     if (FENCED_PHASES.has(fence.phase)) return { code: 'no-fence-coming', node: at, why: 'already-fenced' };
@@ -117,6 +130,8 @@ export function fenceOutlook({ node, fence, policies, now }: OutlookInput): Fenc
 export function outlookNote(o: FenceOutlook): string | undefined {
   if (o.code === 'fence-paused')
     return `FencePolicy ${o.policy} is paused: no fence comes for ${o.node} until someone resumes it`;
+  if (o.code === 'fence-held')
+    return `the fencing budget holds FencePolicy ${o.policy}'s fence of ${o.node} (${o.why}): no fence comes until enough nodes are healthy again`;
   if (o.code === 'no-fence-coming' && o.why === 'no-policy')
     return `no FencePolicy covers ${o.node}: no fence will come on its own`;
   return undefined;

@@ -175,6 +175,12 @@ describe('judgeForceDelete', () => {
       /no FencePolicy covers a1-2/,
     ],
     [
+      'held by the budget: no wait, a note',
+      { outlook: { code: 'fence-held', node: 'a1-2', policy: 'demo', why: '3 of 6 unhealthy' } },
+      undefined,
+      /the fencing budget holds FencePolicy demo's fence of a1-2 \(3 of 6 unhealthy\)/,
+    ],
+    [
       'an outlook about another node is ignored',
       { outlook: { ...pending, node: 'b1-1' } },
       undefined,

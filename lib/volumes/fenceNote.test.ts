@@ -22,6 +22,11 @@ describe('fenceNoteText', () => {
       { node: 'a2-1', outlook: { code: 'fence-paused', node: 'a2-1', policy: 'demo' } },
       "FencePolicy demo is paused: no fence releases a2-1's volume",
     ],
+    [
+      'held by the budget',
+      { node: 'a2-1', outlook: { code: 'fence-held', node: 'a2-1', policy: 'demo', why: 'budget' } },
+      'the fencing budget holds the fence of a2-1 (budget): nothing releases the volume yet',
+    ],
     ['already fenced', { node: 'a2-1', phase: 'Released' }, 'NodeFence a2-1 is Released'],
   ])('%s', (_what, n, want) => expect(fenceNoteText(n, 0)).toBe(want));
 });

@@ -21,6 +21,8 @@ export function fenceNoteText(n: NodeFenceNote, now: number): string {
       : `FencePolicy ${o.policy} is due to fence ${n.node} now: the volume is released after the fence`;
   if (o?.code === 'fence-awaiting-approval')
     return `NodeFence ${o.fence} waits for a person's approval: approve it to release the volume`;
+  if (o?.code === 'fence-held')
+    return `the fencing budget holds the fence of ${n.node} (${o.why}): nothing releases the volume yet`;
   if (o?.code === 'fence-paused')
     return `FencePolicy ${o.policy} is paused: no fence releases ${n.node}'s volume`;
   if (o?.code === 'fence-in-progress')

@@ -15,6 +15,8 @@ export async function loadForceDelete(
   namespace: string,
   name: string,
   forceDetach: ForceDetachFacts,
+  /** why the fencing budget holds a node's fence, by node (the fencing controller's held list) */
+  heldByBudget: (node: string) => string | undefined = () => undefined,
 ): Promise<Loaded> {
   const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
   if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
@@ -24,7 +26,7 @@ export async function loadForceDelete(
     nodeName ? fenceOfNode(apis, nodeName) : undefined,
     attachedRwo(apis, pod),
   ]);
-  const outlook = node ? await readOutlook(apis, node) : undefined;
+  const outlook = node && nodeName ? await readOutlook(apis, node, heldByBudget(nodeName)) : undefined;
   const owner = pod.metadata?.ownerReferences?.find((r) => r.controller);
   const uid = pod.metadata!.uid!;
   const verdict = judgeForceDelete({

@@ -63,7 +63,11 @@ async function fence(apis: ActionApis, node: string): Promise<OutlookFence | und
 }
 
 /** Whether a fence is coming for this node, read live; undefined when it cannot be told. */
-export async function readOutlook(apis: ActionApis, node: k8s.V1Node): Promise<FenceOutlook | undefined> {
+export async function readOutlook(
+  apis: ActionApis,
+  node: k8s.V1Node,
+  heldByBudget?: string,
+): Promise<FenceOutlook | undefined> {
   const name = node.metadata?.name;
   if (!name) return undefined;
   const [ps, l, f] = await Promise.all([policies(apis), lease(apis, name), fence(apis, name)]);
@@ -72,5 +76,6 @@ export async function readOutlook(apis: ActionApis, node: k8s.V1Node): Promise<F
     fence: f,
     policies: ps,
     now: Date.now(),
+    heldByBudget,
   });
 }

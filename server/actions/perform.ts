@@ -34,6 +34,8 @@ export interface ActionContext {
   actor: Actor;
   /** asks the cluster whether the actor may do this (SelfSubjectAccessReview) */
   authorize(a: AccessAttributes): Promise<AccessDecision>;
+  /** why the fencing budget holds a node's fence, if it does (the dialog then says no fence comes) */
+  heldByBudget?(node: string): string | undefined;
 }
 
 /** The first thing RBAC does not allow the actor: the write's own verbs, then override if unsafe. */
@@ -56,10 +58,12 @@ export interface Submission {
   expect?: { uid?: string; resourceVersion?: string };
 }
 
-function loader(conn: ClusterConnection, apis: ActionApis, r: ActionRequest): Promise<Loaded> {
+function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise<Loaded> {
   switch (r.action) {
     case 'forceDeletePod':
-      return loadForceDelete(apis, r.namespace, r.name, forceDetachOf(conn));
+      return loadForceDelete(apis, r.namespace, r.name, forceDetachOf(ctx.conn), (n) =>
+        ctx.heldByBudget?.(n),
+      );
     case 'detachVolume':
       return loadDetach(apis, r.attachment);
     case 'removeOutOfServiceTaint':
@@ -73,7 +77,7 @@ function loader(conn: ClusterConnection, apis: ActionApis, r: ActionRequest): Pr
 
 async function loadLive(ctx: ActionContext, r: ActionRequest): Promise<Loaded> {
   try {
-    return await loader(ctx.conn, apisFor(ctx.conn, ctx.actor), r);
+    return await loader(ctx, apisFor(ctx.conn, ctx.actor), r);
   } catch (e) {
     throw fromApi(e, `reading ${targetName(r)}`);
   }

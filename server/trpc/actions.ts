@@ -88,6 +88,11 @@ function seam(ctx: SignedInContext, clusterId: string) {
     conn,
     actor: actorOf(ctx.identity, conn.id),
     authorize: (a: Parameters<typeof may>[2]) => may(ctx, conn.id, a),
+    heldByBudget: (node: string) =>
+      ctx.fencing?.controllers
+        .get(conn.id)
+        ?.held()
+        .find((h) => h.node === node && h.reason === 'budget')?.why,
   };
 }
 

@@ -92,6 +92,11 @@ function fenceNotesOf(ctx: Context, conn: ClusterConnection, rows: readonly RwoR
     p.value ? [policyFactsOf(p.name, p.value.spec)] : [],
   );
   const nodes = new Set(rows.flatMap((r) => r.attachments.map((a) => a.node)));
+  const held = new Map(
+    (ctx.fencing?.controllers.get(conn.id)?.held() ?? [])
+      .filter((h) => h.reason === 'budget')
+      .map((h) => [h.node, h.why]),
+  );
   const now = Date.now();
   return [...nodes].flatMap((node): NodeFenceNote[] => {
     const facts = inf.nodes.get(node);
@@ -111,8 +116,12 @@ function fenceNotesOf(ctx: Context, conn: ClusterConnection, rows: readonly RwoR
         },
         policies,
         now,
+        heldByBudget: held.get(node),
       });
-    const coming = outlook && (isWait(outlook) || outlook.code === 'fence-paused') ? outlook : undefined;
+    const coming =
+      outlook && (isWait(outlook) || outlook.code === 'fence-paused' || outlook.code === 'fence-held')
+        ? outlook
+        : undefined;
     if (!live && !coming) return [];
     return [{ node, ...(live ? { phase: live.status.phase } : {}), ...(coming ? { outlook: coming } : {}) }];
   });
