@@ -5,12 +5,14 @@
 // unsafe (or the cluster protected), and sends a destructive action only after a visible
 // 5-second countdown that can be cancelled. The server decides again on live objects when it
 // receives it: this dialog is the explanation, the seam is the guard.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useModal } from '../console/useModal';
 import { submissionOf, submitBlocker } from '@/lib/guard/dialog';
 import { type ActionTarget, type Performed, type Preview, useActionsApi } from './api';
+import { AcknowledgeBox, FenceWait, submitWords } from './FenceWait';
 import { useCountdown } from './useCountdown';
+import { useLivePreview } from './useLivePreview';
 
 export interface GuardedActionDialogProps {
   target: ActionTarget;
@@ -21,15 +23,13 @@ export interface GuardedActionDialogProps {
 export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDialogProps) {
   const api = useActionsApi();
   const qc = useQueryClient();
-  // one look per opening: what the person reviews is what the write is made conditional on
-  const preview = useQuery({
-    ...api.preview.queryOptions(target),
-    staleTime: Number.POSITIVE_INFINITY,
-    gcTime: 0,
-    retry: false,
-  });
   const [typed, setTyped] = useState('');
   const [reason, setReason] = useState('');
+  const [acknowledged, setAcknowledged] = useState(false);
+  const [held, setHeld] = useState(false);
+  // live while open; still while counting down or once sent: what the person reviews is what
+  // the write is made conditional on
+  const { preview, gone } = useLivePreview(target, held);
   const perform = useMutation(
     api.perform.mutationOptions({
       onSuccess: (r) => {
@@ -39,7 +39,7 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
     }),
   );
   const p = preview.data;
-  const input = p && { needs: p.needs, refusal: p.refusal, typed, reason };
+  const input = p && { needs: p.needs, refusal: p.refusal, typed, reason, acknowledged };
   const send = () => {
     if (!p || !input || submitBlocker(input)) return;
     perform.mutate({
@@ -57,6 +57,8 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
     // the Cancel button goes with the countdown: keep the focus in the dialog
     box.current?.focus();
   };
+  const hold = countdown.running || !perform.isIdle;
+  useEffect(() => setHeld(hold), [hold]);
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
   // Escape cancels the countdown, else closes; Tab stays in the dialog
@@ -100,9 +102,23 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
           {preview.isError && (
             <p className="text-crit">Cannot prepare this action: {preview.error.message}</p>
           )}
-          {p && <PreviewBody p={p} />}
+          {p && gone && !perform.isSuccess && (
+            <p data-testid="guarded-gone" className="font-semibold text-warn">
+              Pod {targetText(p)} (uid {p.target.uid}) is no longer in the API: what follows is its last
+              reading.
+            </p>
+          )}
+          {p && <PreviewBody p={p} updatedAt={preview.dataUpdatedAt} />}
           {p && !p.refusal && !perform.isSuccess && (
-            <ConfirmInputs p={p} typed={typed} setTyped={setTyped} reason={reason} setReason={setReason} />
+            <ConfirmInputs
+              p={p}
+              typed={typed}
+              setTyped={setTyped}
+              reason={reason}
+              setReason={setReason}
+              acknowledged={acknowledged}
+              setAcknowledged={setAcknowledged}
+            />
           )}
         </section>
         <div className="flex shrink-0 flex-col gap-2 border-t border-line px-4 py-3">
@@ -157,7 +173,7 @@ function Bullets({ lines, className = '' }: { lines: readonly string[]; classNam
   );
 }
 
-function PreviewBody({ p }: { p: Preview }) {
+function PreviewBody({ p, updatedAt }: { p: Preview; updatedAt: number }) {
   const v = p.verdict;
   // the node line below says it already
   const notes = v.notes.filter((n) => n !== p.node?.fence);
@@ -168,6 +184,7 @@ function PreviewBody({ p }: { p: Preview }) {
         {p.mode !== 'normal' && <span className="ml-2 font-normal text-warn">({p.mode} cluster)</span>}
       </p>
       {p.refusal && <p className="text-crit">{p.refusal}</p>}
+      {!v.safe && v.wait && <FenceWait wait={v.wait} updatedAt={updatedAt} />}
       <Section title="What will happen">
         <Bullets lines={p.will} />
       </Section>
@@ -202,13 +219,18 @@ function ConfirmInputs(props: {
   setTyped: (s: string) => void;
   reason: string;
   setReason: (s: string) => void;
+  acknowledged: boolean;
+  setAcknowledged: (v: boolean) => void;
 }) {
   const { p } = props;
   const nameId = useId();
   const reasonId = useId();
-  if (!p.needs.typedName && !p.needs.reason) return null;
+  if (!p.needs.typedName && !p.needs.reason && !p.needs.acknowledge) return null;
   return (
     <div className="flex flex-col gap-2 rounded border border-crit/50 p-2">
+      {p.needs.acknowledge && (
+        <AcknowledgeBox checked={props.acknowledged} onChange={props.setAcknowledged} />
+      )}
       {p.needs.typedName && (
         <label htmlFor={nameId} className="flex flex-col gap-1">
           <span>
@@ -318,6 +340,7 @@ function Footer(props: {
       </div>
     );
   const unsafe = p && !p.verdict.safe;
+  const waiting = p && !p.verdict.safe && !!p.verdict.wait;
   return (
     <div className="flex items-center gap-2">
       {props.blocker && !props.done && <span className="text-xs text-dim">{props.blocker}</span>}
@@ -331,11 +354,15 @@ function Footer(props: {
           disabled={!!props.blocker || props.busy}
           onClick={props.onSubmit}
           className={`rounded border px-3 py-1 font-semibold disabled:opacity-50 ${
-            unsafe ? 'border-crit bg-crit text-on-fill' : 'border-info bg-info/15'
+            // with a fence coming, overriding is not the main path: the wait above is
+            unsafe
+              ? waiting
+                ? 'border-crit text-crit'
+                : 'border-crit bg-crit text-on-fill'
+              : 'border-info bg-info/15'
           }`}
         >
-          {unsafe ? `${p.label} anyway` : p.label}
-          {p.destructive ? ` (${p.countdownSeconds} s)` : ''}
+          {submitWords(p)}
         </button>
       )}
     </div>

@@ -1,4 +1,7 @@
 'use client';
+// The Nodes list: every node with its state, zone, rack, pods, heartbeat and taints. A row
+// (click, or Enter on it) and its name link open the node's panel on the map.
+import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import type { NodeView } from '@/lib/console/protocol';
 import {
@@ -17,6 +20,7 @@ import { NodeStateMark } from '../map/NodeStateMark';
 import { AgeCell } from './cells';
 import { FilterChips, SearchBox } from './controls';
 import { DataTable } from './DataTable';
+import { nodeHref } from './nodeLink';
 import { columnsFor, inSet, sortBy } from './tableModel';
 
 interface Row {
@@ -31,7 +35,11 @@ const columns = col.columns([
     id: 'name',
     header: 'Name',
     meta: { width: 'minmax(120px,1.2fr)' },
-    cell: (c) => <span className="font-mono">{c.getValue()}</span>,
+    cell: (c) => (
+      <Link href={nodeHref(c.getValue())} className="font-mono hover:underline">
+        {c.getValue()}
+      </Link>
+    ),
   }),
   col.accessor('state', {
     header: 'State',
@@ -108,6 +116,7 @@ export function NodesList() {
       rows={rows}
       columns={columns}
       rowKey={(r) => r.node.name}
+      rowHref={(r) => nodeHref(r.node.name)}
       tieBreak={TIE_BREAK}
       initialSort={{ id: 'name', desc: false }}
       search={query}

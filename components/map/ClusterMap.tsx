@@ -22,6 +22,7 @@ import { NodeStateMark } from './NodeStateMark';
 import { NodeTile } from './NodeTile';
 import { type FenceBadge, useFenceBadges, useNodeFences } from '../fencing/live';
 import { SummaryBar } from './SummaryBar';
+import { useNodeParam } from '../lists/nodeLink';
 
 const NO_PODS: readonly PodView[] = [];
 
@@ -48,18 +49,14 @@ export function ClusterMap() {
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
-  // a link to a node on the map (/?node=a2-1, from the incident view) opens its panel
-  useEffect(() => {
-    const node = new URLSearchParams(window.location.search).get('node');
-    if (node && cluster) setSelection({ cluster, name: node });
-  }, [cluster]);
-
   useEffect(() => {
     const close = () => setSelection(undefined);
     window.addEventListener(CLOSE_EVENT, close);
     return () => window.removeEventListener(CLOSE_EVENT, close);
   }, []);
 
+  // a link to a node on the map (/?node=a2-1: the Nodes list, the incident view) opens its panel
+  useNodeParam(cluster, (name) => setSelected(() => name));
   const onSelect = useCallback(
     (name: string) => setSelected((s) => (s === name ? undefined : name)),
     [setSelected],

@@ -32,6 +32,7 @@ import {
   timeOf,
 } from './normalize';
 import { PodProtection } from './PodProtection';
+import { ReplacedEvents, ReplacedNotice, replacedOf } from './ReplacedNotice';
 import { TerminationTimeline } from './TerminationTimeline';
 
 /** The kubelet's recorded steps (embedded cluster) plus what the API itself tells. */
@@ -149,7 +150,10 @@ export function PodDetail({
   const conditions = conditionsOf(data?.conditions);
   const containers = containersOf(data?.containerStatuses);
   const claims = claimsOf(data?.claims, pod.claims);
-  const events = eventsOf(data?.events);
+  // the detail of an earlier pod of this name may still be loaded: never show its events as this one's
+  const fresh = data?.pod?.uid === pod.uid;
+  const events = fresh ? eventsOf(data?.events) : [];
+  const replaced = fresh ? replacedOf(data) : undefined;
   const { steps: kubeletSteps, error: stepsError } = stepsOf(data);
   const steps = withApiSteps(kubeletSteps, data, events, pod);
   const terminating = pod.deletionTimestamp !== undefined || (kubeletSteps?.length ?? 0) > 0;
@@ -189,6 +193,8 @@ export function PodDetail({
           </span>
         )}
       </header>
+
+      {replaced && <ReplacedNotice cluster={cluster} pod={pod} replaced={replaced} />}
 
       <GhostList ghosts={ghosts} title="Processes out of the API's sight" now={now} />
 
@@ -309,8 +315,10 @@ export function PodDetail({
       </div>
 
       <Card title={`Events (${events.length})`}>
-        <EventsTable events={events} empty={data ? 'no events' : 'loading…'} />
+        <EventsTable events={events} empty={fresh ? 'no events' : 'loading…'} />
       </Card>
+
+      {replaced && <ReplacedEvents replaced={replaced} />}
     </div>
   );
 }

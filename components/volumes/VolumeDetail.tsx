@@ -10,6 +10,7 @@ import { podHref } from '../map/NodePanel';
 import type { Attachment, VolumeDetailData } from './api';
 import { useVolumesTRPC } from './api';
 import { NodeBadge, RiskBadge } from './badges';
+import { FenceNoteLine, type FenceNotes, fenceNotesByNode } from './fence';
 import { type DetachHandler, DetachButton, ForceDetachText, LiveAge, WritersCell } from './cells';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -80,6 +81,7 @@ function DetailBody({
   onDetach?: DetachHandler;
 }) {
   const { row } = data;
+  const fences = fenceNotesByNode(data.fences);
   return (
     <>
       <p className="px-3 pb-2 text-sm">{row.explanation}</p>
@@ -94,7 +96,9 @@ function DetailBody({
       <Section title="Attachments">
         {row.attachments.length === 0
           ? none('Not attached to any node.')
-          : row.attachments.map((a) => <AttachmentItem key={a.name} pv={row.pv} a={a} onDetach={onDetach} />)}
+          : row.attachments.map((a) => (
+              <AttachmentItem key={a.name} pv={row.pv} a={a} onDetach={onDetach} fences={fences} />
+            ))}
       </Section>
       <Section title="Used by">
         {row.users.length === 0
@@ -145,7 +149,18 @@ function DetailBody({
   );
 }
 
-function AttachmentItem({ pv, a, onDetach }: { pv: string; a: Attachment; onDetach?: DetachHandler }) {
+function AttachmentItem({
+  pv,
+  a,
+  onDetach,
+  fences,
+}: {
+  pv: string;
+  a: Attachment;
+  onDetach?: DetachHandler;
+  fences: FenceNotes;
+}) {
+  const fence = fences.get(a.node);
   return (
     <div className="mb-2 text-xs">
       <p className="flex flex-wrap items-center gap-2">
@@ -154,6 +169,7 @@ function AttachmentItem({ pv, a, onDetach }: { pv: string; a: Attachment; onDeta
         <span className="font-mono text-dim">{a.name}</span>
       </p>
       {a.stuck && <p className="text-crit">{a.stuck}</p>}
+      {fence && <FenceNoteLine note={fence} />}
       {a.attachError && <p className="text-crit">attach error: {a.attachError}</p>}
       {a.detachError && <p className="text-crit">detach error: {a.detachError}</p>}
       <p>

@@ -6,7 +6,7 @@
 import { useDetachHandler } from '../actions/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { formatAge } from '@/lib/console/ui/format';
+import { durationWords } from '@/lib/guard/waitWords';
 import type { Risk } from '@/lib/volumes/rwoTypes';
 import { useCluster } from '../console/cluster';
 import { FilterChips, SearchBox } from '../lists/controls';
@@ -17,6 +17,7 @@ import type { DetachHandler } from './cells';
 import { useVolumesLive, type VolumesLiveState } from './live';
 import { VolumeDetail } from './VolumeDetail';
 import { VolumesTable } from './VolumesTable';
+import { fenceNotesByNode } from './fence';
 
 /** Only when the server has no volumes feed: how often to re-read instead. */
 const FALLBACK_REFETCH_MS = 5_000;
@@ -62,6 +63,7 @@ export function VolumesPage({ onDetach: given }: { onDetach?: DetachHandler }) {
     return () => window.removeEventListener(CLOSE_EVENT, close);
   }, []);
   const rows = list.data?.rows ?? [];
+  const fences = useMemo(() => fenceNotesByNode(list.data?.fences), [list.data]);
   const shown = useFiltered(rows, risks, query);
   const counts = useMemo(
     () =>
@@ -117,6 +119,7 @@ export function VolumesPage({ onDetach: given }: { onDetach?: DetachHandler }) {
             selected={selected}
             onSelect={(pv) => setSelected((s) => (s === pv ? undefined : pv))}
             onDetach={onDetach}
+            fences={fences}
           />
           {shown.length === 0 && (
             <p role="status" className="p-6 text-center text-sm text-dim">
@@ -141,12 +144,12 @@ function MetaLine({ data, live }: { data: VolumeList; live: VolumesLiveState }) 
   const fd = data.forceDetach;
   return (
     <p className="flex flex-wrap gap-x-5 gap-y-1 border-b border-line bg-panel px-3 py-1 text-xs text-dim">
-      <span>
+      <span data-testid="volumes-force-detach">
         Force detach:{' '}
         <span className="text-fg">
-          {fd.enabled ? `${formatAge(fd.maxWaitMs)} after a pod leaves a NotReady node` : 'disabled'}
+          {fd.enabled ? `${durationWords(fd.maxWaitMs)} after a pod leaves a NotReady node` : 'disabled'}
         </span>{' '}
-        ({fd.source === 'cluster' ? "this cluster's setting" : 'kube-controller-manager default, assumed'})
+        ({fd.source === 'cluster' ? "this cluster's setting" : "kube-controller-manager's default, assumed"})
       </span>
       {data.embedded && (
         <span>

@@ -6,6 +6,7 @@
 import type { KeyboardEvent } from 'react';
 import type { VolumeRow } from './api';
 import { RiskBadge } from './badges';
+import { type FenceNotes, RowFenceNotes } from './fence';
 import {
   AttachedCell,
   type DetachHandler,
@@ -33,8 +34,11 @@ export function VolumesTable({
   selected,
   onSelect,
   onDetach,
+  fences = new Map(),
 }: {
   rows: readonly VolumeRow[];
+  /** the fence on, or coming for, each node (by node name) */
+  fences?: FenceNotes;
   /** show the ground-truth writers column (embedded cluster) */
   truth: boolean;
   selected?: string;
@@ -122,6 +126,7 @@ export function VolumesTable({
               className={`px-2 pb-1.5 text-xs ${r.risk === 'ok' ? 'text-dim' : 'text-fg'}`}
             >
               {r.explanation}
+              <RowFenceNotes row={r} notes={fences} />
             </td>
           </tr>
         </tbody>

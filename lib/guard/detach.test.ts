@@ -69,4 +69,19 @@ describe('judgeDetach', () => {
     const v = judgeDetach(input({ attachment: { ...attachment, deleting: true } }));
     expect(v.notes[0]).toMatch(/already under way/);
   });
+
+  it.each<[string, Partial<DetachInput>, 'type-name' | 'acknowledge' | 'safe']>([
+    ['healthy node, pod gone, unmounted: safe, nothing to type', {}, 'safe'],
+    ['healthy node, pod gone, kubelet still unmounting: acknowledge', { mountedOnNode: true }, 'acknowledge'],
+    ['a pod still uses it: type the name', { podsUsingVolumeOnThatNode: ['shop/db-0'] }, 'type-name'],
+    ['unreachable node: type the name', { node: node({ ready: 'Unknown' }) }, 'type-name'],
+    [
+      'NotReady node still mounted: type the name',
+      { node: node({ ready: 'False' }), mountedOnNode: true },
+      'type-name',
+    ],
+  ])('how a person confirms: %s', (_what, i, want) => {
+    const v = judgeDetach(input(i));
+    expect(v.safe ? 'safe' : (v.confirmation ?? 'type-name')).toBe(want);
+  });
 });

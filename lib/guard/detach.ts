@@ -52,7 +52,13 @@ export function judgeDetach(i: DetachInput): Verdict {
     reasons.push(
       `the kubelet on ${a.nodeName} still reports ${what} in use (mounted): it has not finished unmounting`,
     );
-  if (reasons.length > 0) return unsafe(reasons, [...notes, fence.text]);
+  if (reasons.length > 0) {
+    const v = unsafe(reasons, [...notes, fence.text]);
+    // a healthy node whose pod is gone: only the kubelet's unmount may still be under way, a
+    // risk a person can acknowledge without typing the attachment's 68-character name
+    const onlyUnmounting = i.node.ready === 'True' && i.podsUsingVolumeOnThatNode.length === 0;
+    return onlyUnmounting ? { ...v, confirmation: 'acknowledge' } : v;
+  }
   return safe([
     ...notes,
     `no pod uses ${what} on ${a.nodeName}, the node is Ready and its kubelet reports the volume unmounted: Kubernetes detaches it on its own, deleting the VolumeAttachment only hurries it`,

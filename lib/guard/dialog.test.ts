@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type DialogInput, submissionOf, submitBlocker } from './dialog';
+import { type DialogInput, needsOf, submissionOf, submitBlocker } from './dialog';
+import { safe, unsafe, type Verdict } from './types';
 
 const needs = { name: 'web-0', typedName: true, reason: true };
 const input = (i: Partial<DialogInput>): DialogInput => ({ needs, typed: '', reason: '', ...i });
@@ -15,6 +16,16 @@ describe('submitBlocker', () => {
     ['ready', { typed: 'web-0', reason: 'stuck' }, undefined],
     ['safe: nothing needed', { needs: { ...needs, typedName: false, reason: false } }, undefined],
     ['cancel: a reason only', { needs: { ...needs, typedName: false } }, 'give a reason'],
+    [
+      'acknowledge: not ticked',
+      { needs: { ...needs, typedName: false, reason: false, acknowledge: true } },
+      'tick the box to confirm',
+    ],
+    [
+      'acknowledge: ticked',
+      { needs: { ...needs, typedName: false, reason: false, acknowledge: true }, acknowledged: true },
+      undefined,
+    ],
   ])('%s', (_what, i, want) => {
     expect(submitBlocker(input(i))).toBe(want);
   });
@@ -27,5 +38,47 @@ describe('submissionOf', () => {
       reason: 'stuck',
     });
     expect(submissionOf(input({ needs: { ...needs, typedName: false }, typed: 'x' }))).toEqual({});
+  });
+});
+
+const ack: Verdict = { ...unsafe(['the kubelet still reports it mounted']), confirmation: 'acknowledge' };
+describe('needsOf', () => {
+  it.each<[string, Verdict, string, Parameters<typeof needsOf>[2], object]>([
+    ['safe detach: nothing', safe(), 'normal', 'detachVolume', { typedName: false, reason: false }],
+    ['unsafe: name and reason', unsafe(['x']), 'normal', 'detachVolume', { typedName: true, reason: true }],
+    [
+      'acknowledgeable: one tick',
+      ack,
+      'normal',
+      'detachVolume',
+      { typedName: false, reason: false, acknowledge: true },
+    ],
+    [
+      'acknowledgeable on a protected cluster: name and reason',
+      ack,
+      'protected',
+      'detachVolume',
+      { typedName: true, reason: true },
+    ],
+    [
+      'safe on a protected cluster: the name',
+      safe(),
+      'protected',
+      'forceDeletePod',
+      { typedName: true, reason: false },
+    ],
+    ['cancel fence: a reason', safe(), 'normal', 'cancelFence', { typedName: false, reason: true }],
+  ])('%s', (_what, v, mode, action, want) => {
+    expect(needsOf(v, mode, action, 'csi-0123')).toEqual({ name: 'csi-0123', ...want });
+  });
+
+  it('sends the acknowledgement only when needed and ticked', () => {
+    const n = { name: 'csi-0123', typedName: false, reason: false, acknowledge: true };
+    expect(submissionOf({ needs: n, typed: '', reason: '', acknowledged: true })).toEqual({
+      acknowledged: true,
+    });
+    expect(
+      submissionOf({ needs: { ...n, acknowledge: false }, typed: '', reason: '', acknowledged: true }),
+    ).toEqual({});
   });
 });

@@ -1,11 +1,33 @@
 // The guarded-action dialog's rules, pure so they are table-tested: what still stops the submit
 // button, and what the request then carries. The server checks all of it again (the seam); the
 // dialog only keeps a person from sending what will be refused.
+import type { GuardedAction } from './actions.js';
+import type { Verdict } from './types.js';
+
 export interface DialogNeeds {
   /** the name to type */
   name: string;
   typedName: boolean;
   reason: boolean;
+  /** a risk the guard lets a person acknowledge with one checkbox instead of typing */
+  acknowledge?: boolean;
+}
+
+/**
+ * What the person must give: the target's name and a reason to override an unsafe verdict (or
+ * the name alone on a protected cluster); one acknowledgement when the guard says the risk is a
+ * low-stakes one (a healthy node's kubelet still unmounting); a reason to cancel a fence.
+ */
+export function needsOf(v: Verdict, mode: string, action: GuardedAction, name: string): DialogNeeds {
+  const unsafe = !v.safe;
+  const acknowledge = unsafe && v.confirmation === 'acknowledge' && mode !== 'protected';
+  return {
+    name,
+    typedName: (unsafe && !acknowledge) || mode === 'protected',
+    // cancelling a fence or pausing a policy stops Palisade's own safety loop: say why
+    reason: (unsafe && !acknowledge) || action === 'cancelFence' || action === 'pauseFencePolicy',
+    ...(acknowledge ? { acknowledge } : {}),
+  };
 }
 
 export interface DialogInput {
@@ -14,6 +36,8 @@ export interface DialogInput {
   refusal?: string;
   typed: string;
   reason: string;
+  /** the acknowledgement box is ticked */
+  acknowledged?: boolean;
 }
 
 /** Why the action cannot be sent yet, or undefined when it can. */
@@ -22,13 +46,15 @@ export function submitBlocker(i: DialogInput): string | undefined {
   if (i.needs.typedName && i.typed !== i.needs.name)
     return i.typed ? `"${i.typed}" does not match "${i.needs.name}"` : `type "${i.needs.name}" to confirm`;
   if (i.needs.reason && !i.reason.trim()) return 'give a reason';
+  if (i.needs.acknowledge && !i.acknowledged) return 'tick the box to confirm';
   return undefined;
 }
 
 /** The submission's confirmation fields: only what the action needs, the reason trimmed. */
-export function submissionOf(i: DialogInput): { confirm?: string; reason?: string } {
+export function submissionOf(i: DialogInput): { confirm?: string; reason?: string; acknowledged?: boolean } {
   return {
     ...(i.needs.typedName ? { confirm: i.typed } : {}),
     ...(i.reason.trim() ? { reason: i.reason.trim() } : {}),
+    ...(i.needs.acknowledge && i.acknowledged ? { acknowledged: true } : {}),
   };
 }

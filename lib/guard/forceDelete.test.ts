@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Phase } from '../fencing/types';
 import { type ForceDeleteInput, judgeForceDelete, type PodFacts } from './forceDelete';
-import { type FenceFacts, KUBECTL_FORCE_DELETE_WARNING, type NodeFacts } from './types';
+import {
+  type FenceFacts,
+  type ForceDetachFacts,
+  KUBECTL_FORCE_DELETE_WARNING,
+  type NodeFacts,
+} from './types';
 
 const pod = (p: Partial<PodFacts> = {}): PodFacts => ({
   namespace: 'shop',
@@ -137,5 +142,83 @@ describe('judgeForceDelete', () => {
   it('on a fenced node, says the StatefulSet replacement comes at once', () => {
     const v = judgeForceDelete({ pod: pod(), node: node(), nodeFence: fence('Fenced') });
     expect(v.notes.join('\n')).toMatch(/StatefulSet db will create the replacement at once/);
+  });
+
+  const pending = { code: 'fence-pending', node: 'a1-2', policy: 'demo', fenceAt: 1_000 } as const;
+  it.each<[string, Partial<ForceDeleteInput>, string | undefined, RegExp | undefined]>([
+    ['a fence is coming: the verdict says wait', { outlook: pending }, 'fence-pending', undefined],
+    [
+      'a fence under way: wait',
+      {
+        nodeFence: fence('Fencing'),
+        outlook: { code: 'fence-in-progress', node: 'a1-2', fence: 'a1-2', policy: 'demo', phase: 'Fencing' },
+      },
+      'fence-in-progress',
+      undefined,
+    ],
+    [
+      'awaiting approval: wait (and approve)',
+      { outlook: { code: 'fence-awaiting-approval', node: 'a1-2', fence: 'a1-2', policy: 'm' } },
+      'fence-awaiting-approval',
+      undefined,
+    ],
+    [
+      'a paused policy: no wait, a note',
+      { outlook: { code: 'fence-paused', node: 'a1-2', policy: 'demo' } },
+      undefined,
+      /FencePolicy demo is paused/,
+    ],
+    [
+      'no policy: no wait, a note',
+      { outlook: { code: 'no-fence-coming', node: 'a1-2', why: 'no-policy' } },
+      undefined,
+      /no FencePolicy covers a1-2/,
+    ],
+    [
+      'held by the budget: no wait, a note',
+      { outlook: { code: 'fence-held', node: 'a1-2', policy: 'demo', why: '3 of 6 unhealthy' } },
+      undefined,
+      /the fencing budget holds FencePolicy demo's fence of a1-2 \(3 of 6 unhealthy\)/,
+    ],
+    [
+      'an outlook about another node is ignored',
+      { outlook: { ...pending, node: 'b1-1' } },
+      undefined,
+      undefined,
+    ],
+  ])('%s', (_what, extra, wait, note) => {
+    const v = judgeForceDelete({ pod: pod(), node: node(), ...extra });
+    expect(v.safe).toBe(false);
+    if (v.safe) return;
+    expect(v.wait?.code).toBe(wait);
+    if (note) expect(v.notes.join('\n')).toMatch(note);
+  });
+
+  it('a fenced node needs no wait, whatever the outlook', () => {
+    const v = judgeForceDelete({ pod: pod(), node: node(), nodeFence: fence('Fenced'), outlook: pending });
+    expect(v.safe).toBe(true);
+  });
+
+  it.each<[string, ForceDetachFacts | undefined, RegExp]>([
+    [
+      'the cluster says 30 s',
+      { enabled: true, maxWaitMs: 30_000, source: 'cluster' },
+      /force-detached after 30 s on an unreachable node: this cluster's setting/,
+    ],
+    [
+      'nothing known: the default, assumed',
+      undefined,
+      /force-detached after 6 min on an unreachable node: kube-controller-manager's default, assumed/,
+    ],
+    [
+      'disabled',
+      { enabled: false, maxWaitMs: 30_000, source: 'cluster' },
+      /force detach is disabled on this cluster/,
+    ],
+  ])('the RWO reason names the force-detach time: %s', (_what, forceDetach, text) => {
+    const v = judgeForceDelete({ pod: pod(), node: node(), forceDetach });
+    expect(v.safe ? [] : v.reasons.filter((r) => /ReadWriteOnce/.test(r))).toEqual([
+      expect.stringMatching(text),
+    ]);
   });
 });

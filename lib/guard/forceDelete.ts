@@ -2,11 +2,15 @@
 // without waiting for the kubelet to confirm its containers stopped (seed 000). It is safe only
 // when nothing can still be running: the pod was never scheduled, its containers have exited,
 // its node is fenced, or the Node object is gone (Kubernetes' own signal of a permanent
-// partition: PodGC force-deletes such pods itself). Otherwise the reasons say what can go wrong.
+// partition: PodGC force-deletes such pods itself). Otherwise the reasons say what can go wrong,
+// and when a fence is coming for the node the verdict carries it as the safe path: wait.
 import { OUT_OF_SERVICE_TAINT } from '../fencing/types.js';
+import { type FenceOutlook, isWait, outlookNote } from './fenceOutlook.js';
+import { durationWords } from './waitWords.js';
 import { fenceState } from './fenced.js';
 import {
   type FenceFacts,
+  type ForceDetachFacts,
   KUBECTL_FORCE_DELETE_WARNING,
   type NodeFacts,
   readyWords,
@@ -34,11 +38,22 @@ export interface ForceDeleteInput {
   /** the pod's node; undefined when the Node object does not exist (or the pod is unscheduled) */
   node?: NodeFacts;
   nodeFence?: FenceFacts;
+  /** whether a fence is coming for the node (FencePolicies, the fence's phase) */
+  outlook?: FenceOutlook;
+  /** the cluster's force-detach setting, the one the Volumes page shows */
+  forceDetach?: ForceDetachFacts;
 }
+
+/** kube-controller-manager's maxWaitForUnmountDuration, when nothing better is known. */
+export const DEFAULT_FORCE_DETACH: ForceDetachFacts = {
+  enabled: true,
+  maxWaitMs: 6 * 60_000,
+  source: 'assumed',
+};
 
 const WARNINGS = [KUBECTL_FORCE_DELETE_WARNING];
 
-export function judgeForceDelete({ pod, node, nodeFence }: ForceDeleteInput): Verdict {
+export function judgeForceDelete({ pod, node, nodeFence, outlook, forceDetach }: ForceDeleteInput): Verdict {
   const notes = terminatingNote(pod);
   if (!pod.nodeName)
     return safe(
@@ -50,10 +65,25 @@ export function judgeForceDelete({ pod, node, nodeFence }: ForceDeleteInput): Ve
   if (!node) return safe([...notes, nodeGoneNote(pod.nodeName)], WARNINGS);
   const fence = fenceState(node, pod.nodeName, nodeFence);
   if (fence.fenced) return safe([...notes, fence.text, ...replacementNote(pod)], WARNINGS);
-  return unsafe(unsafeReasons(pod, node), [...notes, fence.text, ...outOfServiceNote(node)], WARNINGS);
+  const coming = outlook && outlookNote(outlook);
+  const v = unsafe(
+    unsafeReasons(pod, node, forceDetach ?? DEFAULT_FORCE_DETACH),
+    [...notes, fence.text, ...(coming ? [coming] : []), ...outOfServiceNote(node)],
+    WARNINGS,
+  );
+  return isWait(outlook) && outlook.node === pod.nodeName ? { ...v, wait: outlook } : v;
 }
 
-function unsafeReasons(pod: PodFacts, node: NodeFacts): string[] {
+/** "force-detached after 30 s on an unreachable node (this cluster's setting)" */
+export function forceDetachWords(fd: ForceDetachFacts): string {
+  if (!fd.enabled)
+    return `force detach is disabled on this cluster${fd.source === 'assumed' ? ' (assumed)' : ''}`;
+  const where =
+    fd.source === 'cluster' ? "this cluster's setting" : "kube-controller-manager's default, assumed";
+  return `force-detached after ${durationWords(fd.maxWaitMs)} on an unreachable node: ${where}`;
+}
+
+function unsafeReasons(pod: PodFacts, node: NodeFacts, fd: ForceDetachFacts): string[] {
   const reasons = [
     node.ready === 'True'
       ? `node ${node.name} is not fenced: the pod leaves the API at once, but its containers stop only when the kubelet gets to them, and run on until then`
@@ -65,7 +95,7 @@ function unsafeReasons(pod: PodFacts, node: NodeFacts): string[] {
     );
   for (const v of pod.attachedRwo)
     reasons.push(
-      `ReadWriteOnce volume ${v.pv} (claim ${v.claim}) is still attached to ${node.name}: once the pod is gone it can be detached (force-detached after 6 minutes on an unreachable node) and attached to a replacement elsewhere while the old copy still writes to it`,
+      `ReadWriteOnce volume ${v.pv} (claim ${v.claim}) is still attached to ${node.name}: once the pod is gone it can be detached (${forceDetachWords(fd)}) and attached to a replacement elsewhere while the old copy still writes to it`,
     );
   return reasons;
 }

@@ -5,6 +5,8 @@ export * from './detach.js';
 export * from './dialog.js';
 export * from './fence.js';
 export * from './fenced.js';
+export * from './fenceOutlook.js';
+export * from './waitWords.js';
 export * from './forceDelete.js';
 export * from './outOfService.js';
 export * from './types.js';

@@ -4,6 +4,7 @@
 // read, and override by typing the object's name and a reason — unless the action makes no
 // sense at all in this state (overridable: false), which no confirmation can change.
 import type { Phase } from '../fencing/types.js';
+import type { WaitOutlook } from './fenceOutlook.js';
 
 /** kubectl's own warning for `kubectl delete --force --grace-period=0`, verbatim. */
 export const KUBECTL_FORCE_DELETE_WARNING =
@@ -19,7 +20,16 @@ export type Verdict =
       warnings: string[];
       /** false: refused whatever is typed (e.g. cancelling a fence whose agent has run) */
       overridable: boolean;
+      /** the safe path instead of overriding: a fence is coming for the node, wait for it */
+      wait?: WaitOutlook;
+      /**
+       * how a person overrides: by typing the target's name and a reason (the default), or, for a
+       * known low-stakes risk, by acknowledging it (one checkbox)
+       */
+      confirmation?: Confirmation;
     };
+
+export type Confirmation = 'type-name' | 'acknowledge';
 
 export type ReadyStatus = 'True' | 'False' | 'Unknown';
 
@@ -52,8 +62,18 @@ export function safe(notes: string[] = [], warnings: string[] = []): Verdict {
   return { safe: true, notes, warnings };
 }
 
-export function unsafe(reasons: string[], notes: string[] = [], warnings: string[] = []): Verdict {
+export type UnsafeVerdict = Extract<Verdict, { safe: false }>;
+
+export function unsafe(reasons: string[], notes: string[] = [], warnings: string[] = []): UnsafeVerdict {
   return { safe: false, reasons, notes, warnings, overridable: true };
+}
+
+/** What a force detach of an unreachable node's volume does on this cluster, for the reasons. */
+export interface ForceDetachFacts {
+  enabled: boolean;
+  maxWaitMs: number;
+  /** 'cluster': the cluster's own setting; 'assumed': kube-controller-manager's default */
+  source: 'cluster' | 'assumed';
 }
 
 /** An action that makes no sense now: no confirmation overrides it. */

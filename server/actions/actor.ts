@@ -38,6 +38,8 @@ export interface ActionApis {
   core: k8s.CoreV1Api;
   storage: k8s.StorageV1Api;
   custom: k8s.CustomObjectsApi;
+  /** node Leases, for whether a fence is coming (server/actions/outlook.ts) */
+  coordination: k8s.CoordinationV1Api;
 }
 
 const cache = new WeakMap<ClusterConnection, Map<string, ActionApis>>();
@@ -53,6 +55,7 @@ export function apisFor(conn: ClusterConnection, actor: Actor): ActionApis {
       core: makeClientAs(kc, actor.credential, k8s.CoreV1Api),
       storage: makeClientAs(kc, actor.credential, k8s.StorageV1Api),
       custom: makeClientAs(kc, actor.credential, k8s.CustomObjectsApi),
+      coordination: makeClientAs(kc, actor.credential, k8s.CoordinationV1Api),
     };
     byActor.set(key, apis);
   }

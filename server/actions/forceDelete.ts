@@ -1,14 +1,23 @@
 // Force delete a pod: DELETE with gracePeriodSeconds 0 and preconditions {uid, resourceVersion},
 // everything in the DeleteOptions body (kube-apiserver reads query parameters only when there is
 // no body). The guard decides on the pod, its node, the node's fence and the RWO attachments,
-// all read live.
+// all read live — and whether a fence is coming for the node (the safe path: wait for it).
 import { judgeForceDelete } from '../../lib/guard/forceDelete.js';
+import type { ForceDetachFacts } from '../../lib/guard/types.js';
 import type { ActionApis } from './actor.js';
 import { ActionError, orMissing } from './errors.js';
 import { deletionOutcome, type Loaded, nodeSummary } from './kind.js';
 import { attachedRwo, fenceOfNode, nodeFacts, readNode } from './live.js';
+import { readOutlook } from './outlook.js';
 
-export async function loadForceDelete(apis: ActionApis, namespace: string, name: string): Promise<Loaded> {
+export async function loadForceDelete(
+  apis: ActionApis,
+  namespace: string,
+  name: string,
+  forceDetach: ForceDetachFacts,
+  /** why the fencing budget holds a node's fence, by node (the fencing controller's held list) */
+  heldByBudget: (node: string) => string | undefined = () => undefined,
+): Promise<Loaded> {
   const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
   if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
   const nodeName = pod.spec?.nodeName;
@@ -17,6 +26,7 @@ export async function loadForceDelete(apis: ActionApis, namespace: string, name:
     nodeName ? fenceOfNode(apis, nodeName) : undefined,
     attachedRwo(apis, pod),
   ]);
+  const outlook = node && nodeName ? await readOutlook(apis, node, heldByBudget(nodeName)) : undefined;
   const owner = pod.metadata?.ownerReferences?.find((r) => r.controller);
   const uid = pod.metadata!.uid!;
   const verdict = judgeForceDelete({
@@ -32,6 +42,8 @@ export async function loadForceDelete(apis: ActionApis, namespace: string, name:
     },
     node: node && nodeFacts(node),
     nodeFence: fence,
+    outlook,
+    forceDetach,
   });
   const on = nodeName ? ` on node ${nodeName}` : '';
   return {

@@ -15,6 +15,8 @@ import { judgeAction } from '../../lib/console/actionGuard.js';
 import { COUNTDOWN_SECONDS, GUARDED_ACTIONS, type GuardedAction } from '../../lib/guard/actions.js';
 import type { Verdict } from '../../lib/guard/types.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import { forceDetachOf } from '../kube/forceDetach.js';
+import { type DialogNeeds, needsOf } from '../../lib/guard/dialog.js';
 import { type Actor, type ActionApis, apisFor } from './actor.js';
 import { loadDetach } from './detach.js';
 import { ActionError, fromApi } from './errors.js';
@@ -33,6 +35,8 @@ export interface ActionContext {
   actor: Actor;
   /** asks the cluster whether the actor may do this (SelfSubjectAccessReview) */
   authorize(a: AccessAttributes): Promise<AccessDecision>;
+  /** why the fencing budget holds a node's fence, if it does (the dialog then says no fence comes) */
+  heldByBudget?(node: string): string | undefined;
 }
 
 /** The first thing RBAC does not allow the actor: the write's own verbs, then override if unsafe. */
@@ -49,14 +53,18 @@ export interface Submission {
   reason?: string;
   /** server-side dry run only: nothing changes and nothing is recorded */
   dryRun?: boolean;
+  /** the person ticked the acknowledgement (a risk the guard lets them acknowledge, see needsOf) */
+  acknowledged?: boolean;
   /** the object as the person reviewed it (from preview): a different one is a CONFLICT */
   expect?: { uid?: string; resourceVersion?: string };
 }
 
-function loader(apis: ActionApis, r: ActionRequest): Promise<Loaded> {
+function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise<Loaded> {
   switch (r.action) {
     case 'forceDeletePod':
-      return loadForceDelete(apis, r.namespace, r.name);
+      return loadForceDelete(apis, r.namespace, r.name, forceDetachOf(ctx.conn), (n) =>
+        ctx.heldByBudget?.(n),
+      );
     case 'detachVolume':
       return loadDetach(apis, r.attachment);
     case 'removeOutOfServiceTaint':
@@ -74,7 +82,7 @@ function loader(apis: ActionApis, r: ActionRequest): Promise<Loaded> {
 
 async function loadLive(ctx: ActionContext, r: ActionRequest): Promise<Loaded> {
   try {
-    return await loader(apisFor(ctx.conn, ctx.actor), r);
+    return await loader(ctx, apisFor(ctx.conn, ctx.actor), r);
   } catch (e) {
     throw fromApi(e, `reading ${targetName(r)}`);
   }
@@ -93,7 +101,7 @@ export interface Preview {
   verdict: Verdict;
   will: string[];
   node?: NodeSummary;
-  needs: { name: string; typedName: boolean; reason: boolean };
+  needs: DialogNeeds;
   /** set when the action will be refused whatever is typed */
   refusal?: string;
   /** set when the refusal is RBAC's: the person may not do this (the UI shows it disabled) */
@@ -125,11 +133,7 @@ export async function preview(ctx: ActionContext, r: ActionRequest): Promise<Pre
     verdict: v,
     will: loaded.will,
     node: loaded.node,
-    needs: {
-      name: targetName(r),
-      typedName: !v.safe || mode === 'protected',
-      reason: !v.safe || r.action === 'cancelFence' || r.action === 'pauseFencePolicy',
-    },
+    needs: needsOf(v, mode, r.action, targetName(r)),
     refusal,
     ...(rbac && refusal === rbac ? { forbidden: true } : {}),
     dryRun: refusal
@@ -208,7 +212,7 @@ async function performUnlogged(ctx: ActionContext, r: ActionRequest & Submission
       `${t.kind} ${name} changed since you looked: it was deleted and created again (uid ${t.uid}); review and try again`,
     );
   const why = (r.reason ?? '').trim();
-  const overridden = refuseUnlessConfirmed(loaded, name, r, why);
+  const overridden = refuseUnlessConfirmed(loaded, name, r, why, modeOf(ctx.conn));
   const denied = await forbidden(ctx, r, !loaded.verdict.safe);
   if (denied) throw new ActionError('FORBIDDEN', denied);
   const dryRun = r.dryRun === true;
@@ -240,7 +244,13 @@ function refuseByMode(conn: ClusterConnection, name: string, s: Submission) {
 }
 
 /** Throws unless the action is safe, or unsafe and confirmed; answers whether it was overridden. */
-function refuseUnlessConfirmed(loaded: Loaded, name: string, s: Submission, why: string): boolean {
+function refuseUnlessConfirmed(
+  loaded: Loaded,
+  name: string,
+  s: Submission,
+  why: string,
+  mode: string,
+): boolean {
   const v = loaded.verdict;
   if (v.safe) return false;
   const label = GUARDED_ACTIONS[loaded.action].label;
@@ -248,6 +258,14 @@ function refuseUnlessConfirmed(loaded: Loaded, name: string, s: Submission, why:
     throw new ActionError('PRECONDITION_FAILED', `${label} ${name} refused: ${v.reasons.join('; ')}`);
   if (s.dryRun) return true;
   const listed = v.reasons.map((x, i) => `(${i + 1}) ${x}`).join('; ');
+  // a risk the guard lets a person acknowledge: the tick is enough (typing still works too)
+  if (needsOf(v, mode, loaded.action, name).acknowledge) {
+    if (s.acknowledged === true || (s.confirm === name && why)) return true;
+    throw new ActionError(
+      'PRECONDITION_FAILED',
+      `${label} ${name} is unsafe: ${listed}. To do it anyway, acknowledge the risk (acknowledged: true).`,
+    );
+  }
   const missing = [
     ...(s.confirm === undefined || s.confirm === ''
       ? [`type "${name}" to confirm`]

@@ -95,3 +95,23 @@ describe('ClusterCache departed pods with claims', () => {
     expect(c.departedClaimPods().map((d) => d.view.uid)).toEqual(['a', 'b']);
   });
 });
+
+describe('ClusterCache replaced pods', () => {
+  it('remembers the pod a same-name pod replaced, deleted first or swapped in a relist', () => {
+    const c = new ClusterCache();
+    c.setPod(pod({ uid: 'u1', node: 'a2-1', state: 'Ready' }));
+    expect(c.replacedPod('shop', 'web-0')).toBeUndefined();
+    c.setPod(pod({ uid: 'u1', node: 'a2-1', state: 'Terminating' }));
+    expect(c.replacedPod('shop', 'web-0')).toBeUndefined();
+    const before = Date.now();
+    c.deletePod(pod({ uid: 'u1' }));
+    c.setPod(pod({ uid: 'u2', node: 'b1-1', state: 'Pending' }));
+    const r = c.replacedPod('shop', 'web-0');
+    expect(r?.view.uid).toBe('u1');
+    expect(r?.view.node).toBe('a2-1');
+    expect(r?.at).toBeGreaterThanOrEqual(before);
+    // a relist that swaps the object without a delete
+    c.setPod(pod({ uid: 'u3', node: 'c1-1' }));
+    expect(c.replacedPod('shop', 'web-0')?.view.uid).toBe('u2');
+  });
+});

@@ -52,6 +52,8 @@ export class ClusterCache {
   private readonly tombstones = new Map<string, { view: PodView; at: number }>();
   /** deleted pods with claims, by uid (see departedClaimPods) */
   private readonly departures = new Map<string, { view: PodView; at: number }>();
+  /** the pod a same-name pod replaced (a StatefulSet's after a force delete), by key */
+  private readonly predecessors = new Map<string, { view: PodView; at: number }>();
   /** pod key by uid: the ground truth names processes by pod uid */
   private readonly keyByUid = new Map<string, string>();
   private readonly listeners: ChangeListener[] = [];
@@ -108,6 +110,7 @@ export class ClusterCache {
     const key = podKey(incoming);
     const old = this.pods.get(key);
     const view = keepGracefulDeletion(incoming, old);
+    this.rememberReplaced(key, view, old);
     if (old) this.unindex(key, old);
     this.pods.set(key, view);
     this.podsByNode.add(view.node, key);
@@ -133,6 +136,23 @@ export class ClusterCache {
         this.departures.delete(this.departures.keys().next().value!);
     }
     this.emit('pods', key, undefined);
+  }
+
+  /** A new uid under a known name: keep the pod it replaced (seen deleted, or swapped in a relist). */
+  private rememberReplaced(key: string, view: PodView, old: PodView | undefined) {
+    const before = old ? { view: old, at: Date.now() } : this.tombstones.get(key);
+    if (!before || before.view.uid === view.uid) return;
+    this.predecessors.delete(key);
+    this.predecessors.set(key, before);
+    if (this.predecessors.size > this.maxTombstones)
+      this.predecessors.delete(this.predecessors.keys().next().value!);
+  }
+
+  /** The pod the current one of this name replaced, and when the console saw it go. */
+  replacedPod(namespace: string, name: string): { view: PodView; at: number } | undefined {
+    const r = this.predecessors.get(`${namespace}/${name}`);
+    const now = this.pods.get(`${namespace}/${name}`) ?? this.tombstones.get(`${namespace}/${name}`)?.view;
+    return r && now && r.view.uid !== now.uid ? r : undefined;
   }
 
   private unindex(key: string, old: PodView) {

@@ -33,6 +33,7 @@ const submission = {
   confirm: z.string().max(253, 'confirmation is longer than 253 characters').optional(),
   reason: reasonText.optional(),
   dryRun: z.boolean().optional(),
+  acknowledged: z.boolean().optional(),
   expect: z
     .object({ uid: z.string().max(128).optional(), resourceVersion: z.string().max(64).optional() })
     .optional(),
@@ -125,6 +126,11 @@ function seam(ctx: SignedInContext, clusterId: string) {
     conn,
     actor: actorOf(ctx.identity, conn.id),
     authorize: (a: Parameters<typeof may>[2]) => may(ctx, conn.id, a),
+    heldByBudget: (node: string) =>
+      ctx.fencing?.controllers
+        .get(conn.id)
+        ?.held()
+        .find((h) => h.node === node && h.reason === 'budget')?.why,
   };
 }
 

@@ -8,6 +8,7 @@ import { type PodDetail, podDetail, podView } from '../../lib/console/views.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { terminationSteps, type TerminationStep } from '../kube/infra.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { splitEvents } from '../../lib/console/replaced.js';
 
 async function readLive(conn: ClusterConnection, namespace: string, name: string) {
   try {
@@ -46,6 +47,10 @@ export async function podDetails(conn: ClusterConnection, namespace: string, nam
     : (cached ?? conn.cache.deletedPod(namespace, name));
   if (!pod) throw new TRPCError({ code: 'NOT_FOUND', message: `pod "${namespace}/${name}" not found` });
   const detail: PodDetail | undefined = live.pod ? podDetail(live.pod) : undefined;
+  // a pod of the same name before this one (a StatefulSet's replacement): its own events apart
+  const before = conn.cache.replacedPod(namespace, name);
+  const previous = before && before.view.uid !== pod.uid ? before : undefined;
+  const events = splitEvents(conn.cache.eventsFor('Pod', namespace, name), pod, previous?.view);
   return {
     pod,
     deleted: !live.pod && !live.error && !cached,
@@ -54,7 +59,18 @@ export async function podDetails(conn: ClusterConnection, namespace: string, nam
     containerStatuses: detail?.containerStatuses ?? [],
     volumes: detail?.volumes ?? [],
     claims: claimsWithVolumes(conn, pod),
-    events: conn.cache.eventsFor('Pod', namespace, name, pod.uid),
+    events: events.current,
+    ...(previous
+      ? {
+          replaced: {
+            uid: previous.view.uid,
+            node: previous.view.node,
+            createdAt: previous.view.createdAt,
+            until: previous.at,
+            events: events.previous,
+          },
+        }
+      : {}),
     termination: await termination(conn, pod.uid),
     /** when the pod left its Services' endpoints, as the console observed it */
     endpoints: conn.endpoints.changesFor(pod.uid),

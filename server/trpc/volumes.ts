@@ -9,6 +9,11 @@ import { buildRwoRows, writerCandidateNodes } from '../../lib/volumes/rwoView.js
 import type { DepartedPod, ForceDetachSettings, RwoInput, RwoRow } from '../../lib/volumes/rwoTypes.js';
 import type { ClusterConnection, ClusterSpec } from '../kube/connection.js';
 import { isFenced } from '../../lib/fencing/view.js';
+import { TERMINAL_PHASES } from '../../lib/fencing/types.js';
+import { fenceOutlook, isWait, policyFactsOf } from '../../lib/guard/fenceOutlook.js';
+import type { NodeFenceNote } from '../../lib/volumes/fenceNote.js';
+import { withLease } from '../fencing/facts.js';
+import { leaseOf } from '../fencing/world.js';
 import {
   allow,
   type Context,
@@ -19,21 +24,11 @@ import {
   router,
 } from './trpc.js';
 import { readVolumeTruth } from './volumesTruth.js';
+import { forceDetachOf, KUBE_FORCE_DETACH } from '../kube/forceDetach.js';
 
-/** kube-controller-manager's: maxWaitForUnmountDuration is fixed at 6 minutes, force detach on. */
-export const KUBE_FORCE_DETACH: ForceDetachSettings = { enabled: true, maxWaitMs: 6 * 60_000 };
-
-/**
- * What a cluster's spec may say about its force detach (the embedded cluster scales the wait,
- * a real one may run with --disable-force-detach-on-timeout). Not yet part of ClusterSpec:
- * until it is, Kubernetes' defaults are assumed and the answer says so.
- */
+/** What a cluster's spec says about its force detach (see server/kube/forceDetach.ts). */
 export type VolumeClusterSpec = ClusterSpec & { forceDetach?: ForceDetachSettings };
-
-export function forceDetachOf(conn: ClusterConnection) {
-  const own = (conn.spec as VolumeClusterSpec).forceDetach;
-  return own ? { ...own, source: 'cluster' as const } : { ...KUBE_FORCE_DETACH, source: 'assumed' as const };
-}
+export { forceDetachOf, KUBE_FORCE_DETACH };
 
 const VOLUME_KINDS = ['persistentvolumes', 'persistentvolumeclaims', 'volumeattachments', 'pods', 'events'];
 
@@ -86,6 +81,56 @@ function fencedNodesOf(ctx: Pick<Context, 'fencing'>, conn: ClusterConnection): 
   );
 }
 
+/**
+ * The fence on, or coming for, each node the volumes are attached to — so a stuck volume's row
+ * says "fence in progress on a2-1" and the commander waits for it rather than detaching.
+ */
+function fenceNotesOf(
+  ctx: Pick<Context, 'fencing'>,
+  conn: ClusterConnection,
+  rows: readonly RwoRow[],
+): NodeFenceNote[] {
+  const inf = ctx.fencing?.controllers.get(conn.id)?.informers;
+  if (!inf) return [];
+  const policies = [...inf.policies.values()].flatMap((p) =>
+    p.value ? [policyFactsOf(p.name, p.value.spec)] : [],
+  );
+  const nodes = new Set(rows.flatMap((r) => r.attachments.map((a) => a.node)));
+  const held = new Map(
+    (ctx.fencing?.controllers.get(conn.id)?.held() ?? [])
+      .filter((h) => h.reason === 'budget')
+      .map((h) => [h.node, h.why]),
+  );
+  const now = Date.now();
+  return [...nodes].flatMap((node): NodeFenceNote[] => {
+    const facts = inf.nodes.get(node);
+    const f = inf.fences.get(node)?.value;
+    const live = f && !TERMINAL_PHASES.has(f.status.phase) ? f : undefined;
+    const fenceAt = (live?.status as { fenceAt?: string | null } | undefined)?.fenceAt;
+    const outlook =
+      facts &&
+      fenceOutlook({
+        node: withLease(facts, leaseOf(inf, node)),
+        fence: live && {
+          name: live.metadata.name,
+          nodeName: live.spec.nodeName,
+          policy: live.spec.policy,
+          phase: live.status.phase,
+          ...(fenceAt ? { fenceAt: Date.parse(fenceAt) } : {}),
+        },
+        policies,
+        now,
+        heldByBudget: held.get(node),
+      });
+    const coming =
+      outlook && (isWait(outlook) || outlook.code === 'fence-paused' || outlook.code === 'fence-held')
+        ? outlook
+        : undefined;
+    if (!live && !coming) return [];
+    return [{ node, ...(live ? { phase: live.status.phase } : {}), ...(coming ? { outlook: coming } : {}) }];
+  });
+}
+
 /** Whether the writers come from a ground truth, and why not when they cannot. */
 type TruthState = { available: boolean; error?: string };
 
@@ -105,15 +150,17 @@ export async function rowsOf(ctx: Pick<Context, 'fencing'>, conn: ClusterConnect
   const now = Date.now();
   const { input, truth } = await withTruth(conn, inputOf(conn, now, fencedNodesOf(ctx, conn), pvName));
   const health = conn.health();
+  const rows = buildRwoRows(input);
   return {
     cluster: conn.id,
     now,
     embedded: health.embedded,
     /** the informers this view reads have all listed at least once */
     synced: health.informers.filter((i) => VOLUME_KINDS.includes(i.kind)).every((i) => i.synced),
-    forceDetach: input.forceDetach as ReturnType<typeof forceDetachOf>,
+    forceDetach: forceDetachOf(conn),
     truth,
-    rows: buildRwoRows(input),
+    rows,
+    fences: fenceNotesOf(ctx, conn, rows),
     departed: input.departed ?? [],
   };
 }
