@@ -1,0 +1,266 @@
+// Demo flow "zone-outage": zone-b of the demo cluster loses power. Its four nodes go Unknown at
+// once; the demo FencePolicy (here with `maxUnhealthy: 2`, as a site that fears a partition on
+// the control plane's side more than dead nodes would set it) holds every fence: four nodes
+// unhealthy are more than its budget. The incident commander opens the incident view from the
+// map: what is broken, what is at risk (orders-db and queue pods stuck on the dark nodes), what
+// is being done (nothing: the budget holds the fences, and says why) and what is safe next.
+// Power comes back to rack b1; the two nodes still dark are within the budget now, and each
+// fence is announced — "fenced automatically in N s unless cancelled" — for its warning window
+// before the agent runs. The fences release the nodes, the StatefulSets' pods start elsewhere,
+// and the incident view names the next human step: power on or repair the nodes still off.
+// Then the console is restarted on the same state directory and the timeline still tells the
+// whole story: the history store outlives the console (and the cluster's one-hour Events).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { expect, type Page, test } from '@playwright/test';
+import { demoToken } from '../e2e/signin.js';
+import { FENCE_PLURAL, GROUP, parseNodeFence, POLICY_PLURAL, VERSION } from '../lib/fencing/types.js';
+import { type EmbeddedCluster, startEmbeddedCluster } from '../sim/cluster.js';
+import { ipmiAvailable } from '../sim/infra/ipmi/bmcs.js';
+import { freePort } from '../sim/real/ports.js';
+import { loadScenario } from '../sim/scenario/load.js';
+import { DEMO_POLICY } from '../sim/fencing/demoPolicy.js';
+import { demoPaths } from './paths.js';
+
+const paths = demoPaths('zone-outage');
+const ROOT = resolve(import.meta.dirname, '..');
+const ZONE = 'zone-b';
+/** the rack whose power comes back first */
+const RESTORED_RACK = 'b1';
+const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const shot = (page: Page, file: string) =>
+  page.screenshot({ path: resolve(paths.results, file), fullPage: true });
+
+interface Console {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The console as its own process on the demo's state directory (where its history store is). */
+async function startConsole(port: number): Promise<Console> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'server/main.ts',
+      '--port',
+      String(port),
+      '--kubeconfig',
+      paths.kubeconfig,
+      '--state-dir',
+      paths.stateDir,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+  );
+  let out = '';
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`the console did not start:\n${out}`)), 120_000);
+    const read = (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/Palisade console: (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]);
+      }
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+    void exited.then(() => fail(new Error(`the console exited at start:\n${out}`)));
+  });
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+let cluster: EmbeddedCluster | undefined;
+let palisade: Console | undefined;
+
+test.afterAll(async () => {
+  await palisade?.stop();
+  await cluster?.stop();
+});
+
+async function signIn(page: Page, url: string) {
+  const r = await page.request.post(`${url}/auth/token`, {
+    data: { token: demoToken(paths.stateDirAbs, 'admin') },
+    headers: { origin: url },
+  });
+  expect(r.ok()).toBe(true);
+}
+
+/** Simulate a fault on a node from its panel on the map, as a person would. */
+async function nodeFault(page: Page, node: string, label: 'power off' | 'power on') {
+  await page.getByTestId(`node-tile-${node}`).click();
+  const sim = page.getByRole('region', { name: 'Embedded cluster (simulation)' });
+  await sim.getByRole('button', { name: `Simulate ${label} on ${node}` }).click();
+  await expect(sim.getByRole('status')).toHaveText(`${label.replace(' ', '-')}: done`);
+  await page.keyboard.press('Escape');
+}
+
+test('zone-outage: a zone loses power; the incident view shows what is broken, at risk, being done and safe next', async ({
+  page,
+}) => {
+  test.setTimeout(480_000);
+  await rm(paths.stateDirAbs, { recursive: true, force: true });
+  await mkdir(paths.results, { recursive: true });
+  await mkdir(paths.stateDirAbs, { recursive: true });
+  const marks: Record<string, number> = {};
+
+  const c = await test.step('the embedded demo cluster, its FencePolicy with a budget of two', async () => {
+    cluster = await startEmbeddedCluster({
+      scenario: await loadScenario('demo'),
+      backend: 'embedded',
+      ipmi: ipmiAvailable(),
+      demoFencePolicy: true,
+      kubeconfigPath: paths.kubeconfig,
+      log: () => undefined,
+    });
+    const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
+    await custom.patchClusterCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: POLICY_PLURAL,
+        name: DEMO_POLICY,
+        body: { spec: { maxUnhealthy: 2 } },
+      },
+      merge,
+    );
+    return cluster;
+  });
+  const core = c.kc.makeApiClient(k8s.CoreV1Api);
+  const custom = c.kc.makeApiClient(k8s.CustomObjectsApi);
+  const zoneNodes = (await core.listNode()).items
+    .filter((n) => n.metadata?.labels?.['topology.kubernetes.io/zone'] === ZONE)
+    .map((n) => n.metadata!.name!)
+    .sort();
+  expect(zoneNodes).toHaveLength(4);
+  const restored = zoneNodes.filter((n) => n.startsWith(`${RESTORED_RACK}-`));
+  const dark = zoneNodes.filter((n) => !restored.includes(n));
+  const port = await freePort();
+  palisade = await startConsole(port);
+  const url = palisade.url;
+  await signIn(page, url);
+
+  await test.step('before: every node Ready on the map', async () => {
+    await page.goto(`${url}/`);
+    for (const n of zoneNodes)
+      await expect(page.getByTestId(`node-tile-${n}`)).toHaveAccessibleName(new RegExp(`^Node ${n}: Ready`));
+    await shot(page, '01-map-before.png');
+  });
+
+  await test.step(`${ZONE} loses power: its four nodes, one after another from the map`, async () => {
+    for (const n of zoneNodes) await nodeFault(page, n, 'power off');
+    marks.powerOff = Date.now();
+    for (const n of zoneNodes)
+      await expect(page.getByTestId(`node-tile-${n}`)).toHaveAttribute('data-state', 'unknown', {
+        timeout: 60_000,
+      });
+    await shot(page, '02-map-zone-dark.png');
+  });
+
+  await test.step('the map opens the incident view: four nodes down, fences held by the budget', async () => {
+    await page.getByRole('link', { name: 'Open incident view' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Incident' })).toBeVisible();
+    const situation = page.getByTestId('incident-situation');
+    await expect(situation).toContainText('4', { timeout: 60_000 });
+    await expect(page.getByTestId('incident-remediation')).toContainText(/budget/i, { timeout: 90_000 });
+    await expect(page.getByTestId('incident-at-risk')).toContainText('orders-db');
+    marks.held = Date.now();
+    await shot(page, '03-incident-held-by-budget.png');
+  });
+
+  await test.step(`power returns to rack ${RESTORED_RACK}: the two dark nodes are within the budget, and each fence is announced`, async () => {
+    await page.goto(`${url}/`);
+    for (const n of restored) await nodeFault(page, n, 'power on');
+    await page.goto(`${url}/incident`);
+    for (const n of dark)
+      await expect(page.getByTestId(`incident-remediation-${n}`)).toContainText(
+        /fenced automatically in \d+ s unless cancelled/,
+        { timeout: 120_000 },
+      );
+    marks.announced = Date.now();
+    await shot(page, '04-incident-warning-window.png');
+    await page.goto(`${url}/fencing`);
+    await expect(page.getByTestId(`fence-${dark[0]}`)).toContainText(
+      /fenced automatically in \d+ s unless cancelled/,
+    );
+    await shot(page, '05-fencing-warning-window.png');
+  });
+
+  await test.step('the fences run and release the nodes; the next human step is named', async () => {
+    for (const n of dark)
+      await expect(page.getByTestId(`fence-${n}`).getByTestId('fence-phase')).toContainText('Released', {
+        timeout: 180_000,
+      });
+    marks.released = Date.now();
+    await page.goto(`${url}/incident`);
+    const remediation = page.getByTestId('incident-remediation');
+    for (const n of dark) await expect(remediation).toContainText(new RegExp(`power on or repair ${n}`));
+    await shot(page, '06-incident-next-steps.png');
+  });
+
+  await test.step('the timeline afterwards, and again after a restart of the console', async () => {
+    await page.goto(`${url}/timeline`);
+    await expect(page.getByRole('heading', { level: 1, name: /Timeline/ })).toBeVisible();
+    for (const n of dark) await expect(page.getByText(n).first()).toBeVisible({ timeout: 30_000 });
+    await shot(page, '07-timeline.png');
+    await palisade!.stop();
+    palisade = await startConsole(port);
+    await signIn(page, palisade.url);
+    await page.goto(`${palisade.url}/timeline`);
+    for (const n of dark) await expect(page.getByText(n).first()).toBeVisible({ timeout: 30_000 });
+    await shot(page, '08-timeline-after-restart.png');
+  });
+
+  const fences = await Promise.all(
+    dark.map(async (n) => {
+      const o = await custom.getClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: FENCE_PLURAL,
+        name: n,
+      });
+      const p = parseNodeFence(o);
+      return p.ok ? p.value : undefined;
+    }),
+  );
+  const violations = c.checker.list();
+  const secs = (k: string) => Math.round((marks[k] - marks.powerOff) / 100) / 10;
+  const summary = {
+    zone: ZONE,
+    nodes: zoneNodes,
+    restored,
+    fenced: dark,
+    phases: fences.map((f) => f?.status.phase),
+    secondsAfterPowerOff: { held: secs('held'), announced: secs('announced'), released: secs('released') },
+    violations,
+  };
+  const text = [
+    `zone-outage demo: ${ZONE} (${zoneNodes.join(', ')}) lost power; the budget (maxUnhealthy 2) held every fence`,
+    `  power back on ${restored.join(', ')}; ${dark.join(', ')} announced ${summary.secondsAfterPowerOff.announced} s, released ${summary.secondsAfterPowerOff.released} s after the outage`,
+    `  timeline kept across a console restart; checker violations: ${violations.length}`,
+  ].join('\n');
+  console.log(text);
+  await writeFile(resolve(paths.results, 'summary.txt'), `${text}\n`);
+  await writeFile(resolve(paths.results, 'summary.json'), JSON.stringify(summary, null, 1));
+  expect(violations).toEqual([]);
+  if (process.env.PALISADE_DEMO_DOCS === '1')
+    await copyFile(
+      resolve(paths.results, '04-incident-warning-window.png'),
+      resolve(paths.docs, 'demo-zone-outage.png'),
+    );
+});
