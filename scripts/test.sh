@@ -57,10 +57,24 @@ run_phase() {
 }
 run_phase "unit and integration tests (embedded cluster; sim/diff compares it with the real one)" \
   .palisade/test-vitest.log npx vitest run
-run_phase "end-to-end tests" .palisade/test-e2e.log bash scripts/e2e.sh
+# the end-to-end tests and the demo flows each drive their own console, cluster and browser on
+# their own ports and state directories: two lanes side by side (the UI is built once first, so
+# neither lane builds it under the other)
+bash scripts/ensure-build.sh
+phase "end-to-end tests, in the background (output: .palisade/test-e2e.log)"
+(bash scripts/e2e.sh >.palisade/test-e2e.log 2>&1) &
+e2e_pid=$!
+real_pids+=("$e2e_pid")
 run_phase "demo flow storm" .palisade/test-demo-storm.log bash scripts/demo.sh storm
 run_phase "demo flow fence" .palisade/test-demo-fence.log bash scripts/demo.sh fence
 run_phase "demo flow failover" .palisade/test-demo-failover.log bash scripts/demo.sh failover
+run_phase "demo flow zone-outage" .palisade/test-demo-zone-outage.log bash scripts/demo.sh zone-outage
+phase "waiting for the end-to-end tests"
+e2e_status=0
+wait "$e2e_pid" || e2e_status=$?
+echo "== end-to-end tests: output"
+cat .palisade/test-e2e.log
+[ "$e2e_status" -eq 0 ] || { status=1; failed+=("end-to-end tests|.palisade/test-e2e.log"); }
 
 phase "waiting for the real-control-plane pass"
 for shard in $(seq 1 "$REAL_SHARDS"); do
