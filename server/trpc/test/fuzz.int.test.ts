@@ -746,6 +746,7 @@ const GENERATORS: Record<string, Gen> = {
   },
   'fencing.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'leadership.state': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
+  'incident.view': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.get': (w, s) => {
     const p = pools(w, s);
@@ -1058,6 +1059,12 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
         expect(e.cluster, shown()).toBe(input.cluster);
         if (input.kinds?.length) expect(input.kinds, shown()).toContain(e.kind);
       }
+      return;
+    case 'incident.view':
+      // cluster-wide (it lists nodes and pods): never for a person limited to one namespace
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} read the incident view`).toBe(true);
+      for (const n of Object.values(data.situation)) expect(n, shown()).toBeGreaterThanOrEqual(0);
+      for (const r of data.remediation) expect(world.nodes, shown()).toContain(r.node);
       return;
     case 'history.replay':
       expect(mayReadAll, `${shown()}: a person limited to ${NS} replayed the nodes`).toBe(true);
