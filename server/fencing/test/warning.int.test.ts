@@ -76,9 +76,18 @@ describe('the warning window', { timeout: 240_000 }, () => {
     const detected = await t.fenceIn(node, ['Detected'], 30_000);
     const fenceAt = Date.parse(detected.status.fenceAt!);
     expect(fenceAt - Date.parse(detected.status.detectedAt!)).toBe(6_000);
-    // the upcoming time was the same rule: within the time it took to see the node unhealthy
-    expect(Math.abs(Date.parse(soon.fenceAt) - fenceAt)).toBeLessThan(3_000);
-    expect(upcomingFences(t.controller.informers, t.conn).map((u) => u.node)).not.toContain(node);
+    // the announcement never promised more time than the fence gives: detection comes at or
+    // after the moment the rule names (later by the controller's latency, seconds on a loaded
+    // machine), and the window counts from detection
+    const announced = Date.parse(soon.fenceAt);
+    expect(fenceAt).toBeGreaterThanOrEqual(announced - 1_000);
+    expect(fenceAt - announced).toBeLessThan(15_000);
+    // once its NodeFence is in the cache, the node is a fence, not an announcement
+    await eventually(
+      async () => !upcomingFences(t!.controller.informers, t!.conn).some((u) => u.node === node),
+      `${node} no longer upcoming`,
+      10_000,
+    );
     const released = await t.fenceIn(node, ['Released'], 90_000);
     const fencing = released.status.steps.find((s) => s.phase === 'Fencing')!;
     expect(Date.parse(fencing.at)).toBeGreaterThanOrEqual(fenceAt);
