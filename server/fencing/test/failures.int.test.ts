@@ -5,7 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import type { FenceAgent } from '../agents.js';
-import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
+import { type Fenced, fencingScenario, pathOf, quickPolicy, startFencing } from './fencingHarness.js';
 
 let t: Fenced | undefined;
 afterEach(async () => {
@@ -82,7 +82,7 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
       approvedAt: new Date().toISOString(),
     });
     const done = await t.fenceIn(node, ['Released'], 90_000);
-    expect(done.status.steps.map((s) => s.phase)).toEqual([
+    expect(pathOf(done)).toEqual([
       'Detected',
       'AwaitingApproval',
       'Fencing',

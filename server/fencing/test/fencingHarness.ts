@@ -199,3 +199,13 @@ export const quickPolicy = (agent: Record<string, unknown>, extra: Record<string
   warningWindow: '0s',
   ...extra,
 });
+
+/**
+ * A fence's path through the phases, each phase once: a release that takes more than one round
+ * (kube-controller-manager's pod GC and attach-detach controller are slower than the embedded
+ * cluster's) records each round that let go of more as a Releasing step of its own.
+ */
+export function pathOf(f: NodeFence): string[] {
+  const phases = f.status.steps.map((s) => s.phase);
+  return phases.filter((p, i) => p !== phases[i - 1]);
+}
