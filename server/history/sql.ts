@@ -1,7 +1,7 @@
 // The two back ends of the history store behind one small interface: PGlite (PostgreSQL compiled
 // to WASM, in this process, files in a directory) and a PostgreSQL server through `pg`. The
 // store's SQL is the same on both; so are the migrations.
-import { PGlite } from '@electric-sql/pglite';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 
 export interface QueryResult<R> {
@@ -23,28 +23,65 @@ export interface Sql {
 }
 
 /**
- * PGlite in `dir`; a new directory starts from `template` (a dump of a fresh, migrated store)
- * when given, which skips initdb (about a fifth of the time); `dump` makes such a template.
+ * PGlite in `dir`, in a worker thread (pgliteWorker.mjs: its WebAssembly runs synchronously, and
+ * on the main thread it stalled the webhook); a new directory starts from `template` (a dump of a
+ * fresh, migrated store) when given, which skips initdb (about a fifth of the time); `dump` makes
+ * such a template.
  */
 export async function pgliteSql(dir: string, template?: Buffer): Promise<Sql & { dump(): Promise<Buffer> }> {
-  const db = await PGlite.create(dir, template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {});
-  const query: Query = async (text, params) => {
-    const r = await db.query(text, params as unknown[]);
-    return { rows: r.rows as never[], affected: r.affectedRows ?? 0 };
+  const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), {
+    workerData: { dir, template: template ? new Uint8Array(template) : undefined },
+  });
+  // the console's stop closes it; a process that never does must still be able to exit
+  worker.unref();
+  const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
+  let seq = 0;
+  let dead: Error | undefined;
+  const opened = new Promise<void>((ok, fail) => pending.set(0, { ok: () => ok(), fail }));
+  const failAll = (e: Error) => {
+    dead ??= e;
+    for (const p of pending.values()) p.fail(e);
+    pending.clear();
   };
+  worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error !== undefined) p?.fail(new Error(m.error));
+    else p?.ok(m.result);
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the PGlite worker exited (${code})`)));
+  const call = <T>(m: Record<string, unknown>) =>
+    new Promise<T>((ok, fail) => {
+      if (dead) return fail(dead);
+      const id = ++seq;
+      pending.set(id, { ok: ok as (v: unknown) => void, fail });
+      worker.postMessage({ ...m, id });
+    });
+  await opened;
+  const query: Query = (text, params) => call({ op: 'query', text, params });
   return {
     backend: 'pglite',
     query,
-    // one connection, one process (the directory lock keeps it so): a transaction suffices
-    exclusive: (_key, fn) =>
-      db.transaction(async (tx) =>
-        fn(async (text, params) => {
-          const r = await tx.query(text, params as unknown[]);
-          return { rows: r.rows as never[], affected: r.affectedRows ?? 0 };
-        }),
-      ),
-    close: () => db.close(),
-    dump: async () => Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer()),
+    // one connection, one process (the directory lock keeps it so): a transaction suffices. The
+    // store runs this only while it opens (migrations), before anything else queries
+    async exclusive(_key, fn) {
+      await query('begin');
+      try {
+        const out = await fn(query);
+        await query('commit');
+        return out;
+      } catch (e) {
+        await query('rollback').catch(() => undefined);
+        throw e;
+      }
+    },
+    async close() {
+      if (dead) return;
+      await call({ op: 'close' }).catch(() => undefined);
+      await worker.terminate();
+    },
+    dump: async () => Buffer.from(await call<Uint8Array>({ op: 'dump' })),
   };
 }
 
