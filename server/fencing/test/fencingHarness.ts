@@ -150,7 +150,9 @@ export async function startFencing(
         return await eventually(
           async () => {
             const f = await this.fence(node);
-            return f && phases.includes(f.status.phase) ? f : undefined;
+            // a NodeFence is created first and its status written next: until then its phase is
+            // only the schema's default, not a phase the controller reached
+            return f && f.status.steps.length > 0 && phases.includes(f.status.phase) ? f : undefined;
           },
           `NodeFence ${node} in ${phases.join('/')}`,
           timeoutMs,
