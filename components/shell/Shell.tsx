@@ -145,7 +145,8 @@ function TopBar({ onHelp, mode }: { onHelp: () => void; mode: ClusterMode }) {
         </svg>
         Palisade
       </Link>
-      <nav aria-label="Main" className="flex items-center gap-1">
+      {/* eleven pages: one line that scrolls sideways on a narrow window, never wrapping a name */}
+      <nav aria-label="Main" className="flex min-w-0 items-center gap-0.5 overflow-x-auto">
         {NAV.map((n) => {
           const active = n.href === '/' ? pathname === '/' : pathname.startsWith(n.href);
           return (
@@ -154,7 +155,7 @@ function TopBar({ onHelp, mode }: { onHelp: () => void; mode: ClusterMode }) {
               href={n.href}
               aria-current={active ? 'page' : undefined}
               title={`${n.label} (${n.keys})`}
-              className={`rounded px-2 py-1 ${active ? 'bg-panel-2 text-fg' : 'text-dim hover:bg-panel-2 hover:text-fg'}`}
+              className={`rounded px-1.5 py-1 whitespace-nowrap ${active ? 'bg-panel-2 text-fg' : 'text-dim hover:bg-panel-2 hover:text-fg'}`}
             >
               {n.label}
             </Link>
@@ -163,10 +164,10 @@ function TopBar({ onHelp, mode }: { onHelp: () => void; mode: ClusterMode }) {
       </nav>
       <div className="ml-auto flex items-center gap-3">
         <label className="flex items-center gap-1.5 text-dim">
-          <span className="hidden sm:inline">Cluster</span>
+          <span className="hidden 2xl:inline">Cluster</span>
           <select
             aria-label="Cluster"
-            className="max-w-56 rounded border border-line bg-panel-2 px-1.5 py-0.5 text-fg"
+            className="max-w-44 rounded border border-line bg-panel-2 px-1.5 py-0.5 text-fg"
             value={cluster ?? ''}
             onChange={(e) => setCluster(e.target.value)}
             disabled={!clusters?.length}
@@ -259,7 +260,8 @@ function HealthIndicator() {
       aria-label={label}
     >
       <span className={`inline-block h-2.5 w-2.5 rounded-full ${dot}`} />
-      <span className="hidden lg:inline">{label}</span>
+      {/* all well: the dot (and its name) on a narrow header; anything else always in words */}
+      <span className={state === 'ok' ? 'hidden 2xl:inline' : 'inline'}>{label}</span>
     </span>
   );
 }
