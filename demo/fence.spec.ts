@@ -111,6 +111,14 @@ test('fence: a partitioned database node is fenced over IPMI and its pod runs el
     return p;
   });
 
+  await test.step('the incident view names the next human step for the released node', async () => {
+    await page.goto('/incident');
+    await expect(page.getByTestId(`incident-remediation-${node}`)).toContainText(
+      `power on or repair ${node}`,
+    );
+    await shot(page, '05-incident-next-step.png');
+  });
+
   const violations = (await infraGet('/v1/violations')).violations as unknown[];
   const bmc = await infraGet(`/v1/bmc/${node}`);
   const summary = {

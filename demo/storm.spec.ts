@@ -75,8 +75,17 @@ async function during(page: Page, checkout: Target) {
   const gauge = new RegExp(`^Availability: estimated ${floor}, .*required ${floor},`);
   await expect(page.getByRole('img', { name: gauge })).toBeVisible();
   await shot(page, '03-checkout-mid-storm.png');
+  // the incident commander's view of the same moment, in a second tab: a protector at its floor
+  const tabAt = Date.now();
+  const incident = await page.context().newPage();
+  await incident.goto('/incident');
+  await expect(incident.getByTestId('incident-count-protectorsAtFloor')).toContainText(
+    /^[1-9]\d* protectors? at or below (their )?floor/,
+  );
+  await incident.screenshot({ path: resolve(paths.results, '03b-incident-mid-storm.png'), fullPage: true });
+  await incident.close();
   // the last moments of the storm: the estimated line has sat on the floor for a while
-  await page.waitForTimeout(Math.max(0, STORM_MS * 0.6 - 3000));
+  await page.waitForTimeout(Math.max(0, STORM_MS * 0.6 - 3000 - (Date.now() - tabAt)));
   await shot(page, '04-checkout-end-of-storm.png');
   return decisionsOutOfOrder(page);
 }
