@@ -217,13 +217,13 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await page.goto(`${url}/timeline`);
     await expect(page.getByRole('heading', { level: 1, name: /Timeline/ })).toBeVisible();
     for (const n of dark) await expect(page.getByText(n).first()).toBeVisible({ timeout: 30_000 });
-    await shot(page, '07-timeline.png');
+    await page.screenshot({ path: resolve(paths.results, '07-timeline.png') });
     await palisade!.stop();
     palisade = await startConsole(port);
     await signIn(page, palisade.url);
     await page.goto(`${palisade.url}/timeline`);
     for (const n of dark) await expect(page.getByText(n).first()).toBeVisible({ timeout: 30_000 });
-    await shot(page, '08-timeline-after-restart.png');
+    await page.screenshot({ path: resolve(paths.results, '08-timeline-after-restart.png') });
   });
 
   const fences = await Promise.all(
@@ -258,9 +258,14 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
   await writeFile(resolve(paths.results, 'summary.txt'), `${text}\n`);
   await writeFile(resolve(paths.results, 'summary.json'), JSON.stringify(summary, null, 1));
   expect(violations).toEqual([]);
-  if (process.env.PALISADE_DEMO_DOCS === '1')
+  if (process.env.PALISADE_DEMO_DOCS === '1') {
     await copyFile(
       resolve(paths.results, '04-incident-warning-window.png'),
       resolve(paths.docs, 'demo-zone-outage.png'),
     );
+    await copyFile(
+      resolve(paths.results, '08-timeline-after-restart.png'),
+      resolve(paths.docs, 'demo-zone-outage-timeline.png'),
+    );
+  }
 });
