@@ -51,9 +51,10 @@ beforeAll(async () => {
   }
   sides = { embedded: embedded.value, real: real.value };
 }, 120_000);
+// the real side's graceful shutdown (three processes) can take over a minute on a loaded machine
 afterAll(async () => {
   if (sides) await Promise.all([sides.embedded.cluster.stop(), sides.real.cluster.stop()]);
-});
+}, 120_000);
 
 const both = async <T>(f: (s: Side) => Promise<T>) => {
   const [embedded, real] = await Promise.all([f(sides.embedded), f(sides.real)]);

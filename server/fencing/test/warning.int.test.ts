@@ -183,8 +183,12 @@ describe('the warning window', { timeout: 240_000 }, () => {
     const u = upcomingFences(t.controller.informers, t.conn).find((x) => x.node === node);
     expect(u?.paused).toBe(true);
     expect(Date.parse(u!.fenceAt) - Date.now()).toBeGreaterThan(1_000);
-    const events = await t.nodeEvents(node);
-    expect(events.some((e) => e.reason === 'FencingPausedByPolicy')).toBe(true);
+    // the Event is written after the hold is noted: on a loaded machine, moments later
+    await eventually(
+      async () => (await t!.nodeEvents(node)).some((e) => e.reason === 'FencingPausedByPolicy'),
+      `${node}'s FencingPausedByPolicy Event`,
+      10_000,
+    );
     await setPaused(t, 'off', false);
     await t.fenceIn(node, ['Detected', 'Fencing', 'Fenced', 'Releasing', 'Released'], 30_000);
   });
