@@ -13,6 +13,7 @@ const SECTIONS = [
   { file: 'bench/auth/RESULTS.md', marker: 'auth-benchmark', title: 'Sign-in' },
   { file: 'bench/ha/RESULTS.md', marker: 'ha-benchmark', title: 'High' },
   { file: 'bench/image/RESULTS.md', marker: 'image-benchmark', title: 'Container' },
+  { file: 'bench/history/RESULTS.md', marker: 'history-benchmark', title: 'History' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;
