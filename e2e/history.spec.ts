@@ -26,7 +26,11 @@ test('a simulated fault on the timeline, in the audit, in a shared link and in r
     await sim.getByRole('button', { name: `Simulate partition on ${node}` }).click();
     await expect(sim.getByRole('status')).toHaveText('partition: done');
     await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Unknown`), { timeout: 30_000 });
-    after = new Date(Date.now() + 1000).toISOString();
+    after = new Date().toISOString();
+    // the cluster stamps conditions to the second (RFC 3339): heal only once the clock has left
+    // `after`'s second, or the Ready that follows could be stamped at or before `after`
+    const nextSecond = Math.floor(Date.parse(after) / 1000) * 1000 + 1000;
+    await expect.poll(() => Date.now(), { intervals: [100] }).toBeGreaterThan(nextSecond);
   } finally {
     await healAndWait(node);
   }
