@@ -116,7 +116,7 @@ if [ "${#failed[@]}" -gt 0 ]; then
     echo "-- ${entry%%|*} (full output: ${entry#*|})"
     # vitest marks failures with FAIL and ×, Playwright with ✘ and a numbered list; an error's
     # next lines (a process's own last words, an expected value) often say why
-    sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -A4 -E '^ *(FAIL|✘|[0-9]+\) )|^(Assertion)?Error:' | head -80 || true
+    sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -A8 -E '^ *(FAIL|✘|[0-9]+\) )|^ *(Assertion)?Error:' | head -120 || true
   done
 fi
 phase "done: $([ "$status" -eq 0 ] && echo passed || echo FAILED)"
