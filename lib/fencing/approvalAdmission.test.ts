@@ -39,6 +39,27 @@ describe('judgeFenceWrite', () => {
       { new: { approvedBy: 'admin', approvedAt: 't' }, username: 'admin' },
       { kind: 'needs', verbs: ['approve'] },
     ],
+    [
+      'asking for a fence now, as oneself (created requested and approved)',
+      {
+        new: { approvedBy: 'admin', approvedAt: 't', requestedBy: { by: 'admin', at: 't', reason: 'r' } },
+        username: 'admin',
+      },
+      { kind: 'needs', verbs: ['approve'] },
+    ],
+    [
+      'asking for a fence now in somebody else’s name',
+      { new: { requestedBy: { by: 'admin', at: 't', reason: 'r' } }, username: 'mallory' },
+      {
+        kind: 'refused',
+        message: 'spec.requestedBy.by must name the user who asks for the fence (mallory), not "admin"',
+      },
+    ],
+    [
+      'a request alone still needs approve',
+      { new: { requestedBy: { by: 'op', at: 't' } }, username: 'op' },
+      { kind: 'needs', verbs: ['approve'] },
+    ],
   ];
   it.each(cases)('%s', (_n, w, want) => expect(judgeFenceWrite(w)).toEqual(want));
 });

@@ -1,7 +1,8 @@
 // Approving and cancelling a fence are decisions a person must be allowed to take, whichever
 // client writes them: Palisade's admission webhook judges every NodeFence write that sets or
 // changes spec.approvedBy/approvedAt (needs the custom verb `approve`) or spec.cancelRequested
-// (needs `cancel`), asks the cluster whether the requesting user holds that verb on the fence
+// (needs `cancel`) or spec.requestedBy (a person's "Fence now": needs `approve`, since the fence
+// then runs without anyone else's approval), asks the cluster whether the requesting user holds that verb on the fence
 // (SubjectAccessReview), and refuses a write that names someone else as the approver or canceller.
 // Pure: which verbs a write needs, and whether the names match.
 
@@ -9,6 +10,7 @@ export interface FenceSpecLike {
   approvedBy?: string | null;
   approvedAt?: string | null;
   cancelRequested?: { by?: string; at?: string; reason?: string } | null;
+  requestedBy?: { by?: string; at?: string; reason?: string } | null;
 }
 
 export interface FenceWrite {
@@ -31,8 +33,17 @@ export function judgeFenceWrite(w: FenceWrite): ApprovalVerdict {
   const n = w.new;
   const approving = !same(o.approvedBy, n.approvedBy) || !same(o.approvedAt, n.approvedAt);
   const cancelling = !same(o.cancelRequested, n.cancelRequested);
+  const requesting = !same(o.requestedBy, n.requestedBy);
   const verbs: ('approve' | 'cancel')[] = [];
-  if (approving) {
+  if (requesting) {
+    const by = n.requestedBy?.by;
+    if (by && by !== w.username)
+      return {
+        kind: 'refused',
+        message: `spec.requestedBy.by must name the user who asks for the fence (${w.username}), not "${by}"`,
+      };
+  }
+  if (approving || requesting) {
     if (n.approvedBy && n.approvedBy !== w.username)
       return {
         kind: 'refused',

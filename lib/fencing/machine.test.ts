@@ -395,6 +395,70 @@ describe('decide', () => {
     expect(decide(world(w))).toMatchObject(want);
   });
 
+  // a person's "Fence now": adopted as Detected with no window, then run whatever the budget says
+  const requested = {
+    spec: { requestedBy: { by: 'ana', at: iso(NOW), reason: 'zone b is down' }, approvedBy: 'ana' },
+  };
+  const unstamped = { status: { detectedAt: undefined, nodeUid: undefined, nodeBootId: undefined } };
+  const held = { allowed: false, message: '2 of 5 unhealthy, at most 1 allowed' };
+  const requestCases: [string, Partial<FenceWorld>, Record<string, unknown>][] = [
+    [
+      'requested, not yet adopted: adopt now, fenceAt now',
+      { fence: fence('Detected', { ...requested, ...unstamped }), policy: policy({ warningWindow: '10s' }) },
+      { kind: 'adopt', why: 'fence requested by ana: zone b is down', fenceAt: NOW },
+    ],
+    [
+      'requested while the budget holds automatic fences: adopt all the same',
+      { fence: fence('Detected', { ...requested, ...unstamped }), budget: held },
+      { kind: 'adopt' },
+    ],
+    [
+      'requested for a node that is gone: Cancelled',
+      { fence: fence('Detected', { ...requested, ...unstamped }), node: undefined },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeNotFound' },
+    ],
+    [
+      'adopted, budget exceeded, Manual policy (approved by the requester): fence',
+      {
+        fence: fence('Detected', { ...requested, status: { detectedAt: iso(NOW), fenceAt: iso(NOW) } }),
+        budget: held,
+        policy: policy({ approval: 'Manual', warningWindow: '10s' }),
+      },
+      { kind: 'phase', to: 'Fencing' },
+    ],
+    [
+      'requested, Fencing, budget exceeded: the agent runs (the request overrode the budget)',
+      { fence: fence('Fencing', requested), budget: held },
+      { kind: 'run-agent', attempt: 1 },
+    ],
+    [
+      'approved (not requested), Fencing, budget exceeded: held before the agent',
+      { fence: fence('Fencing', { spec: { approvedBy: 'ana' } }), budget: held },
+      { kind: 'phase', to: 'Fencing', reason: 'BudgetExceeded' },
+    ],
+    [
+      'adopted, then cancelled before the agent: Cancelled',
+      {
+        fence: fence('Detected', {
+          spec: { ...requested.spec, cancelRequested: { by: 'bo', at: iso(NOW), reason: 'it is back' } },
+          status: { detectedAt: iso(NOW), fenceAt: iso(NOW) },
+        }),
+      },
+      { kind: 'phase', to: 'Cancelled', reason: 'CancelledByUser' },
+    ],
+    [
+      'adopted, node Ready again before the agent: Cancelled',
+      {
+        fence: fence('Detected', { ...requested, status: { detectedAt: iso(NOW), fenceAt: iso(NOW) } }),
+        node: up,
+      },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeRecovered' },
+    ],
+  ];
+  it.each(requestCases)('%s', (_name, w, want) => {
+    expect(decide(world(w))).toMatchObject(want);
+  });
+
   it('a fence cancelled by a person is not replaced while the node stays down', () => {
     const f = fence('Cancelled', {
       status: {

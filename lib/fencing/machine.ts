@@ -56,6 +56,8 @@ export type WaitReason =
 export type Decision =
   | { kind: 'wait'; reason: WaitReason; why: string; recheckMs?: number }
   | { kind: 'create'; why: string }
+  /** a person's "Fence now" (spec.requestedBy): record it as Detected, pinning the node's uid and bootID */
+  | { kind: 'adopt'; why: string; fenceAt: number }
   /** a finished fence of an earlier incident: replace it with a new one */
   | { kind: 'replace'; why: string }
   /** record a phase (or, with the current phase, a new reason and message) */
@@ -89,7 +91,7 @@ export function decide(w: FenceWorld): Decision {
   switch (f.status.phase) {
     case 'Detected':
     case 'AwaitingApproval':
-      return gone ?? beforeFencing(w);
+      return gone ?? (f.spec.requestedBy && !f.status.detectedAt ? adopt(w) : beforeFencing(w));
     case 'Fencing':
       return gone ?? fencing(w);
     case 'Fenced':
@@ -110,6 +112,20 @@ function nodeGone(w: FenceWorld): Decision | undefined {
   if (f.status.nodeUid && w.node.uid !== f.status.nodeUid)
     return phase('Cancelled', 'NodeReplaced', `Node ${f.spec.nodeName} was re-created (new uid)`);
   return undefined;
+}
+
+/**
+ * A person's "Fence now": not yet recorded as Detected. It runs at once once adopted: they
+ * confirmed it in the guarded dialog, so there is no warning window, and the budget that held
+ * the automatic fence does not hold theirs (a cancel still works until the agent starts).
+ */
+function adopt(w: FenceWorld): Decision {
+  const r = w.fence!.spec.requestedBy!;
+  return {
+    kind: 'adopt',
+    why: `fence requested by ${r.by}${r.reason ? `: ${r.reason}` : ''}`,
+    fenceAt: w.now,
+  };
 }
 
 function noFence(w: FenceWorld): Decision {
@@ -206,7 +222,8 @@ function fencing(w: FenceWorld): Decision {
     const due = Date.parse(last.finishedAt ?? last.startedAt) + durationMs(w.policy.retryInterval);
     if (w.now < due) return wait('retry-interval', `retrying after ${failure(last)}`, due - w.now);
   }
-  if (!w.budget.allowed)
+  // a person's Fence now was their override of the budget (the guard warned them): not held
+  if (!w.budget.allowed && !f.spec.requestedBy)
     return phase(
       'Fencing',
       'BudgetExceeded',

@@ -190,6 +190,11 @@ export const nodeFenceSpec = z.object({
   approvedAt: z.string().nullish(),
   /** set by the cancel action; honoured before the agent runs, refused after */
   cancelRequested: z.object({ by: z.string(), at: z.string(), reason: z.string().default('') }).nullish(),
+  /**
+   * set by the console's "Fence now": a person created this fence (the budget held the automatic
+   * one, or it failed or was cancelled). The controller adopts it with no warning window.
+   */
+  requestedBy: z.object({ by: z.string(), at: z.string(), reason: z.string().default('') }).nullish(),
 });
 export type NodeFenceSpec = z.infer<typeof nodeFenceSpec>;
 

@@ -260,6 +260,8 @@ export class FencingController {
     switch (d.kind) {
       case 'create':
         return this.create(node, d.why);
+      case 'adopt':
+        return this.adopt(w, d);
       case 'replace':
         await this.api.deleteFence(w.fence!);
         this.log.info(
@@ -312,6 +314,20 @@ export class FencingController {
           : 'fenced at once (no warning window)';
     await this.event(f, 'FenceDetected', `node unhealthy: ${why}; policy ${policy.name}: ${warning}`, true);
     return f;
+  }
+
+  /**
+   * A person's "Fence now": recorded as Detected with the live Node pinned (uid, bootID) and no
+   * warning window; from there it runs like any fence (a cancel still stops it before the agent).
+   */
+  private async adopt(w: FenceWorld, d: Extract<Decision, { kind: 'adopt' }>) {
+    const f = w.fence!;
+    const live = await this.api.liveNode(f.spec.nodeName);
+    if (!live) return AGAIN_LATER; // the next pass cancels it: NodeNotFound
+    const now = Date.now();
+    const next = await this.api.writeStatus(detected(f, live.facts, d.why, now, Math.max(now, d.fenceAt)));
+    await this.event(next, 'FenceDetected', `${d.why}; policy ${f.spec.policy}: fenced at once`, true);
+    return next;
   }
 
   private async phase(w: FenceWorld, d: Extract<Decision, { kind: 'phase' }>) {
