@@ -3,7 +3,8 @@
 // the control plane's side more than dead nodes would set it) holds every fence: four nodes
 // unhealthy are more than its budget. The incident commander opens the incident view from the
 // map: what is broken, what is at risk (orders-db and queue pods stuck on the dark nodes), what
-// is being done (nothing: the budget holds the fences, and says why) and what is safe next.
+// is being done (nothing: the budget holds the fences, and says why) and what is safe next (a
+// person may Fence now by hand, past the budget: the dialog says what that risks).
 // Power comes back to rack b1; the two nodes still dark are within the budget now, and each
 // fence is announced — "fenced automatically in N s unless cancelled" — for its warning window
 // before the agent runs. The fences release the nodes, the StatefulSets' pods start elsewhere,
@@ -174,6 +175,18 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await expect(page.getByTestId('incident-at-risk')).toContainText('StatefulSet identity stuck');
     marks.held = Date.now();
     await shot(page, '03-incident-held-by-budget.png');
+    // the commander could fence a held node by hand (Fence now): the dialog says why the budget
+    // holds it and asks for the name and a reason; here they decide to wait for the power crew
+    const fenceNow = page.getByTestId('incident-remediation').getByTestId('guarded-open-fenceNode').first();
+    await expect(fenceNow).toBeEnabled();
+    await fenceNow.click();
+    const dialog = page.getByTestId('guarded-dialog');
+    await expect(dialog.getByTestId('guarded-verdict')).toHaveText(/Unsafe/, { timeout: 30_000 });
+    await expect(dialog).toContainText('the fencing budget holds automatic fences');
+    await expect(dialog.getByTestId('guarded-confirm-input')).toBeVisible();
+    await shot(page, '03b-fence-now-held-by-budget.png');
+    await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expect(dialog).toBeHidden();
   });
 
   await test.step(`power returns to rack ${RESTORED_RACK}: the two dark nodes are within the budget, and each fence is announced`, async () => {

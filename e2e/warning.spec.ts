@@ -1,24 +1,32 @@
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { E2E_KUBECONFIG, infra, RESERVED, tile } from './helpers';
+import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile } from './helpers';
 
 // Issue 18, finding 1: every automatic fence is announced and cancellable for its window. The
 // e2e server runs with --fence-policy none, so this spec installs a FencePolicy that covers its
 // own node only (RESERVED.warning), partitions it, and checks: the Fencing page and the map's
 // tile count down "fenced automatically in N s unless cancelled"; Pause holds it ("fence paused
 // by policy …") and Resume lets the countdown go on; Cancel inside the window stops it, and the
-// cancel is on the Audit page with who and why. Then it heals the node.
+// cancel is on the Audit page with who and why; Fence now on the cancelled fence then fences the
+// node at once, by hand, audited. Then it heals the node and powers it on.
 const DOCS = resolve(import.meta.dirname, '..', 'docs');
 const NODE = RESERVED.warning;
 const POLICY = 'e2e-warning';
 const REASON = 'e2e: the node is in planned maintenance';
+const FENCE_REASON = 'e2e: the rack is dark after all';
 const ref = { group: 'palisade.dev', version: 'v1alpha1' };
 
 function clients() {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(E2E_KUBECONFIG);
   return { core: kc.makeApiClient(k8s.CoreV1Api), custom: kc.makeApiClient(k8s.CustomObjectsApi) };
+}
+
+/** The node's power back on (a fenced node stays off until someone does this). */
+async function powerOn(node: string) {
+  const { url, token } = infraEndpoint();
+  await fetch(`${url}/v1/bmc/${node}/on`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
 }
 
 const COUNTDOWN = /fenced automatically in (\d+) s unless cancelled/;
@@ -117,15 +125,37 @@ test('an automatic fence is announced, counts down, can be paused and is cancell
     await expect(
       audit.locator('tr', { hasText: 'e2e: hold fencing' }).filter({ hasText: 'Pause fence policy' }),
     ).toBeVisible();
+
+    // the node is still down and nothing will fence it now (a person cancelled): Fence now, from
+    // the cancelled fence's card, replaces it and runs at once (no second warning window)
+    await page.goto('/fencing');
+    await guarded(page, () => card.getByTestId('guarded-open-fenceNode').click(), FENCE_REASON);
+    await expect(card.getByTestId('fence-phase')).toHaveText(/Fencing|Fenced|Releasing|Released/, {
+      timeout: 20_000,
+    });
+    await expect(card.getByTestId('fence-requested-by')).toContainText(
+      new RegExp(`Fenced by hand: requested by \\S*admin\\S*: ${FENCE_REASON}`),
+    );
+    await expect(card.getByTestId('fence-phase')).toHaveText('Released', { timeout: 60_000 });
+    await page.goto('/audit');
+    await expect(
+      page
+        .getByTestId('audit-table')
+        .locator('tr', { hasText: FENCE_REASON })
+        .filter({ hasText: 'Fence node now' }),
+    ).toBeVisible();
   } finally {
     await custom
       .deleteClusterCustomObject({ ...ref, plural: 'fencepolicies', name: POLICY })
       .catch(() => undefined);
     await infra(NODE, 'heal');
+    await powerOn(NODE);
   }
+  // back on: Ready, and the fence's out-of-service taint is gone
   await expect(async () => {
     const n = await core.readNode({ name: NODE });
     expect(n.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-  }).toPass({ timeout: 60_000 });
+    expect(n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/out-of-service') ?? false).toBe(false);
+  }).toPass({ timeout: 90_000 });
   await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
 });

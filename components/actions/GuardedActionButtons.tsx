@@ -103,6 +103,18 @@ export function ApproveFenceButton(p: ButtonProps & { fence: string }) {
   );
 }
 
+/** Fence a node now: the budget holds its fence, or its fence failed or was cancelled. */
+export function FenceNodeButton(p: ButtonProps & { node: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'fenceNode', cluster: p.cluster, node: p.node }}
+      label="Fence now…"
+      title={`Fence ${p.node} now: its policy's agent powers it off or cuts it from its storage, with no warning window`}
+    />
+  );
+}
+
 /** Pause a FencePolicy (no new fence; detected ones held before their agent), or resume it. */
 export function PausePolicyButton(p: ButtonProps & { policy: string; paused: boolean; label?: string }) {
   const action = p.paused ? 'resumeFencePolicy' : 'pauseFencePolicy';

@@ -11,6 +11,7 @@ export type MayTarget =
   | { action: 'removeOutOfServiceTaint'; node: string }
   | { action: 'approveFence'; fence: string }
   | { action: 'cancelFence'; fence: string }
+  | { action: 'fenceNode'; node: string }
   | { action: 'pauseFencePolicy'; policy: string }
   | { action: 'resumeFencePolicy'; policy: string }
   | { action: 'simulatedFault'; node: string };

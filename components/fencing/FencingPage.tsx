@@ -6,7 +6,7 @@
 // in force, each with Pause or Resume. Live through the fencing room; nothing polls.
 import Link from 'next/link';
 import { releasedText } from '@/lib/fencing/view';
-import { PausePolicyButton } from '../actions/GuardedActionButtons';
+import { FenceNodeButton, PausePolicyButton } from '../actions/GuardedActionButtons';
 import { useCluster } from '../console/cluster';
 import { AgeCell } from '../lists/cells';
 import { podHref } from '../map/NodePanel';
@@ -75,6 +75,7 @@ function Leader({ leader }: { leader: NonNullable<Extract<FencingList, { enabled
 }
 
 function Held({ held }: { held: { node: string; why: string }[] }) {
+  const { cluster, current } = useCluster();
   return (
     <section
       aria-label="Fencing held"
@@ -86,10 +87,23 @@ function Held({ held }: { held: { node: string; why: string }[] }) {
         {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced yet: the fencing budget holds
         them
       </p>
+      <p className="text-xs text-dim">
+        When many nodes look down at once the control plane may be the one cut off. Fence a node by hand once
+        you know it is down.
+      </p>
       <ul className="text-xs">
         {held.map((h) => (
-          <li key={h.node}>
-            <span className="font-mono">{h.node}</span>: {h.why}
+          <li
+            key={h.node}
+            data-testid={`held-${h.node}`}
+            className="flex flex-wrap items-center gap-2 py-0.5"
+          >
+            <span>
+              <span className="font-mono">{h.node}</span>: {h.why}
+            </span>
+            {cluster && (
+              <FenceNodeButton cluster={cluster} node={h.node} disabled={current?.mode === 'read-only'} />
+            )}
           </li>
         ))}
       </ul>
@@ -180,7 +194,14 @@ function FenceCard({ f }: { f: FenceRow }) {
       <p className="mt-1 text-sm" data-testid="fence-message">
         {s.message}
       </p>
-      {f.spec.approvedBy && <p className="text-xs text-dim">Approved by {f.spec.approvedBy}</p>}
+      {f.spec.requestedBy ? (
+        <p className="text-xs text-dim" data-testid="fence-requested-by">
+          Fenced by hand: requested by {f.spec.requestedBy.by}
+          {f.spec.requestedBy.reason ? `: ${f.spec.requestedBy.reason}` : ''}
+        </p>
+      ) : (
+        f.spec.approvedBy && <p className="text-xs text-dim">Approved by {f.spec.approvedBy}</p>
+      )}
       {f.spec.cancelRequested && (
         <p className="text-xs text-dim">
           Cancel requested by {f.spec.cancelRequested.by}

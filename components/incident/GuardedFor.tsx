@@ -6,6 +6,7 @@ import {
   ApproveFenceButton,
   CancelFenceButton,
   DetachButton,
+  FenceNodeButton,
   ForceDeleteButton,
   RemoveTaintButton,
 } from '../actions/GuardedActionButtons';
@@ -33,6 +34,8 @@ export function GuardedFor({
       return <ApproveFenceButton cluster={cluster} fence={target.fence} disabled={disabled} />;
     case 'cancelFence':
       return <CancelFenceButton cluster={cluster} fence={target.fence} disabled={disabled} />;
+    case 'fenceNode':
+      return <FenceNodeButton cluster={cluster} node={target.node} disabled={disabled} />;
     case 'detachVolume':
       return <DetachButton cluster={cluster} attachment={target.attachment} disabled={disabled} />;
     case 'removeOutOfServiceTaint':

@@ -22,6 +22,12 @@ function actionOf(r: Remediation): GuardedTarget | undefined {
   if (r.next.step === 'approve-fence') return { action: 'approveFence', fence: r.next.fence };
   if (r.next.step === 'remove-out-of-service-taint')
     return { action: 'removeOutOfServiceTaint', node: r.node };
+  // the budget holds its fence, or its fence failed or was cancelled: a person may fence it now
+  if (
+    r.next.step === 'budget-holds-fence' ||
+    (r.next.step === 'fence-manually' && r.next.why !== 'no-policy')
+  )
+    return { action: 'fenceNode', node: r.node };
   // the warning window: a Detected fence may be cancelled until it runs
   if (r.fence?.phase === 'Detected') return { action: 'cancelFence', fence: r.fence.name };
   return undefined;

@@ -5,7 +5,7 @@
 // - the Kubernetes verb the write needs (delete pods, delete volumeattachments, patch nodes,
 //   patch nodefences, patch fencepolicies to pause or resume one);
 // - approving or cancelling a fence also needs the custom verbs approve / cancel on
-//   nodefences.palisade.dev (Palisade's webhook enforces them for kubectl users too);
+//   nodefences.palisade.dev (Fence now creates one already approved: create and approve) (Palisade's webhook enforces them for kubectl users too);
 // - going ahead although the guard judged the action unsafe needs `override` on
 //   guards.palisade.dev, named after the action (palisade-operator may override its own three,
 //   palisade-admin any).
@@ -20,6 +20,7 @@ export type ActionTarget =
   | { action: 'removeOutOfServiceTaint'; node: string }
   | { action: 'approveFence'; fence: string }
   | { action: 'cancelFence'; fence: string }
+  | { action: 'fenceNode'; node: string }
   | { action: 'pauseFencePolicy'; policy: string }
   | { action: 'resumeFencePolicy'; policy: string };
 
@@ -43,6 +44,9 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
       return [fence('patch', t.fence), fence('approve', t.fence)];
     case 'cancelFence':
       return [fence('patch', t.fence), fence('cancel', t.fence)];
+    // the NodeFence is named after its node; it runs unapproved by anyone else: approve too
+    case 'fenceNode':
+      return [fence('create', t.node), fence('approve', t.node)];
     case 'pauseFencePolicy':
     case 'resumeFencePolicy':
       return [{ verb: 'patch', group: PALISADE_GROUP, resource: 'fencepolicies', name: t.policy }];

@@ -10,6 +10,8 @@ export const GUARDED_ACTIONS = {
   },
   approveFence: { reason: 'PalisadeFenceApproved', label: 'Approve fence', destructive: true },
   cancelFence: { reason: 'PalisadeFenceCancelled', label: 'Cancel fence', destructive: false },
+  // a person fences a node now (the budget holds its fence, or its fence failed or was cancelled)
+  fenceNode: { reason: 'PalisadeFenceRequested', label: 'Fence node now', destructive: true },
   pauseFencePolicy: { reason: 'PalisadeFencePolicyPaused', label: 'Pause fence policy', destructive: false },
   // resuming lets held fences run their agents at once: counted down like any destructive action
   resumeFencePolicy: {

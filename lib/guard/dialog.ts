@@ -4,6 +4,8 @@
 import type { GuardedAction } from './actions.js';
 import type { Verdict } from './types.js';
 
+const REASON_ALWAYS: ReadonlySet<GuardedAction> = new Set(['cancelFence', 'pauseFencePolicy', 'fenceNode']);
+
 export interface DialogNeeds {
   /** the name to type */
   name: string;
@@ -24,8 +26,9 @@ export function needsOf(v: Verdict, mode: string, action: GuardedAction, name: s
   return {
     name,
     typedName: (unsafe && !acknowledge) || mode === 'protected',
-    // cancelling a fence or pausing a policy stops Palisade's own safety loop: say why
-    reason: (unsafe && !acknowledge) || action === 'cancelFence' || action === 'pauseFencePolicy',
+    // cancelling a fence or pausing a policy stops Palisade's own safety loop, and fencing by
+    // hand goes past it: say why
+    reason: (unsafe && !acknowledge) || REASON_ALWAYS.has(action),
     ...(acknowledge ? { acknowledge } : {}),
   };
 }

@@ -36,10 +36,10 @@ describe('atRiskOf: a pod on a failed node', () => {
       { 'warning-window-over': false, 'node-fenced': false, 'budget-allows-fencing': true },
     ],
     [
-      'the budget holds the fence: fence by hand once sure',
+      'the budget holds the fence: fence by hand once sure (Fence now)',
       covering({ held: [{ node: 'a', reason: 'budget', why: '2 of 4 unhealthy' }] }),
       { action: 'fence-node', node: 'a', why: 'budget' },
-      'forceDeletePod',
+      'fenceNode',
       { 'budget-allows-fencing': false },
     ],
     [
@@ -64,10 +64,10 @@ describe('atRiskOf: a pod on a failed node', () => {
       { 'node-fenced': true },
     ],
     [
-      'the fence failed: fence by hand',
+      'the fence failed: fence by hand (Fence now)',
       covering({ fences: [fence('a', 'Failed')] }),
       { action: 'fence-node', node: 'a', why: 'failed' },
-      'forceDeletePod',
+      'fenceNode',
       { 'node-fenced': false },
     ],
   ])('%s', (_, fencing, next, guarded, pre) => {

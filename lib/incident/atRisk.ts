@@ -86,6 +86,18 @@ export function waitOrFence(c: FenceContext): NextAction {
   return { action: 'fence-node', node, why: 'no-policy' };
 }
 
+/**
+ * The fencing action a next step calls for: approve the fence waiting for it, or fence the node
+ * by hand (Fence now) when the budget holds its fence or its fence failed or was cancelled. No
+ * policy means no agent: nothing Palisade can do, the row says what a person must.
+ */
+function fenceActionOf(next: NextAction): GuardedTarget | undefined {
+  if (next.action === 'approve-fence') return { action: 'approveFence', fence: next.fence };
+  if (next.action === 'fence-node' && next.why !== 'no-policy')
+    return { action: 'fenceNode', node: next.node };
+  return undefined;
+}
+
 function volumesOfPod(p: PodView, volumes: VolumeGlance[]) {
   const mine = volumes.filter(
     (v) => v.exclusive && v.claim?.namespace === p.namespace && p.claims.includes(v.claim.name),
@@ -130,10 +142,7 @@ function podRow(p: PodView, i: IncidentInput, node: NodeView | undefined): AtRis
   const next: NextAction = verdict.safe
     ? { action: 'force-delete', pod: { namespace: p.namespace, name: p.name } }
     : waitOrFence(c);
-  const guarded: GuardedTarget =
-    next.action === 'approve-fence'
-      ? { action: 'approveFence', fence: next.fence }
-      : { action: 'forceDeletePod', namespace: p.namespace, name: p.name };
+  const guarded = fenceActionOf(next) ?? { action: 'forceDeletePod', namespace: p.namespace, name: p.name };
   const terminating = p.deletionTimestamp !== undefined;
   return {
     id: `pod/${p.namespace}/${p.name}`,
@@ -189,10 +198,10 @@ function volumeRows(i: IncidentInput, failed: Map<string, unknown>, named: Set<s
             volumes: [v.pv],
             next: fenced ? { action: 'detach', attachment: a.name, pv: v.pv } : waitOrFence(c),
             preconditions: fencePreconditions(c, node, i.now),
-            guarded:
-              !fenced && c.fence?.phase === 'AwaitingApproval'
-                ? { action: 'approveFence', fence: c.fence.name }
-                : { action: 'detachVolume', attachment: a.name },
+            guarded: (!fenced && fenceActionOf(waitOrFence(c))) || {
+              action: 'detachVolume',
+              attachment: a.name,
+            },
           };
         }),
     );

@@ -159,6 +159,7 @@ export type GuardedTarget =
   | { action: 'forceDeletePod'; namespace: string; name: string }
   | { action: 'approveFence'; fence: string }
   | { action: 'cancelFence'; fence: string }
+  | { action: 'fenceNode'; node: string }
   | { action: 'detachVolume'; attachment: string }
   | { action: 'removeOutOfServiceTaint'; node: string };
 

@@ -14,6 +14,7 @@ export type ActionRequest =
   | { action: 'removeOutOfServiceTaint'; node: string }
   | { action: 'approveFence'; fence: string }
   | { action: 'cancelFence'; fence: string; reason?: string }
+  | { action: 'fenceNode'; node: string; reason?: string }
   | { action: 'pauseFencePolicy'; policy: string; reason?: string }
   | { action: 'resumeFencePolicy'; policy: string; reason?: string };
 
@@ -25,6 +26,7 @@ export function targetName(r: ActionRequest): string {
     case 'detachVolume':
       return r.attachment;
     case 'removeOutOfServiceTaint':
+    case 'fenceNode':
       return r.node;
     case 'pauseFencePolicy':
     case 'resumeFencePolicy':

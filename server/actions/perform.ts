@@ -21,6 +21,7 @@ import { type Actor, type ActionApis, apisFor } from './actor.js';
 import { loadDetach } from './detach.js';
 import { ActionError, fromApi } from './errors.js';
 import { loadApproveFence, loadCancelFence } from './fence.js';
+import { loadFenceNode } from './fenceNode.js';
 import { loadPausePolicy } from './fencePolicy.js';
 import { loadForceDelete } from './forceDelete.js';
 import { type ActionRequest, type Loaded, type NodeSummary, type Target, targetName } from './kind.js';
@@ -73,6 +74,8 @@ function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise
       return loadApproveFence(apis, r.fence);
     case 'cancelFence':
       return loadCancelFence(apis, r.fence);
+    case 'fenceNode':
+      return loadFenceNode(apis, r.node, (n) => ctx.heldByBudget?.(n));
     case 'pauseFencePolicy':
       return loadPausePolicy(apis, r.policy, true);
     case 'resumeFencePolicy':

@@ -20,6 +20,7 @@ const target = z.discriminatedUnion('action', [
   z.object({ action: z.literal('removeOutOfServiceTaint'), node: objectName }),
   z.object({ action: z.literal('approveFence'), fence: objectName }),
   z.object({ action: z.literal('cancelFence'), fence: objectName }),
+  z.object({ action: z.literal('fenceNode'), node: objectName }),
   z.object({ action: z.literal('pauseFencePolicy'), policy: objectName }),
   z.object({ action: z.literal('resumeFencePolicy'), policy: objectName }),
   z.object({ action: z.literal('simulatedFault'), node: objectName }),

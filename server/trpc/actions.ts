@@ -46,6 +46,7 @@ const on = {
   removeOutOfServiceTaint: { action: z.literal('removeOutOfServiceTaint'), cluster, node: objectName },
   approveFence: { action: z.literal('approveFence'), cluster, fence: objectName },
   cancelFence: { action: z.literal('cancelFence'), cluster, fence: objectName },
+  fenceNode: { action: z.literal('fenceNode'), cluster, node: objectName },
   pauseFencePolicy: { action: z.literal('pauseFencePolicy'), cluster, policy: objectName },
   resumeFencePolicy: { action: z.literal('resumeFencePolicy'), cluster, policy: objectName },
 };
@@ -59,6 +60,7 @@ export const previewInput = z.discriminatedUnion(
     z.object(on.removeOutOfServiceTaint),
     z.object(on.approveFence),
     z.object({ ...on.cancelFence, reason: reasonText.optional() }),
+    z.object({ ...on.fenceNode, reason: reasonText.optional() }),
     z.object({ ...on.pauseFencePolicy, reason: reasonText.optional() }),
     z.object(on.resumeFencePolicy),
   ],
@@ -77,6 +79,12 @@ export const performInput = z.discriminatedUnion(
       ...on.cancelFence,
       ...submission,
       reason: reasonText.trim().min(1, 'a reason is required to cancel a fence'),
+    }),
+    // fencing by hand says why: it goes into the fence's spec.requestedBy
+    z.object({
+      ...on.fenceNode,
+      ...submission,
+      reason: reasonText.trim().min(1, 'a reason is required to fence a node by hand'),
     }),
     // pausing says why too: it goes into the policy's annotations and the audit
     z.object({

@@ -559,6 +559,7 @@ const GUARDED = [
   'removeOutOfServiceTaint',
   'approveFence',
   'cancelFence',
+  'fenceNode',
   'pauseFencePolicy',
   'resumeFencePolicy',
 ];
@@ -636,6 +637,10 @@ function target(w: World, s: Mode, extra: Record<string, fc.Arbitrary<unknown>> 
     objectInput({ action: p.action('approveFence'), cluster: p.cluster, fence: p.fence, ...extra }, s),
     objectInput(
       { action: p.action('cancelFence'), cluster: p.cluster, fence: p.fence, reason: p.reason, ...extra },
+      s,
+    ),
+    objectInput(
+      { action: p.action('fenceNode'), cluster: p.cluster, node: p.node, reason: p.reason, ...extra },
       s,
     ),
     objectInput(

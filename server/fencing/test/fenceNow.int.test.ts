@@ -1,0 +1,136 @@
+// Fence now, on the embedded cluster: a person fences a node through the guarded seam when the
+// fencing budget holds its automatic fence (unsafe: the name typed and a reason), or after a
+// fence they cancelled (safe: it replaces the ended NodeFence). The controller adopts the request
+// with no warning window and runs it to Released whatever the budget says; the NodeFence and the
+// audit Event name who asked and why. A Ready node is refused, whatever is typed.
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../../sim/apiserver/test/harness.js';
+import { ActionError } from '../../actions/errors.js';
+import { perform, preview } from '../../actions/perform.js';
+import { tokenOf } from '../../test/client.js';
+import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
+
+let t: Fenced | undefined;
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+/** The seam as the cluster admin, with the controller's budget holds (as the console wires it). */
+function seam(f: Fenced) {
+  return {
+    conn: f.conn,
+    actor: {
+      name: 'palisade-admin',
+      via: 'token' as const,
+      credential: { kind: 'token' as const, token: tokenOf(f.cluster.kc) },
+    },
+    authorize: async () => ({ allowed: true }),
+    heldByBudget: (node: string) => {
+      const h = f.controller.held().find((x) => x.node === node);
+      return h?.reason === 'budget' ? h.why : undefined;
+    },
+  };
+}
+
+async function runningNode(f: Fenced): Promise<string> {
+  const p = await eventually(
+    async () => {
+      const p = await f.cluster.core
+        .readNamespacedPod({ name: 'db-0', namespace: 'shop' })
+        .catch(() => undefined);
+      return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
+    },
+    'db-0 running',
+    45_000,
+  );
+  return p.spec!.nodeName!;
+}
+
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) =>
+      e instanceof ActionError ? { code: e.code, message: e.message } : { code: 'other', message: String(e) },
+  );
+
+describe('Fence now', { timeout: 240_000 }, () => {
+  it('fences a node the budget holds, once a person types its name and why; the budget does not hold it', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy('strict', quickPolicy({ type: 'power' }, { maxUnhealthy: 0, warningWindow: '30s' }));
+    const node = await runningNode(t);
+    t.cluster.infra.partition(node);
+    await eventually(
+      () => t!.controller.held().some((h) => h.node === node && h.reason === 'budget'),
+      `${node} held by the budget`,
+      30_000,
+    );
+    expect(await t.fence(node)).toBeUndefined();
+    const s = seam(t);
+    const p = await preview(s, { action: 'fenceNode', node });
+    expect(p.verdict.safe).toBe(false);
+    expect(p.refusal).toBeUndefined();
+    expect(p.needs).toMatchObject({ typedName: true, reason: true, name: node });
+    expect(p.verdict.safe ? [] : p.verdict.reasons).toEqual([expect.stringMatching(/fencing budget holds/)]);
+    expect(p.will.join('\n')).toMatch(/CREATE NodeFence .* \(policy strict\)/);
+    expect(p.dryRun).toMatchObject({ ran: true, ok: true });
+    expect(await t.fence(node)).toBeUndefined();
+    // unsafe: refused until the name is typed and a reason given
+    expect(
+      await refusal(perform(s, { action: 'fenceNode', node, reason: 'zone b lost power' })),
+    ).toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      message: expect.stringMatching(/type ".*" to confirm/),
+    });
+    const done = await perform(s, { action: 'fenceNode', node, confirm: node, reason: 'zone b lost power' });
+    expect(done).toMatchObject({ recorded: true, overridden: true });
+    const released = await t.fenceIn(node, ['Released'], 90_000);
+    expect(released.spec.requestedBy).toMatchObject({ by: 'palisade-admin', reason: 'zone b lost power' });
+    // no warning window (30 s on this policy), and the budget did not hold it
+    expect(released.status.fenceAt).toBe(released.status.detectedAt);
+    expect(released.status.steps[0]).toMatchObject({
+      phase: 'Detected',
+      message: 'fence requested by palisade-admin: zone b lost power',
+    });
+    expect(
+      Date.parse(released.status.attempts[0].startedAt) - Date.parse(released.status.detectedAt!),
+    ).toBeLessThan(15_000);
+    expect(t.cluster.infra.bmcStatus(node)).toBe('off');
+    const audit = await t.cluster.core.listEventForAllNamespaces({
+      fieldSelector: 'reason=PalisadeFenceRequested',
+    });
+    expect(
+      audit.items.some((e) => e.involvedObject.name === node && /palisade-admin/.test(e.message ?? '')),
+    ).toBe(true);
+  });
+
+  it('after a person cancelled the fence, Fence now replaces it (safe); a Ready node is refused', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy('slow', quickPolicy({ type: 'power' }, { warningWindow: '60s' }));
+    const node = await runningNode(t);
+    const s = seam(t);
+    const others = (await t.cluster.core.listNode()).items
+      .map((n) => n.metadata!.name!)
+      .filter((n) => n !== node);
+    const ready = await preview(s, { action: 'fenceNode', node: others[0] });
+    expect(ready.refusal).toMatch(/is Ready: Palisade fences only a node that is not Ready/);
+    expect(
+      await refusal(perform(s, { action: 'fenceNode', node: others[0], confirm: others[0], reason: 'x' })),
+    ).toMatchObject({ code: 'PRECONDITION_FAILED' });
+    t.cluster.infra.partition(node);
+    await t.fenceIn(node, ['Detected'], 30_000);
+    // a fence is coming: Fence now is refused (cancel or wait instead)
+    expect((await preview(s, { action: 'fenceNode', node })).refusal).toMatch(/already coming/);
+    await perform(s, { action: 'cancelFence', fence: node, reason: 'checking the rack first' });
+    const cancelled = await t.fenceIn(node, ['Cancelled'], 30_000);
+    const p = await preview(s, { action: 'fenceNode', node });
+    expect(p.verdict.safe).toBe(true);
+    expect(p.verdict.notes.join('\n')).toMatch(/replaces NodeFence .* \(Cancelled\)/);
+    expect(p.dryRun).toMatchObject({ ran: true, ok: true });
+    const done = await perform(s, { action: 'fenceNode', node, reason: 'the rack is dark: fence it' });
+    expect(done).toMatchObject({ recorded: true, overridden: false });
+    const released = await t.fenceIn(node, ['Released'], 90_000);
+    expect(released.metadata.uid).not.toBe(cancelled.metadata.uid);
+    expect(released.status.attempts[0].result).toBe('Succeeded');
+  });
+});
