@@ -8,7 +8,7 @@ import { fetchSession, type SessionInfo } from './session';
 
 /** Only same-site paths: the sign-in page never sends anyone elsewhere. */
 function safeNext(raw: string | null): string {
-  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
+  if (!raw?.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
   return raw;
 }
 

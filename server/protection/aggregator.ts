@@ -22,7 +22,7 @@ import {
   recordAggregation,
   statusOf,
 } from '../../lib/protection/status.js';
-import { GROUP, PLURAL, type PodProtector, protectorKey, VERSION } from '../../lib/protection/types.js';
+import { type PodProtector, protectorKey } from '../../lib/protection/types.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
 import { Controller } from '../runtime/controller.js';
