@@ -473,7 +473,28 @@ describe('decide', () => {
         ],
       },
     });
-    expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait' });
+    expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait', reason: 'cancelled' });
+    // the node came back after the cancel and failed again: a new incident, judged afresh
+    const again = node('Unknown', 20, 20);
+    expect(decide(world({ fence: f, node: again }))).toMatchObject({
+      kind: 'wait',
+      reason: 'not-long-enough',
+    });
+    expect(decide(world({ fence: f, node: again, now: NOW + 400_000 }))).toMatchObject({ kind: 'replace' });
+  });
+
+  it('a failed fence holds the node for its incident only', () => {
+    const failedAt = {
+      type: 'Processing',
+      status: 'False',
+      reason: 'FenceAgentFailed',
+      message: '',
+      lastTransitionTime: iso(ago(50)),
+    };
+    const f = fence('Failed', { status: { conditions: [failedAt] } });
+    expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait', reason: 'failed' });
+    const again = node('Unknown', 20, 20);
+    expect(decide(world({ fence: f, node: again, now: NOW + 400_000 }))).toMatchObject({ kind: 'replace' });
   });
 });
 

@@ -274,22 +274,32 @@ function released(w: FenceWorld): Decision {
   );
 }
 
-/** A finished fence: a new incident on the same node replaces it, unless a person must look first. */
+/** A finished fence: a new incident on the same node replaces it; within its own incident a failure or a person's cancel holds the node. */
 function terminal(w: FenceWorld): Decision {
   const f = w.fence!;
-  if (f.status.phase === 'Failed')
-    return wait('failed', 'the fence failed: delete the NodeFence to fence this node again');
-  const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
-  if (byUser)
-    return wait('cancelled', 'cancelled by a person: delete the NodeFence to fence this node again');
   const next = noFence({ ...w, fence: undefined });
+  const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
+  const held = f.status.phase === 'Failed' || byUser;
   const ended =
-    f.status.recoveredAt ?? f.status.conditions.find((c) => c.type === 'Processing')?.lastTransitionTime;
-  const endedAt = Date.parse(ended ?? '') || 0;
+    f.status.recoveredAt ??
+    f.status.conditions.find((c) => c.type === 'Processing')?.lastTransitionTime ??
+    f.status.steps.at(-1)?.at;
+  // a failure or a cancel of unknown time holds the node: never taken for an older incident's end
+  const endedAt = Date.parse(ended ?? '') || (held ? Number.POSITIVE_INFINITY : 0);
   const h = w.node && nodeHealth(w.policy, w.node, w.now);
-  // a new incident: unhealthy since after this fence ended
-  if (next.kind === 'create' && h && !h.healthy && h.since > endedAt)
-    return { kind: 'replace', why: next.why };
+  // a new incident (unhealthy since after this fence ended) is judged afresh, whatever ended this
+  // fence: a person's cancel or a failure is about one incident, not about the node for ever
+  if (h && !h.healthy && h.since > endedAt)
+    return next.kind === 'create' ? { kind: 'replace', why: next.why } : next;
+  // the same incident: a failed fence, or one a person cancelled, holds the node until someone
+  // fences it by hand (Fence now) or it comes back
+  if (f.status.phase === 'Failed')
+    return wait('failed', 'the fence failed: fence the node by hand (Fence now) to try again');
+  if (byUser)
+    return wait(
+      'cancelled',
+      'cancelled by a person: this incident is not fenced unless someone fences it now',
+    );
   return next.kind === 'create'
     ? wait('not-healthy-since', 'the node has not been healthy since this fence ended')
     : next;

@@ -94,9 +94,15 @@ describe('upcomingOf', () => {
       { fenceAt: NOW + 16_000, paused: false },
     ],
     [
-      'cancelled by a person: not fenced again',
-      { fence: finished('Cancelled', 'CancelledByUser'), node: node('Unknown', 30, 50) },
+      'cancelled by a person, the node down since before: not fenced again',
+      { fence: finished('Cancelled', 'CancelledByUser'), node: node('Unknown', 1000, 1000) },
       undefined,
+    ],
+    [
+      'cancelled by a person, then back and down again: a new incident, announced',
+      { fence: finished('Cancelled', 'CancelledByUser'), node: node('Unknown', 30, 50) },
+      // as if there were no NodeFence at all
+      upcomingOf(world({ node: node('Unknown', 30, 50) })),
     ],
   ];
   it.each(cases)('%s', (_n, w, want) => {
