@@ -6,7 +6,7 @@
 // in force, each with Pause or Resume. Live through the fencing room; nothing polls.
 import Link from 'next/link';
 import { releasedText } from '@/lib/fencing/view';
-import { FenceNodeButton, PausePolicyButton } from '../actions/GuardedActionButtons';
+import { CancelFenceButton, FenceNodeButton, PausePolicyButton } from '../actions/GuardedActionButtons';
 import { useCluster } from '../console/cluster';
 import { AgeCell } from '../lists/cells';
 import { podHref } from '../map/NodePanel';
@@ -126,8 +126,8 @@ function Upcoming({ upcoming }: { upcoming: UpcomingRow[] }) {
         {upcoming.length} node{upcoming.length === 1 ? '' : 's'} will be fenced automatically
       </h2>
       <p className="text-xs text-dim">
-        Each gets its NodeFence (and Cancel) when it has been unhealthy for its policy's duration; the warning
-        window then runs before any agent. Pause the policy to stop them now.
+        Each gets its NodeFence when it has been unhealthy for its policy's duration; the warning window then
+        runs before any agent. Cancel one now, or pause the policy to hold them all.
       </p>
       <ul className="mt-1 flex flex-col gap-1 text-xs">
         {upcoming.map((u) => (
@@ -138,12 +138,19 @@ function Upcoming({ upcoming }: { upcoming: UpcomingRow[] }) {
               policy <span className="font-mono">{u.policy}</span>
             </span>
             {cluster && (
-              <PausePolicyButton
-                cluster={cluster}
-                policy={u.policy}
-                paused={u.paused}
-                disabled={current?.mode === 'read-only'}
-              />
+              <>
+                <CancelFenceButton
+                  cluster={cluster}
+                  fence={u.node}
+                  disabled={current?.mode === 'read-only'}
+                />
+                <PausePolicyButton
+                  cluster={cluster}
+                  policy={u.policy}
+                  paused={u.paused}
+                  disabled={current?.mode === 'read-only'}
+                />
+              </>
             )}
           </li>
         ))}

@@ -28,8 +28,9 @@ function actionOf(r: Remediation): GuardedTarget | undefined {
     (r.next.step === 'fence-manually' && r.next.why !== 'no-policy')
   )
     return { action: 'fenceNode', node: r.node };
-  // the warning window: a Detected fence may be cancelled until it runs
+  // the warning window: a Detected fence may be cancelled until it runs, an announced one at once
   if (r.fence?.phase === 'Detected') return { action: 'cancelFence', fence: r.fence.name };
+  if (!r.fence && r.upcoming) return { action: 'cancelFence', fence: r.node };
   return undefined;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PHASES, type Phase } from '../fencing/types';
-import { judgeApproveFence, judgeCancelFence } from './fence';
+import { judgeApproveFence, judgeCancelAnnounced, judgeCancelFence } from './fence';
 import { judgeRemoveOutOfServiceTaint } from './outOfService';
 import type { FenceFacts, NodeFacts } from './types';
 
@@ -154,5 +154,24 @@ describe('judgeRemoveOutOfServiceTaint', () => {
         `${re} in ${lines.join(' / ')}`,
       ).toBe(true);
     if (want === 'unsafe' && !v.safe) expect(v.reasons).toHaveLength(res.length);
+  });
+});
+
+describe('judgeCancelAnnounced: a fence announced before its NodeFence exists', () => {
+  const policy = { name: 'demo', paused: false };
+  it.each<[string, Parameters<typeof judgeCancelAnnounced>[0], Outcome, RegExp]>([
+    [
+      'unreachable, covered: safe',
+      { nodeName: 'a1-2', node: node(), policy },
+      'safe',
+      /FencePolicy demo announced for a1-2 is cancelled before it starts/,
+    ],
+    ['no policy: refused', { nodeName: 'a1-2', node: node() }, 'refused', /no fence is coming/],
+    ['Ready: refused', { nodeName: 'a1-2', node: node({ ready: 'True' }), policy }, 'refused', /is Ready/],
+    ['no node: refused', { nodeName: 'a1-2', policy }, 'refused', /nothing to cancel/],
+  ])('%s', (_n, i, want, says) => {
+    const v = judgeCancelAnnounced(i);
+    expect(outcome(v)).toBe(want);
+    expect(text(v)).toMatch(says);
   });
 });

@@ -37,6 +37,33 @@ export function judgeApproveFence({ fence, node }: ApproveFenceInput): Verdict {
   return safe([effect]);
 }
 
+export interface CancelAnnouncedInput {
+  nodeName: string;
+  node?: NodeFacts;
+  /** the FencePolicy that covers the node, if any */
+  policy?: { name: string; paused: boolean };
+}
+
+/**
+ * Cancelling a fence announced before its NodeFence exists (the node unhealthy, not yet for the
+ * policy's duration): a NodeFence is created already cancelled, so the controller never starts
+ * one for this incident. Nothing to cancel when no policy covers the node or it is Ready.
+ */
+export function judgeCancelAnnounced({ nodeName, node, policy }: CancelAnnouncedInput): Verdict {
+  if (!node)
+    return refused(`NodeFence ${nodeName} not found, and no Node ${nodeName} either: nothing to cancel`);
+  if (!policy)
+    return refused(
+      `NodeFence ${nodeName} not found: no FencePolicy covers ${nodeName}, so no fence is coming`,
+    );
+  if (node.ready === 'True')
+    return refused(`NodeFence ${nodeName} not found: ${nodeName} is Ready, so no fence is coming`);
+  return safe([
+    `no NodeFence yet: the fence FencePolicy ${policy.name} announced for ${nodeName} is cancelled before it starts, and ${nodeName} stays as it is`,
+    `this incident is not fenced unless someone fences it now; once ${nodeName} has been healthy again, its next incident is`,
+  ]);
+}
+
 export interface CancelFenceInput {
   fence: FenceFacts;
 }
@@ -46,7 +73,7 @@ export function judgeCancelFence({ fence }: CancelFenceInput): Verdict {
     return refused(`NodeFence ${fence.name}: ${fence.cancelRequestedBy} already asked to cancel it`);
   if (fence.phase === 'Failed')
     return safe([
-      `NodeFence ${fence.name} already failed: cancelling records that a person gave it up (delete the NodeFence to fence ${fence.nodeName} again)`,
+      `NodeFence ${fence.name} already failed: cancelling records that a person gave it up (Fence now fences ${fence.nodeName} again)`,
     ]);
   if (fence.phase === 'Cancelled' || fence.phase === 'Recovered')
     return refused(`NodeFence ${fence.name} is ${fence.phase}: it is over, there is nothing to cancel`);

@@ -1,12 +1,14 @@
 // Approve or cancel a NodeFence: a merge patch of its spec (approvedBy/approvedAt, or
 // cancelRequested) carrying metadata.resourceVersion, so a fence the controller moved on since
-// the decision answers 409. The fencing controller does the rest: it runs the agent after an
+// the decision answers 409. A fence only announced (no NodeFence yet) is cancelled by creating
+// its NodeFence already cancelled: a create answers 409 if the controller made one meanwhile. The fencing controller does the rest: it runs the agent after an
 // approval, and honours a cancellation only until an agent has run.
 import * as k8s from '@kubernetes/client-node';
-import { judgeApproveFence, judgeCancelFence } from '../../lib/guard/fence.js';
-import { API_VERSION } from '../../lib/fencing/types.js';
+import { judgeApproveFence, judgeCancelAnnounced, judgeCancelFence } from '../../lib/guard/fence.js';
+import { API_VERSION, FENCING_COMPONENT } from '../../lib/fencing/types.js';
 import type { ActionApis } from './actor.js';
 import { ActionError } from './errors.js';
+import { coveringPolicy } from './fenceNode.js';
 import { type Loaded, nodeSummary, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, type LiveFence, nodeFacts, readFence, readNode } from './live.js';
 
@@ -63,7 +65,58 @@ export async function loadApproveFence(apis: ActionApis, name: string): Promise<
   };
 }
 
+/**
+ * Cancel a fence announced before its NodeFence exists: create the NodeFence already carrying
+ * spec.cancelRequested (the controller then records it Cancelled before anything runs, and
+ * starts no fence for this incident). Target: the Node, which the NodeFence is named after.
+ */
+async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Loaded> {
+  const node = await readNode(apis, name);
+  const policy = node && (await coveringPolicy(apis, node));
+  const policyName = policy?.metadata.name ?? '(none)';
+  return {
+    action: 'cancelFence',
+    target: {
+      kind: 'Node',
+      apiVersion: 'v1',
+      name,
+      uid: node?.metadata?.uid ?? '',
+      resourceVersion: node?.metadata?.resourceVersion ?? '',
+    },
+    verdict: judgeCancelAnnounced({
+      nodeName: name,
+      node: node && nodeFacts(node),
+      policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
+    }),
+    will: [
+      `CREATE NodeFence ${name} (policy ${policyName}) with spec.cancelRequested: who, when and why`,
+      'the fencing controller marks it Cancelled at once: no fence of this incident starts',
+    ],
+    node: nodeSummary(name, node),
+    related: { kind: 'NodeFence', apiVersion: API_VERSION, name },
+    what: `cancelled the fence announced for node ${name} (policy ${policyName}) before it started`,
+    write: async (o) => {
+      await apis.custom.createClusterCustomObject({
+        ...FENCE_API,
+        body: {
+          apiVersion: API_VERSION,
+          kind: 'NodeFence',
+          metadata: { name, labels: { 'app.kubernetes.io/managed-by': FENCING_COMPONENT } },
+          spec: {
+            nodeName: name,
+            policy: policyName,
+            cancelRequested: { by: o.actor.name, at: o.at.toISOString(), reason: o.reason },
+          },
+        },
+        ...(o.dryRun ? { dryRun: 'All' } : {}),
+      });
+      return `the fence announced for ${name} ${o.dryRun ? 'would be' : 'is'} cancelled${dry(o)}`;
+    },
+  };
+}
+
 export async function loadCancelFence(apis: ActionApis, name: string): Promise<Loaded> {
+  if (!(await readFence(apis, name))) return loadCancelAnnounced(apis, name);
   const { live, node, facts } = await load(apis, name);
   const nodeName = facts.nodeName;
   return {

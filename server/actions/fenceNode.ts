@@ -20,7 +20,7 @@ import { type Loaded, nodeSummary, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, nodeFacts, readFence, readNode } from './live.js';
 
 /** The FencePolicy the controller would fence this node under: the first by name that selects it. */
-async function coveringPolicy(apis: ActionApis, node: k8s.V1Node) {
+export async function coveringPolicy(apis: ActionApis, node: k8s.V1Node) {
   // no FencePolicy CRD (404): no policy covers the node, which the guard then says
   const list = ((await orMissing(apis.custom.listClusterCustomObject({ ...POLICY_API }))) ?? {}) as {
     items?: unknown[];

@@ -2,12 +2,14 @@
 // fencing budget holds its automatic fence (unsafe: the name typed and a reason), or after a
 // fence they cancelled (safe: it replaces the ended NodeFence). The controller adopts the request
 // with no warning window and runs it to Released whatever the budget says; the NodeFence and the
-// audit Event name who asked and why. A Ready node is refused, whatever is typed.
+// audit Event name who asked and why. A Ready node is refused, whatever is typed. And a fence
+// only announced (no NodeFence yet) is cancelled for its incident; the next one is fenced.
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { ActionError } from '../../actions/errors.js';
 import { perform, preview } from '../../actions/perform.js';
 import { tokenOf } from '../../test/client.js';
+import { upcomingFences } from '../world.js';
 import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
 
 let t: Fenced | undefined;
@@ -132,5 +134,58 @@ describe('Fence now', { timeout: 240_000 }, () => {
     const released = await t.fenceIn(node, ['Released'], 90_000);
     expect(released.metadata.uid).not.toBe(cancelled.metadata.uid);
     expect(released.status.attempts[0].result).toBe('Succeeded');
+  });
+  it('cancels a fence announced before its NodeFence exists; the next incident is fenced as usual', async () => {
+    t = await startFencing(fencingScenario());
+    await t.policy(
+      'patient',
+      quickPolicy(
+        { type: 'power' },
+        { unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '20s' }] },
+      ),
+    );
+    const node = await runningNode(t);
+    const s = seam(t);
+    t.cluster.infra.partition(node);
+    await eventually(
+      async () => upcomingFences(t!.controller.informers, t!.conn).some((u) => u.node === node),
+      `${node} announced`,
+      30_000,
+    );
+    expect(await t.fence(node)).toBeUndefined();
+    const p = await preview(s, { action: 'cancelFence', fence: node });
+    expect(p.verdict.safe).toBe(true);
+    expect(p.target.kind).toBe('Node');
+    expect(p.will.join('\n')).toMatch(/CREATE NodeFence .* with spec.cancelRequested/);
+    const done = await perform(s, { action: 'cancelFence', fence: node, reason: 'known network work' });
+    expect(done).toMatchObject({ recorded: true, overridden: false });
+    const cancelled = await t.fenceIn(node, ['Cancelled'], 30_000);
+    expect(cancelled.status.attempts).toEqual([]);
+    expect(cancelled.status.conditions.find((c) => c.type === 'Processing')?.reason).toBe('CancelledByUser');
+    // this incident stays unfenced once unhealthy past its 20 s (and a controller pass later)
+    await eventually(
+      async () => {
+        const n = await t!.cluster.core.readNode({ name: node });
+        const c = n.status?.conditions?.find((x) => x.type === 'Ready');
+        return c?.status === 'Unknown' && Date.now() - new Date(c.lastTransitionTime!).getTime() > 24_000;
+      },
+      `${node} unhealthy for longer than the policy's 20 s`,
+      60_000,
+    );
+    expect((await t.fence(node))?.metadata.uid).toBe(cancelled.metadata.uid);
+    expect(upcomingFences(t.controller.informers, t.conn).some((u) => u.node === node)).toBe(false);
+    // back, then down again: a new incident, announced and fenced
+    t.cluster.infra.heal(node);
+    await eventually(
+      async () =>
+        (await t!.cluster.core.readNode({ name: node })).status?.conditions?.some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        ),
+      `${node} Ready again`,
+      60_000,
+    );
+    t.cluster.infra.partition(node);
+    const next = await t.fenceIn(node, ['Fencing', 'Fenced', 'Releasing', 'Released'], 90_000);
+    expect(next.metadata.uid).not.toBe(cancelled.metadata.uid);
   });
 });
