@@ -182,9 +182,9 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await fenceNow.click();
     const dialog = page.getByTestId('guarded-dialog');
     await expect(dialog.getByTestId('guarded-verdict')).toHaveText(/Unsafe/, { timeout: 30_000 });
-    await expect(dialog).toContainText('the fencing budget holds automatic fences');
+    await expect(dialog).toContainText('the budget holds automatic fences because');
     await expect(dialog.getByTestId('guarded-confirm-input')).toBeVisible();
-    await shot(page, '03b-fence-now-held-by-budget.png');
+    await dialog.screenshot({ path: resolve(paths.results, '03b-fence-now-held-by-budget.png') });
     await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
     await expect(dialog).toBeHidden();
   });
@@ -267,6 +267,10 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await copyFile(
       resolve(paths.results, '04-incident-warning-window.png'),
       resolve(paths.docs, 'demo-zone-outage.png'),
+    );
+    await copyFile(
+      resolve(paths.results, '03b-fence-now-held-by-budget.png'),
+      resolve(paths.docs, 'demo-zone-outage-fence-now.png'),
     );
     await copyFile(
       resolve(paths.results, '08-timeline-after-restart.png'),

@@ -26,9 +26,9 @@ describe('judgeFenceNode', () => {
     ],
     [
       'the budget holds its fence: unsafe, saying why',
-      { heldByBudget: '3 of 6 nodes unhealthy, at most 2 (maxUnhealthy 2) allowed' },
+      { heldByBudget: 'fencing budget exceeded: 3 of 6 nodes unhealthy, at most 2 (maxUnhealthy 2) allowed' },
       'unsafe',
-      /budget holds automatic fences \(3 of 6 .*\): .*control plane may be the one cut off/,
+      /^fencing budget exceeded: 3 of 6 .* allowed; the budget holds automatic fences because .*control plane may be the one cut off/,
     ],
     ['no Node: refused', { node: undefined }, 'refused', /Node b1-1 does not exist/],
     ['no policy: refused, no agent', { policy: undefined }, 'refused', /no FencePolicy covers node b1-1/],

@@ -53,7 +53,7 @@ export function judgeFenceNode(i: FenceNodeInput): Verdict {
   if (i.heldByBudget)
     return unsafe(
       [
-        `the fencing budget holds automatic fences (${i.heldByBudget}): when many nodes look down at once, the control plane may be the one cut off while they still serve; fencing ${name} stops everything running there`,
+        `${i.heldByBudget}; the budget holds automatic fences because when many nodes look down at once, the control plane may be the one cut off while they still serve: fencing ${name} stops everything running there`,
       ],
       notes,
     );

@@ -73,7 +73,9 @@ describe('Fence now', { timeout: 240_000 }, () => {
     expect(p.verdict.safe).toBe(false);
     expect(p.refusal).toBeUndefined();
     expect(p.needs).toMatchObject({ typedName: true, reason: true, name: node });
-    expect(p.verdict.safe ? [] : p.verdict.reasons).toEqual([expect.stringMatching(/fencing budget holds/)]);
+    expect(p.verdict.safe ? [] : p.verdict.reasons).toEqual([
+      expect.stringMatching(/budget exceeded: .*; the budget holds automatic fences/),
+    ]);
     expect(p.will.join('\n')).toMatch(/CREATE NodeFence .* \(policy strict\)/);
     expect(p.dryRun).toMatchObject({ ran: true, ok: true });
     expect(await t.fence(node)).toBeUndefined();
