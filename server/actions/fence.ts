@@ -72,7 +72,9 @@ export async function loadApproveFence(apis: ActionApis, name: string): Promise<
  */
 async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Loaded> {
   const node = await readNode(apis, name);
-  const policy = node && (await coveringPolicy(apis, node));
+  // neither a NodeFence nor a Node of that name: the fence asked for does not exist
+  if (!node) throw new ActionError('NOT_FOUND', `NodeFence ${name} not found`);
+  const policy = await coveringPolicy(apis, node);
   const policyName = policy?.metadata.name ?? '(none)';
   return {
     action: 'cancelFence',
@@ -80,12 +82,12 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
       kind: 'Node',
       apiVersion: 'v1',
       name,
-      uid: node?.metadata?.uid ?? '',
-      resourceVersion: node?.metadata?.resourceVersion ?? '',
+      uid: node.metadata!.uid!,
+      resourceVersion: node.metadata!.resourceVersion!,
     },
     verdict: judgeCancelAnnounced({
       nodeName: name,
-      node: node && nodeFacts(node),
+      node: nodeFacts(node),
       policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
     }),
     will: [

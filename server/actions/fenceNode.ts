@@ -14,7 +14,7 @@ import {
 import { judgeFenceNode } from '../../lib/guard/fenceNode.js';
 import { nodeFacts as fencingNodeFacts } from '../fencing/facts.js';
 import type { ActionApis } from './actor.js';
-import { orMissing } from './errors.js';
+import { ActionError, orMissing } from './errors.js';
 import { POLICY_API } from './fencePolicy.js';
 import { type Loaded, nodeSummary, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, nodeFacts, readFence, readNode } from './live.js';
@@ -41,12 +41,13 @@ export async function loadFenceNode(
   heldByBudget: (node: string) => string | undefined = () => undefined,
 ): Promise<Loaded> {
   const [node, live] = await Promise.all([readNode(apis, name), readFence(apis, name)]);
-  const policy = node && (await coveringPolicy(apis, node));
+  if (!node) throw new ActionError('NOT_FOUND', `node ${name} not found`);
+  const policy = await coveringPolicy(apis, node);
   const fence = live && fenceFacts(live.fence);
   const ended = live && TERMINAL_PHASES.has(live.fence.status.phase) ? live.raw.metadata : undefined;
   const verdict = judgeFenceNode({
     nodeName: name,
-    node: node && nodeFacts(node),
+    node: nodeFacts(node),
     policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
     fence,
     heldByBudget: heldByBudget(name),
@@ -58,8 +59,8 @@ export async function loadFenceNode(
       kind: 'Node',
       apiVersion: 'v1',
       name,
-      uid: node?.metadata?.uid ?? '',
-      resourceVersion: node?.metadata?.resourceVersion ?? '',
+      uid: node.metadata!.uid!,
+      resourceVersion: node.metadata!.resourceVersion!,
     },
     verdict,
     will: [

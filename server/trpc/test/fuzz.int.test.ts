@@ -948,7 +948,11 @@ function targetUid(w: World, t: any): string | undefined {
     case 'detachVolume':
       return w.attachments.get(t.attachment);
     case 'removeOutOfServiceTaint':
+    case 'fenceNode':
       return w.nodeUids.get(t.node);
+    // a fence only announced (no NodeFence of that name): cancelling it is about the Node
+    case 'cancelFence':
+      return w.fences.get(t.fence) ?? w.nodeUids.get(t.fence);
     default:
       return w.fences.get(t.fence);
   }
