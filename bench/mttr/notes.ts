@@ -1,4 +1,5 @@
 // The words around the MTTR figures: how the run was set up, and what the figures say.
+import { percentile } from '../http.js';
 import { automaticPolicy, PROFILES } from './profiles.js';
 import { type CaseResult, segments, summarize } from './stats.js';
 
@@ -55,6 +56,13 @@ export function observations(cases: CaseResult[], cpu: Cpu[]): string[] {
         : `releasing by ResourceDeletion (Palisade force-deletes the fenced node's pods and VolumeAttachments itself, with preconditions), the release takes ${ms(seg.release?.p50)} instead of waiting for the pod GC sweep`;
     out.push(
       `${v.profile.label}, variant: ${what}; MTTR p50 ${sec(s.p50)}, max ${sec(s.max)}, ${s.violations} violation(s) over ${s.reps} reps.`,
+    );
+  }
+  for (const v of cases.filter((c) => c.key === 'palisadeByHand')) {
+    const s = summarize(v);
+    const gap = v.samples.map((x) => x.phases.running - x.phases.requested).filter((d) => Number.isFinite(d));
+    out.push(
+      `${v.profile.label}, variant: the budget (maxUnhealthy 0) holds the automatic fence (held at ${sec(s.phases.held)}); a person uses Fence now at once, and from the request to the replacement running takes ${sec(percentile(gap, 50))} p50 (max ${sec(gap.length ? Math.max(...gap) : undefined)}): no warning window, the budget not asked again; MTTR p50 ${sec(s.p50)}, ${s.violations} violation(s) over ${s.reps} reps.`,
     );
   }
   const plain = (key: string, profile: string) =>

@@ -8,6 +8,7 @@ import {
   parseNodeFence,
   VERSION,
 } from '../../lib/fencing/types.js';
+import { perform } from '../../server/actions/perform.js';
 import { automaticPolicy, type PolicyVariant, type Profile, STS, scenarioYaml } from './profiles.js';
 import { type Rig, sleep, startRig } from './rig.js';
 import {
@@ -48,6 +49,36 @@ async function fencePhases(rig: Rig, node: string, t0: number, waitMs: number) {
   };
 }
 
+/**
+ * A person at the console: as soon as the budget holds the node's fence (the Fencing page lists
+ * it), Fence now through the guarded seam, typing the node's name and a reason (it is unsafe
+ * while the budget holds fences), as the cluster admin.
+ */
+async function fenceByHand(rig: Rig, node: string, capMs: number) {
+  const deadline = Date.now() + capMs;
+  const held = () => rig.controller!.held().some((h) => h.node === node && h.reason === 'budget');
+  while (!held() && Date.now() < deadline) await sleep(50);
+  if (!held()) return;
+  rig.marks.set('held');
+  const token = rig.cluster.kc.getCurrentUser()?.token ?? '';
+  const ctx = {
+    conn: rig.conn!,
+    actor: { name: 'admin', via: 'token' as const, credential: { kind: 'token' as const, token } },
+    authorize: async () => ({ allowed: true }),
+    heldByBudget: (n: string) =>
+      rig.controller!.held().find((h) => h.node === n && h.reason === 'budget')?.why,
+  };
+  rig.marks.set('requested');
+  await perform(ctx, {
+    action: 'fenceNode',
+    node,
+    confirm: node,
+    reason: 'the node is down: fence it now',
+  }).catch((e) =>
+    process.stderr.write(`[bench:mttr] Fence now on ${node} failed: ${(e as Error).message}\n`),
+  );
+}
+
 export async function palisadeRep(p: Profile, variant?: PolicyVariant): Promise<Sample> {
   const rig = await startRig(scenarioYaml(p, 3), automaticPolicy(p, variant));
   try {
@@ -57,6 +88,7 @@ export async function palisadeRep(p: Profile, variant?: PolicyVariant): Promise<
     } = await place(rig, p);
     const t0 = await partitionAtRandom(rig, p, [node]);
     watchRecovery(rig, STS, old);
+    if (variant?.byHand) void fenceByHand(rig, node, p.palisadeCapMs);
     const done = await rig.marks.until('running', p.palisadeCapMs);
     const fence = await fencePhases(rig, node, t0, 5_000);
     const phases = { ...relative(rig, t0), ...numbers(fence) };

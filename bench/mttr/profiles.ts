@@ -112,6 +112,10 @@ export type Release = 'OutOfServiceTaint' | 'ResourceDeletion';
 export interface PolicyVariant {
   release?: Release;
   unhealthyFor?: string;
+  /** the budget (0: every automatic fence is held) */
+  maxUnhealthy?: number;
+  /** a person uses Fence now as soon as the budget holds the node's fence */
+  byHand?: boolean;
 }
 
 /** Issue 9's Automatic policy: built-in power agent, out-of-service taint release (or a variant). */
@@ -124,6 +128,7 @@ export const automaticPolicy = (p: Profile, v: PolicyVariant = {}) => ({
   retryInterval: '5s',
   timeout: '30s',
   releaseStrategy: v.release ?? 'OutOfServiceTaint',
+  ...(v.maxUnhealthy !== undefined ? { maxUnhealthy: v.maxUnhealthy } : {}),
   // the machinery's MTTR: a warning window (default 10 s, issue 18) adds exactly itself to it,
   // between detected and fenced, and is the site's choice, so the bench leaves it out
   warningWindow: '0s',

@@ -21,6 +21,8 @@ function s1(ms?: number): string {
 
 const PHASE_WORDS: Record<string, string> = {
   unknown: 'Ready=Unknown',
+  held: 'held by the budget',
+  requested: 'Fence now',
   detected: 'detected',
   fenced: 'fenced',
   tainted: 'Releasing',

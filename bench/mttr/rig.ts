@@ -5,6 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { ClusterConnection } from '../../server/kube/connection.js';
+import { ControllerRuntime } from '../../server/runtime/runtime.js';
 import { AgentUnavailable } from '../../server/fencing/agents.js';
 import { FencingController } from '../../server/fencing/controller.js';
 import { createLogger } from '../../server/log.js';
@@ -66,6 +67,9 @@ export interface Rig {
   core: k8s.CoreV1Api;
   apps: k8s.AppsV1Api;
   marks: Marks;
+  /** with a policy: the console's connection and its fencing controller */
+  conn?: ClusterConnection;
+  controller?: FencingController;
   stop(): Promise<void>;
 }
 
@@ -83,6 +87,7 @@ export async function startRig(yaml: string, policy?: Record<string, unknown>): 
   const marks = new Marks(cluster.context.informers);
   let conn: ClusterConnection | undefined;
   let controller: FencingController | undefined;
+  let runtime: ControllerRuntime | undefined;
   if (policy) {
     // the controller's trouble on stderr, readable, as before
     const logger = createLogger({
@@ -103,6 +108,10 @@ export async function startRig(yaml: string, policy?: Record<string, unknown>): 
     conn.start();
     controller = new FencingController({ conn, exec: noExec, logger });
     controller.start();
+    // the controller acts only under a term of the controller Lease, as server/fencing/service.ts
+    // runs it: one console, so it leads at once
+    runtime = new ControllerRuntime({ logger });
+    runtime.manager(conn.spec).add(controller.controller);
     await Promise.all([conn.synced(), controller.synced()]);
     await cluster.kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({
       group: GROUP,
@@ -122,8 +131,11 @@ export async function startRig(yaml: string, policy?: Record<string, unknown>): 
     core: cluster.kc.makeApiClient(k8s.CoreV1Api),
     apps: cluster.kc.makeApiClient(k8s.AppsV1Api),
     marks,
+    conn,
+    controller,
     async stop() {
       await controller?.stop();
+      await runtime?.stop();
       await conn?.stop();
       await cluster.stop();
     },

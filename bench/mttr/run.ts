@@ -2,7 +2,7 @@
 // StatefulSet's RWO pod from a partitioned node, with Palisade's Automatic fencing against the
 // embedded cluster's plain behaviour, under scaled durations and Kubernetes' real defaults, all
 // in one run. Full run, about 14 min: Palisade 20 reps scaled one after another (--reps), then
-// 5 at real defaults (--real-reps) side by side with as many of each of two policy variants;
+// 5 at real defaults (--real-reps) side by side with as many of each of three policy variants;
 // the plain cluster 2 reps scaled, and 1 at real defaults that waits out its 12.7 min window
 // beside everything else. Writes bench/mttr/RESULTS.md and folds it into bench/RESULTS.md.
 // --quick: scaled only, 3 Palisade reps and 1 plain, about 1.5 min, prints only.
@@ -159,6 +159,7 @@ async function main() {
         side(0, 'palisade'),
         side(1, 'palisadeNow', { unhealthyFor: '0s' }),
         side(2, 'palisadeDelete', { release: 'ResourceDeletion' }),
+        side(3, 'palisadeByHand', { maxUnhealthy: 0, byHand: true }),
       ]);
     cases.push(...(await measured('Palisade and its variants side by side, real defaults', all)));
   }

@@ -4,13 +4,21 @@ import { percentile } from '../http.js';
 import type { Profile } from './profiles.js';
 import type { Sample } from './steps.js';
 
-export type CaseKey = 'palisade' | 'palisadeNow' | 'palisadeDelete' | 'sts' | 'deployment' | 'manual';
+export type CaseKey =
+  | 'palisade'
+  | 'palisadeNow'
+  | 'palisadeDelete'
+  | 'palisadeByHand'
+  | 'sts'
+  | 'deployment'
+  | 'manual';
 export const isPalisade = (k: CaseKey) => k.startsWith('palisade');
 
 export const CASE_LABELS: Record<CaseKey, string> = {
   palisade: 'Palisade (Automatic policy), StatefulSet',
   palisadeNow: 'variant: Palisade acting on Ready=Unknown for 0s, StatefulSet',
   palisadeDelete: 'variant: Palisade releasing by ResourceDeletion, StatefulSet',
+  palisadeByHand: 'variant: the budget holds the fence, a person uses Fence now, StatefulSet',
   sts: 'plain, StatefulSet',
   deployment: 'plain, Deployment',
   manual: 'plain, Deployment + a person force-deletes the stuck pod',
@@ -39,6 +47,8 @@ export interface Summary {
 /** Timeline order; a phase shows only where some repetition reached it. */
 export const PHASE_ORDER = [
   'unknown',
+  'held',
+  'requested',
   'detected',
   'fenced',
   'tainted',
