@@ -14,7 +14,6 @@ const proc = (node: string, extra: Partial<Process> = {}): Process => ({
   sigtermExitMs: 500,
   ...extra,
 });
-const writesAll = () => true;
 
 describe('at most one process per StatefulSet identity', () => {
   it.each([

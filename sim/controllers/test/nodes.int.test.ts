@@ -106,22 +106,31 @@ describe('a node whose kubelet goes silent', () => {
 
   it('stops NoExecute tainting when every node is silent (the controller may be the one cut off)', async () => {
     for (const n of ['n1', 'n2', 'n3']) cp.kubelets.silence(n);
+    // the node found first may be NoExecute-tainted for a moment before the whole zone is seen
+    // down; then the controller takes that taint back. kube-controller-manager takes back only
+    // what its node cache shows: a taint its tainting loop writes in the same moment stays (a
+    // race in the real controller, also noted in sim/diff/nodeLifecycle.int.test.ts), so there
+    // one node may keep it; the embedded controller must leave none
+    const allowed = onRealControlPlane ? 1 : 0;
     const all = await eventually(
       async () => {
         const nodes = await Promise.all(['n1', 'n2', 'n3'].map(node));
-        // the node found first may be NoExecute-tainted for a moment before the whole zone is
-        // seen down; then the controller takes that taint back (kube-controller-manager does)
+        const noExecute = nodes.filter((n) => taintKeys(n).includes(`${TAINT_UNREACHABLE}:NoExecute`));
         return nodes.every(
           (n) =>
             conditionOf(n, 'Ready')?.status === 'Unknown' &&
-            taintKeys(n).join() === `${TAINT_UNREACHABLE}:NoSchedule`,
-        )
+            taintKeys(n).includes(`${TAINT_UNREACHABLE}:NoSchedule`),
+        ) && noExecute.length <= allowed
           ? nodes
           : undefined;
       },
-      'all nodes Unknown, tainted NoSchedule only',
-      20_000,
+      `all nodes Unknown, tainted NoSchedule${allowed ? ', at most one NoExecute' : ' only'}`,
+      30_000,
     );
+    for (const n of all)
+      expect(taintKeys(n).filter((t) => !t.endsWith(':NoExecute'))).toEqual([
+        `${TAINT_UNREACHABLE}:NoSchedule`,
+      ]);
     expect(all).toHaveLength(3);
     for (const n of ['n1', 'n2', 'n3']) await cp.kubelets.revive(n);
     await eventually(async () => {
