@@ -437,6 +437,46 @@ describe('decide', () => {
       { kind: 'phase', to: 'Fencing', reason: 'BudgetExceeded' },
     ],
     [
+      'an ended fence a person asked to fence again (requested after it ended): adopt',
+      {
+        fence: fence('Cancelled', {
+          spec: { requestedBy: { by: 'ana', at: iso(ago(5)), reason: 'it is down' }, approvedBy: 'ana' },
+          status: {
+            conditions: [
+              {
+                type: 'Processing',
+                status: 'False',
+                reason: 'CancelledByUser',
+                message: '',
+                lastTransitionTime: iso(ago(50)),
+              },
+            ],
+          },
+        }),
+      },
+      { kind: 'adopt', why: 'fence requested by ana: it is down' },
+    ],
+    [
+      'an ended fence whose request is older than its end: as any ended fence',
+      {
+        fence: fence('Cancelled', {
+          spec: { requestedBy: { by: 'ana', at: iso(ago(90)), reason: '' } },
+          status: {
+            conditions: [
+              {
+                type: 'Processing',
+                status: 'False',
+                reason: 'CancelledByUser',
+                message: '',
+                lastTransitionTime: iso(ago(50)),
+              },
+            ],
+          },
+        }),
+      },
+      { kind: 'wait', reason: 'cancelled' },
+    ],
+    [
       'adopted, then cancelled before the agent: Cancelled',
       {
         fence: fence('Detected', {

@@ -101,8 +101,26 @@ export function decide(w: FenceWorld): Decision {
     case 'Released':
       return released(w);
     default:
-      return terminal(w);
+      // a person's Fence now on an ended fence: it starts again, as a new fence
+      return requestedSinceEnd(f) && w.node ? adopt(w) : terminal(w);
   }
+}
+
+/** When an ended fence ended (recovered, or its last condition or step), if it says. */
+function endedAtOf(f: NodeFence): number | undefined {
+  const ended =
+    f.status.recoveredAt ??
+    f.status.conditions.find((c) => c.type === 'Processing')?.lastTransitionTime ??
+    f.status.steps.at(-1)?.at;
+  const t = Date.parse(ended ?? '');
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** spec.requestedBy written after the fence ended: a person asked to fence the node again. */
+function requestedSinceEnd(f: NodeFence): boolean {
+  const at = Date.parse(f.spec.requestedBy?.at ?? '');
+  const end = endedAtOf(f);
+  return !Number.isNaN(at) && end !== undefined && at > end;
 }
 
 /** Before the node is fenced, a vanished or re-created Node ends the fence. */
@@ -115,9 +133,10 @@ function nodeGone(w: FenceWorld): Decision | undefined {
 }
 
 /**
- * A person's "Fence now": not yet recorded as Detected. It runs at once once adopted: they
- * confirmed it in the guarded dialog, so there is no warning window, and the budget that held
- * the automatic fence does not hold theirs (a cancel still works until the agent starts).
+ * A person's "Fence now": a new NodeFence not yet recorded as Detected, or an ended one they
+ * asked to fence again. It runs at once once adopted: they confirmed it in the guarded dialog, so
+ * there is no warning window, and the budget that held the automatic fence does not hold theirs
+ * (a cancel still works until the agent starts).
  */
 function adopt(w: FenceWorld): Decision {
   const r = w.fence!.spec.requestedBy!;
@@ -280,12 +299,8 @@ function terminal(w: FenceWorld): Decision {
   const next = noFence({ ...w, fence: undefined });
   const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
   const held = f.status.phase === 'Failed' || byUser;
-  const ended =
-    f.status.recoveredAt ??
-    f.status.conditions.find((c) => c.type === 'Processing')?.lastTransitionTime ??
-    f.status.steps.at(-1)?.at;
   // a failure or a cancel of unknown time holds the node: never taken for an older incident's end
-  const endedAt = Date.parse(ended ?? '') || (held ? Number.POSITIVE_INFINITY : 0);
+  const endedAt = endedAtOf(f) ?? (held ? Number.POSITIVE_INFINITY : 0);
   const h = w.node && nodeHealth(w.policy, w.node, w.now);
   // a new incident (unhealthy since after this fence ended) is judged afresh, whatever ended this
   // fence: a person's cancel or a failure is about one incident, not about the node for ever

@@ -64,7 +64,7 @@ describe('judgeFenceNode', () => {
   it.each(PHASES.map((p) => [p, byPhase[p]] as const))('with a NodeFence %s -> %s', (phase, want) => {
     const v = judgeFenceNode(input({ fence: fence(phase) }));
     expect(outcome(v)).toBe(want);
-    if (want === 'safe') expect(text(v)).toContain(`replaces NodeFence b1-1 (${phase})`);
+    if (want === 'safe') expect(text(v)).toContain(`starts NodeFence b1-1 (${phase}) again`);
     if (phase === 'Detected') expect(text(v)).toMatch(/already coming/);
     if (phase === 'Fencing') expect(text(v)).toMatch(/already being fenced/);
   });

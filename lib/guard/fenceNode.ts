@@ -48,7 +48,7 @@ export function judgeFenceNode(i: FenceNodeInput): Verdict {
     `node ${name} is ${readyWords(node)}`,
     `the fence agent of FencePolicy ${policy.name} powers ${name} off or cuts it from its storage at once (no warning window); its pods and volumes are then released and start elsewhere`,
     'a cancel still stops it until the agent starts',
-    ...(fence ? [`replaces NodeFence ${fence.name} (${fence.phase})`] : []),
+    ...(fence ? [`starts NodeFence ${fence.name} (${fence.phase}) again, as a new fence`] : []),
   ];
   if (i.heldByBudget)
     return unsafe(

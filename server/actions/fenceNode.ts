@@ -1,9 +1,11 @@
 // Fence now: create the node's NodeFence with spec.requestedBy (who, when, why) and approvedBy,
-// replacing an ended one (Failed, Cancelled, Recovered) with a delete conditional on its uid and
-// resourceVersion. The fencing controller adopts it: Detected with no warning window, then the
-// agent, verification and release like any fence. The policy is the one that covers the node
+// or, on an ended one (Failed, Cancelled, Recovered), write those into its spec (a merge patch
+// conditional on its resourceVersion, clearing a cancel request): one write, so the controller
+// cannot slip an automatic fence in between as it could between a delete and a create. The
+// fencing controller adopts it: Detected with no warning window, then the agent, verification
+// and release like any fence. The policy is the one that covers the node
 // (first by name, the controller's own rule), read live as the person, like every other fact.
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import { selects } from '../../lib/fencing/health.js';
 import {
   API_VERSION,
@@ -64,46 +66,49 @@ export async function loadFenceNode(
     },
     verdict,
     will: [
-      ...(ended
-        ? [`DELETE NodeFence ${name} (${fence!.phase}; conditional on its uid and resourceVersion)`]
-        : []),
-      `CREATE NodeFence ${name} (policy ${policyName}): spec.requestedBy with who, when and why, and spec.approvedBy`,
+      ended
+        ? `PATCH NodeFence ${name} (${fence!.phase}; conditional on its resourceVersion): spec.requestedBy with who, when and why, spec.approvedBy, and no cancel request`
+        : `CREATE NodeFence ${name} (policy ${policyName}): spec.requestedBy with who, when and why, and spec.approvedBy`,
       `the fencing controller runs the policy's fence agent against ${name} at once, verifies the node is off or cut from its storage, then releases its pods and volumes`,
     ],
     node: nodeSummary(name, node, fence),
     related: { kind: 'NodeFence', apiVersion: API_VERSION, name },
-    what: `asked to fence node ${name} now (policy ${policyName}${fence ? `, replacing NodeFence ${name} ${fence.phase}` : ''})`,
+    what: `asked to fence node ${name} now (policy ${policyName}${fence ? `, starting NodeFence ${name} ${fence.phase} again` : ''})`,
     write: async (o) => {
+      const at = o.at.toISOString();
+      const request = {
+        approvedBy: o.actor.name,
+        approvedAt: at,
+        requestedBy: { by: o.actor.name, at, reason: o.reason },
+      };
       if (ended)
-        await apis.custom.deleteClusterCustomObject({
-          ...FENCE_API,
-          name,
-          body: { preconditions: { uid: ended.uid, resourceVersion: ended.resourceVersion } },
-          ...dry(o),
-        });
-      // a dry run cannot create beside the ended fence it only pretended to delete
-      if (!(ended && o.dryRun)) {
-        const at = o.at.toISOString();
+        await apis.custom.patchClusterCustomObject(
+          {
+            ...FENCE_API,
+            name,
+            body: {
+              metadata: { resourceVersion: ended.resourceVersion },
+              spec: { ...request, cancelRequested: null },
+            },
+            ...dry(o),
+          },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+      else
         await apis.custom.createClusterCustomObject({
           ...FENCE_API,
           body: {
             apiVersion: API_VERSION,
             kind: 'NodeFence',
             metadata: { name, labels: { 'app.kubernetes.io/managed-by': FENCING_COMPONENT } },
-            spec: {
-              nodeName: name,
-              policy: policyName,
-              approvedBy: o.actor.name,
-              approvedAt: at,
-              requestedBy: { by: o.actor.name, at, reason: o.reason },
-            },
+            spec: { nodeName: name, policy: policyName, ...request },
           },
           ...dry(o),
         });
-      }
+      const verb = ended ? 'started again' : 'created';
       return o.dryRun
-        ? `NodeFence ${name} would be ${ended ? 'replaced' : 'created'} (server-side dry run: nothing changed)`
-        : `NodeFence ${name} is ${ended ? 'replaced' : 'created'}: the fencing controller fences ${name} now`;
+        ? `NodeFence ${name} would be ${verb} (server-side dry run: nothing changed)`
+        : `NodeFence ${name} is ${verb}: the fencing controller fences ${name} now`;
     },
   };
 }

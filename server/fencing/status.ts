@@ -38,7 +38,7 @@ export function withPhase(
   return { ...f, status };
 }
 
-/** The first status of a new fence. */
+/** The first status of a new fence (or of an ended one started again). */
 export function detected(
   f: NodeFence,
   node: { uid: string; bootId?: string },
@@ -50,10 +50,10 @@ export function detected(
   const at = isoNow(now);
   const conditions = conditionsFor('Detected', 'RemediationStarted', why, at, []);
   const steps = [{ phase: 'Detected' as Phase, at, message: why }];
+  // a fresh status: an ended fence started again (Fence now) keeps nothing of its last run
   return {
     ...f,
     status: {
-      ...f.status,
       phase: 'Detected',
       nodeUid: node.uid,
       nodeBootId: node.bootId,
@@ -62,6 +62,7 @@ export function detected(
       message: why,
       conditions,
       steps,
+      attempts: [],
     },
   };
 }

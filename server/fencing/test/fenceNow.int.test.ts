@@ -1,6 +1,6 @@
 // Fence now, on the embedded cluster: a person fences a node through the guarded seam when the
 // fencing budget holds its automatic fence (unsafe: the name typed and a reason), or after a
-// fence they cancelled (safe: it replaces the ended NodeFence). The controller adopts the request
+// fence they cancelled (safe: the ended NodeFence starts again, in one conditional write). The controller adopts the request
 // with no warning window and runs it to Released whatever the budget says; the NodeFence and the
 // audit Event name who asked and why. A Ready node is refused, whatever is typed. And a fence
 // only announced (no NodeFence yet) is cancelled for its incident; the next one is fenced.
@@ -108,7 +108,7 @@ describe('Fence now', { timeout: 240_000 }, () => {
     ).toBe(true);
   });
 
-  it('after a person cancelled the fence, Fence now replaces it (safe); a Ready node is refused', async () => {
+  it('after a person cancelled the fence, Fence now starts it again (safe); a Ready node is refused', async () => {
     t = await startFencing(fencingScenario());
     await t.policy('slow', quickPolicy({ type: 'power' }, { warningWindow: '60s' }));
     const node = await runningNode(t);
@@ -129,12 +129,20 @@ describe('Fence now', { timeout: 240_000 }, () => {
     const cancelled = await t.fenceIn(node, ['Cancelled'], 30_000);
     const p = await preview(s, { action: 'fenceNode', node });
     expect(p.verdict.safe).toBe(true);
-    expect(p.verdict.notes.join('\n')).toMatch(/replaces NodeFence .* \(Cancelled\)/);
+    expect(p.verdict.notes.join('\n')).toMatch(/starts NodeFence .* \(Cancelled\) again/);
+    expect(p.will.join('\n')).toMatch(/PATCH NodeFence .* conditional on its resourceVersion/);
     expect(p.dryRun).toMatchObject({ ran: true, ok: true });
     const done = await perform(s, { action: 'fenceNode', node, reason: 'the rack is dark: fence it' });
     expect(done).toMatchObject({ recorded: true, overridden: false });
     const released = await t.fenceIn(node, ['Released'], 90_000);
-    expect(released.metadata.uid).not.toBe(cancelled.metadata.uid);
+    // the same object, started again: a fresh run, nothing kept of the cancelled one
+    expect(released.metadata.uid).toBe(cancelled.metadata.uid);
+    expect(released.spec.cancelRequested).toBeFalsy();
+    expect(released.status.steps[0]).toMatchObject({
+      phase: 'Detected',
+      message: 'fence requested by palisade-admin: the rack is dark: fence it',
+    });
+    expect(released.status.attempts).toHaveLength(1);
     expect(released.status.attempts[0].result).toBe('Succeeded');
   });
   it('cancels a fence announced before its NodeFence exists; the next incident is fenced as usual', async () => {
