@@ -84,8 +84,8 @@ function Held({ held }: { held: { node: string; why: string }[] }) {
     >
       {/* fencing.list sends only the nodes the budget holds (those awaiting approval have their card) */}
       <p className="font-medium text-warn">
-        {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced yet: the fencing budget holds
-        them
+        {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced yet: the fencing budget holds{' '}
+        {held.length === 1 ? 'it' : 'them'}
       </p>
       <p className="text-xs text-dim">
         When many nodes look down at once the control plane may be the one cut off. Fence a node by hand once
