@@ -1,8 +1,9 @@
 // Approve or cancel a NodeFence: a merge patch of its spec (approvedBy/approvedAt, or
 // cancelRequested) carrying metadata.resourceVersion, so a fence the controller moved on since
 // the decision answers 409. A fence only announced (no NodeFence yet) is cancelled by creating
-// its NodeFence already cancelled: a create answers 409 if the controller made one meanwhile. The fencing controller does the rest: it runs the agent after an
-// approval, and honours a cancellation only until an agent has run.
+// its NodeFence already cancelled: a create answers 409 if the controller made one meanwhile.
+// The fencing controller does the rest: it runs the agent after an approval, and honours a
+// cancellation only until an agent has run.
 import * as k8s from '@kubernetes/client-node';
 import { judgeApproveFence, judgeCancelAnnounced, judgeCancelFence } from '../../lib/guard/fence.js';
 import { API_VERSION, FENCING_COMPONENT } from '../../lib/fencing/types.js';
