@@ -21,6 +21,16 @@ export const OUT_OF_SERVICE_TAINT = {
 /** Who acts, on every NodeFence step and every guarded action. */
 export const FENCING_COMPONENT = 'palisade-fencing';
 
+/** A new NodeFence as written to the API: named after its node, labelled as Palisade's. */
+export function nodeFenceObject(node: string, spec: Omit<NodeFenceSpec, 'nodeName'>) {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'NodeFence',
+    metadata: { name: node, labels: { 'app.kubernetes.io/managed-by': FENCING_COMPONENT } },
+    spec: { nodeName: node, ...spec },
+  };
+}
+
 const duration = z
   .string()
   .regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, 'a duration such as "300s", "1m30s" or "500ms"');

@@ -6,15 +6,15 @@
 // cancellation only until an agent has run.
 import * as k8s from '@kubernetes/client-node';
 import { judgeApproveFence, judgeCancelAnnounced, judgeCancelFence } from '../../lib/guard/fence.js';
-import { API_VERSION, FENCING_COMPONENT } from '../../lib/fencing/types.js';
+import { API_VERSION, nodeFenceObject } from '../../lib/fencing/types.js';
 import type { ActionApis } from './actor.js';
 import { ActionError } from './errors.js';
 import { coveringPolicy } from './fenceNode.js';
-import { type Loaded, nodeSummary, type WriteOptions } from './kind.js';
+import { type Loaded, nodeSummary, nodeTarget, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, type LiveFence, nodeFacts, readFence, readNode } from './live.js';
 
-async function load(apis: ActionApis, name: string) {
-  const live = await readFence(apis, name);
+async function load(apis: ActionApis, name: string, read?: LiveFence) {
+  const live = read ?? (await readFence(apis, name));
   if (!live) throw new ActionError('NOT_FOUND', `NodeFence ${name} not found`);
   const node = await readNode(apis, live.fence.spec.nodeName);
   return { live, node, facts: fenceFacts(live.fence) };
@@ -79,13 +79,7 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
   const policyName = policy?.metadata.name ?? '(none)';
   return {
     action: 'cancelFence',
-    target: {
-      kind: 'Node',
-      apiVersion: 'v1',
-      name,
-      uid: node.metadata!.uid!,
-      resourceVersion: node.metadata!.resourceVersion!,
-    },
+    target: nodeTarget(node),
     verdict: judgeCancelAnnounced({
       nodeName: name,
       node: nodeFacts(node),
@@ -101,16 +95,10 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
     write: async (o) => {
       await apis.custom.createClusterCustomObject({
         ...FENCE_API,
-        body: {
-          apiVersion: API_VERSION,
-          kind: 'NodeFence',
-          metadata: { name, labels: { 'app.kubernetes.io/managed-by': FENCING_COMPONENT } },
-          spec: {
-            nodeName: name,
-            policy: policyName,
-            cancelRequested: { by: o.actor.name, at: o.at.toISOString(), reason: o.reason },
-          },
-        },
+        body: nodeFenceObject(name, {
+          policy: policyName,
+          cancelRequested: { by: o.actor.name, at: o.at.toISOString(), reason: o.reason },
+        }),
         ...(o.dryRun ? { dryRun: 'All' } : {}),
       });
       return `the fence announced for ${name} ${o.dryRun ? 'would be' : 'is'} cancelled${dry(o)}`;
@@ -119,8 +107,9 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
 }
 
 export async function loadCancelFence(apis: ActionApis, name: string): Promise<Loaded> {
-  if (!(await readFence(apis, name))) return loadCancelAnnounced(apis, name);
-  const { live, node, facts } = await load(apis, name);
+  const read = await readFence(apis, name);
+  if (!read) return loadCancelAnnounced(apis, name);
+  const { live, node, facts } = await load(apis, name, read);
   const nodeName = facts.nodeName;
   return {
     action: 'cancelFence',

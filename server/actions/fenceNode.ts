@@ -7,18 +7,13 @@
 // (first by name, the controller's own rule), read live as the person, like every other fact.
 import * as k8s from '@kubernetes/client-node';
 import { selects } from '../../lib/fencing/health.js';
-import {
-  API_VERSION,
-  FENCING_COMPONENT,
-  parseFencePolicy,
-  TERMINAL_PHASES,
-} from '../../lib/fencing/types.js';
+import { API_VERSION, nodeFenceObject, parseFencePolicy, TERMINAL_PHASES } from '../../lib/fencing/types.js';
 import { judgeFenceNode } from '../../lib/guard/fenceNode.js';
 import { nodeFacts as fencingNodeFacts } from '../fencing/facts.js';
 import type { ActionApis } from './actor.js';
 import { ActionError, orMissing } from './errors.js';
 import { POLICY_API } from './fencePolicy.js';
-import { type Loaded, nodeSummary, type WriteOptions } from './kind.js';
+import { type Loaded, nodeSummary, nodeTarget, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, nodeFacts, readFence, readNode } from './live.js';
 
 /** The FencePolicy the controller would fence this node under: the first by name that selects it. */
@@ -57,13 +52,7 @@ export async function loadFenceNode(
   const policyName = policy?.metadata.name ?? '(none)';
   return {
     action: 'fenceNode',
-    target: {
-      kind: 'Node',
-      apiVersion: 'v1',
-      name,
-      uid: node.metadata!.uid!,
-      resourceVersion: node.metadata!.resourceVersion!,
-    },
+    target: nodeTarget(node),
     verdict,
     will: [
       ended
@@ -97,12 +86,7 @@ export async function loadFenceNode(
       else
         await apis.custom.createClusterCustomObject({
           ...FENCE_API,
-          body: {
-            apiVersion: API_VERSION,
-            kind: 'NodeFence',
-            metadata: { name, labels: { 'app.kubernetes.io/managed-by': FENCING_COMPONENT } },
-            spec: { nodeName: name, policy: policyName, ...request },
-          },
+          body: nodeFenceObject(name, { policy: policyName, ...request }),
           ...dry(o),
         });
       const verb = ended ? 'started again' : 'created';

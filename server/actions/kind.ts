@@ -78,6 +78,17 @@ export interface Loaded {
   write(o: WriteOptions): Promise<string>;
 }
 
+/** A Node as an action's target (its uid and resourceVersion as just read). */
+export function nodeTarget(node: k8s.V1Node): Target {
+  return {
+    kind: 'Node',
+    apiVersion: 'v1',
+    name: node.metadata!.name!,
+    uid: node.metadata!.uid!,
+    resourceVersion: node.metadata!.resourceVersion!,
+  };
+}
+
 export function nodeSummary(name: string, node: k8s.V1Node | undefined, fence?: FenceFacts): NodeSummary {
   const facts = node && nodeFacts(node);
   const s = fenceState(facts, name, fence);

@@ -7,7 +7,7 @@ import { OUT_OF_SERVICE_TAINT } from '../../lib/fencing/types.js';
 import { judgeRemoveOutOfServiceTaint } from '../../lib/guard/outOfService.js';
 import type { ActionApis } from './actor.js';
 import { ActionError } from './errors.js';
-import { type Loaded, nodeSummary } from './kind.js';
+import { type Loaded, nodeSummary, nodeTarget } from './kind.js';
 import { fenceOfNode, nodeFacts, readNode } from './live.js';
 
 const TAINT = `${OUT_OF_SERVICE_TAINT.key}=${OUT_OF_SERVICE_TAINT.value}:${OUT_OF_SERVICE_TAINT.effect}`;
@@ -19,13 +19,7 @@ export async function loadRemoveTaint(apis: ActionApis, name: string): Promise<L
   const rest = (node.spec?.taints ?? []).filter((t) => t.key !== OUT_OF_SERVICE_TAINT.key);
   return {
     action: 'removeOutOfServiceTaint',
-    target: {
-      kind: 'Node',
-      apiVersion: 'v1',
-      name,
-      uid: node.metadata!.uid!,
-      resourceVersion: node.metadata!.resourceVersion!,
-    },
+    target: nodeTarget(node),
     verdict,
     will: [
       `PATCH node ${name} (merge patch, conditional on its resourceVersion): remove the taint ${TAINT}`,

@@ -10,6 +10,7 @@ import {
   FENCING_COMPONENT,
   GROUP,
   type NodeFence,
+  nodeFenceObject,
   parseNodeFence,
   VERSION,
 } from '../../lib/fencing/types.js';
@@ -67,12 +68,7 @@ export class FencingApi {
       group: GROUP,
       version: VERSION,
       plural: FENCE_PLURAL,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'NodeFence',
-        metadata: { name: node, labels: { 'app.kubernetes.io/managed-by': FENCING_COMPONENT } },
-        spec: { nodeName: node, policy },
-      },
+      body: nodeFenceObject(node, { policy }),
     });
     const p = parseNodeFence(o);
     if (!p.ok) throw new Error(`NodeFence ${node} as created: ${p.error}`);
