@@ -53,6 +53,15 @@ function fence(
   };
 }
 
+/** The Processing condition a fence ended with, `secondsAgo` before NOW. */
+const ended = (reason: string, secondsAgo: number) => ({
+  type: 'Processing',
+  status: 'False',
+  reason,
+  message: '',
+  lastTransitionTime: iso(ago(secondsAgo)),
+});
+
 const attempt = (n: number, result: Attempt['result'], extra: Partial<Attempt> = {}): Attempt => ({
   number: n,
   startedAt: iso(ago(20)),
@@ -441,17 +450,7 @@ describe('decide', () => {
       {
         fence: fence('Cancelled', {
           spec: { requestedBy: { by: 'ana', at: iso(ago(5)), reason: 'it is down' }, approvedBy: 'ana' },
-          status: {
-            conditions: [
-              {
-                type: 'Processing',
-                status: 'False',
-                reason: 'CancelledByUser',
-                message: '',
-                lastTransitionTime: iso(ago(50)),
-              },
-            ],
-          },
+          status: { conditions: [ended('CancelledByUser', 50)] },
         }),
       },
       { kind: 'adopt', why: 'fence requested by ana: it is down' },
@@ -461,17 +460,7 @@ describe('decide', () => {
       {
         fence: fence('Cancelled', {
           spec: { requestedBy: { by: 'ana', at: iso(ago(90)), reason: '' } },
-          status: {
-            conditions: [
-              {
-                type: 'Processing',
-                status: 'False',
-                reason: 'CancelledByUser',
-                message: '',
-                lastTransitionTime: iso(ago(50)),
-              },
-            ],
-          },
+          status: { conditions: [ended('CancelledByUser', 50)] },
         }),
       },
       { kind: 'wait', reason: 'cancelled' },
@@ -500,19 +489,7 @@ describe('decide', () => {
   });
 
   it('a fence cancelled by a person is not replaced while the node stays down', () => {
-    const f = fence('Cancelled', {
-      status: {
-        conditions: [
-          {
-            type: 'Processing',
-            status: 'False',
-            reason: 'CancelledByUser',
-            message: '',
-            lastTransitionTime: iso(ago(50)),
-          },
-        ],
-      },
-    });
+    const f = fence('Cancelled', { status: { conditions: [ended('CancelledByUser', 50)] } });
     expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait', reason: 'cancelled' });
     // the node came back after the cancel and failed again: a new incident, judged afresh
     const again = node('Unknown', 20, 20);
@@ -524,14 +501,7 @@ describe('decide', () => {
   });
 
   it('a failed fence holds the node for its incident only', () => {
-    const failedAt = {
-      type: 'Processing',
-      status: 'False',
-      reason: 'FenceAgentFailed',
-      message: '',
-      lastTransitionTime: iso(ago(50)),
-    };
-    const f = fence('Failed', { status: { conditions: [failedAt] } });
+    const f = fence('Failed', { status: { conditions: [ended('FenceAgentFailed', 50)] } });
     expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait', reason: 'failed' });
     const again = node('Unknown', 20, 20);
     expect(decide(world({ fence: f, node: again, now: NOW + 400_000 }))).toMatchObject({ kind: 'replace' });

@@ -1,11 +1,10 @@
 // The fencing controller when things go wrong: approval, the budget, a controller killed in the
 // middle of a fence, agents that fail, time out or claim success while the power stays on. The
 // agents here are test agents behind the exec seam (the real IPMI path has its own test).
-import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import type { FenceAgent } from '../agents.js';
-import { type Fenced, fencingScenario, pathOf, quickPolicy, startFencing } from './fencingHarness.js';
+import { dbNode, type Fenced, fencingScenario, pathOf, quickPolicy, startFencing } from './fencingHarness.js';
 
 let t: Fenced | undefined;
 afterEach(async () => {
@@ -14,20 +13,6 @@ afterEach(async () => {
 });
 
 const EXEC = { type: 'exec', agent: 'fence_test' };
-
-async function dbNode(f: Fenced): Promise<string> {
-  const pod = await eventually(
-    async () => {
-      const p = await f.cluster.core
-        .readNamespacedPod({ name: 'db-0', namespace: 'shop' })
-        .catch(() => undefined);
-      return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
-    },
-    'db-0 running',
-    45_000,
-  );
-  return (pod as k8s.V1Pod).spec!.nodeName!;
-}
 
 /** A test agent: counts its runs, and powers the node off (or not) through the infrastructure. */
 function testAgent(f: () => Fenced, behave: (run: number) => 'off' | 'lie' | 'fail' | 'hang' | 'slow') {

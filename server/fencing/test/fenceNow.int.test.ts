@@ -8,46 +8,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { ActionError } from '../../actions/errors.js';
 import { perform, preview } from '../../actions/perform.js';
-import { tokenOf } from '../../test/client.js';
 import { upcomingFences } from '../world.js';
-import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
+import {
+  adminSeam,
+  dbNode,
+  type Fenced,
+  fencingScenario,
+  quickPolicy,
+  startFencing,
+} from './fencingHarness.js';
 
 let t: Fenced | undefined;
 afterEach(async () => {
   await t?.stop();
   t = undefined;
 });
-
-/** The seam as the cluster admin, with the controller's budget holds (as the console wires it). */
-function seam(f: Fenced) {
-  return {
-    conn: f.conn,
-    actor: {
-      name: 'palisade-admin',
-      via: 'token' as const,
-      credential: { kind: 'token' as const, token: tokenOf(f.cluster.kc) },
-    },
-    authorize: async () => ({ allowed: true }),
-    heldByBudget: (node: string) => {
-      const h = f.controller.held().find((x) => x.node === node);
-      return h?.reason === 'budget' ? h.why : undefined;
-    },
-  };
-}
-
-async function runningNode(f: Fenced): Promise<string> {
-  const p = await eventually(
-    async () => {
-      const p = await f.cluster.core
-        .readNamespacedPod({ name: 'db-0', namespace: 'shop' })
-        .catch(() => undefined);
-      return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
-    },
-    'db-0 running',
-    45_000,
-  );
-  return p.spec!.nodeName!;
-}
 
 const refusal = (p: Promise<unknown>) =>
   p.then(
@@ -60,7 +35,7 @@ describe('Fence now', { timeout: 240_000 }, () => {
   it('fences a node the budget holds, once a person types its name and why; the budget does not hold it', async () => {
     t = await startFencing(fencingScenario());
     await t.policy('strict', quickPolicy({ type: 'power' }, { maxUnhealthy: 0, warningWindow: '30s' }));
-    const node = await runningNode(t);
+    const node = await dbNode(t);
     t.cluster.infra.partition(node);
     await eventually(
       () => t!.controller.held().some((h) => h.node === node && h.reason === 'budget'),
@@ -68,7 +43,7 @@ describe('Fence now', { timeout: 240_000 }, () => {
       30_000,
     );
     expect(await t.fence(node)).toBeUndefined();
-    const s = seam(t);
+    const s = adminSeam(t);
     const p = await preview(s, { action: 'fenceNode', node });
     expect(p.verdict.safe).toBe(false);
     expect(p.refusal).toBeUndefined();
@@ -111,8 +86,8 @@ describe('Fence now', { timeout: 240_000 }, () => {
   it('after a person cancelled the fence, Fence now starts it again (safe); a Ready node is refused', async () => {
     t = await startFencing(fencingScenario());
     await t.policy('slow', quickPolicy({ type: 'power' }, { warningWindow: '60s' }));
-    const node = await runningNode(t);
-    const s = seam(t);
+    const node = await dbNode(t);
+    const s = adminSeam(t);
     const others = (await t.cluster.core.listNode()).items
       .map((n) => n.metadata!.name!)
       .filter((n) => n !== node);
@@ -154,8 +129,8 @@ describe('Fence now', { timeout: 240_000 }, () => {
         { unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '20s' }] },
       ),
     );
-    const node = await runningNode(t);
-    const s = seam(t);
+    const node = await dbNode(t);
+    const s = adminSeam(t);
     t.cluster.infra.partition(node);
     await eventually(
       async () => upcomingFences(t!.controller.informers, t!.conn).some((u) => u.node === node),

@@ -17,6 +17,7 @@ import { type ExecAgentFactory, FencingController } from '../controller.js';
 import { captureLogs } from '../../test/logCapture.js';
 import type { Manager } from '../../runtime/manager.js';
 import { ControllerRuntime } from '../../runtime/runtime.js';
+import { tokenOf } from '../../test/client.js';
 import { palisadeKc } from '../../test/identity.js';
 
 /** short timings, so a takeover happens within seconds */
@@ -210,4 +211,39 @@ export const quickPolicy = (agent: Record<string, unknown>, extra: Record<string
 export function pathOf(f: NodeFence): string[] {
   const phases = f.status.steps.map((s) => s.phase);
   return phases.filter((p, i) => p !== phases[i - 1]);
+}
+
+/** The node running shop/db-0 (the scenario's StatefulSet pod), once it is Ready. */
+export async function dbNode(f: Fenced): Promise<string> {
+  const pod = await eventually(
+    async () => {
+      const p = await f.cluster.core
+        .readNamespacedPod({ name: 'db-0', namespace: 'shop' })
+        .catch(() => undefined);
+      return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
+    },
+    'db-0 running',
+    45_000,
+  );
+  return pod.spec!.nodeName!;
+}
+
+/**
+ * The guarded seam as the cluster admin (their token: who acts is recorded in the audit Event),
+ * with the controller's budget holds, as the console wires them.
+ */
+export function adminSeam(f: Fenced) {
+  return {
+    conn: f.conn,
+    actor: {
+      name: 'palisade-admin',
+      via: 'token' as const,
+      credential: { kind: 'token' as const, token: tokenOf(f.cluster.kc) },
+    },
+    authorize: async () => ({ allowed: true }),
+    heldByBudget: (node: string) => {
+      const h = f.controller.held().find((x) => x.node === node);
+      return h?.reason === 'budget' ? h.why : undefined;
+    },
+  };
 }

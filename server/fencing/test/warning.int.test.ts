@@ -8,42 +8,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../../lib/fencing/types.js';
 import { perform } from '../../actions/perform.js';
-import { tokenOf } from '../../test/client.js';
 import { upcomingFences } from '../world.js';
-import { type Fenced, fencingScenario, quickPolicy, startFencing } from './fencingHarness.js';
+import {
+  adminSeam,
+  dbNode,
+  type Fenced,
+  fencingScenario,
+  quickPolicy,
+  startFencing,
+} from './fencingHarness.js';
 
 let t: Fenced | undefined;
 afterEach(async () => {
   await t?.stop();
   t = undefined;
 });
-
-async function dbNode(f: Fenced): Promise<string> {
-  const p = await eventually(
-    async () => {
-      const p = await f.cluster.core
-        .readNamespacedPod({ name: 'db-0', namespace: 'shop' })
-        .catch(() => undefined);
-      return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
-    },
-    'db-0 running',
-    45_000,
-  );
-  return p.spec!.nodeName!;
-}
-
-/** The seam as the cluster admin (their token): who acts is recorded in the audit Event. */
-function seam(f: Fenced) {
-  return {
-    conn: f.conn,
-    actor: {
-      name: 'palisade-admin',
-      via: 'token' as const,
-      credential: { kind: 'token' as const, token: tokenOf(f.cluster.kc) },
-    },
-    authorize: async () => ({ allowed: true }),
-  };
-}
 
 async function setPaused(f: Fenced, policy: string, paused: boolean) {
   await f.cluster.kc
@@ -111,7 +90,7 @@ describe('the warning window', { timeout: 240_000 }, () => {
     t.cluster.infra.partition(node);
     const detected = await t.fenceIn(node, ['Detected'], 30_000);
     expect(Date.parse(detected.status.fenceAt!)).toBeGreaterThan(Date.now());
-    const done = await perform(seam(t), {
+    const done = await perform(adminSeam(t), {
       action: 'cancelFence',
       fence: node,
       reason: 'planned maintenance',
@@ -140,7 +119,7 @@ describe('the warning window', { timeout: 240_000 }, () => {
     const node = await dbNode(t);
     t.cluster.infra.partition(node);
     await t.fenceIn(node, ['Detected'], 30_000);
-    const paused = await perform(seam(t), {
+    const paused = await perform(adminSeam(t), {
       action: 'pauseFencePolicy',
       policy: 'brake',
       reason: 'storm in zone a',
@@ -155,9 +134,9 @@ describe('the warning window', { timeout: 240_000 }, () => {
     expect(t.controller.held().find((h) => h.node === node)?.reason).toBe('paused');
     // pausing twice is refused; resuming lets it run
     await expect(
-      perform(seam(t), { action: 'pauseFencePolicy', policy: 'brake', reason: 'again' }),
+      perform(adminSeam(t), { action: 'pauseFencePolicy', policy: 'brake', reason: 'again' }),
     ).rejects.toThrow(/already paused/);
-    await perform(seam(t), { action: 'resumeFencePolicy', policy: 'brake' });
+    await perform(adminSeam(t), { action: 'resumeFencePolicy', policy: 'brake' });
     await t.fenceIn(node, ['Fenced', 'Releasing', 'Released'], 60_000);
     const audit = await t.cluster.core.listEventForAllNamespaces({
       fieldSelector: 'involvedObject.name=brake',
