@@ -101,8 +101,13 @@ describe('the warning window', { timeout: 240_000 }, () => {
     expect(cancelled.status.message).toBe('cancelled by palisade-admin: planned maintenance');
     expect(cancelled.status.conditions.find((c) => c.type === 'Processing')?.reason).toBe('CancelledByUser');
     // the fencing controller's Event on the node, and the seam's audit Event on the NodeFence
-    const events = await t.nodeEvents(node);
-    expect(events.find((e) => e.reason === 'FenceCancelled')?.message).toMatch(/planned maintenance/);
+    // the controller writes the Event just after the phase: wait for it, not just the phase
+    const cancelledEvent = await eventually(
+      async () => (await t!.nodeEvents(node)).find((e) => e.reason === 'FenceCancelled'),
+      'the FenceCancelled Event',
+      15_000,
+    );
+    expect(cancelledEvent.message).toMatch(/planned maintenance/);
     const audit = await t.cluster.core.listEventForAllNamespaces({
       fieldSelector: 'reason=PalisadeFenceCancelled',
     });
