@@ -35,7 +35,7 @@ export async function startWorkloads(controllers: Controller[], namespaces: stri
   for (const ctl of controllers) ctl.register(ctx);
   // the tests watch these; beside a real control plane no simulated controller has asked
   // for them, and informers asked for later would never start
-  void [ctx.informers.deployments, ctx.informers.endpointSlices];
+  void [ctx.informers.deployments, ctx.informers.replicaSets, ctx.informers.endpointSlices];
   const kubelet = new TestKubelet(c);
   await Promise.all([ctx.informers.startAll(), kubelet.start()]);
   for (const ctl of controllers) ctl.start();
