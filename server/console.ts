@@ -163,7 +163,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
           es.some((e) => AUDIT_KINDS.includes(e.kind)),
         ),
     });
-  const incident = new IncidentService(clusters, { fencing, protection }, { logger: root });
+  const incident = new IncidentService(clusters, { fencing, protection }, { logger: root, history });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { situationOf } from './situation';
-import { changesOf, pushSample } from './trend';
+import { changesOf, mergeSamples, pushSample, situationCounts } from './trend';
 import { input, NOW } from './fixtures.test-helpers';
 import type { SituationSample } from './types';
 
@@ -43,5 +43,39 @@ describe('pushSample', () => {
     for (let t = 0; t <= 30 * 60_000; t += 10_000) pushSample(ring, { at: t, counts: zero });
     expect(ring[0].at).toBe(30 * 60_000 - 16 * 60_000);
     expect(ring.at(-1)?.at).toBe(30 * 60_000);
+  });
+});
+
+describe('mergeSamples', () => {
+  it.each([
+    ['nothing stored: the ring', [at(20_000, 1)], [], [20_000]],
+    [
+      'stored before a restart, then the ring',
+      [at(10_000, 1)],
+      [at(600_000, 0), at(300_000, 2)],
+      [600_000, 300_000, 10_000],
+    ],
+    ['one per instant, the ring wins', [at(300_000, 7)], [at(300_000, 2)], [300_000]],
+    ['older than the ring keeps: dropped', [at(0, 1)], [at(2_000_000, 0), at(900_000, 3)], [900_000, 0]],
+    ['out of order: sorted', [], [at(100_000, 1), at(500_000, 2)], [500_000, 100_000]],
+  ])('%s', (_, ring, stored, agesMs) => {
+    const merged = mergeSamples(ring as SituationSample[], stored as SituationSample[]);
+    expect(merged.map((s) => NOW - s.at)).toEqual(agesMs);
+  });
+
+  it('the ring wins at one instant', () => {
+    expect(mergeSamples([at(300_000, 7)], [at(300_000, 2)])[0].counts.nodesNotReady).toBe(7);
+  });
+});
+
+describe('situationCounts', () => {
+  it.each([
+    ['every count', zero, true],
+    ['a count missing (an older version wrote it)', { ...zero, volumesSplitBrainRisk: undefined }, false],
+    ['a negative count', { ...zero, nodesNotReady: -1 }, false],
+    ['a fraction', { ...zero, nodesNotReady: 1.5 }, false],
+    ['not a number', { ...zero, nodesNotReady: '1' }, false],
+  ])('%s', (_, counts, ok) => {
+    expect(situationCounts.safeParse(counts).success).toBe(ok);
   });
 });

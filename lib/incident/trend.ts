@@ -1,6 +1,8 @@
 // Each count's change over the last 5 and 15 minutes, from a series of samples (the server
-// samples every ~10 s). The sample compared with is the newest one at least that old; with
-// none old enough (the console started recently) the change is unknown, not zero. Pure.
+// samples every ~10 s and keeps them in the history store, so a restart keeps the trend). The
+// sample compared with is the newest one at least that old; with none old enough (the console
+// has run for less than that, with no store) the change is unknown, not zero. Pure.
+import { z } from 'zod';
 import {
   type Change,
   SITUATION_KEYS,
@@ -35,12 +37,38 @@ export function changesOf(
   return out;
 }
 
+/** how long samples are kept: what the longest window needs, and a little more */
+export const KEEP_SAMPLES_MS = TREND_WINDOWS.m15 + 60_000;
+
 /** A bounded ring of samples: keeps what the longest window needs, and a little more. */
-export function pushSample(
-  samples: SituationSample[],
-  s: SituationSample,
-  keepMs = TREND_WINDOWS.m15 + 60_000,
-) {
+export function pushSample(samples: SituationSample[], s: SituationSample, keepMs = KEEP_SAMPLES_MS) {
   samples.push(s);
   while (samples.length > 0 && samples[0].at < s.at - keepMs) samples.shift();
 }
+
+/**
+ * Samples read back from the store joined with the ring's: in time order, one per instant (the
+ * ring's wins), none older than keepMs before the newest.
+ */
+export function mergeSamples(
+  ring: SituationSample[],
+  stored: SituationSample[],
+  keepMs = KEEP_SAMPLES_MS,
+): SituationSample[] {
+  const byAt = new Map<number, SituationSample>();
+  for (const s of [...stored, ...ring]) byAt.set(s.at, s);
+  const all = [...byAt.values()].sort((a, b) => a.at - b.at);
+  const newest = all.at(-1)?.at ?? 0;
+  return all.filter((s) => s.at >= newest - keepMs);
+}
+
+/**
+ * A stored sample's counts: every count a whole number, none missing (a row an older version
+ * wrote before a count was added is not compared with).
+ */
+export const situationCounts = z.object(
+  Object.fromEntries(SITUATION_KEYS.map((k) => [k, z.number().int().nonnegative()])) as Record<
+    SituationKey,
+    z.ZodNumber
+  >,
+);

@@ -1,7 +1,7 @@
 // The incident history against the embedded cluster: a simulated fault from the console, the
 // node going Unknown and a fence's steps reach the timeline, the audit and replay; after the
 // console restarts on the same store — and after the fault's Event is gone (the Event TTL) — the
-// timeline, the audit and replay still have them.
+// timeline, the audit and replay still have them, and the incident view's trend its samples.
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,9 @@ describe('the incident history', () => {
   }, 30_000);
 
   it('keeps it all after a restart and after the Event is gone', async () => {
+    // the incident view's trend: a sample taken now is in the store
+    await h.console.incident.sampleAll();
+    const sampled = h.console.incident.samplesOf(cluster).at(-1)!;
     await h.console.stop();
     // the Event TTL: the cluster forgets the fault's Event
     const core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
@@ -145,6 +148,9 @@ describe('the incident history', () => {
     await Promise.all([...h.console.clusters.values()].map((x) => x.synced()));
     trpc = trpcClient(h.console.url, tokenOf(h.cluster.kc));
     await h.console.history!.ready;
+    // ...and back in the new process's trend before it has sampled anything of its own age
+    await h.console.incident.restored;
+    expect(h.console.incident.samplesOf(cluster)).toContainEqual(sampled);
     const { entries } = await trpc.history.timeline.query({ ...window(), kinds: ['fault'] });
     expect(entries.some((e) => e.subject.name === NODE && e.reason === 'SimulatedPartition')).toBe(true);
     const audit = await trpc.actions.audit.query({ cluster });

@@ -31,6 +31,18 @@ export const MIGRATIONS: { version: number; statements: string[] }[] = [
       'create index if not exists history_entries_at on history_entries (at)',
     ],
   },
+  {
+    // the incident view's situation counts every ~10 s, so a restart keeps the 5/15-minute trend
+    version: 2,
+    statements: [
+      `create table if not exists situation_samples (
+        cluster text not null,
+        at timestamptz not null,
+        counts jsonb not null,
+        primary key (cluster, at)
+      )`,
+    ],
+  },
 ];
 
 /** pg_advisory_lock's key for the migrations (any constant both back ends agree on) */

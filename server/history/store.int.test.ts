@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeConditionEntry } from '../../lib/history/entries.js';
 import type { HistoryEntry } from '../../lib/history/types.js';
+import { input } from '../../lib/incident/fixtures.test-helpers.js';
+import { situationOf } from '../../lib/incident/situation.js';
 import { type PostgresServer, postgresMissing, startPostgres } from '../../testenv/postgres/server.js';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -169,6 +171,31 @@ describe.each(backends)('the history store on $make.name', ({ make, skip }) => {
     expect((await states(70))['a1-2']).toMatchObject({ ready: 'Ready' });
   });
 
+  it.skipIf(skip)('keeps the situation samples the trend needs, and no more', async () => {
+    const counts = (n: number) => ({ ...situationOf(input()), nodesNotReady: n });
+    const KEEP = 16 * 60_000;
+    for (const [s, n] of [
+      [-1200, 0],
+      [-900, 1],
+      [-300, 2],
+      [0, 3],
+    ])
+      await store.appendSample('c1', { at: T0 + s * 1000, counts: counts(n) }, KEEP);
+    // another replica sampling at the same instant: the first row stands
+    await store.appendSample('c1', { at: T0, counts: counts(9) }, KEEP);
+    await store.appendSample('c2', { at: T0, counts: counts(5) }, KEEP);
+    const c1 = await store.samples('c1', T0 - 3600_000);
+    // -1200 s is older than KEEP before the newest: dropped by the append at 0
+    expect(c1.map((x) => [(x.at - T0) / 1000, x.counts.nodesNotReady])).toEqual([
+      [-900, 1],
+      [-300, 2],
+      [0, 3],
+    ]);
+    expect(c1[0].counts).toEqual(counts(1));
+    expect((await store.samples('c1', T0 - 301_000)).map((x) => x.at)).toEqual([T0 - 300_000, T0]);
+    expect((await store.samples('c2', 0)).map((x) => x.counts.nodesNotReady)).toEqual([5]);
+  });
+
   it.skipIf(skip)(
     'keeps everything across a restart',
     async () => {
@@ -176,6 +203,7 @@ describe.each(backends)('the history store on $make.name', ({ make, skip }) => {
       store = await backend.reopen();
       expect(await store.query({ cluster: 'c1', from: at(0), to: at(100) })).toHaveLength(7);
       expect(await store.append(HISTORY)).toBe(0);
+      expect(await store.samples('c1', T0 - 3600_000)).toHaveLength(3);
     },
     60_000,
   );

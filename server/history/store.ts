@@ -9,6 +9,8 @@ import {
 } from '../../lib/history/filter.js';
 import { nodeOf, REPLAY_KINDS, type Replay, replayNodes } from '../../lib/history/replay.js';
 import { type HistoryEntry, historyEntry } from '../../lib/history/types.js';
+import { situationCounts } from '../../lib/incident/trend.js';
+import type { SituationSample } from '../../lib/incident/types.js';
 import { migrate } from './migrations.js';
 import type { Sql } from './sql.js';
 
@@ -24,6 +26,13 @@ export interface HistoryStore {
   replay(cluster: string, at: string, nodes?: string[]): Promise<Replay>;
   /** Deletes up to `max` entries older than `before`; returns how many. */
   prune(before: Date, max: number): Promise<number>;
+  /**
+   * Keeps one situation sample (the incident view's trend) and drops the cluster's samples
+   * older than keepMs before it: only the trend's windows are kept, not the retention.
+   */
+  appendSample(cluster: string, sample: SituationSample, keepMs: number): Promise<void>;
+  /** The cluster's samples since `since` (ms), oldest first; a row that is not a whole sample is skipped. */
+  samples(cluster: string, since: number): Promise<SituationSample[]>;
   close(): Promise<void>;
 }
 
@@ -168,6 +177,31 @@ export class SqlHistoryStore implements HistoryStore {
       [before.toISOString(), max],
     );
     return r.affected;
+  }
+
+  async appendSample(cluster: string, sample: SituationSample, keepMs: number): Promise<void> {
+    // several replicas may sample at one instant: the first row stands
+    await this.sql.query(
+      'insert into situation_samples (cluster, at, counts) values ($1, $2, $3::jsonb) on conflict (cluster, at) do nothing',
+      [cluster, new Date(sample.at).toISOString(), JSON.stringify(sample.counts)],
+    );
+    await this.sql.query('delete from situation_samples where cluster = $1 and at < $2', [
+      cluster,
+      new Date(sample.at - keepMs).toISOString(),
+    ]);
+  }
+
+  async samples(cluster: string, since: number): Promise<SituationSample[]> {
+    const r = await this.sql.query<{ at: unknown; counts: unknown }>(
+      'select at, counts from situation_samples where cluster = $1 and at >= $2 order by at',
+      [cluster, new Date(since).toISOString()],
+    );
+    return r.rows.flatMap((row) => {
+      const at = row.at instanceof Date ? row.at.getTime() : Date.parse(String(row.at));
+      const raw = typeof row.counts === 'string' ? JSON.parse(row.counts) : row.counts;
+      const counts = situationCounts.safeParse(raw);
+      return counts.success && Number.isFinite(at) ? [{ at, counts: counts.data }] : [];
+    });
   }
 
   close() {

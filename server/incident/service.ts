@@ -1,14 +1,15 @@
 // The incident view's server side: per cluster, a sampler that records the situation's counts
-// every ~10 s in an in-memory ring (enough for the 5- and 15-minute changes; the history store
-// built for the timeline may persist these samples later, so a restart keeps the trend), and
-// the view itself, computed on request from the server's memory. Listeners hear when a
-// cluster's counts changed between samples (the incident feed pushes that to browsers: a node
-// turning suspect changes no object, only time passing does).
+// every ~10 s in an in-memory ring (enough for the 5- and 15-minute changes) and in the history
+// store, so a restart (or another replica, on a shared PostgreSQL) keeps the trend: the ring is
+// filled from the store once it opens. The view itself is computed on request from the
+// server's memory. Listeners hear when a cluster's counts changed between samples (the incident
+// feed pushes that to browsers: a node turning suspect changes no object, only time passing does).
 import { situationOf } from '../../lib/incident/situation.js';
-import { pushSample } from '../../lib/incident/trend.js';
+import { KEEP_SAMPLES_MS, mergeSamples, pushSample } from '../../lib/incident/trend.js';
 import type { IncidentView, Situation, SituationSample } from '../../lib/incident/types.js';
 import { incidentView } from '../../lib/incident/view.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import type { HistoryService } from '../history/service.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import { gather, type IncidentServices } from './gather.js';
 
@@ -27,11 +28,42 @@ export class IncidentService {
   constructor(
     private readonly clusters: Map<string, ClusterConnection>,
     private readonly services: IncidentServices,
-    opts: { sampleEveryMs?: number; logger?: Logger } = {},
+    opts: { sampleEveryMs?: number; logger?: Logger; history?: HistoryService } = {},
   ) {
     this.log = component('incident', {}, opts.logger ?? rootLogger);
+    this.history = opts.history;
     this.timer = setInterval(() => void this.sampleAll(), opts.sampleEveryMs ?? SAMPLE_EVERY_MS);
     this.timer.unref();
+    this.restored = this.restore();
+  }
+
+  private readonly history?: HistoryService;
+  /** settles once the samples kept before this process started are back in the rings */
+  readonly restored: Promise<void>;
+
+  /** Fills each cluster's ring with the store's samples (those of earlier runs and other replicas). */
+  private async restore() {
+    const store = await this.history?.ready;
+    if (!store) return;
+    for (const id of this.clusters.keys()) {
+      try {
+        const stored = await store.samples(id, Date.now() - KEEP_SAMPLES_MS);
+        this.samples.set(id, mergeSamples(this.samples.get(id) ?? [], stored));
+      } catch (e) {
+        this.log.warn({ cluster: id, err: (e as Error).message }, 'incident: stored samples unreadable');
+      }
+    }
+  }
+
+  /** Keeps a sample in the store when it is open; the trend works from memory meanwhile. */
+  private async persist(cluster: string, sample: SituationSample) {
+    const store = this.history?.current();
+    if (!store) return;
+    try {
+      await store.appendSample(cluster, sample, KEEP_SAMPLES_MS);
+    } catch (e) {
+      this.log.warn({ cluster, err: (e as Error).message }, 'incident: sample not stored');
+    }
   }
 
   onSituationChange(l: (cluster: string) => void) {
@@ -56,8 +88,10 @@ export class IncidentService {
       let ring = this.samples.get(conn.id);
       if (!ring) this.samples.set(conn.id, (ring = []));
       const before = ring.at(-1)?.counts;
-      pushSample(ring, { at: input.now, counts });
+      const sample = { at: input.now, counts };
+      pushSample(ring, sample);
       if (!same(before, counts)) for (const l of this.listeners) l(conn.id);
+      await this.persist(conn.id, sample);
     } catch (e) {
       this.log.warn(
         { cluster: conn.id, err: e instanceof Error ? e.message : String(e) },
