@@ -500,6 +500,50 @@ describe('decide', () => {
     expect(decide(world({ fence: f, node: again, now: NOW + 400_000 }))).toMatchObject({ kind: 'replace' });
   });
 
+  it('a new incident cancelled before its fence was detected: renewed, then Cancelled and held', () => {
+    // the last incident's fence ended 50 s ago; the node failed again 20 s ago
+    const again = node('Unknown', 20, 20);
+    const cancel = (secondsAgo: number) => ({
+      cancelRequested: { by: 'bo', at: iso(ago(secondsAgo)), reason: 'planned work' },
+    });
+    for (const [phaseOf, reason] of [
+      ['Recovered', 'NodeRecovered'],
+      ['Cancelled', 'CancelledByUser'],
+      ['Failed', 'FenceAgentFailed'],
+    ] as const) {
+      const f = (c: object) => fence(phaseOf, { spec: c, status: { conditions: [ended(reason, 50)] } });
+      // cancelled during this incident: still announced (not long enough) or already due
+      for (const now of [NOW, NOW + 400_000])
+        expect(decide(world({ fence: f(cancel(5)), node: again, now })), `${phaseOf}`).toEqual({
+          kind: 'renew',
+          why: 'cancelled by bo before its fence started',
+        });
+      // a cancel from before this incident began (the last one's) is not about this one
+      expect(decide(world({ fence: f(cancel(30)), node: again, now: NOW + 400_000 }))).toMatchObject({
+        kind: 'replace',
+      });
+    }
+    // renewed: Detected with the cancel on its spec, no attempt: Cancelled by bo
+    const renewed = fence('Detected', {
+      spec: cancel(5),
+      status: { detectedAt: iso(NOW), fenceAt: iso(NOW), conditions: [] },
+    });
+    expect(decide(world({ fence: renewed, node: again }))).toMatchObject({
+      kind: 'phase',
+      to: 'Cancelled',
+      reason: 'CancelledByUser',
+    });
+    // and once Cancelled (after the request), it holds the node for the rest of this incident
+    const held = fence('Cancelled', {
+      spec: cancel(5),
+      status: { conditions: [ended('CancelledByUser', 1)] },
+    });
+    expect(decide(world({ fence: held, node: again, now: NOW + 400_000 }))).toMatchObject({
+      kind: 'wait',
+      reason: 'cancelled',
+    });
+  });
+
   it('a failed fence holds the node for its incident only', () => {
     const f = fence('Failed', { status: { conditions: [ended('FenceAgentFailed', 50)] } });
     expect(decide(world({ fence: f }))).toMatchObject({ kind: 'wait', reason: 'failed' });

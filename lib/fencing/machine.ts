@@ -60,6 +60,11 @@ export type Decision =
   | { kind: 'adopt'; why: string; fenceAt: number }
   /** a finished fence of an earlier incident: replace it with a new one */
   | { kind: 'replace'; why: string }
+  /**
+   * a finished fence of an earlier incident that a person cancelled during this one, before its
+   * fence was detected: record a fresh Detected status, which the cancel then ends (Cancelled)
+   */
+  | { kind: 'renew'; why: string }
   /** record a phase (or, with the current phase, a new reason and message) */
   | { kind: 'phase'; to: Phase; reason: string; message: string; recheckMs?: number }
   | { kind: 'run-agent'; attempt: number }
@@ -293,19 +298,45 @@ function released(w: FenceWorld): Decision {
   );
 }
 
+/**
+ * When the node of a finished fence is in a new incident (unhealthy since after the fence
+ * ended): that incident's start. A failure or a person's cancel of unknown time is never taken
+ * for an older incident's end.
+ */
+export function newIncidentSince(
+  f: NodeFence,
+  policy: FencePolicySpec,
+  node: NodeFacts,
+  now: number,
+): number | undefined {
+  const endedAt = endedAtOf(f) ?? (heldByEnd(f) ? Number.POSITIVE_INFINITY : 0);
+  const h = nodeHealth(policy, node, now);
+  return !h.healthy && h.since > endedAt ? h.since : undefined;
+}
+
+const cancelledByUser = (f: NodeFence) =>
+  f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
+/** a failure or a person's cancel holds the node for the rest of its incident */
+const heldByEnd = (f: NodeFence) => f.status.phase === 'Failed' || cancelledByUser(f);
+
+/** spec.cancelRequested written during the incident that began at `since` */
+function cancelledDuring(f: NodeFence, since: number): boolean {
+  const at = Date.parse(f.spec.cancelRequested?.at ?? '');
+  return !Number.isNaN(at) && at >= since;
+}
+
 /** A finished fence: a new incident on the same node replaces it; within its own incident a failure or a person's cancel holds the node. */
 function terminal(w: FenceWorld): Decision {
   const f = w.fence!;
   const next = noFence({ ...w, fence: undefined });
-  const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
-  const held = f.status.phase === 'Failed' || byUser;
-  // a failure or a cancel of unknown time holds the node: never taken for an older incident's end
-  const endedAt = endedAtOf(f) ?? (held ? Number.POSITIVE_INFINITY : 0);
-  const h = w.node && nodeHealth(w.policy, w.node, w.now);
-  // a new incident (unhealthy since after this fence ended) is judged afresh, whatever ended this
-  // fence: a person's cancel or a failure is about one incident, not about the node for ever
-  if (h && !h.healthy && h.since > endedAt)
-    return next.kind === 'create' ? { kind: 'replace', why: next.why } : next;
+  const byUser = cancelledByUser(f);
+  // a new incident is judged afresh, whatever ended this fence: a person's cancel or a failure
+  // is about one incident, not about the node for ever; a cancel made in this incident, before
+  // its fence was detected, is recorded on this NodeFence as a cancel of the new one
+  const since = w.node && newIncidentSince(f, w.policy, w.node, w.now);
+  if (since !== undefined && cancelledDuring(f, since))
+    return { kind: 'renew', why: `cancelled by ${f.spec.cancelRequested!.by} before its fence started` };
+  if (since !== undefined) return next.kind === 'create' ? { kind: 'replace', why: next.why } : next;
   // the same incident: a failed fence, or one a person cancelled, holds the node until someone
   // fences it by hand (Fence now) or it comes back
   if (f.status.phase === 'Failed')

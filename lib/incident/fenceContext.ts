@@ -14,13 +14,17 @@ export interface FenceContext {
 
 export function fenceContextOf(f: FencingInput, node: string): FenceContext {
   const fence = f.fences.find((x) => x.node === node);
-  // a Recovered fence belongs to an earlier incident: the node failing again is a new one
-  const current = fence && !(fence.phase === 'Recovered') ? fence : undefined;
+  const upcoming = f.upcoming.find((u) => u.node === node);
+  // a Recovered fence belongs to an earlier incident: the node failing again is a new one; so
+  // does any ended fence of a node a fence is announced for (the controller announces a node
+  // only when its next incident is judged afresh)
+  const earlier = fence && (fence.phase === 'Recovered' || (upcoming && TERMINAL_PHASES.has(fence.phase)));
+  const current = fence && !earlier ? fence : undefined;
   const held = f.held.find((h) => h.node === node);
   return {
     node,
     ...(current ? { fence: current } : {}),
-    ...(f.upcoming.find((u) => u.node === node) ? { upcoming: f.upcoming.find((u) => u.node === node) } : {}),
+    ...(upcoming ? { upcoming } : {}),
     ...(held ? { held: { reason: held.reason, why: held.why } } : {}),
     covered: f.enabled && (f.covered === 'all' || f.covered.has(node)),
   };

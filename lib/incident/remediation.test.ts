@@ -29,6 +29,23 @@ describe('remediationOf: the next human step per failed node', () => {
       'wait: fence in 8 s',
     ],
     [
+      'a cancelled fence of an earlier incident, announced again: the new incident counts',
+      node('a2-1', 'Unknown'),
+      covering({
+        fences: [fence('a2-1', 'Cancelled')],
+        upcoming: [{ node: 'a2-1', policy: 'p', fenceAt: NOW + 8_000, paused: false }],
+      }),
+      { step: 'wait-for-fence', fenceAt: NOW + 8_000, paused: false },
+      'wait: fence in 8 s',
+    ],
+    [
+      'a cancelled fence, not announced (its own incident): fence it by hand',
+      node('a2-1', 'Unknown'),
+      covering({ fences: [fence('a2-1', 'Cancelled')] }),
+      { step: 'fence-manually', why: 'cancelled' },
+      'its fence was cancelled: fence a2-1 by hand',
+    ],
+    [
       'awaiting approval',
       node('a2-1', 'Unknown'),
       covering({ fences: [fence('a2-1', 'AwaitingApproval', { manual: true })] }),

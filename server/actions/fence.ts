@@ -2,11 +2,16 @@
 // cancelRequested) carrying metadata.resourceVersion, so a fence the controller moved on since
 // the decision answers 409. A fence only announced (no NodeFence yet) is cancelled by creating
 // its NodeFence already cancelled: a create answers 409 if the controller made one meanwhile.
+// When the node's NodeFence is one of an earlier incident (ended), the cancel is written into
+// its spec instead (conditional on its resourceVersion), and the controller renews it as this
+// incident's, cancelled.
 // The fencing controller does the rest: it runs the agent after an approval, and honours a
 // cancellation only until an agent has run.
 import * as k8s from '@kubernetes/client-node';
 import { judgeApproveFence, judgeCancelAnnounced, judgeCancelFence } from '../../lib/guard/fence.js';
-import { API_VERSION, nodeFenceObject } from '../../lib/fencing/types.js';
+import { newIncidentSince } from '../../lib/fencing/machine.js';
+import { API_VERSION, nodeFenceObject, TERMINAL_PHASES } from '../../lib/fencing/types.js';
+import { nodeFacts as fencingNodeFacts } from '../fencing/facts.js';
 import type { ActionApis } from './actor.js';
 import { ActionError } from './errors.js';
 import { coveringPolicy } from './fenceNode.js';
@@ -106,9 +111,64 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
   };
 }
 
+/**
+ * Cancel a fence announced for a new incident on a node whose NodeFence is an ended one of an
+ * earlier incident: spec.cancelRequested is written into it (conditional on its resourceVersion;
+ * one write, so the controller cannot replace it in between). The controller renews it as this
+ * incident's fence, then records it Cancelled.
+ */
+async function loadCancelAnnouncedOverEnded(
+  apis: ActionApis,
+  live: LiveFence,
+  node: k8s.V1Node,
+  policy: Awaited<ReturnType<typeof coveringPolicy>>,
+): Promise<Loaded> {
+  const name = live.fence.metadata.name;
+  const nodeName = live.fence.spec.nodeName;
+  const policyName = policy?.metadata.name ?? '(none)';
+  return {
+    action: 'cancelFence',
+    target: target(live),
+    verdict: judgeCancelAnnounced({
+      nodeName,
+      node: nodeFacts(node),
+      policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
+    }),
+    will: [
+      `PATCH NodeFence ${name} (${live.fence.status.phase}, of an earlier incident; conditional on its resourceVersion): spec.cancelRequested with who, when and why`,
+      'the fencing controller renews it for this incident and marks it Cancelled at once: no fence of this incident starts',
+    ],
+    node: nodeSummary(nodeName, node),
+    related: { kind: 'Node', apiVersion: 'v1', name: nodeName },
+    what: `cancelled the fence announced for node ${nodeName} (policy ${policyName}) before it started`,
+    write: async (o) => {
+      await patch(
+        apis,
+        name,
+        { cancelRequested: { by: o.actor.name, at: o.at.toISOString(), reason: o.reason } },
+        o,
+      );
+      return `the fence announced for ${nodeName} ${o.dryRun ? 'would be' : 'is'} cancelled${dry(o)}`;
+    },
+  };
+}
+
+/** An ended NodeFence's node failing again: the new incident the policy announces, if so. */
+async function announcedOverEnded(apis: ActionApis, live: LiveFence) {
+  if (!TERMINAL_PHASES.has(live.fence.status.phase)) return undefined;
+  const node = await readNode(apis, live.fence.spec.nodeName);
+  if (!node) return undefined;
+  const policy = await coveringPolicy(apis, node);
+  if (!policy) return undefined;
+  const since = newIncidentSince(live.fence, policy.spec, fencingNodeFacts(node), Date.now());
+  return since === undefined ? undefined : { node, policy };
+}
+
 export async function loadCancelFence(apis: ActionApis, name: string): Promise<Loaded> {
   const read = await readFence(apis, name);
   if (!read) return loadCancelAnnounced(apis, name);
+  const announced = await announcedOverEnded(apis, read);
+  if (announced) return loadCancelAnnouncedOverEnded(apis, read, announced.node, announced.policy);
   const { live, node, facts } = await load(apis, name, read);
   const nodeName = facts.nodeName;
   return {

@@ -262,6 +262,8 @@ export class FencingController {
         return this.create(node, d.why);
       case 'adopt':
         return this.adopt(w, d);
+      case 'renew':
+        return this.renew(w, d);
       case 'replace':
         await this.api.deleteFence(w.fence!);
         this.log.info(
@@ -314,6 +316,23 @@ export class FencingController {
           : 'fenced at once (no warning window)';
     await this.event(f, 'FenceDetected', `node unhealthy: ${why}; policy ${policy.name}: ${warning}`, true);
     return f;
+  }
+
+  /**
+   * A person cancelled a new incident's fence before it was detected, on the node's ended
+   * NodeFence: a fresh Detected status (nothing of the last run kept), which the next pass ends
+   * as Cancelled by that person, with its step and Event, as for a fence cancelled in its window.
+   */
+  private async renew(w: FenceWorld, d: Extract<Decision, { kind: 'renew' }>) {
+    const f = w.fence!;
+    const live = await this.api.liveNode(f.spec.nodeName);
+    if (!live) return AGAIN_LATER;
+    const now = Date.now();
+    this.log.info(
+      { node: f.spec.nodeName, fence: f.metadata.name, why: d.why },
+      'new incident: NodeFence renewed',
+    );
+    return this.api.writeStatus(detected(f, live.facts, d.why, now, now));
   }
 
   /**

@@ -3,7 +3,8 @@
 // fence they cancelled (safe: the ended NodeFence starts again, in one conditional write). The controller adopts the request
 // with no warning window and runs it to Released whatever the budget says; the NodeFence and the
 // audit Event name who asked and why. A Ready node is refused, whatever is typed. And a fence
-// only announced (no NodeFence yet) is cancelled for its incident; the next one is fenced.
+// only announced (no NodeFence yet) is cancelled for its incident; the next one, announced while
+// that ended NodeFence is still there, is cancelled through it; the one after that is fenced.
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { ActionError } from '../../actions/errors.js';
@@ -31,7 +32,34 @@ const refusal = (p: Promise<unknown>) =>
       e instanceof ActionError ? { code: e.code, message: e.message } : { code: 'other', message: String(e) },
   );
 
-describe('Fence now', { timeout: 240_000 }, () => {
+const announced = (node: string) =>
+  upcomingFences(t!.controller.informers, t!.conn).some((u) => u.node === node);
+
+/** the node Unknown for longer than the policy's 20 s, and a controller pass later */
+const unfencedPast20s = (node: string) =>
+  eventually(
+    async () => {
+      const n = await t!.cluster.core.readNode({ name: node });
+      const c = n.status?.conditions?.find((x) => x.type === 'Ready');
+      return c?.status === 'Unknown' && Date.now() - new Date(c.lastTransitionTime!).getTime() > 24_000;
+    },
+    `${node} unhealthy for longer than the policy's 20 s`,
+    60_000,
+  );
+
+async function healed(node: string) {
+  t!.cluster.infra.heal(node);
+  await eventually(
+    async () =>
+      (await t!.cluster.core.readNode({ name: node })).status?.conditions?.some(
+        (c) => c.type === 'Ready' && c.status === 'True',
+      ),
+    `${node} Ready again`,
+    60_000,
+  );
+}
+
+describe('Fence now', { timeout: 300_000 }, () => {
   it('fences a node the budget holds, once a person types its name and why; the budget does not hold it', async () => {
     t = await startFencing(fencingScenario());
     await t.policy('strict', quickPolicy({ type: 'power' }, { maxUnhealthy: 0, warningWindow: '30s' }));
@@ -132,11 +160,7 @@ describe('Fence now', { timeout: 240_000 }, () => {
     const node = await dbNode(t);
     const s = adminSeam(t);
     t.cluster.infra.partition(node);
-    await eventually(
-      async () => upcomingFences(t!.controller.informers, t!.conn).some((u) => u.node === node),
-      `${node} announced`,
-      30_000,
-    );
+    await eventually(() => announced(node), `${node} announced`, 30_000);
     expect(await t.fence(node)).toBeUndefined();
     const p = await preview(s, { action: 'cancelFence', fence: node });
     expect(p.verdict.safe).toBe(true);
@@ -148,27 +172,40 @@ describe('Fence now', { timeout: 240_000 }, () => {
     expect(cancelled.status.attempts).toEqual([]);
     expect(cancelled.status.conditions.find((c) => c.type === 'Processing')?.reason).toBe('CancelledByUser');
     // this incident stays unfenced once unhealthy past its 20 s (and a controller pass later)
-    await eventually(
-      async () => {
-        const n = await t!.cluster.core.readNode({ name: node });
-        const c = n.status?.conditions?.find((x) => x.type === 'Ready');
-        return c?.status === 'Unknown' && Date.now() - new Date(c.lastTransitionTime!).getTime() > 24_000;
-      },
-      `${node} unhealthy for longer than the policy's 20 s`,
-      60_000,
-    );
+    await unfencedPast20s(node);
     expect((await t.fence(node))?.metadata.uid).toBe(cancelled.metadata.uid);
-    expect(upcomingFences(t.controller.informers, t.conn).some((u) => u.node === node)).toBe(false);
-    // back, then down again: a new incident, announced and fenced
-    t.cluster.infra.heal(node);
-    await eventually(
-      async () =>
-        (await t!.cluster.core.readNode({ name: node })).status?.conditions?.some(
-          (c) => c.type === 'Ready' && c.status === 'True',
-        ),
-      `${node} Ready again`,
-      60_000,
+    expect(announced(node)).toBe(false);
+
+    // back, then down again: a new incident, announced while the last one's NodeFence (Cancelled)
+    // is still there. Cancel writes into that one; the controller renews it for this incident
+    await healed(node);
+    const secondAt = Date.now();
+    t.cluster.infra.partition(node);
+    await eventually(() => announced(node), `${node} announced again`, 30_000);
+    const again = await preview(s, { action: 'cancelFence', fence: node });
+    expect(again.verdict.safe).toBe(true);
+    expect(again.target).toMatchObject({ kind: 'NodeFence', uid: cancelled.metadata.uid });
+    expect(again.will.join('\n')).toMatch(/PATCH NodeFence .*earlier incident.*spec\.cancelRequested/);
+    await perform(s, { action: 'cancelFence', fence: node, reason: 'still the network work' });
+    const renewed = await eventually(
+      async () => {
+        const f = await t!.fence(node);
+        const fresh =
+          f?.status.steps.length && f.status.steps.every((x) => Date.parse(x.at) >= secondAt - 1000);
+        return f?.status.phase === 'Cancelled' && fresh ? f : undefined;
+      },
+      `${node}'s NodeFence renewed and Cancelled for the second incident`,
+      30_000,
     );
+    expect(renewed.metadata.uid).toBe(cancelled.metadata.uid);
+    expect(renewed.status.steps.map((x) => x.phase)).toEqual(['Detected', 'Cancelled']);
+    expect(renewed.status.attempts).toEqual([]);
+    expect(renewed.status.conditions.find((c) => c.type === 'Processing')?.reason).toBe('CancelledByUser');
+    await unfencedPast20s(node);
+    expect((await t.fence(node))?.status.phase).toBe('Cancelled');
+
+    // the third incident is fenced as usual: the ended NodeFence replaced by a new one
+    await healed(node);
     t.cluster.infra.partition(node);
     const next = await t.fenceIn(node, ['Fencing', 'Fenced', 'Releasing', 'Released'], 90_000);
     expect(next.metadata.uid).not.toBe(cancelled.metadata.uid);
