@@ -1,7 +1,7 @@
 'use client';
-import { flexRender, type RowData } from '@tanstack/react-table';
+import type { RowData } from '@tanstack/react-table';
 import type { Virtualizer } from '@tanstack/react-virtual';
-import type { KeyboardEvent, MouseEvent } from 'react';
+import type { KeyboardEvent, MouseEvent, ReactNode } from 'react';
 import type { RowActivation, TableRow } from './tableModel';
 
 /**
@@ -59,7 +59,7 @@ export function DataTableBody<T extends RowData>({
                 key={cell.id}
                 className={`truncate pr-2 ${cell.column.columnDef.meta?.align === 'right' ? 'text-right' : ''}`}
               >
-                {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                {cellContent(cell.column.columnDef.cell, cell.getContext())}
               </td>
             ))}
           </tr>
@@ -67,6 +67,17 @@ export function DataTableBody<T extends RowData>({
       })}
     </tbody>
   );
+}
+
+/**
+ * A cell's content, its renderer called as a function rather than mounted as a component. Lists
+ * make their columns again whenever the live data the renderers close over changes (the nodes
+ * change with every heartbeat, several times a second), and mounted as components, each new
+ * renderer would replace every cell's DOM: a click whose press and release straddle that is
+ * lost. So cell renderers must not call hooks (put those in a component they render).
+ */
+function cellContent<P>(render: ((props: P) => unknown) | ReactNode | undefined, props: P): ReactNode {
+  return (typeof render === 'function' ? render(props) : (render ?? null)) as ReactNode;
 }
 
 /** A click or Enter on a link, button or input inside the row is that control's, not the row's. */
