@@ -161,3 +161,80 @@ test('an automatic fence is announced, counts down, can be paused and is cancell
   }).toPass({ timeout: 90_000 });
   await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
 });
+
+// A node cancelled in one incident fails again: its new fence is announced while the first
+// incident's NodeFence (Cancelled) is still there. The Fencing page marks that card as an earlier
+// incident's, the incident view counts the new fence pending and offers Cancel for it, and that
+// Cancel (written into the old NodeFence) ends the new incident's fence too, before any agent.
+test('a second incident is announced over the first one’s cancelled fence, and cancelled from the incident view', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const { core, custom } = clients();
+  const policy = `${POLICY}-again`;
+  const ready = () =>
+    expect(async () => {
+      const n = await core.readNode({ name: NODE });
+      expect(n.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    }).toPass({ timeout: 90_000 });
+  await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
+  await ready();
+  await custom.createClusterCustomObject({
+    ...ref,
+    plural: 'fencepolicies',
+    body: {
+      apiVersion: 'palisade.dev/v1alpha1',
+      kind: 'FencePolicy',
+      metadata: { name: policy },
+      spec: {
+        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': NODE } },
+        // announced for long enough to act on it twice on 2 shared cores
+        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '120s' }],
+        maxUnhealthy: 1,
+        agent: { type: 'power', action: 'off' },
+        warningWindow: '10s',
+      },
+    },
+  });
+  try {
+    await page.goto('/fencing');
+    const upcoming = page.getByTestId(`upcoming-${NODE}`);
+    const card = page.getByTestId(`fence-${NODE}`);
+    await infra(NODE, 'partition');
+    await expect(upcoming).toContainText(COUNTDOWN, { timeout: 60_000 });
+    await guarded(page, () => upcoming.getByTestId('guarded-open-cancelFence').click(), REASON);
+    await expect(card.getByTestId('fence-phase')).toHaveText('Cancelled', { timeout: 20_000 });
+    await expect(upcoming).toHaveCount(0);
+
+    // back, then down again: a new incident
+    await infra(NODE, 'heal');
+    await ready();
+    await infra(NODE, 'partition');
+    await expect(upcoming).toContainText(COUNTDOWN, { timeout: 60_000 });
+    await expect(card.getByTestId('fence-earlier-incident')).toContainText(
+      `An earlier incident's fence: ${NODE} failed again`,
+    );
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incident' }).click();
+    await expect(page.getByTestId('incident-count-fencesPending')).toContainText(/^[1-9]/);
+    const row = page.getByTestId(`incident-remediation-${NODE}`);
+    await expect(row.getByTestId('incident-fence-countdown')).toHaveText(COUNTDOWN);
+    await guarded(page, () => row.getByTestId('guarded-open-cancelFence').click(), FENCE_REASON);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fencing' }).click();
+    await expect(card).toContainText(new RegExp(`Cancel requested by \\S*admin\\S*: ${FENCE_REASON}`), {
+      timeout: 20_000,
+    });
+    await expect(card.getByTestId('fence-phase')).toHaveText('Cancelled');
+    await expect(card.getByTestId('fence-earlier-incident')).toHaveCount(0);
+    await expect(upcoming).toHaveCount(0);
+    await expect(card.getByTestId('fence-attempts')).toHaveCount(0);
+  } finally {
+    await custom
+      .deleteClusterCustomObject({ ...ref, plural: 'fencepolicies', name: policy })
+      .catch(() => undefined);
+    await infra(NODE, 'heal');
+  }
+  await ready();
+  await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
+});

@@ -44,7 +44,7 @@ export function FencingPage() {
               </p>
             )}
             {data.fences.map((f) => (
-              <FenceCard key={f.name} f={f} />
+              <FenceCard key={f.name} f={f} announced={data.upcoming.some((u) => u.node === f.node)} />
             ))}
           </section>
           <Policies policies={data.policies} />
@@ -170,7 +170,10 @@ function Counts({ fences }: { fences: FenceRow[] }) {
   );
 }
 
-function FenceCard({ f }: { f: FenceRow }) {
+const TERMINAL: string[] = ['Recovered', 'Cancelled', 'Failed'];
+
+/** `announced`: a fence of the node's next incident is announced (this one, if ended, is an earlier incident's) */
+function FenceCard({ f, announced }: { f: FenceRow; announced: boolean }) {
   const s = f.status;
   return (
     <article
@@ -191,6 +194,11 @@ function FenceCard({ f }: { f: FenceRow }) {
       {s.phase === 'Detected' && (
         <p className="mt-1 text-sm">
           <FenceWarning fenceAt={f.fenceAt} paused={f.paused} policy={f.policy} phase={s.phase} />
+        </p>
+      )}
+      {announced && TERMINAL.includes(s.phase) && (
+        <p className="mt-1 text-sm font-medium" data-testid="fence-earlier-incident">
+          An earlier incident's fence: {f.node} failed again, and its new fence is announced above.
         </p>
       )}
       {s.phase === 'Released' && (

@@ -62,6 +62,23 @@ describe('situationOf', () => {
       { fencesPending: 2, fencesAwaitingApproval: 1, fencesInProgress: 2, fencesHeldByBudget: 1 },
     ],
     [
+      "a fence announced for a node whose NodeFence is an earlier incident's (ended): pending",
+      {
+        fencing: {
+          ...noFencing,
+          enabled: true,
+          fences: [fence('a', 'Cancelled'), fence('b', 'Recovered'), fence('c', 'Failed')],
+          upcoming: ['a', 'b', 'c'].map((node) => ({
+            node,
+            policy: 'p',
+            fenceAt: NOW + 5_000,
+            paused: false,
+          })),
+        },
+      },
+      { fencesPending: 3, fencesInProgress: 0 },
+    ],
+    [
       'volumes stuck and at split-brain risk',
       {
         volumes: [

@@ -1,5 +1,6 @@
 // The situation header's counts, from the server's memory. Pure.
 import { nodeDisplayState } from '../console/ui/states.js';
+import { TERMINAL_PHASES } from '../fencing/types.js';
 import { atOrBelowFloor } from '../console/ui/protection.js';
 import { failedNodes, isLive } from './nodes.js';
 import type { IncidentInput, Situation } from './types.js';
@@ -9,7 +10,9 @@ const IN_PROGRESS = new Set(['Fencing', 'Fenced', 'Releasing']);
 export function situationOf(i: IncidentInput): Situation {
   const failed = failedNodes(i.nodes, i.now);
   const f = i.fencing;
-  const fenced = new Set(f.fences.map((x) => x.node));
+  // an announced node with a fence under way is counted once; one whose NodeFence has ended (an
+  // earlier incident's) is pending all the same
+  const fenced = new Set(f.fences.filter((x) => !TERMINAL_PHASES.has(x.phase)).map((x) => x.node));
   return {
     nodesNotReady: i.nodes.filter((n) => n.ready !== 'Ready').length,
     nodesSuspect: i.nodes.filter((n) => nodeDisplayState(n, i.now) === 'suspect').length,
