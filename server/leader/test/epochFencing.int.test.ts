@@ -77,19 +77,28 @@ const text = (e: { body?: unknown } | undefined) =>
 
 describe('a write of an older epoch than the Lease', () => {
   it('is refused at admission once another holder took the Lease; the stale console stops', async () => {
-    const lease = await leases.readNamespacedLease({ namespace: ELECTION.namespace, name: ELECTION.name });
-    const old = lease.spec!.leaseTransitions ?? 0;
-    // another Palisade takes over: a new holder, one more transition, a long lease
-    lease.spec = {
-      ...lease.spec,
-      holderIdentity: 'newer-replica',
-      leaseTransitions: old + 1,
-      leaseDurationSeconds: 3600,
-      // MicroTime: six fractional digits
-      acquireTime: microTime(Date.now()) as unknown as Date,
-      renewTime: microTime(Date.now()) as unknown as Date,
+    // another Palisade takes over: a new holder, one more transition, a long lease. The leader
+    // renews meanwhile (a 409 on the read Lease): read it again and take it over then
+    const takeOver = async (): Promise<number> => {
+      const lease = await leases.readNamespacedLease({ namespace: ELECTION.namespace, name: ELECTION.name });
+      const transitions = lease.spec!.leaseTransitions ?? 0;
+      lease.spec = {
+        ...lease.spec,
+        holderIdentity: 'newer-replica',
+        leaseTransitions: transitions + 1,
+        leaseDurationSeconds: 3600,
+        // MicroTime: six fractional digits
+        acquireTime: microTime(Date.now()) as unknown as Date,
+        renewTime: microTime(Date.now()) as unknown as Date,
+      };
+      const e = await failure(
+        leases.replaceNamespacedLease({ namespace: ELECTION.namespace, name: ELECTION.name, body: lease }),
+      );
+      if (e?.code === 409) return takeOver();
+      if (e) throw e;
+      return transitions;
     };
-    await leases.replaceNamespacedLease({ namespace: ELECTION.namespace, name: ELECTION.name, body: lease });
+    const old = await takeOver();
     await eventually(
       () => runtime.get('embedded')?.isLeader() === false,
       'the old leader stops its loops',
