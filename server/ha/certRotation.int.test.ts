@@ -148,8 +148,9 @@ describe.skipIf(!haproxyAvailable())('webhook certificates rotating during a del
         if (JSON.stringify(stages.at(-1)) !== JSON.stringify(fps)) stages.push(fps);
         for (const r of alive()) {
           const s = await served(r.webhookPort, bundle);
-          // a replica draining after SIGTERM no longer listens: refused, not untrusted
-          if (s.error && !(s.error === 'ECONNREFUSED' && r.child.killed))
+          // a replica draining after SIGTERM no longer listens (refused) or closes the probe's
+          // connection as it exits (reset): gone, not untrusted; admissions reach the others
+          if (s.error && !(['ECONNREFUSED', 'ECONNRESET'].includes(s.error) && r.child.killed))
             untrusted.push(`replica ${r.index}: ${s.error} (bundle of ${fps.length})`);
         }
         await new Promise((r) => setTimeout(r, 100));
