@@ -9,20 +9,27 @@ import { useSocket } from '../console/live';
 import { useTRPC } from '../console/trpc';
 
 const holders = new WeakMap<object, number>();
+/** after (re)joining a room: refetch what is shown, without restarting a fetch already under way */
+export const REJOIN = { cancelRefetch: false } as const;
 
 export function useFencingLive(): void {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const socket = useSocket();
-  const refresh = useRef<() => void>(() => undefined);
-  refresh.current = () => void qc.invalidateQueries({ queryKey: trpc.fencing.pathKey() });
+  const refresh = useRef<(o?: typeof REJOIN) => void>(() => undefined);
+  refresh.current = (o) => void qc.invalidateQueries({ queryKey: trpc.fencing.pathKey() }, o);
   useEffect(() => {
     if (!socket) return;
+    // nobody held the room until now: what changed meanwhile was not pushed, and a list cached
+    // from an earlier visit may still count as fresh (a page left and opened again within the
+    // stale time showed a fence as it was before it changed)
+    const unheld = (holders.get(socket) ?? 0) === 0;
     holders.set(socket, (holders.get(socket) ?? 0) + 1);
     let first = true;
     const join = () => {
       socket.emit('fencing:subscribe', {});
-      if (!first) refresh.current(); // changes may have been missed while disconnected
+      // changes may have been missed while disconnected or while the room was not held
+      if (!first || unheld) refresh.current(REJOIN);
       first = false;
     };
     const changed = () => refresh.current();

@@ -1,7 +1,7 @@
 'use client';
 // The incident view, live: joins the server's incident room and refetches incident.view on each
-// coalesced `incident:changed` for the selected cluster (and after a reconnect, when changes may
-// have been missed). Nothing polls. Typed through IncidentApi (a type-only import).
+// coalesced `incident:changed` for the selected cluster (and on joining, when changes may have
+// been missed: after a reconnect, or since the page was last open). Nothing polls. Typed through IncidentApi (a type-only import).
 import type { inferRouterOutputs } from '@trpc/server';
 import type { TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,6 +9,7 @@ import { useEffect, useRef } from 'react';
 import type { IncidentApi } from '@/server/trpc/incident';
 import { useCluster } from '../console/cluster';
 import { useSocket } from '../console/live';
+import { REJOIN } from '../fencing/live';
 import { useTRPC } from '../console/trpc';
 
 export type IncidentData = inferRouterOutputs<IncidentApi>['incident']['view'];
@@ -22,15 +23,15 @@ export function useIncident() {
   const qc = useQueryClient();
   const socket = useSocket();
   const { cluster } = useCluster();
-  const refresh = useRef<() => void>(() => undefined);
-  refresh.current = () => void qc.invalidateQueries({ queryKey: trpc.incident.pathKey() });
+  const refresh = useRef<(o?: typeof REJOIN) => void>(() => undefined);
+  refresh.current = (o) => void qc.invalidateQueries({ queryKey: trpc.incident.pathKey() }, o);
   useEffect(() => {
     if (!socket || !cluster) return;
-    let first = true;
+    // every join, the first included: changes were not pushed while the page was closed, and a
+    // view cached from an earlier visit may still count as fresh
     const join = () => {
       socket.emit('incident:subscribe', {});
-      if (!first) refresh.current();
-      first = false;
+      refresh.current(REJOIN);
     };
     const changed = (m: { cluster?: string }) => m?.cluster === cluster && refresh.current();
     if (socket.connected) join();

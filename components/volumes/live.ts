@@ -7,7 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { VolumeEvents, type VolumesChanged, type VolumesWatchAck } from '@/lib/volumes/rwoLive';
 import { useSocket } from '../console/live';
-import { useFencingLive } from '../fencing/live';
+import { REJOIN, useFencingLive } from '../fencing/live';
 import { useVolumesTRPC } from './api';
 
 const ACK_TIMEOUT_MS = 3_000;
@@ -21,11 +21,10 @@ export function useVolumesLive(cluster: string | undefined): VolumesLiveState {
   const socket = useSocket();
   const [state, setState] = useState<VolumesLiveState>('connecting');
   useFencingLive();
-  const refresh = useRef<() => void>(() => undefined);
-  refresh.current = () => void qc.invalidateQueries({ queryKey: trpc.volumes.pathKey() });
+  const refresh = useRef<(o?: typeof REJOIN) => void>(() => undefined);
+  refresh.current = (o) => void qc.invalidateQueries({ queryKey: trpc.volumes.pathKey() }, o);
   useEffect(() => {
     if (!socket || !cluster) return;
-    let first = true;
     // the server forgets rooms with the connection: join again after each reconnect, and
     // re-read what may have changed meanwhile
     const watch = () => {
@@ -34,8 +33,9 @@ export function useVolumesLive(cluster: string | undefined): VolumesLiveState {
         .emit(VolumeEvents.watch, { cluster }, (err: unknown, ack?: VolumesWatchAck) => {
           setState(!err && ack?.ok ? 'live' : 'polling');
         });
-      if (!first) refresh.current();
-      first = false;
+      // the first join too: changes were not pushed while the page was closed, and rows cached
+      // from an earlier visit may still count as fresh
+      refresh.current(REJOIN);
     };
     const changed = (m: VolumesChanged) => m.cluster === cluster && refresh.current();
     const fencing = (m: { cluster?: string }) => (!m?.cluster || m.cluster === cluster) && refresh.current();
