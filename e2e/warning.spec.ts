@@ -29,6 +29,31 @@ async function powerOn(node: string) {
   await fetch(`${url}/v1/bmc/${node}/on`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
 }
 
+/** A FencePolicy that covers NODE only: the built-in power agent, off after `unhealthyFor` of Ready=Unknown. */
+function createPolicy(
+  custom: k8s.CustomObjectsApi,
+  name: string,
+  unhealthyFor: string,
+  warningWindow: string,
+) {
+  return custom.createClusterCustomObject({
+    ...ref,
+    plural: 'fencepolicies',
+    body: {
+      apiVersion: 'palisade.dev/v1alpha1',
+      kind: 'FencePolicy',
+      metadata: { name },
+      spec: {
+        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': NODE } },
+        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: unhealthyFor }],
+        maxUnhealthy: 1,
+        agent: { type: 'power', action: 'off' },
+        warningWindow,
+      },
+    },
+  });
+}
+
 const COUNTDOWN = /fenced automatically in (\d+) s unless cancelled/;
 
 /** The seconds a countdown shows now. */
@@ -54,23 +79,8 @@ test('an automatic fence is announced, counts down, can be paused and is cancell
 }) => {
   test.setTimeout(180_000);
   const { core, custom } = clients();
-  await custom.createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name: POLICY },
-      spec: {
-        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': NODE } },
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '2s' }],
-        maxUnhealthy: 1,
-        agent: { type: 'power', action: 'off' },
-        // long enough to watch it, pause it, resume it and cancel it on 2 shared cores
-        warningWindow: '120s',
-      },
-    },
-  });
+  // long enough to watch it, pause it, resume it and cancel it on 2 shared cores
+  await createPolicy(custom, POLICY, '2s', '120s');
   try {
     await page.goto('/fencing');
     await expect(page.getByTestId(`policy-${POLICY}`)).toContainText('announced 120s before the agent runs');
@@ -179,23 +189,8 @@ test('a second incident is announced over the first one’s cancelled fence, and
     }).toPass({ timeout: 90_000 });
   await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
   await ready();
-  await custom.createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name: policy },
-      spec: {
-        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': NODE } },
-        // announced for long enough to act on it twice on 2 shared cores
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '120s' }],
-        maxUnhealthy: 1,
-        agent: { type: 'power', action: 'off' },
-        warningWindow: '10s',
-      },
-    },
-  });
+  // announced for long enough to act on it twice on 2 shared cores
+  await createPolicy(custom, policy, '120s', '10s');
   try {
     await page.goto('/fencing');
     const upcoming = page.getByTestId(`upcoming-${NODE}`);
