@@ -102,6 +102,26 @@ describe('validation of matchConditions', () => {
       ],
     ],
     [
+      'a pattern literal RE2 refuses',
+      [{ name: 'a', expression: "'a'.matches('(')" }],
+      [expect.objectContaining({ message: expect.stringContaining('1:13: invalid matches argument\n') })],
+    ],
+    [
+      'a timestamp literal that is not RFC 3339',
+      [{ name: 'a', expression: "timestamp('2020-01-01') < timestamp('2021-01-01T00:00:00Z')" }],
+      [expect.objectContaining({ message: expect.stringContaining('1:11: invalid timestamp argument\n') })],
+    ],
+    [
+      'a duration literal without a unit',
+      [{ name: 'a', expression: "duration('90') > duration('1m30s')" }],
+      [expect.objectContaining({ message: expect.stringContaining('1:10: invalid duration argument\n') })],
+    ],
+    [
+      'valid literals',
+      [{ name: 'a', expression: "'ab'.matches('^a.$') && duration('1m30s') > duration('-1.5h')" }],
+      [],
+    ],
+    [
       'a name that is not a qualified name',
       [{ name: 'bad name!', expression: 'true' }],
       [
@@ -220,6 +240,16 @@ describe('evaluation: call, skip, or refuse', () => {
     ['groups', ["'system:nodes' in request.userInfo.groups"], attrs(), { call: true }],
     ['no extra: has() is false', ['has(request.userInfo.extra)'], attrs(), { call: false }],
     ['no subresource: has() is false', ['!has(request.subResource)'], attrs(), { call: true }],
+    [
+      'a cluster-scoped write has no namespace',
+      ['!has(request.namespace)'],
+      attrs({
+        operation: 'UPDATE',
+        namespace: undefined,
+        resource: { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false } as never,
+      }),
+      { call: true },
+    ],
     ['eviction subresource', ["request.subResource == 'eviction'"], eviction, { call: true }],
     ['requestKind', ["request.requestKind.kind == 'Eviction'"], eviction, { call: true }],
     [
@@ -365,5 +395,87 @@ describe('compiled once per configuration version', () => {
     const next = cache.conditions(cfg('2', 'false'), 0);
     expect(next).not.toBe(first);
     expect(next[0].expression).toBe('false');
+  });
+});
+
+describe('the authorizer variable', () => {
+  const seen: Record<string, unknown>[] = [];
+  const authorize = (a: any) => {
+    seen.push({ ...a, user: a.user.username });
+    return { allowed: a.verb === 'get', reason: a.verb === 'get' ? 'RBAC: allowed by test' : '' };
+  };
+  const run = (expressions: string[], failurePolicy?: string) => {
+    seen.length = 0;
+    const compiled = expressions.map((expression) => ({
+      expression,
+      compiled: compileCondition(expression),
+    }));
+    return evaluateConditions(
+      compiled,
+      once(() => activation(attrs(), authorize)),
+      failurePolicy,
+    );
+  };
+  const once = <T>(f: () => T) => {
+    let v: T | undefined;
+    return () => {
+      v ??= f();
+      return v;
+    };
+  };
+
+  it('checks the request’s own resource as the requesting user', () => {
+    expect(run(["authorizer.requestResource.check('get').allowed()"])).toEqual({ call: true });
+    expect(seen).toEqual([
+      {
+        verb: 'get',
+        resourceRequest: true,
+        path: '',
+        apiGroup: '',
+        apiVersion: '*',
+        resource: 'pods',
+        subresource: '',
+        namespace: 'ns',
+        name: 'p',
+        user: 'system:node:n1',
+      },
+    ]);
+  });
+
+  it('checks another resource as a ServiceAccount, and a path', () => {
+    expect(
+      run([
+        "!authorizer.serviceAccount('kube-system', 'gc').group('apps').resource('deployments').subresource('scale').namespace('x').name('y').check('update').allowed()",
+        "authorizer.path('/healthz').check('get').reason() == 'RBAC: allowed by test'",
+      ]),
+    ).toEqual({ call: true });
+    expect(
+      seen.map((a) => [a.user, a.verb, a.apiGroup, a.resource, a.subresource, a.namespace, a.name, a.path]),
+    ).toEqual([
+      ['system:serviceaccount:kube-system:gc', 'update', 'apps', 'deployments', 'scale', 'x', 'y', ''],
+      ['system:node:n1', 'get', '', '', '', '', '', '/healthz'],
+    ]);
+  });
+
+  it('refuses empty names at run time', () => {
+    expect(run(["authorizer.group('').resource(' ').check('get').allowed()"])).toEqual({
+      call: false,
+      error: expect.stringContaining('resulted in error: resource must not be empty'),
+    });
+  });
+
+  it('three checks in one expression pass the per-call cost limit; eight in all the budget', () => {
+    const two =
+      "authorizer.path('/a').check('get').allowed() == authorizer.path('/b').check('get').allowed()";
+    expect(run([`${two} && authorizer.path('/c').check('get').allowed()`])).toEqual({
+      call: false,
+      error: expect.stringContaining('resulted in error: operation cancelled: actual cost limit exceeded'),
+    });
+    expect(run([two, two, two, two])).toEqual({
+      call: false,
+      error: 'validation failed due to running out of cost budget, no further validation rules will be run',
+    });
+    expect(run([two, two, two, two], 'Ignore')).toEqual({ call: false });
+    expect(run([two, two, two])).toEqual({ call: true });
   });
 });

@@ -2,9 +2,11 @@
 // configuration is written (at most 64, qualified unique names, expressions that compile
 // to bool), compiled once per configuration version, and evaluated after rules and
 // selectors: every condition true → call the webhook; any false → skip it; an error (and no
-// false) → failurePolicy: Fail refuses the request (403), Ignore skips the webhook.
+// false) → failurePolicy: Fail refuses the request (403), Ignore skips the webhook. The
+// `authorizer` variable asks the cluster's authorizer (cel/authorizer.ts).
 import { goQuote, labelKeyErrors } from '../../../lib/kube/labelSelector.js';
 import type { StatusCause } from '../http/errors.js';
+import { type Authorize, authorizerFor } from './cel/authorizer.js';
 import { type Activation, type Compiled, ConditionError, compileCondition } from './cel/environment.js';
 import { celJson } from './cel/values.js';
 import { type AdmissionAttributes, reviewOptions } from './match.js';
@@ -121,7 +123,7 @@ export class ConditionCache {
  * converted to unstructured): omitempty fields are absent, so selecting one is an error and
  * has() is false; `object` is null on DELETE, `oldObject` null on CREATE.
  */
-export function activation(a: AdmissionAttributes): Activation {
+export function activation(a: AdmissionAttributes, authorize?: Authorize): Activation {
   const gvk = { group: a.kind.group, version: a.kind.version, kind: a.kind.kind };
   const gvr = { group: a.resource.group, version: a.resource.version, resource: a.resource.plural };
   const userInfo: Record<string, unknown> = {};
@@ -150,35 +152,58 @@ export function activation(a: AdmissionAttributes): Activation {
     object: a.object ? celJson(a.object) : null,
     oldObject: a.oldObject ? celJson(a.oldObject) : null,
     request: celJson(request) as Record<string, unknown>,
+    authorizer: authorizerFor(a.user, authorize, {
+      group: a.resource.group,
+      resource: a.resource.plural,
+      subresource: a.subresource,
+      namespace: a.namespace,
+      name: a.name,
+    }),
   };
 }
 
 export type ConditionOutcome = { call: boolean; error?: undefined } | { call: false; error: string };
 
+/** RuntimeCELCostBudgetMatchConditions: what all of one webhook's conditions may cost */
+const COST_BUDGET = 2_500_000;
+
 /**
- * matcher.Match: a false condition skips the webhook whatever else failed; errors decide by
- * the failure policy (Fail, the default, refuses with the errors aggregated).
+ * condition.ForInput then matcher.Match: every condition is evaluated in order (running
+ * out of the cost budget is an error of the whole match); then a false condition skips the
+ * webhook whatever else failed, and errors decide by the failure policy (Fail, the default,
+ * refuses with the errors aggregated).
  */
 export function evaluateConditions(
   conditions: CompiledCondition[],
   vars: () => Activation,
   failurePolicy: string | undefined,
 ): ConditionOutcome {
+  const fail = (error: string): ConditionOutcome =>
+    failurePolicy === 'Ignore' ? { call: false } : { call: false, error };
   const errors: string[] = [];
+  let isFalse = false;
   for (const c of conditions) {
     if ('error' in c.compiled) {
       errors.push(`compilation error: ${c.compiled.error}`);
       continue;
     }
+    const activation = vars();
+    const meter = activation.authorizer.meter;
+    meter.expression = 0;
     try {
-      if (!c.compiled.program.evaluate(vars())) return { call: false };
+      if (!c.compiled.program.evaluate(activation)) isFalse = true;
     } catch (e) {
       if (!(e instanceof ConditionError)) throw e;
       errors.push(`expression '${c.expression}' resulted in error: ${e.message}`);
     }
+    meter.total += meter.expression;
+    if (meter.total > COST_BUDGET)
+      return fail(
+        'validation failed due to running out of cost budget, no further validation rules will be run',
+      );
   }
+  if (isFalse) return { call: false };
   if (errors.length === 0) return { call: true };
-  if (failurePolicy === 'Ignore') return { call: false };
   const unique = [...new Set(errors)];
-  return { call: false, error: unique.length === 1 ? unique[0] : `[${unique.join(', ')}]` };
+  return fail(unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`);
 }

@@ -8,6 +8,7 @@ import tls from 'node:tls';
 import { z } from 'zod';
 import { type StatusBody, StatusError, errors } from '../http/errors.js';
 import { type KubeObject, qualifiedResource } from '../resources/types.js';
+import type { Authorize } from './cel/authorizer.js';
 import { type WebhookClientAuth, urlHostPort } from './clientAuth.js';
 import {
   type AdmissionAttributes,
@@ -66,6 +67,8 @@ function forbiddenSubject(a: AdmissionAttributes): string {
 
 export class WebhookAdmission {
   private readonly conditions = new ConditionCache();
+  /** the cluster's authorizer, for matchConditions' `authorizer` (set once auth exists) */
+  authorize?: Authorize;
 
   constructor(private readonly deps: WebhookDeps) {}
 
@@ -77,7 +80,7 @@ export class WebhookAdmission {
     const out: Webhook[] = [];
     let vars: ReturnType<typeof activation> | undefined;
     const lazyVars = () => {
-      vars ??= activation(a);
+      vars ??= activation(a, this.authorize);
       return vars;
     };
     for (const cfg of this.deps.configurations()) {

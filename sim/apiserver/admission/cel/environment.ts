@@ -1,12 +1,14 @@
 // The CEL environment kube-apiserver compiles webhook matchConditions in
 // (k8s.io/apiserver admission/plugin/cel): `object`, `oldObject` (dyn), `request` (the typed
-// kubernetes.AdmissionRequest), `namespaceObject` (typed kubernetes.Namespace), optional
+// kubernetes.AdmissionRequest), `namespaceObject` (typed kubernetes.Namespace), `authorizer`
+// (./authorizer.ts), optional
 // types, homogeneous aggregate literals, and a bool result. The language itself is
 // @marcbachmann/cel-js's; this file declares the variables and types, adds the strings
 // extension functions that library lacks, and renders its errors the way cel-go does, so
 // that a refused configuration and a failed evaluation read as on the real server.
 import { Environment, type ParseResult } from '@marcbachmann/cel-js';
-import { celGoCheckError, celGoRuntimeError, celGoType } from './errors.js';
+import { type AuthorizerVal, authzLibrary } from './authorizer.js';
+import { celGoCheckError, celGoLiteralError, celGoRuntimeError, celGoType } from './errors.js';
 
 const GVK = { group: 'string', version: 'string', kind: 'string' };
 const GVR = { group: 'string', version: 'string', resource: 'string' };
@@ -112,8 +114,10 @@ function stringsExtension(env: Environment): Environment {
 }
 
 function build(): { env: Environment; functions: Set<string> } {
-  const env = stringsExtension(
-    declareTypes(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })),
+  const env = authzLibrary(
+    stringsExtension(
+      declareTypes(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })),
+    ),
   )
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
@@ -135,6 +139,7 @@ export interface Activation {
   object: unknown;
   oldObject: unknown;
   request: Record<string, unknown>;
+  authorizer: AuthorizerVal;
 }
 
 export interface Program {
@@ -162,6 +167,8 @@ export function compileCondition(expression: string): Compiled {
   const checked = parsed.check();
   if (!checked.valid)
     return { error: `compilation failed: ${celGoCheckError(expression, checked.error, functions)}` };
+  const literal = celGoLiteralError(expression, parsed.ast);
+  if (literal) return { error: `compilation failed: ${literal}` };
   if (checked.type !== 'bool') return { error: `must evaluate to bool but got ${celGoType(checked.type)}` };
   // namespaceObject is null for webhooks: an instance without fields fails every selection
   // ("no such key") and every has() is false, as selecting from null does in cel-go

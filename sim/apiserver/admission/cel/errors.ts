@@ -176,6 +176,58 @@ function checkMessage(e: LibraryError, functions: Set<string>, name: string | un
   return summary;
 }
 
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const GO_DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$|^[-+]?0$/;
+
+/** cel-go's ASTValidators for literals: the pattern, timestamp or duration a call is given */
+const LITERAL_CHECKS: Record<string, { valid: (v: string) => boolean; message: string }> = {
+  matches: {
+    valid: (v) => {
+      try {
+        new RegExp(v);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    message: 'invalid matches argument',
+  },
+  timestamp: {
+    valid: (v) => RFC3339.test(v) && !Number.isNaN(Date.parse(v)),
+    message: 'invalid timestamp argument',
+  },
+  duration: { valid: (v) => GO_DURATION.test(v), message: 'invalid duration argument' },
+};
+
+function firstBadLiteral(node: unknown): { offset: number; message: string } | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const bad = firstBadLiteral(n);
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  const n = node as AstNode;
+  if (n.op === 'call' || n.op === 'rcall') {
+    const args = n.args as unknown[];
+    const name = args[0] as string;
+    const callArgs = (n.op === 'call' ? args[1] : args[2]) as AstNode[];
+    // matches(s, pattern) and s.matches(pattern): the pattern is the last argument
+    const literal = callArgs?.[callArgs.length - 1];
+    const check = LITERAL_CHECKS[name];
+    if (check && literal?.op === 'value' && typeof literal.args === 'string' && !check.valid(literal.args))
+      return { offset: literal.pos ?? 0, message: check.message };
+  }
+  return Array.isArray(n.args) ? firstBadLiteral(n.args) : undefined;
+}
+
+/** The first literal cel-go's validators refuse, rendered as its issue; undefined if none. */
+export function celGoLiteralError(src: string, ast: unknown): string | undefined {
+  const bad = firstBadLiteral(ast);
+  return bad && display(src, bad.offset, bad.message);
+}
+
 /** One checker or parser error as cel-go's Issues.String() renders it. */
 export function celGoCheckError(src: string, err: unknown, functions: Set<string>): string {
   const e = (err ?? {}) as LibraryError;
