@@ -28,6 +28,8 @@ const EPOCH_WRITE =
 interface Hook {
   name: string;
   operations: string[];
+  /** the resource of `operations` (default pods) */
+  resource?: string;
   /** other rules than `operations` on pods, and no objectSelector (an Eviction has no labels) */
   everyPod?: { operations: string[]; resources: string[] }[];
   conditions: string[];
@@ -47,6 +49,12 @@ const HOOKS: Hook[] = [
   },
   { name: 'deny-user', operations: ['CREATE'], conditions: ["request.userInfo.username == 'alice'"] },
   { name: 'deny-epoch', operations: ['UPDATE'], conditions: [EPOCH_WRITE] },
+  {
+    name: 'deny-node-epoch',
+    operations: ['UPDATE'],
+    resource: 'nodes',
+    conditions: [EPOCH_WRITE, '!has(request.namespace)'],
+  },
   {
     name: 'options',
     operations: ['UPDATE'],
@@ -118,7 +126,7 @@ function configuration(b: Backend, h: Hook) {
       {
         name: `${h.name}.palisade.test`,
         clientConfig: { url: `${hook.url}/${h.name}`, caBundle: hook.caBundle },
-        rules: (h.everyPod ?? [{ operations: h.operations, resources: ['pods'] }]).map((r) => ({
+        rules: (h.everyPod ?? [{ operations: h.operations, resources: [h.resource ?? 'pods'] }]).map((r) => ({
           ...r,
           apiGroups: [''],
           apiVersions: ['v1'],
@@ -246,15 +254,67 @@ describe('matchConditions decide whether a webhook is called', () => {
     ]);
   });
 
+  it('the same on a Node (cluster-scoped: request.namespace absent)', async () => {
+    const r = await onBoth(bs, async (b) => {
+      const node = {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'epoch-node', labels: { app: 'deny-node-epoch' } },
+      };
+      const created = await call(b, 'POST', '/api/v1/nodes', node);
+      if (created.code !== 201) throw new Error(`${b.name}: node: ${created.code} ${created.text}`);
+      const patch = (query: string) =>
+        observe(b, () =>
+          call(
+            b,
+            'PATCH',
+            `/api/v1/nodes/epoch-node${query}`,
+            { metadata: { annotations: { at: query } } },
+            {
+              'content-type': 'application/merge-patch+json',
+            },
+          ),
+        );
+      const out = {
+        stamped: await patch('?fieldManager=palisade-leader-e9'),
+        other: await patch('?fieldManager=kubelet'),
+      };
+      await call(b, 'DELETE', '/api/v1/nodes/epoch-node');
+      return {
+        stamped: { code: out.stamped.code, called: out.stamped.called },
+        other: { code: out.other.code, called: out.other.called },
+      };
+    });
+    expect(r.embedded).toEqual(r.real);
+    expect(r.real).toEqual({
+      stamped: { code: 403, called: ['UPDATE /deny-node-epoch'] },
+      other: { code: 200, called: [] },
+    });
+  });
+
   it('request.options on UPDATE holds the UpdateOptions with kind and fieldManager (shown by an error)', async () => {
     const r = await onBoth(bs, async (b) => {
       await call(b, 'POST', pods, labelled('opts', 'options'));
       const obj = (await call(b, 'GET', `${pods}/opts`)).body;
       obj.metadata.annotations = { x: 'y' };
-      return observe(b, () => call(b, 'PUT', `${pods}/opts?fieldManager=palisade-leader-e3`, obj));
+      const put = await observe(b, () => call(b, 'PUT', `${pods}/opts?fieldManager=palisade-leader-e3`, obj));
+      const patch = await observe(b, () =>
+        call(
+          b,
+          'PATCH',
+          `${pods}/opts?fieldManager=palisade-leader-e4`,
+          { metadata: { labels: { x: 'y' } } },
+          {
+            'content-type': 'application/merge-patch+json',
+          },
+        ),
+      );
+      return { put, patch };
     });
     expect(r.embedded).toEqual(r.real);
-    expect(r.real.body.message).toContain('no such key: UpdateOptions|palisade-leader-e3');
+    expect(r.real.put.body.message).toContain('no such key: UpdateOptions|palisade-leader-e3');
+    // a PATCH is admitted as an UPDATE with UpdateOptions, its fieldManager kept
+    expect(r.real.patch.body.message).toContain('no such key: UpdateOptions|palisade-leader-e4');
   });
 
   it('the request variable: kind, resource, namespace, no subResource, dryRun, groups', async () => {
