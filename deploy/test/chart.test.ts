@@ -11,6 +11,12 @@ import { configSchema } from '../../server/config/schema.js';
 import { fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
 import { epochWebhookConfiguration } from '../../server/leader/epochWebhook.js';
 import { webhookConfiguration } from '../../server/protection/register.js';
+import {
+  RELEASE_ID,
+  RELEASE_LABEL,
+  TRIGGER_POD,
+  TRIGGER_POD_SPEC,
+} from '../../server/protection/updateTrigger.js';
 import { CHART, helm, MANIFESTS, NAMESPACE, REPO, render, VALUES_DIR } from './helm.js';
 
 const GOLDEN = join(REPO, 'deploy/test/golden');
@@ -126,18 +132,25 @@ describe('helm template', () => {
     ]);
     for (const o of [objs[0], ...crds])
       expect(o.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
-    // everything namespaced is in it, but the Role that reads node Leases where the kubelets keep them
+    // the sessions' own namespace, made by the chart too (not kept: the sessions end with the release)
+    expect(objs[1]).toMatchObject({ kind: 'Namespace', metadata: { name: 'palisade-system-sessions' } });
+    expect(objs[1].metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
+    // everything namespaced is in them, but the Role that reads node Leases where the kubelets keep them
     const namespaced = objs.filter((o) => o.metadata.namespace !== undefined);
     expect(new Set(namespaced.map((o) => o.metadata.namespace))).toEqual(
-      new Set(['palisade-system', 'kube-node-lease']),
+      new Set(['palisade-system', 'palisade-system-sessions', 'kube-node-lease']),
     );
-    expect(namespaced.filter((o) => o.metadata.namespace === 'kube-node-lease').map((o) => o.kind)).toEqual([
-      'Role',
-      'RoleBinding',
-    ]);
+    for (const ns of ['kube-node-lease', 'palisade-system-sessions'])
+      expect(namespaced.filter((o) => o.metadata.namespace === ns).map((o) => o.kind)).toEqual([
+        'Role',
+        'RoleBinding',
+      ]);
     // helm --namespace X: the release's namespace, which helm makes (--create-namespace); no Namespace object
+    // for it (the sessions' one only)
     const inX = docs(await render());
-    expect(inX.filter((o) => o.kind === 'Namespace')).toEqual([]);
+    expect(inX.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual([
+      `${NAMESPACE}-sessions`,
+    ]);
     // and namespace.name puts everything elsewhere, creating it
     const elsewhere = docs(
       (await helm('template', 'palisade', CHART, '--set', 'namespace.name=safety')).stdout,
@@ -206,6 +219,56 @@ describe('what the chart installs', () => {
       const parsed = configSchema.safeParse(paletteYaml(docs(await render(...args))));
       expect(parsed.error?.issues ?? [], name).toEqual([]);
     }
+  });
+
+  it("makes Podseidon's update-trigger pod as Palisade's code would, where palisade.yaml says", async () => {
+    for (const args of [[], ['--set', 'rbac.updateTriggerNamespace=triggers']]) {
+      const objs = docs(await render(...args));
+      const pod = find(objs, 'Pod', TRIGGER_POD);
+      expect(pod.spec).toEqual(TRIGGER_POD_SPEC);
+      expect(pod.metadata.labels).toMatchObject({
+        [RELEASE_LABEL]: RELEASE_ID,
+        'podseidon-update-trigger-dummy-pod': 'true',
+      });
+      const trigger = paletteYaml(objs).protection.aggregator.updateTrigger;
+      expect(pod.metadata.namespace).toBe(trigger.namespace);
+      // Palisade patches that pod, and creates none
+      const role = find(objs, 'Role', 'palisade-update-trigger');
+      expect(role.metadata.namespace).toBe(trigger.namespace);
+      expect(role.rules).toEqual([
+        { apiGroups: [''], resources: ['pods'], resourceNames: [TRIGGER_POD], verbs: ['patch'] },
+      ]);
+    }
+    const off = docs(await render('--set', 'protection.aggregator.updateTrigger.enabled=false'));
+    expect(off.filter((o) => o.kind === 'Pod' || o.metadata.name === 'palisade-update-trigger')).toEqual([]);
+  });
+
+  it('points palisade.yaml at the namespaces and Secrets its RBAC grants', async () => {
+    const objs = docs(await render('--set', 'instanceIds.namespaces={shop,billing}'));
+    const cfg = paletteYaml(objs);
+    const roleIn = (name: string) => find(objs, 'Role', name).metadata.namespace;
+    // sessions where their Role is; the key by the name its Role reads
+    expect(cfg.server.session.store).toEqual({
+      kind: 'kubernetes',
+      namespace: roleIn('palisade-sessions'),
+      keySecret: { namespace: NAMESPACE, name: 'palisade-session-key' },
+    });
+    expect(cfg.server.session.store.namespace).toBe(`${NAMESPACE}-sessions`);
+    const key = find(objs, 'Role', 'palisade-session-key');
+    expect(key.metadata.namespace).toBe(NAMESPACE);
+    expect(key.rules.flatMap((r: any) => r.resourceNames ?? [])).toEqual(['palisade-session-key']);
+    // instance IDs where their Roles are
+    expect(cfg.instanceIds).toEqual({ namespaces: ['shop', 'billing'] });
+    const workloads = objs.filter(
+      (o) => o.kind === 'Role' && o.metadata.name === 'palisade-instance-id-workloads',
+    );
+    expect(workloads.map((o) => o.metadata.namespace).sort()).toEqual(['billing', 'shop']);
+    expect(paletteYaml(docs(await render())).instanceIds).toEqual({ namespaces: [] });
+    // fence agents' credentials from the namespace their Role is in (production: its policy's Secret)
+    const prod = docs(await render(...CASES.production));
+    const creds = find(prod, 'Role', 'palisade-fence-agent-credentials');
+    expect(paletteYaml(prod).fencing.credentialsNamespaces).toEqual([creds.metadata.namespace]);
+    expect(creds.rules[0].resourceNames).toEqual(['bmc-credentials']);
   });
 
   it('rolls the pods when palisade.yaml changes, and only then', async () => {

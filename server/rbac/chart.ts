@@ -6,7 +6,7 @@
 // the tests' own setup (pods, nodes, faults) stays on the admin's.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,6 @@ import { parseAllDocuments } from 'yaml';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CHART_DIR = join(ROOT, 'deploy/helm/palisade');
-const RBAC_DIR = join(CHART_DIR, 'templates/rbac');
 export const KUBECTL = join(ROOT, '.palisade/bin/kubectl');
 
 /**
@@ -28,10 +27,50 @@ export const TEST_RELEASE_NAMESPACE = 'kube-system';
 export const SERVICE_ACCOUNT = 'palisade';
 export const SERVICE_ACCOUNT_USER = `system:serviceaccount:${TEST_RELEASE_NAMESPACE}:${SERVICE_ACCOUNT}`;
 
-/** the values the tests install with: the update trigger where the tests' config puts it */
+/** the chart's default sessions namespace for the tests' release (console.session.namespace) */
+export const TEST_SESSION_NAMESPACE = `${TEST_RELEASE_NAMESPACE}-sessions`;
+
+/** the Secrets the tests' exec fence agents read: the least-privilege test's, the demo policy's */
+export const TEST_CREDENTIAL_SECRETS = ['bmc', 'palisade-bmc'];
+
+/**
+ * the values the tests install with: the update trigger where the tests' config puts it, the
+ * fence agents' credentials where the tests' FencePolicies read them, by name
+ */
 export const TEST_VALUES: Record<string, string> = {
   'rbac.updateTriggerNamespace': 'default',
   'rbac.fenceAgentCredentials.namespace': 'palisade-system',
+  'rbac.fenceAgentCredentials.secretNames': `{${TEST_CREDENTIAL_SECRETS.join(',')}}`,
+};
+
+/** OIDC sign-in on (impersonation is granted only then): the values the schema requires with it */
+export const OIDC_VALUES: Record<string, string> = {
+  'auth.oidc.enabled': 'true',
+  'auth.oidc.issuer': 'https://dex.example.com',
+  'auth.oidc.clientID': 'palisade',
+  'auth.oidc.clientSecret.existingSecret': 'palisade-oidc',
+};
+
+/**
+ * Every value set whose RBAC the rule list must cover (server/rbac/chart.test.ts): the defaults,
+ * what the tests install, the documented examples, and each value that adds a rule.
+ */
+export const VALUE_SETS: Record<string, { values?: Record<string, string>; files?: string[] }> = {
+  defaults: {},
+  tests: { values: TEST_VALUES },
+  'least-privilege test': {
+    values: {
+      ...TEST_VALUES,
+      ...OIDC_VALUES,
+      'rbac.impersonation.groups[0]': 'palisade-oncall',
+      'instanceIds.namespaces[0]': 'shop',
+    },
+  },
+  production: { files: [join(CHART_DIR, '../../test/values/production.yaml')] },
+  'cert-manager': { files: [join(CHART_DIR, '../../test/values/cert-manager.yaml')] },
+  'OIDC with groups': { values: { ...OIDC_VALUES, 'rbac.impersonation.groups': '{sre,db-oncall}' } },
+  'instance IDs in two namespaces': { values: { 'instanceIds.namespaces': '{shop,billing}' } },
+  'instance IDs everywhere': { values: { 'instanceIds.namespaces[0]': '*' } },
 };
 
 /**
@@ -83,18 +122,25 @@ export function helm(): Promise<string> {
   return helmBin;
 }
 
-/** `helm template` of the chart's RBAC templates only (the rest of the chart is another concern). */
+/**
+ * `helm template` of the chart's RBAC templates (the rest of the chart is another concern), and
+ * of the update-trigger pod, which the chart makes so that Palisade need not create pods.
+ */
 export async function renderRbac(
-  o: { namespace?: string; values?: Record<string, string> } = {},
+  o: { namespace?: string; values?: Record<string, string>; files?: string[] } = {},
 ): Promise<string> {
-  const files = (await readdir(RBAC_DIR)).filter((f) => f.endsWith('.yaml')).sort();
   const args = ['template', 'palisade', CHART_DIR, '--namespace', o.namespace ?? TEST_RELEASE_NAMESPACE];
   // helm's own default is an old version the chart's kubeVersion refuses
   args.push('--kube-version', '1.34.0');
-  for (const f of files) args.push('--show-only', `templates/rbac/${f}`);
+  for (const f of o.files ?? []) args.push('-f', f);
   for (const [k, v] of Object.entries(o.values ?? {})) args.push('--set', `${k}=${v}`);
   const { stdout } = await run(await helm(), args, { maxBuffer: 16 << 20 });
-  return stdout;
+  // the documents of those templates (--show-only refuses a template that renders nothing)
+  const mine = /^# Source: [^/\n]+\/templates\/(rbac\/[^\n]+|update-trigger\.yaml)$/m;
+  return stdout
+    .split(/^---$/m)
+    .filter((d) => mine.test(d))
+    .join('---');
 }
 
 /** The objects of a multi-document YAML text (empty documents dropped). */

@@ -39,7 +39,8 @@ import {
   renderRbac,
   SERVICE_ACCOUNT_USER,
   TEST_RELEASE_NAMESPACE as RELEASE_NS,
-  TEST_VALUES,
+  TEST_SESSION_NAMESPACE as SESSION_NS,
+  VALUE_SETS,
 } from './chart.js';
 
 type Cluster = Awaited<ReturnType<typeof startScenario>>;
@@ -60,7 +61,9 @@ let rbac: k8s.RbacAuthorizationV1Api;
 let taintNode: string;
 let releaseNode: string;
 
-const VALUES = { ...TEST_VALUES, 'rbac.impersonation.groups[0]': GROUP_ALLOWED };
+// OIDC on (impersonation), a group, instance IDs in NS
+const VALUES = VALUE_SETS['least-privilege test'].values!;
+const SESSION_KEY = 'palisade-session-key';
 
 beforeAll(async () => {
   c = await startScenario(rwoDatabaseScenario({ name: 'least-privilege', namespace: NS, nodes: 3 }));
@@ -125,7 +128,7 @@ interface Case {
   /** the admin's preparation before each run (fixtures; idempotent) */
   setup?: () => Promise<void>;
   /** rules also removed for this case (a rule of another role that grants a superset here) */
-  alsoRemove?: { role: string; resources: string[] }[];
+  alsoRemove?: { role: string; resources: string[]; verbs?: string[] }[];
   run: () => Promise<unknown>;
   /** whether this cluster serves what the scenario needs (default: yes) */
   served?: () => Promise<boolean>;
@@ -227,24 +230,60 @@ const CASES: Case[] = [
     role: 'sessions',
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
-    what: 'a browser session Secret: listed, created, updated, deleted (server/auth/sessionSecrets.ts)',
+    what: "a browser session Secret in the sessions' namespace: listed, created, updated, deleted (server/auth/sessionSecrets.ts)",
     needs: ['list', 'secrets'],
     run: async () => {
       const core = kc.makeApiClient(k8s.CoreV1Api);
       const selector = 'app.kubernetes.io/component=session';
-      await core.listNamespacedSecret({ namespace: RELEASE_NS, labelSelector: selector });
+      await core.listNamespacedSecret({ namespace: SESSION_NS, labelSelector: selector });
       const name = `palisade-session-lp-${Date.now()}`;
       const s = await core.createNamespacedSecret({
-        namespace: RELEASE_NS,
+        namespace: SESSION_NS,
         body: { metadata: { name, labels: { 'app.kubernetes.io/component': 'session' } }, data: {} },
       });
       await core.replaceNamespacedSecret({
-        namespace: RELEASE_NS,
+        namespace: SESSION_NS,
         name,
         body: { ...s, data: { a: 'Yg==' } },
       });
-      await core.deleteNamespacedSecret({ namespace: RELEASE_NS, name });
+      await core.deleteNamespacedSecret({ namespace: SESSION_NS, name });
     },
+  },
+  {
+    role: 'session-key',
+    resources: ['secrets'],
+    verbs: ['create'],
+    what: 'the first replica makes the session key Secret (the serving Secret Role grants create too)',
+    needs: ['create', 'secrets'],
+    alsoRemove: [{ role: 'webhook-serving', resources: ['secrets'], verbs: ['create'] }],
+    setup: () =>
+      admin
+        .core()
+        .deleteNamespacedSecret({ namespace: RELEASE_NS, name: SESSION_KEY })
+        .then(() => {}, gone),
+    run: () =>
+      kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({
+        namespace: RELEASE_NS,
+        body: { metadata: { name: SESSION_KEY }, data: { key: Buffer.alloc(32).toString('base64') } },
+      }),
+  },
+  {
+    role: 'session-key',
+    resources: ['secrets'],
+    verbs: ['get'],
+    resourceNames: true,
+    what: 'every replica reads the session key, by name',
+    needs: ['get', 'secrets'],
+    setup: () =>
+      admin
+        .core()
+        .createNamespacedSecret({
+          namespace: RELEASE_NS,
+          body: { metadata: { name: SESSION_KEY }, data: { key: Buffer.alloc(32).toString('base64') } },
+        })
+        .then(() => {}, exists),
+    run: () =>
+      kc.makeApiClient(k8s.CoreV1Api).readNamespacedSecret({ namespace: RELEASE_NS, name: SESSION_KEY }),
   },
   // the webhooks
   {
@@ -342,9 +381,9 @@ const CASES: Case[] = [
     role: 'webhook-serving',
     resources: ['secrets'],
     verbs: ['create'],
-    what: 'the first replica makes the serving Secret (sessions off: their Role grants it too)',
+    what: "the first replica makes the serving Secret (the session key's Role grants create too)",
     needs: ['create', 'secrets'],
-    alsoRemove: [{ role: 'sessions', resources: ['secrets'] }],
+    alsoRemove: [{ role: 'session-key', resources: ['secrets'], verbs: ['create'] }],
     setup: () =>
       admin
         .core()
@@ -365,9 +404,8 @@ const CASES: Case[] = [
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch', 'update', 'patch'],
     resourceNames: true,
-    what: 'every replica reads and watches the serving Secret, the leader rotates and stamps it (sessions off)',
+    what: 'every replica reads and watches the serving Secret, the leader rotates and stamps it',
     needs: ['get', 'secrets'],
-    alsoRemove: [{ role: 'sessions', resources: ['secrets'] }],
     setup: () =>
       admin
         .core()
@@ -572,45 +610,9 @@ const CASES: Case[] = [
   {
     role: 'update-trigger',
     resources: ['pods'],
-    verbs: ['create'],
-    what: "Podseidon's update trigger pod is created (server/protection/updateTrigger.ts)",
-    needs: ['create', 'pods'],
-    setup: () =>
-      admin
-        .core()
-        .deleteNamespacedPod({ namespace: 'default', name: TRIGGER_POD, gracePeriodSeconds: 0 })
-        .then(() =>
-          eventually(
-            () =>
-              admin
-                .core()
-                .readNamespacedPod({ namespace: 'default', name: TRIGGER_POD })
-                .then(
-                  () => false,
-                  () => true,
-                ),
-            'trigger pod gone',
-          ),
-        )
-        .then(() => {}, gone),
-    run: () =>
-      kc.makeApiClient(k8s.CoreV1Api).createNamespacedPod({
-        namespace: 'default',
-        body: {
-          metadata: { name: TRIGGER_POD, labels: { 'podseidon-update-trigger-dummy-pod': 'true' } },
-          spec: {
-            nodeName: 'podseidon-update-trigger-no-such-node',
-            containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
-          },
-        },
-      }),
-  },
-  {
-    role: 'update-trigger',
-    resources: ['pods'],
     verbs: ['patch'],
     resourceNames: true,
-    what: "Podseidon's update trigger annotates its pod every interval",
+    what: "Podseidon's update trigger annotates the chart's pod every interval (updateTrigger.ts)",
     needs: ['patch', 'pods'],
     setup: () =>
       admin
@@ -644,7 +646,8 @@ const CASES: Case[] = [
     role: 'fence-agent-credentials',
     resources: ['secrets'],
     verbs: ['get'],
-    what: "an exec fence agent's credentials are read before a run (server/fenceAgents/secrets.ts)",
+    resourceNames: true,
+    what: "an exec fence agent's credentials are read before a run, by name (server/fenceAgents/secrets.ts)",
     needs: ['get', 'secrets'],
     setup: () =>
       admin
@@ -698,10 +701,10 @@ const CASES: Case[] = [
         .createTokenReview({ body: { spec: { token: 'not-a-token' } } }),
   },
   {
-    role: 'instance-ids',
+    role: 'instance-id-workloads',
     resources: ['deployments', 'statefulsets'],
     verbs: ['get', 'patch'],
-    what: "an instance ID is taken by compare-and-swap on the workload's annotation (cas.ts)",
+    what: 'an instance ID is taken by compare-and-swap on the annotation of a workload in a listed namespace (cas.ts)',
     needs: ['get', 'statefulsets'],
     run: async () => {
       const apps = kc.makeApiClient(k8s.AppsV1Api);
@@ -748,7 +751,7 @@ const CASES: Case[] = [
     run: () => kc.makeApiClient(k8s.AppsV1Api).readNamespacedReplicaSet({ namespace: NS, name: 'lp-rs' }),
   },
   {
-    role: 'instance-ids',
+    role: 'instance-id-workloads',
     resources: ['jobs'],
     verbs: ['get', 'patch'],
     what: "a Job's instance IDs live on the Job (cas.ts)",
@@ -861,7 +864,7 @@ describe('least privilege: each rule the chart grants is needed', () => {
       const i = ruleIndex(role, k.resources, k.verbs, k.resourceNames ?? false);
       const others = (k.alsoRemove ?? []).map((x) => {
         const r = roleOf(x.role);
-        return { role: r, index: ruleIndex(r, x.resources) };
+        return { role: r, index: ruleIndex(r, x.resources, x.verbs) };
       });
       // with the chart's roles: passes
       expect(
