@@ -70,7 +70,7 @@ describe('the chart RBAC', () => {
         }
       }
     }
-  });
+  }, 60_000);
 
   it('impersonates nobody without OIDC sign-in', async () => {
     for (const values of [{}, { 'rbac.impersonation.groups': '{sre}' }] as Record<string, string>[]) {
@@ -148,7 +148,7 @@ describe('the chart RBAC', () => {
     // and the list holds nothing the chart no longer grants
     const stale = RULES.filter((k) => !seen.has(k)).map((k) => `${k.role}: ${k.verbs} ${k.resources}`);
     expect(stale, 'no value set renders these entries of server/rbac/rules.ts').toEqual([]);
-  });
+  }, 60_000);
 
   it("docs/rbac.md's table is the rule list (npm run docs:rbac)", () => {
     const doc = readFileSync(join(CHART_DIR, '../../../docs/rbac.md'), 'utf8');
