@@ -271,6 +271,32 @@ describe('what the chart installs', () => {
     expect(creds.rules[0].resourceNames).toEqual(['bmc-credentials']);
   });
 
+  it('hands fencing.policies to the leader through palisade.yaml, never as objects of the release', async () => {
+    const objs = docs(await render(...CASES.production));
+    expect(objs.filter((o) => o.kind === 'FencePolicy')).toEqual([]);
+    const policy = paletteYaml(objs).fencing.policies['workers-ipmi'];
+    const values = YAML.parse(await readFile(join(VALUES_DIR, 'production.yaml'), 'utf8'));
+    // as given, with the credentials namespace filled in for an exec agent
+    expect(policy).toEqual({
+      ...values.fencing.policies['workers-ipmi'],
+      agent: { ...values.fencing.policies['workers-ipmi'].agent, credentialsNamespace: NAMESPACE },
+    });
+    // the leader may create policies, and read and replace these ones only
+    const rules = find(objs, 'ClusterRole', `palisade-${NAMESPACE}-controllers`).rules.filter((r: any) =>
+      r.resources.includes('fencepolicies'),
+    );
+    expect(rules).toEqual([
+      { apiGroups: ['palisade.dev'], resources: ['fencepolicies'], verbs: ['list', 'watch'] },
+      { apiGroups: ['palisade.dev'], resources: ['fencepolicies'], verbs: ['create'] },
+      {
+        apiGroups: ['palisade.dev'],
+        resources: ['fencepolicies'],
+        resourceNames: ['workers-ipmi'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+  });
+
   it('rolls the pods when palisade.yaml changes, and only then', async () => {
     const checksum = async (...args: string[]) =>
       find(docs(await render(...args)), 'Deployment').spec.template.metadata.annotations['checksum/config'];

@@ -33,14 +33,19 @@ export const TEST_SESSION_NAMESPACE = `${TEST_RELEASE_NAMESPACE}-sessions`;
 /** the Secrets the tests' exec fence agents read: the least-privilege test's, the demo policy's */
 export const TEST_CREDENTIAL_SECRETS = ['bmc', 'palisade-bmc'];
 
+/** the FencePolicies the tests' palisade.yaml defines (server/fencing/test/configPolicies.int.test.ts) */
+export const TEST_CONFIG_POLICIES = ['from-config', 'taken-over'];
+
 /**
  * the values the tests install with: the update trigger where the tests' config puts it, the
- * fence agents' credentials where the tests' FencePolicies read them, by name
+ * fence agents' credentials where the tests' FencePolicies read them, by name, and the
+ * FencePolicies of the tests' palisade.yaml (their names are what the RBAC grants)
  */
 export const TEST_VALUES: Record<string, string> = {
   'rbac.updateTriggerNamespace': 'default',
   'rbac.fenceAgentCredentials.namespace': 'palisade-system',
   'rbac.fenceAgentCredentials.secretNames': `{${TEST_CREDENTIAL_SECRETS.join(',')}}`,
+  ...Object.fromEntries(TEST_CONFIG_POLICIES.map((p) => [`fencing.policies.${p}.agent.type`, 'power'])),
 };
 
 /** OIDC sign-in on (impersonation is granted only then): the values the schema requires with it */
@@ -64,6 +69,7 @@ export const VALUE_SETS: Record<string, { values?: Record<string, string>; files
       ...OIDC_VALUES,
       'rbac.impersonation.groups[0]': 'palisade-oncall',
       'instanceIds.namespaces[0]': 'shop',
+      'fencing.policies.lp-config.agent.type': 'power',
     },
   },
   production: { files: [join(CHART_DIR, '../../test/values/production.yaml')] },

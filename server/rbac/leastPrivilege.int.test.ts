@@ -61,8 +61,9 @@ let rbac: k8s.RbacAuthorizationV1Api;
 let taintNode: string;
 let releaseNode: string;
 
-// OIDC on (impersonation), a group, instance IDs in NS
+// OIDC on (impersonation), a group, instance IDs in NS, a FencePolicy from palisade.yaml
 const VALUES = VALUE_SETS['least-privilege test'].values!;
+const CONFIG_POLICY = 'lp-config';
 const SESSION_KEY = 'palisade-session-key';
 
 beforeAll(async () => {
@@ -133,6 +134,13 @@ interface Case {
   /** whether this cluster serves what the scenario needs (default: yes) */
   served?: () => Promise<boolean>;
 }
+
+const configPolicy = () => ({
+  apiVersion: `${FENCE_GROUP}/${FENCE_VERSION}`,
+  kind: 'FencePolicy',
+  metadata: { name: CONFIG_POLICY, annotations: { 'palisade.dev/defined-in': 'palisade.yaml' } },
+  spec: { agent: { type: 'power' }, paused: true },
+});
 
 const lease = (name: string, holder: string): k8s.V1Lease => ({
   metadata: { name, namespace: RELEASE_NS },
@@ -561,6 +569,55 @@ const CASES: Case[] = [
         plural: POLICY_PLURAL,
         limit: 1,
       }),
+  },
+  {
+    role: 'controllers',
+    resources: ['fencepolicies'],
+    verbs: ['create'],
+    what: "the leader creates a FencePolicy of palisade.yaml's fencing.policies (configPolicies.ts)",
+    needs: ['create', 'fencepolicies'],
+    setup: () =>
+      admin
+        .custom()
+        .deleteClusterCustomObject({
+          group: FENCE_GROUP,
+          version: FENCE_VERSION,
+          plural: POLICY_PLURAL,
+          name: CONFIG_POLICY,
+        })
+        .then(() => {}, gone),
+    run: () =>
+      kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({
+        group: FENCE_GROUP,
+        version: FENCE_VERSION,
+        plural: POLICY_PLURAL,
+        body: configPolicy(),
+      }),
+  },
+  {
+    role: 'controllers',
+    resources: ['fencepolicies'],
+    verbs: ['get', 'update'],
+    resourceNames: true,
+    what: "the leader brings a palisade.yaml FencePolicy's spec to the file's, by name (configPolicies.ts)",
+    needs: ['get', 'fencepolicies'],
+    setup: async () => {
+      await admin
+        .custom()
+        .createClusterCustomObject({
+          group: FENCE_GROUP,
+          version: FENCE_VERSION,
+          plural: POLICY_PLURAL,
+          body: configPolicy(),
+        })
+        .catch(exists);
+    },
+    run: async () => {
+      const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+      const ref = { group: FENCE_GROUP, version: FENCE_VERSION, plural: POLICY_PLURAL, name: CONFIG_POLICY };
+      const p = (await custom.getClusterCustomObject(ref)) as k8s.KubernetesObject;
+      await custom.replaceClusterCustomObject({ ...ref, body: p });
+    },
   },
   {
     role: 'controllers',

@@ -254,7 +254,27 @@ export const RULES: RuleReason[] = [
     feature: 'Fencing',
     why: 'The FencePolicy informer: which nodes may be fenced, and how.',
   },
-
+  {
+    role: 'controllers',
+    kind: 'ClusterRole',
+    apiGroups: ['palisade.dev'],
+    resources: ['fencepolicies'],
+    verbs: ['create'],
+    feature: 'FencePolicies from values',
+    why: 'The leader creates the FencePolicies of palisade.yaml once their CRD is served (server/fencing/configPolicies.ts): a fresh helm install cannot create a CRD and its objects at once.',
+    when: 'fencing.policies',
+  },
+  {
+    role: 'controllers',
+    kind: 'ClusterRole',
+    apiGroups: ['palisade.dev'],
+    resources: ['fencepolicies'],
+    verbs: ['get', 'update'],
+    names: 'the names in fencing.policies',
+    feature: 'FencePolicies from values',
+    why: "The leader reads those policies and brings their spec to the file's (compare-and-swap; spec.paused stays as people set it). No other policy.",
+    when: 'fencing.policies',
+  },
   {
     role: 'controllers',
     kind: 'ClusterRole',
