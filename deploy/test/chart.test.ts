@@ -324,6 +324,41 @@ describe('what the chart installs', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
   });
 
+  it('takes extra env, volumes, mounts, args and a lifecycle hook, and securityContext overrides merged over the defaults', async () => {
+    const pod = find(docs(await render('-f', join(VALUES_DIR, 'extensions.yaml'))), 'Deployment').spec
+      .template.spec;
+    const base = find(docs(await render()), 'Deployment').spec.template.spec;
+    const [c] = pod.containers;
+    const [b] = base.containers;
+    // after the chart's own, never instead of them
+    expect(c.args).toEqual([...b.args, '--log-level', 'debug']);
+    expect(c.env.slice(0, b.env.length)).toEqual(b.env);
+    expect(c.env.slice(b.env.length).map((e: any) => e.name)).toEqual(['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY']);
+    expect(c.env.at(-1).valueFrom).toEqual({ secretKeyRef: { name: 'proxy', key: 'url' } });
+    expect(pod.volumes).toEqual([...base.volumes, { name: 'extra-ca', configMap: { name: 'corporate-ca' } }]);
+    expect(c.volumeMounts).toEqual([
+      ...b.volumeMounts,
+      { name: 'extra-ca', mountPath: '/etc/palisade-extra', readOnly: true },
+    ]);
+    expect(c.lifecycle).toEqual({ preStop: { exec: { command: ['/bin/sleep', '20'] } } });
+    // merged: the user IDs dropped (null), the rest of "restricted" kept, SELinux added
+    expect(pod.securityContext).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+      seLinuxOptions: { level: 's0:c123,c456' },
+    });
+    expect(c.securityContext).toEqual({ ...b.securityContext, seLinuxOptions: { level: 's0:c123,c456' } });
+    // a volume named as the chart's, an env without a name: refused, naming the field
+    for (const [set, field] of [
+      ['extraVolumes[0].name=tmp,extraVolumes[0].emptyDir.medium=Memory', '/extraVolumes/0/name'],
+      ['extraEnv[0].value=x', '/extraEnv/0'],
+    ]) {
+      const bad = await helm('template', 'palisade', CHART, '--set', set);
+      expect(bad.code, set).not.toBe(0);
+      expect(bad.stderr, set).toContain(field);
+    }
+  }, 60_000);
+
   it('in cert-manager mode every webhook configuration takes its CA from the Certificate that writes the serving Secret', async () => {
     const objs = docs(await render(...CASES['cert-manager']));
     const cert = find(objs, 'Certificate', 'palisade-webhook-serving');
@@ -380,7 +415,16 @@ describe('docs/install.md', () => {
     const doc = await readFile(join(REPO, 'docs/install.md'), 'utf8');
     const values = YAML.parse(await readFile(join(CHART, 'values.yaml'), 'utf8'));
     // leaves, and maps whose keys are the user's (labels, annotations, policies, selectors)
-    const OPEN = new Set(['resources', 'namespaceSelector', 'issuerRef', 'policies', 'labels']);
+    const OPEN = new Set([
+      'resources',
+      'namespaceSelector',
+      'issuerRef',
+      'policies',
+      'labels',
+      // Kubernetes objects merged over the chart's defaults: documented as a whole
+      'podSecurityContext',
+      'securityContext',
+    ]);
     const paths: string[] = [];
     const walk = (o: any, at: string) => {
       for (const [k, v] of Object.entries(o)) {
