@@ -170,7 +170,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         ),
     });
   const incident = new IncidentService(clusters, { fencing, protection }, { logger: root, history });
-  const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
+  const auth = new ConsoleAuth({
+    ...opts.auth,
+    // impersonation only with OIDC sign-in (the chart grants `impersonate` only then)
+    impersonates: !!opts.auth?.oidc,
+    clusters,
+    announce: opts.announce,
+    logger: root,
+  });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
   const collectors = [...clusters.values()]
