@@ -155,16 +155,37 @@ describe('the chart RBAC', () => {
     expect(doc, 'docs/rbac.md is stale: run npm run docs:rbac').toContain(ruleTable());
   });
 
-  it('patches workloads only in the namespaces instanceIds.namespaces lists', async () => {
-    const workloadRules = (objs: k8s.KubernetesObject[]) =>
-      boundRoles(objs).flatMap((r) =>
-        (r.rules ?? [])
-          .filter((x) => x.resources?.some((res) => ['deployments', 'statefulsets', 'jobs'].includes(res)))
-          .filter((x) => x.verbs?.includes('patch'))
-          .map(() => `${r.kind}/${r.metadata!.namespace ?? ''}`),
-      );
-    // by default: no workload anywhere
-    expect(workloadRules(objectsOf(await renderRbac({ namespace: 'ops' })))).toEqual([]);
+  it('patches workloads only in the namespaces instanceIds.namespaces lists, but for the generator under the guard', async () => {
+    const generator = (r: Role) => r.metadata!.name!.endsWith('-controllers');
+    const workloadRules = (objs: k8s.KubernetesObject[], o = { generator: false }) =>
+      boundRoles(objs)
+        .filter((r) => o.generator === generator(r))
+        .flatMap((r) =>
+          (r.rules ?? [])
+            .filter((x) => x.resources?.some((res) => ['deployments', 'statefulsets', 'jobs'].includes(res)))
+            .filter((x) => x.verbs?.includes('patch'))
+            .map(() => `${r.kind}/${r.metadata!.namespace ?? ''}`),
+        );
+    // by default: no workload anywhere for instance IDs
+    const defaults = objectsOf(await renderRbac({ namespace: 'ops' }));
+    expect(workloadRules(defaults)).toEqual([]);
+    // the generator's finalizer: patch on Deployments and StatefulSets cluster-wide, only with the
+    // generator on, and the workload guard (where the cluster serves it, as helm install finds out)
+    // refuses any other change by the ServiceAccount
+    expect(workloadRules(defaults, { generator: true })).toEqual(['ClusterRole/']);
+    const off = { 'protection.generator.enabled': 'false' };
+    expect(
+      workloadRules(objectsOf(await renderRbac({ namespace: 'ops', values: off })), { generator: true }),
+    ).toEqual([]);
+    const guarded = objectsOf(await renderRbac({ namespace: 'ops', admissionPolicies: true }));
+    const policy = guarded.find((o) => o.kind === 'ValidatingAdmissionPolicy') as any;
+    expect(policy.spec.matchConditions[0].expression).toBe(
+      'request.userInfo.username == "system:serviceaccount:ops:palisade"',
+    );
+    expect(guarded.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')).toMatchObject({
+      spec: { policyName: policy.metadata.name, validationActions: ['Deny'] },
+    });
+    expect(defaults.filter((o) => o.kind?.startsWith('ValidatingAdmissionPolicy'))).toEqual([]);
     const two = objectsOf(
       await renderRbac({ namespace: 'ops', values: { 'instanceIds.namespaces': '{shop,billing}' } }),
     );

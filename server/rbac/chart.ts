@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { serviceAccountReady } from '../../sim/apiserver/test/harness.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -133,11 +134,18 @@ export function helm(): Promise<string> {
  * of the update-trigger pod, which the chart makes so that Palisade need not create pods.
  */
 export async function renderRbac(
-  o: { namespace?: string; values?: Record<string, string>; files?: string[] } = {},
+  o: {
+    namespace?: string;
+    values?: Record<string, string>;
+    files?: string[];
+    /** the cluster serves ValidatingAdmissionPolicies: the workload guard is rendered (helm install sees it) */
+    admissionPolicies?: boolean;
+  } = {},
 ): Promise<string> {
   const args = ['template', 'palisade', CHART_DIR, '--namespace', o.namespace ?? TEST_RELEASE_NAMESPACE];
   // helm's own default is an old version the chart's kubeVersion refuses
   args.push('--kube-version', '1.34.0');
+  if (o.admissionPolicies) args.push('--api-versions', ADMISSION_POLICY_API);
   for (const f of o.files ?? []) args.push('-f', f);
   for (const [k, v] of Object.entries(o.values ?? {})) args.push('--set', `${k}=${v}`);
   const { stdout } = await run(await helm(), args, { maxBuffer: 16 << 20 });
@@ -147,6 +155,15 @@ export async function renderRbac(
     .split(/^---$/m)
     .filter((d) => mine.test(d))
     .join('---');
+}
+
+/** the kind `helm install` finds in a cluster that serves ValidatingAdmissionPolicies (1.30+) */
+export const ADMISSION_POLICY_API = 'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy';
+
+/** Whether the cluster serves ValidatingAdmissionPolicies (kube-apiserver 1.30+; not the embedded one). */
+export async function servesAdmissionPolicies(kc: k8s.KubeConfig): Promise<boolean> {
+  const r = await kc.makeApiClient(k8s.AdmissionregistrationV1Api).getAPIResources();
+  return r.resources.some((x) => x.name === 'validatingadmissionpolicies');
 }
 
 /** The objects of a multi-document YAML text (empty documents dropped). */
@@ -232,7 +249,14 @@ export async function installChartRbac(admin: k8s.KubeConfig, rendered?: string,
   try {
     const path = join(dir, 'kubeconfig');
     await writeFile(path, admin.exportConfig());
-    const yaml = rendered ?? (await renderRbac({ values: TEST_VALUES }));
+    const yaml =
+      rendered ??
+      (await renderRbac({ values: TEST_VALUES, admissionPolicies: await servesAdmissionPolicies(admin) }));
+    // the chart's update-trigger pod needs its namespace's default ServiceAccount (a fresh
+    // cluster's controller makes it a moment after start)
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    for (const pod of objectsOf(yaml).filter((o) => o.kind === 'Pod'))
+      await serviceAccountReady(core, pod.metadata!.namespace!);
     // FencePolicies' default credentialsNamespace, which the tests' exec agents read from
     const ns = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: palisade-system\n';
     await kubectlApply(path, `${ns}---\n${yaml}${registration ? `\n---\n${TEST_REGISTRATION_ROLE}` : ''}`);

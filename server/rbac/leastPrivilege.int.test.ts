@@ -38,6 +38,7 @@ import {
   objectsOf,
   renderRbac,
   SERVICE_ACCOUNT_USER,
+  servesAdmissionPolicies,
   TEST_RELEASE_NAMESPACE as RELEASE_NS,
   TEST_SESSION_NAMESPACE as SESSION_NS,
   VALUE_SETS,
@@ -68,7 +69,11 @@ const SESSION_KEY = 'palisade-session-key';
 
 beforeAll(async () => {
   c = await startScenario(rwoDatabaseScenario({ name: 'least-privilege', namespace: NS, nodes: 3 }));
-  const rendered = await renderRbac({ values: VALUES });
+  // the workload guard too, where the cluster serves ValidatingAdmissionPolicies (as helm install does)
+  const rendered = await renderRbac({
+    values: VALUES,
+    admissionPolicies: await servesAdmissionPolicies(c.kc),
+  });
   roles = objectsOf(rendered)
     .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
     .filter(
@@ -142,6 +147,51 @@ const configPolicy = () => ({
   spec: { agent: { type: 'power' }, paused: true },
 });
 
+/** a Deployment the generator would select, in a namespace instanceIds.namespaces does not list */
+const generatedDeployment = async () => {
+  await c.apps
+    .createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'lp-generated', labels: { 'podseidon.kubewharf.io/protect': 'true' } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'lp-generated' } },
+          template: {
+            metadata: { labels: { app: 'lp-generated' } },
+            spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+      },
+    })
+    .catch(exists);
+};
+
+/** the embedded API server serves no Jobs: those scenarios run on the real control plane */
+const servesJobs = async () =>
+  (await c.kc.makeApiClient(k8s.BatchV1Api).getAPIResources()).resources.some((r) => r.name === 'jobs');
+
+const suspendedJob = async (namespace: string) => {
+  await c.kc
+    .makeApiClient(k8s.BatchV1Api)
+    .createNamespacedJob({
+      namespace,
+      body: {
+        metadata: { name: 'lp-job' },
+        spec: {
+          suspend: true,
+          template: {
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
+            },
+          },
+        },
+      },
+    })
+    .catch(exists);
+};
+
 const lease = (name: string, holder: string): k8s.V1Lease => ({
   metadata: { name, namespace: RELEASE_NS },
   spec: { holderIdentity: holder, leaseDurationSeconds: 15, leaseTransitions: 0 },
@@ -203,6 +253,28 @@ const CASES: Case[] = [
       await apps.listStatefulSetForAllNamespaces({ limit: 1 });
       await apps.listReplicaSetForAllNamespaces({ limit: 1 });
     },
+  },
+  {
+    role: 'console',
+    resources: ['deployments', 'statefulsets'],
+    verbs: ['get'],
+    what: 'the Instance IDs page reads a workload live, where no instance-ID grant reaches (server/trpc/instanceIds.ts)',
+    needs: ['get', 'deployments'],
+    setup: () => generatedDeployment(),
+    run: () =>
+      kc
+        .makeApiClient(k8s.AppsV1Api)
+        .readNamespacedDeployment({ namespace: 'default', name: 'lp-generated' }),
+  },
+  {
+    role: 'console',
+    resources: ['jobs'],
+    verbs: ['get'],
+    what: 'the Instance IDs page reads a Job live, where no instance-ID grant reaches (server/trpc/instanceIds.ts)',
+    needs: ['get', 'jobs'],
+    served: servesJobs,
+    setup: () => suspendedJob('default'),
+    run: () => kc.makeApiClient(k8s.BatchV1Api).readNamespacedJob({ namespace: 'default', name: 'lp-job' }),
   },
   {
     role: 'console',
@@ -647,6 +719,31 @@ const CASES: Case[] = [
     },
   },
   {
+    role: 'controllers',
+    resources: ['deployments', 'statefulsets'],
+    verbs: ['patch'],
+    what: 'the generator adds and removes its finalizer on a labelled workload, in any namespace (generator.ts)',
+    needs: ['patch', 'deployments'],
+    setup: () => generatedDeployment(),
+    run: async () => {
+      const apps = kc.makeApiClient(k8s.AppsV1Api);
+      // the generator's view is its informer (list and watch), then a merge patch with that resourceVersion
+      const [d] = (
+        await apps.listNamespacedDeployment({
+          namespace: 'default',
+          fieldSelector: 'metadata.name=lp-generated',
+        })
+      ).items;
+      const patch = (resourceVersion: string | undefined, finalizers: string[]) =>
+        apps.patchNamespacedDeployment(
+          { namespace: 'default', name: 'lp-generated', body: { metadata: { resourceVersion, finalizers } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+      const added = await patch(d.metadata?.resourceVersion, ['podseidon.kubewharf.io/generator']);
+      await patch(added.metadata?.resourceVersion, []);
+    },
+  },
+  {
     role: 'leader-election',
     resources: ['leases'],
     verbs: ['get', 'create', 'update'],
@@ -763,6 +860,11 @@ const CASES: Case[] = [
     verbs: ['get', 'patch'],
     what: 'an instance ID is taken by compare-and-swap on the annotation of a workload in a listed namespace (cas.ts)',
     needs: ['get', 'statefulsets'],
+    // the console's live read and the generator's finalizer grant each half of it everywhere
+    alsoRemove: [
+      { role: 'console', resources: ['deployments', 'statefulsets'], verbs: ['get'] },
+      { role: 'controllers', resources: ['deployments', 'statefulsets'], verbs: ['patch'] },
+    ],
     run: async () => {
       const apps = kc.makeApiClient(k8s.AppsV1Api);
       const s = await apps.readNamespacedStatefulSet({ namespace: NS, name: 'web' });
@@ -773,7 +875,8 @@ const CASES: Case[] = [
           body: {
             metadata: {
               resourceVersion: s.metadata?.resourceVersion,
-              annotations: { 'palisade.dev/lp': String(Date.now()) },
+              // the instance-ID map, the one annotation the workload guard lets Palisade write
+              annotations: { 'palisade.dev/instance-ids': '{}' },
             },
           },
         },
@@ -813,34 +916,19 @@ const CASES: Case[] = [
     verbs: ['get', 'patch'],
     what: "a Job's instance IDs live on the Job (cas.ts)",
     needs: ['get', 'jobs'],
+    alsoRemove: [{ role: 'console', resources: ['jobs'], verbs: ['get'] }],
     // the embedded API server serves no Jobs: this one runs on the real control plane
-    served: async () =>
-      (await c.kc.makeApiClient(k8s.BatchV1Api).getAPIResources()).resources.some((r) => r.name === 'jobs'),
-    setup: async () => {
-      await c.kc
-        .makeApiClient(k8s.BatchV1Api)
-        .createNamespacedJob({
-          namespace: NS,
-          body: {
-            metadata: { name: 'lp-job' },
-            spec: {
-              suspend: true,
-              template: {
-                spec: {
-                  restartPolicy: 'Never',
-                  containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
-                },
-              },
-            },
-          },
-        })
-        .catch(exists);
-    },
+    served: servesJobs,
+    setup: () => suspendedJob(NS),
     run: async () => {
       const batch = kc.makeApiClient(k8s.BatchV1Api);
       await batch.readNamespacedJob({ namespace: NS, name: 'lp-job' });
       await batch.patchNamespacedJob(
-        { namespace: NS, name: 'lp-job', body: { metadata: { annotations: { 'palisade.dev/lp': 'yes' } } } },
+        {
+          namespace: NS,
+          name: 'lp-job',
+          body: { metadata: { annotations: { 'palisade.dev/instance-ids': '{}' } } },
+        },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
     },
