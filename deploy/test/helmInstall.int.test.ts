@@ -148,6 +148,13 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
     );
     expect(r.ok, r.out).toBe(true);
     expect(r.out).toContain('STATUS: deployed');
+    // helm install sees that the cluster serves ValidatingAdmissionPolicies: the workload guard is in
+    const guard = `palisade-${NAMESPACE}-workload-guard`;
+    expect((await admission.readValidatingAdmissionPolicy({ name: guard })).metadata?.name).toBe(guard);
+    // the notes say the first sign-in needs a binding
+    expect(r.out).toContain(
+      'kubectl create clusterrolebinding palisade-admin-<you> --clusterrole=palisade-admin',
+    );
     const apps = c.kc.makeApiClient(k8s.AppsV1Api);
     const d = await apps.readNamespacedDeployment({ name: 'palisade', namespace: NAMESPACE });
     expect(d.spec?.replicas).toBe(3);
