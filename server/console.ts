@@ -24,6 +24,7 @@ import { SimulationHub } from './realtime/simulation.js';
 import { type ProtectionConfigInput, type ProtectionService, startProtection } from './protection/service.js';
 import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
+import type { ConfigPolicySpecs } from './fencing/configPolicies.js';
 import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
@@ -60,6 +61,8 @@ export interface ConsoleOptions {
   protection?: ProtectionConfigInput;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
+  /** palisade.yaml's fencing.policies: FencePolicies the leader creates (server/fencing/configPolicies.ts) */
+  fencePolicies?: ConfigPolicySpecs;
   /** the controller Lease per cluster (palisade.yaml controllers.leaderElection; client-go's defaults) */
   election?: Partial<LeaderElection>;
   /** the holder identity of this console's Leases (default the replica's, server/replica.ts) */
@@ -139,7 +142,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
           informers: (c) => clusters.get(c.id)?.registry,
         })
       : undefined;
-  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
+  const fencing =
+    opts.fencing === false
+      ? undefined
+      : await startFencing(clusters.values(), runtime, root, opts.fencePolicies);
   // opened in the background once the first lists are in (or after 15 s): /readyz neither waits for
   // it nor competes with it for CPU; the recorder queues until it is open
   const firstLists = Promise.race([
@@ -164,7 +170,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         ),
     });
   const incident = new IncidentService(clusters, { fencing, protection }, { logger: root, history });
-  const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
+  const auth = new ConsoleAuth({
+    ...opts.auth,
+    // impersonation only with OIDC sign-in (the chart grants `impersonate` only then)
+    impersonates: !!opts.auth?.oidc,
+    clusters,
+    announce: opts.announce,
+    logger: root,
+  });
   const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
   const collectors = [...clusters.values()]

@@ -317,6 +317,8 @@ async function main() {
     protection: config.protection ?? embedded?.protection,
     // one controller Lease per cluster: only its holder runs the loops
     election: leaderElectionOf(config.controllers),
+    // FencePolicies the file defines (the chart's fencing.policies): the leader creates them
+    fencePolicies: config.fencing?.policies,
     // the incident history: PostgreSQL when given, else PGlite in the state directory
     history: {
       location: historyLocationOf({

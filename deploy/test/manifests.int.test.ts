@@ -137,7 +137,7 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
     );
   });
 
-  it('applies the production value set too: Ingress, NetworkPolicy, OIDC mounts, a FencePolicy', async () => {
+  it('applies the production value set too: Ingress, NetworkPolicy, OIDC mounts, a FencePolicy for the leader', async () => {
     // (no ServiceMonitor or PrometheusRule: those kinds come with prometheus-operator)
     const file = join(dir, 'production.yaml');
     const text = await render(
@@ -151,7 +151,11 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
     expect(applied.ok, applied.out).toBe(true);
     for (const what of ['ingress.networking.k8s.io/palisade', 'networkpolicy.networking.k8s.io/palisade'])
       expect(applied.out).toContain(`${what} serverside-applied`);
-    expect(applied.out).toContain('fencepolicy.palisade.dev/workers-ipmi serverside-applied');
+    // the FencePolicy is the leader's to create (a fresh install cannot hold a CRD's objects): in palisade.yaml
+    expect(applied.out).not.toContain('fencepolicy.palisade.dev');
+    const cm = await kubectl('get', 'configmap', '-n', NAMESPACE, 'palisade-config', '-o', 'json');
+    const config = YAML.parse(JSON.parse(cm.out).data['palisade.yaml']);
+    expect(Object.keys(config.fencing.policies)).toEqual(['workers-ipmi']);
     const netpol = await kubectl('get', 'networkpolicy', '-n', NAMESPACE, 'palisade', '-o', 'json');
     expect(JSON.parse(netpol.out).spec.ingress[0].from).toEqual([{ ipBlock: { cidr: '10.0.0.0/24' } }]);
     await kubectl('delete', 'validatingwebhookconfiguration', ...WEBHOOK_CONFIGS);
@@ -175,7 +179,7 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
         body: pod('palisade', { ...deployment.spec.template.spec, serviceAccountName: 'default' }) as any,
         dryRun: 'All',
       });
-      // Podseidon's update-trigger pod, which Palisade creates in its own namespace
+      // Podseidon's update-trigger pod, which the chart makes in Palisade's namespace
       await c.core.createNamespacedPod({
         namespace: ns,
         body: pod('podseidon-update-trigger', TRIGGER_POD_SPEC) as any,

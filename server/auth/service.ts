@@ -44,6 +44,11 @@ export interface AuthOptions {
   /** print a one-time sign-in link (loopback, no identity provider) */
   signInLink?: boolean;
   /**
+   * OIDC sign-in is configured, so Palisade may act as a person by impersonation (the chart grants
+   * `impersonate` only then); without it a session that would impersonate is refused
+   */
+  impersonates?: boolean;
+  /**
    * Prints a line for whoever started Palisade: the next one-time link once one is used. Never
    * the log: the link is a secret for that terminal only (main.ts prints to stdout).
    */
@@ -195,7 +200,18 @@ export class ConsoleAuth {
     nonce: string,
     found: Awaited<ReturnType<ConsoleAuth['credentialOf']>>,
   ): Promise<Admitted | { refusal: string }> {
-    if (found.kind === 'session') return { route, nonce, identity: found.session, session: found.session };
+    if (found.kind === 'session') {
+      if (found.session.credential.kind === 'impersonate' && !this.opts.impersonates) {
+        // written while OIDC was on, or by whoever could write the store: never acted on
+        this.log.warn(
+          { method: found.session.method },
+          'a session acts by impersonation but OIDC sign-in is off: ended',
+        );
+        await this.sessions.end(found.session.sessionKey, 'signed-out');
+        return { refusal: 'OIDC sign-in is off: sign in again' };
+      }
+      return { route, nonce, identity: found.session, session: found.session };
+    }
     if (found.kind === 'none') return { route, nonce };
     // a pod's ServiceAccount token: the instance-ID endpoint checks it with a TokenReview and
     // that it is bound to the pod asking; it is never sent to the cluster as a credential

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { durationSchema } from '../../lib/duration.js';
 import { DEFAULT_RETENTION, retentionSchema } from '../../lib/history/retention.js';
+import { fencePolicySpec } from '../../lib/fencing/types.js';
 
 import type { ClusterMode } from '../../lib/console/actionGuard.js';
 
@@ -249,10 +250,12 @@ const sessionStoreSchema = z
     namespace: dnsName.optional(),
     /** kubernetes: the context of the cluster holding them (default: protection.core, else the first) */
     context: z.string().min(1, 'must not be empty').optional(),
+    /** kubernetes: the Secret holding the key that encrypts the sessions (only sessions use it) */
+    keySecret: secretRef.optional(),
   })
   .superRefine((st, ctx) => {
     if (st.kind === 'memory')
-      for (const k of ['namespace', 'context'] as const)
+      for (const k of ['namespace', 'context', 'keySecret'] as const)
         if (st[k] !== undefined)
           ctx.addIssue({ code: 'custom', path: [k], message: 'only for kind: kubernetes' });
   });
@@ -410,6 +413,33 @@ export const storageSchema = z.strictObject({
 
 export type StorageConfig = z.infer<typeof storageSchema>;
 
+/** Instance IDs: where workloads may take part (besides their own opt-in annotation). */
+export const instanceIdsSchema = z.strictObject({
+  /** the namespaces whose workloads may take instance IDs; ["*"]: every namespace */
+  namespaces: z.array(z.union([dnsName, z.literal('*')])).optional(),
+});
+
+/** Fencing settings that are not FencePolicies' own. */
+export const fencingSchema = z.strictObject({
+  /** the only namespaces a FencePolicy's agent.credentialsNamespace may name */
+  credentialsNamespaces: z.array(dnsName).optional(),
+  /**
+   * FencePolicies the leader creates (or takes over) from this file, name -> spec; the chart's
+   * fencing.policies. A policy's spec.paused is left as people set it
+   */
+  policies: z
+    .record(dnsName, z.record(z.string(), z.unknown()))
+    .superRefine((policies, ctx) => {
+      // checked as Palisade reads a FencePolicy, written as given (defaults stay implicit)
+      for (const [name, spec] of Object.entries(policies)) {
+        const r = fencePolicySpec.safeParse(spec);
+        for (const issue of r.error?.issues ?? [])
+          ctx.addIssue({ code: 'custom', path: [name, ...issue.path], message: issue.message });
+      }
+    })
+    .optional(),
+});
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -426,6 +456,8 @@ export const configSchema = z
     auth: authSchema.default({}),
     controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
     storage: storageSchema.default({ postgres: {}, retention: retentionSchema.parse(DEFAULT_RETENTION) }),
+    instanceIds: instanceIdsSchema.optional(),
+    fencing: fencingSchema.optional(),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;

@@ -13,6 +13,11 @@
 // cluster's kubeconfig, CN kube-apiserver-webhook-client), and calls the replicas with a client
 // certificate of its own (CN palisade-balancer, from a CA made here), which the replicas trust
 // through protection.webhook.clientAuth.caFile and allowedNames — no direct caller is heard.
+//
+// The replicas keep their sessions where the chart puts them for the tests' release
+// (kube-system): Secrets in kube-system-sessions (made here when missing), the key
+// kube-system/palisade-session-key — so the chart's ServiceAccount (PALISADE_TEST_IDENTITY=chart)
+// needs no more than the chart grants.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,7 +31,26 @@ import { type Balancer, type TlsTermination, startBalancer } from '../../testenv
 import { kubeconfigCaPem } from '../protection/clientAuth.js';
 import { sharedServingPair } from '../protection/servingSecret.js';
 import { webhookNames } from '../protection/webhook.js';
+import { TEST_RELEASE_NAMESPACE, TEST_SESSION_NAMESPACE } from '../rbac/chart.js';
 import { palisadeKubeconfig } from './identity.js';
+
+/** palisade.yaml server.session.store of every replica: the chart's layout for the tests' release */
+export const REPLICA_SESSION_STORE = {
+  kind: 'kubernetes',
+  namespace: TEST_SESSION_NAMESPACE,
+  keySecret: { namespace: TEST_RELEASE_NAMESPACE, name: 'palisade-session-key' },
+};
+
+async function ensureSessionNamespace(kubeconfig: string) {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  await kc
+    .makeApiClient(k8s.CoreV1Api)
+    .createNamespace({ body: { metadata: { name: TEST_SESSION_NAMESPACE } } })
+    .catch((e) => {
+      if ((e as { code?: number }).code !== 409) throw e;
+    });
+}
 
 /** the name on the http balancer's client certificate, the one the replicas allow */
 export const BALANCER_CLIENT_CN = 'palisade-balancer';
@@ -184,7 +208,16 @@ export async function startReplicas(o: {
         { balance: 'source' },
       );
     }
-    const server = { ...o.server, ...(consoleUrl ? { publicURL: consoleUrl } : {}) };
+    await ensureSessionNamespace(o.kubeconfig);
+    const given = o.server as { session?: Record<string, unknown> } | undefined;
+    const server = {
+      ...o.server,
+      session: {
+        ...given?.session,
+        store: { ...REPLICA_SESSION_STORE, ...(given?.session?.store as object) },
+      },
+      ...(consoleUrl ? { publicURL: consoleUrl } : {}),
+    };
     // the replicas' identity (PALISADE_TEST_IDENTITY=chart: the chart's ServiceAccount)
     const kubeconfig = await palisadeKubeconfig(o.kubeconfig);
     for (let i = 0; i < o.n; i++) {
@@ -201,10 +234,7 @@ export async function startReplicas(o: {
           ...(clientAuth ? { clientAuth } : {}),
         },
       };
-      await writeFile(
-        config,
-        JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
-      );
+      await writeFile(config, JSON.stringify({ ...o.config, protection, server }));
       replicas.push(await startReplica(i, kubeconfig, config, ports[i], o.env, consolePorts[i]));
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
