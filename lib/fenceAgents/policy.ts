@@ -192,17 +192,34 @@ function nameProblems(
   return { type };
 }
 
+type AgentFields = Pick<
+  ExecAgentSpec,
+  'agent' | 'sharedParameters' | 'nodeParameters' | 'secretRefs' | 'credentialsNamespace'
+>;
+
 /**
  * Judge a FencePolicy's exec agent: the agent, every parameter name and value written in the
  * policy, every secretRef's parameter, and the credentials namespace (when Secrets are read).
  */
 export function judgeExecAgent(
-  spec: Pick<
-    ExecAgentSpec,
-    'agent' | 'sharedParameters' | 'nodeParameters' | 'secretRefs' | 'credentialsNamespace'
-  >,
+  spec: AgentFields,
   opts: { credentialsNamespaces: readonly string[] },
 ): AgentVerdict {
+  const v = judgeAgentParameters(spec);
+  const problems = v.ok ? [] : [...v.problems];
+  const ns = spec.credentialsNamespace;
+  if (spec.secretRefs.length > 0 && !opts.credentialsNamespaces.includes(ns))
+    problems.push({
+      code: 'credentials-namespace',
+      field: 'spec.agent.credentialsNamespace',
+      namespace: ns,
+      allowed: opts.credentialsNamespaces,
+    });
+  return problems.length ? { ok: false, problems } : { ok: true };
+}
+
+/** The agent and its parameters only (what the runner checks again before every run). */
+export function judgeAgentParameters(spec: Omit<AgentFields, 'credentialsNamespace'>): AgentVerdict {
   const problems: AgentProblem[] = [];
   const params = agentParameters(spec.agent);
   if (!params)
@@ -230,14 +247,6 @@ export function judgeExecAgent(
     const n = nameProblems(spec.agent, params, `spec.agent.secretRefs[${i}].parameter`, ref.parameter);
     if ('problem' in n) problems.push(n.problem);
   });
-  const ns = spec.credentialsNamespace;
-  if (spec.secretRefs.length > 0 && !opts.credentialsNamespaces.includes(ns))
-    problems.push({
-      code: 'credentials-namespace',
-      field: 'spec.agent.credentialsNamespace',
-      namespace: ns,
-      allowed: opts.credentialsNamespaces,
-    });
   return problems.length ? { ok: false, problems } : { ok: true };
 }
 
