@@ -380,6 +380,26 @@ export function leaderElectionOf(c: ControllersConfig) {
   };
 }
 
+/** A FencePolicy's credentialsNamespace when palisade.yaml names none and Palisade runs outside a pod. */
+export const DEFAULT_CREDENTIALS_NAMESPACE = 'palisade-system';
+
+/** Fencing: what FencePolicies may ask of Palisade. */
+export const fencingSchema = z.strictObject({
+  /**
+   * the only namespaces a FencePolicy's agent.credentialsNamespace may name (Palisade reads the fence
+   * agent's Secrets there); default: Palisade's own namespace (in a pod, the pod's; elsewhere
+   * palisade-system). A policy naming another is refused when written and never run
+   */
+  credentialsNamespaces: z.array(dnsName).min(1, 'list at least one namespace').optional(),
+});
+
+export type FencingConfig = z.infer<typeof fencingSchema>;
+
+/** The namespaces fence-agent credentials may come from: as configured, else Palisade's own. */
+export function credentialsNamespacesOf(cfg: { fencing?: FencingConfig }, ownNamespace?: string): string[] {
+  return cfg.fencing?.credentialsNamespaces ?? [ownNamespace ?? DEFAULT_CREDENTIALS_NAMESPACE];
+}
+
 /** the environment variable that gives storage.postgres.url (the chart sets it from a Secret) */
 export const POSTGRES_URL_ENV = 'PALISADE_POSTGRES_URL';
 
@@ -426,6 +446,7 @@ export const configSchema = z
     auth: authSchema.default({}),
     controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
     storage: storageSchema.default({ postgres: {}, retention: retentionSchema.parse(DEFAULT_RETENTION) }),
+    fencing: fencingSchema.default({}),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;

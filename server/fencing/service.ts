@@ -6,6 +6,7 @@
 // consoles on one cluster never run two fence agents for one node.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
+import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { errorText, isNotFound } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
@@ -33,11 +34,15 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
   }
 }
 
-/** `logger`: where the controllers and agents log (the root logger by default). */
+/**
+ * `logger`: where the controllers and agents log (the root logger by default);
+ * `credentialsNamespaces`: palisade.yaml fencing.credentialsNamespaces, resolved (main.ts).
+ */
 export async function startFencing(
   clusters: Iterable<ClusterConnection>,
   runtime: ControllerRuntime,
   logger: Logger = rootLogger,
+  credentialsNamespaces: readonly string[] = [DEFAULT_CREDENTIALS_NAMESPACE],
 ): Promise<FencingService> {
   const controllers = new Map<string, FencingController>();
   const managers = new Map<string, Manager>();
@@ -55,8 +60,9 @@ export async function startFencing(
     }
     const c = new FencingController({
       conn,
-      exec: (spec) => execAgent(conn.spec.kc, spec, onCluster),
+      exec: (spec) => execAgent(conn.spec.kc, spec, { credentialsNamespaces, logger: onCluster }),
       logger,
+      credentialsNamespaces,
     });
     c.start();
     const manager = runtime.manager(conn.spec);

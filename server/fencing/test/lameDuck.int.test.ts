@@ -56,7 +56,7 @@ describe('fencing: a term that ends before the agent starts', { timeout: 240_000
       return push(...l);
     };
 
-    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_test' }));
+    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_ipmilan' }) /* the test agent stands in */);
     const pod = await eventually(
       async () =>
         (await t!.cluster.core.listNamespacedPod({ namespace: 'shop' })).items.find(

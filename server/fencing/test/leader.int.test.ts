@@ -56,7 +56,7 @@ describe('fencing leader election', { timeout: 240_000 }, () => {
     expect(b.elector.isLeader()).toBe(false);
     expect((await leaseOf(t)).spec?.holderIdentity).toBe(a.elector.identity);
 
-    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_test' }));
+    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_ipmilan' }) /* the test agent stands in */);
     const pod = await eventually(
       async () =>
         (await t!.cluster.core.listNamespacedPod({ namespace: 'shop' })).items.find(
