@@ -108,7 +108,7 @@ describe('buildInvocation', () => {
       {},
       'n1',
       { '--password': 'x\nsudo-path=/bin/sh' },
-      /Secret bmc key password: .*"--password" contains a control character or line break/,
+      /^Secret bmc, key password: the value of "--password" contains a control character or line break$/,
     ],
   ];
   it.each(errors)('rejects %s', (_, extra, node, secrets, message) => {

@@ -81,9 +81,8 @@ export function buildInvocation(
       throw new InvocationError(
         `secret ${ref.name}/${ref.key} for ${ref.parameter} was not read (the runner must resolve every secretRef)`,
       );
-    const refused = judgeSecretValue(spec.agent, ref.parameter, v);
-    if (refused)
-      throw new InvocationError(`Secret ${ref.name} key ${ref.key}: ${problemText(refused)}`, [refused]);
+    const refused = judgeSecretValue(spec.agent, ref.parameter, v, `Secret ${ref.name}, key ${ref.key}`);
+    if (refused) throw new InvocationError(problemText(refused), [refused]);
     params[ref.parameter] = v;
     secrets.add(v);
   }

@@ -254,9 +254,15 @@ export function judgeAgentParameters(spec: Omit<AgentFields, 'credentialsNamespa
  * A value read from a Secret, just before the run: a line break would be a new option on the
  * agent's stdin; a non-credential value follows the strict rule like a written one.
  */
-export function judgeSecretValue(agent: string, parameter: string, value: string): AgentProblem | undefined {
+export function judgeSecretValue(
+  agent: string,
+  parameter: string,
+  value: string,
+  /** where the value came from, e.g. "Secret bmc, key password" */
+  where = `the Secret value for ${parameter}`,
+): AgentProblem | undefined {
   const type = agentParameters(agent)?.[parameter] ?? 'string';
-  return valueProblems(`Secret value for ${parameter}`, parameter, type, value, true)[0];
+  return valueProblems(where, parameter, type, value, true)[0];
 }
 
 const CATEGORY_WORDS: Record<ForbiddenCategory, string> = {
