@@ -39,6 +39,16 @@ describe('buildInvocation', () => {
     ['quoted when it ends with a space', 'pw ', 'password="pw "'],
     ['quoted when quoted itself (fencing.py strips one pair)', '"pw"', 'password=""pw""'],
   ];
+  it('never writes a line break or a name that is no long option to stdin, whoever built the run', () => {
+    const inv = buildInvocation(spec(), 'n1', { '--password': 'x' });
+    expect(() => agentInput({ ...inv, params: { '--password': 'x\nsudo-path=/bin/sh' } })).toThrow(
+      InvocationError,
+    );
+    expect(() => agentInput({ ...inv, params: { 'sudo-path=/bin/sh\nip': '1' } })).toThrow(
+      /not a long option/,
+    );
+  });
+
   it.each(quoting)('sends a password %s', (_, pw, line) => {
     const inv = buildInvocation(spec(), 'n1', { '--password': pw });
     expect(agentInputLines(inv)).toContain(line);

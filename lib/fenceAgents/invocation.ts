@@ -107,11 +107,22 @@ function stdinValue(agent: string, param: string, v: string): string {
   return /^\s|\s$|^".*"$/s.test(v) ? `"${v}"` : v;
 }
 
-/** stdin lines `name=value` (the long option without its dashes), then `action=...` */
+/** what no stdin line may hold: a line break would start another option */
+const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
+
+/**
+ * stdin lines `name=value` (the long option without its dashes), then `action=...`. Throws
+ * InvocationError for a name that is no long option or a line break anywhere, whoever built the
+ * invocation (buildInvocation refuses both before).
+ */
 export function agentInputLines(inv: AgentInvocation): string[] {
-  const lines = Object.entries(inv.params).map(
-    ([k, v]) => `${k.replace(/^--/, '')}=${stdinValue(inv.agent, k, v)}`,
-  );
+  const lines = Object.entries(inv.params).map(([k, v]) => {
+    if (!/^--[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(k) || LINE_BREAK.test(v))
+      throw new InvocationError(
+        `parameter ${JSON.stringify(k)}: not a long option, or its value holds a line break`,
+      );
+    return `${k.slice(2)}=${stdinValue(inv.agent, k, v)}`;
+  });
   return [...lines, `action=${inv.action}`];
 }
 

@@ -160,6 +160,13 @@ describe('runAgent', () => {
     expect(r.output).toMatch(/cancelled/);
   });
 
+  it('never starts an agent whose input would hold a line break', async () => {
+    const bad = { ...inv('echo'), params: { '--mode': 'echo\nsudo-path=/bin/sh' } };
+    const r = await runAgent(bad, { timeoutMs: 10_000 });
+    expect(r).toMatchObject({ result: 'Failed', exitCode: null });
+    expect(r.output).toMatch(/its value holds a line break/);
+  });
+
   it('an agent that is not installed fails with how to install it', async () => {
     const r = await runAgent(inv('echo', 'off', 'fence_notthere'), { timeoutMs: 10_000 });
     expect(r).toMatchObject({ result: 'Failed', exitCode: null });

@@ -112,6 +112,12 @@ export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentR
   if (!bin) return Promise.resolve(done('Failed', null, installHint(inv.agent)));
   if (opts.signal?.aborted) return Promise.resolve(done('Failed', null, 'cancelled before the agent ran'));
 
+  let input: string;
+  try {
+    input = agentInput(inv);
+  } catch (e) {
+    return Promise.resolve(done('Failed', null, (e as Error).message));
+  }
   log.debug({ command: describeInvocation(inv) }, 'running fence agent');
   return new Promise((resolve) => {
     // its own process group: one kill reaches the agent and the tools it started; no argument
@@ -124,7 +130,7 @@ export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentR
     });
     // an agent that exits before reading its input closes the pipe: its exit code tells why
     child.stdin.on('error', () => undefined);
-    child.stdin.end(agentInput(inv));
+    child.stdin.end(input);
     let out = '';
     const collect = (d: Buffer) => {
       out += d.toString('utf8');
