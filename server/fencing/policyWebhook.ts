@@ -91,9 +91,9 @@ export function selfOn(kc: k8s.KubeConfig): PolicyReviewContext['isSelf'] {
   return async (username) => {
     if (known === undefined) {
       try {
-        const r = await kc
-          .makeApiClient(k8s.AuthenticationV1Api)
-          .createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+        const r = await kc.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        });
         known = r.status?.userInfo?.username || undefined;
       } catch {
         return false;
@@ -119,7 +119,10 @@ export async function handlePolicyReview(text: string, ctx: PolicyReviewContext)
   try {
     const r = review.safeParse(JSON.parse(text));
     if (!r.success)
-      return [400, `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`];
+      return [
+        400,
+        `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`,
+      ];
     req = r.data.request;
   } catch (e) {
     return [400, `error parsing JSON body: ${(e as Error).message}`];
@@ -141,13 +144,24 @@ export async function handlePolicyReview(text: string, ctx: PolicyReviewContext)
     if (verdict.kind === 'invalid')
       return [
         200,
-        answer(req.uid, { code: 422, reason: 'Invalid', message: `FencePolicy "${name}" is invalid: ${verdict.message}` }),
+        answer(req.uid, {
+          code: 422,
+          reason: 'Invalid',
+          message: `FencePolicy "${name}" is invalid: ${verdict.message}`,
+        }),
       ];
     for (const verb of verdict.verbs) {
       const a = await ctx.access(req.userInfo, verb, name);
       if (!a.allowed) {
         const attrs = { verb, group: GROUP, resource: POLICY_PLURAL, name };
-        return [200, answer(req.uid, { code: 403, reason: 'Forbidden', message: forbiddenMessage(attrs, username, a.reason) })];
+        return [
+          200,
+          answer(req.uid, {
+            code: 403,
+            reason: 'Forbidden',
+            message: forbiddenMessage(attrs, username, a.reason),
+          }),
+        ];
       }
     }
   } catch (e) {

@@ -269,10 +269,7 @@ export async function startProtection(opts: {
   const cells: CellInfo[] = [];
   const epochsOn = new Set<string>();
   // the API servers call the Service when one is set, else the url (else this listener)
-  const clientConfig = (
-    kind: WebhookPath,
-    cell: string,
-  ): k8s.AdmissionregistrationV1WebhookClientConfig =>
+  const clientConfig = (kind: WebhookPath, cell: string): k8s.AdmissionregistrationV1WebhookClientConfig =>
     service
       ? {
           service: {

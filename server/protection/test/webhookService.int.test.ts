@@ -70,7 +70,9 @@ describe('the webhook behind a Service', () => {
           caBundle: secret.data?.['ca.crt'],
         });
       }
-      expect((c.webhooks ?? []).map((w) => w.name).filter((n) => byWebhook[n])).toEqual(Object.keys(byWebhook));
+      expect((c.webhooks ?? []).map((w) => w.name).filter((n) => byWebhook[n])).toEqual(
+        Object.keys(byWebhook),
+      );
     }
     const cert = new X509Certificate(Buffer.from(secret.data?.['tls.crt'] ?? '', 'base64'));
     expect(cert.checkHost(HOST)).toBeTruthy();
