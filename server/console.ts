@@ -61,6 +61,12 @@ export interface ConsoleOptions {
   protection?: ProtectionConfigInput;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
+  /**
+   * palisade.yaml fencing.credentialsNamespaces, resolved (credentialsNamespacesOf): the only
+   * namespaces a FencePolicy's exec agent may read Secrets from; the FencePolicy webhook and the
+   * fencing controllers refuse any other (default palisade-system)
+   */
+  credentialsNamespaces?: string[];
   /** palisade.yaml's fencing.policies: FencePolicies the leader creates (server/fencing/configPolicies.ts) */
   fencePolicies?: ConfigPolicySpecs;
   /** the controller Lease per cluster (palisade.yaml controllers.leaderElection; client-go's defaults) */
@@ -140,12 +146,13 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
           runtime,
           // the loops read the console's own watches (one per kind and cluster)
           informers: (c) => clusters.get(c.id)?.registry,
+          credentialsNamespaces: opts.credentialsNamespaces,
         })
       : undefined;
   const fencing =
     opts.fencing === false
       ? undefined
-      : await startFencing(clusters.values(), runtime, root, opts.fencePolicies);
+      : await startFencing(clusters.values(), runtime, root, opts.fencePolicies, opts.credentialsNamespaces);
   // opened in the background once the first lists are in (or after 15 s): /readyz neither waits for
   // it nor competes with it for CPU; the recorder queues until it is open
   const firstLists = Promise.race([

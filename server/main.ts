@@ -19,6 +19,7 @@ import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
 import {
   contextsToShow,
+  credentialsNamespacesOf,
   leaderElectionOf,
   modeOf,
   POSTGRES_URL_ENV,
@@ -34,6 +35,7 @@ import {
   clustersInCluster,
   IN_CLUSTER_CONTEXT,
   inClusterAvailable,
+  podNamespace,
   SERVICE_ACCOUNT_DIR,
   StartupError,
 } from './kube/kubeconfig.js';
@@ -315,6 +317,8 @@ async function main() {
     announce: (line) => console.log(line),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,
+    // where fence agents' Secrets may be read: as configured, else this pod's namespace (palisade-system outside one)
+    credentialsNamespaces: credentialsNamespacesOf(config, inCluster ? podNamespace() : undefined),
     // one controller Lease per cluster: only its holder runs the loops
     election: leaderElectionOf(config.controllers),
     // FencePolicies the file defines (the chart's fencing.policies): the leader creates them

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../server/config/schema.js';
-import { fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
+import { FENCE_WEBHOOK_PATHS, fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
 import { epochWebhookConfiguration } from '../../server/leader/epochWebhook.js';
 import { webhookConfiguration } from '../../server/protection/register.js';
 import {
@@ -191,8 +191,12 @@ describe('what the chart installs', () => {
         },
       })),
     );
+    // two webhooks, each on its own path
     expect(chart('palisade-nodefences')).toEqual(
-      fromCode(fenceWebhookConfiguration('https://x', 'CA'), '/fences/default'),
+      fenceWebhookConfiguration('https://x', 'CA').webhooks!.map((w: any) => ({
+        ...w,
+        clientConfig: service(`/${FENCE_WEBHOOK_PATHS[w.name]}/default`),
+      })),
     );
     expect(chart('palisade-leader-epochs')).toEqual(
       fromCode(epochWebhookConfiguration('https://x', 'CA'), '/epochs/default'),

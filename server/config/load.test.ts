@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldPath, loadConfig, parseConfig } from './load';
-import { contextsToShow, EMPTY_CONFIG, leaderElectionOf, modeOf, sessionStoreOf } from './schema';
+import {
+  contextsToShow,
+  credentialsNamespacesOf,
+  EMPTY_CONFIG,
+  leaderElectionOf,
+  modeOf,
+  sessionStoreOf,
+} from './schema';
 
 let dir: string;
 beforeAll(async () => {
@@ -36,6 +43,8 @@ describe('parseConfig', () => {
       },
       // the incident history: PGlite in the state directory, 14 days
       storage: { postgres: {}, retention: 14 * 86_400_000 },
+      // fence agents' credentials: Palisade's own namespace, resolved at start (credentialsNamespacesOf)
+      fencing: {},
     });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
       { context: 'a', mode: 'normal' },
@@ -167,9 +176,45 @@ describe('parseConfig', () => {
       { server: { session: { store: { kind: 'memory', namespace: 'palisade' } } } },
       /server\.session\.store\.namespace: only for kind: kubernetes/,
     ],
+    [
+      'no namespace for fence-agent credentials',
+      { fencing: { credentialsNamespaces: [] } },
+      /fencing\.credentialsNamespaces: list at least one namespace/,
+    ],
+    [
+      'a credentials namespace that is no namespace name',
+      { fencing: { credentialsNamespaces: ['Team A'] } },
+      /fencing\.credentialsNamespaces\[0\]: must be a lower-case DNS name/,
+    ],
+    [
+      "a policy whose agent the FencePolicy webhook would refuse (issue 23's injection)",
+      {
+        fencing: {
+          policies: {
+            bmc: {
+              agent: {
+                type: 'exec',
+                agent: 'fence_ipmilan',
+                sharedParameters: { '--use-sudo': '', '--sudo-path': "/bin/sh -c 'id >> /tmp/x'" },
+              },
+            },
+          },
+        },
+      },
+      /fencing\.policies\.bmc\.agent: .*"--use-sudo" is refused/,
+    ],
   ])('refuses %s, naming the file and the field', (_what, doc, message) => {
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(/^config \/etc\/palisade\.yaml: /);
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(message);
+  });
+});
+
+describe('credentialsNamespacesOf', () => {
+  it("takes palisade.yaml's list, else Palisade's own namespace, else palisade-system", () => {
+    const listed = parseConfig('f', { fencing: { credentialsNamespaces: ['bmc', 'palisade'] } });
+    expect(credentialsNamespacesOf(listed, 'palisade')).toEqual(['bmc', 'palisade']);
+    expect(credentialsNamespacesOf(EMPTY_CONFIG, 'palisade')).toEqual(['palisade']);
+    expect(credentialsNamespacesOf(EMPTY_CONFIG)).toEqual(['palisade-system']);
   });
 });
 

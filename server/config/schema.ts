@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { durationSchema } from '../../lib/duration.js';
 import { DEFAULT_RETENTION, retentionSchema } from '../../lib/history/retention.js';
+import { judgeAgentParameters, problemText } from '../../lib/fenceAgents/policy.js';
 import { fencePolicySpec } from '../../lib/fencing/types.js';
 
 import type { ClusterMode } from '../../lib/console/actionGuard.js';
@@ -383,6 +384,50 @@ export function leaderElectionOf(c: ControllersConfig) {
   };
 }
 
+/** A FencePolicy's credentialsNamespace when palisade.yaml names none and Palisade runs outside a pod. */
+export const DEFAULT_CREDENTIALS_NAMESPACE = 'palisade-system';
+
+/** Fencing: what FencePolicies may ask of Palisade. */
+export const fencingSchema = z.strictObject({
+  /**
+   * the only namespaces a FencePolicy's agent.credentialsNamespace may name (Palisade reads the fence
+   * agent's Secrets there); default: Palisade's own namespace (in a pod, the pod's; elsewhere
+   * palisade-system). A policy naming another is refused when written and never run
+   */
+  credentialsNamespaces: z.array(dnsName).min(1, 'list at least one namespace').optional(),
+  /**
+   * FencePolicies the leader creates (or takes over) from this file, name -> spec; the chart's
+   * fencing.policies. A policy's spec.paused is left as people set it
+   */
+  policies: z
+    .record(dnsName, z.record(z.string(), z.unknown()))
+    .superRefine((policies, ctx) => {
+      // checked as Palisade reads a FencePolicy, written as given (defaults stay implicit)
+      for (const [name, spec] of Object.entries(policies)) {
+        const r = fencePolicySpec.safeParse(spec);
+        for (const issue of r.error?.issues ?? [])
+          ctx.addIssue({ code: 'custom', path: [name, ...issue.path], message: issue.message });
+        // the agent rule the FencePolicy webhook applies: refused here at start, not at the write
+        const agent = r.data?.agent;
+        const v = agent?.type === 'exec' ? judgeAgentParameters(agent) : { ok: true as const };
+        for (const problem of v.ok ? [] : v.problems)
+          ctx.addIssue({
+            code: 'custom',
+            path: [name, 'agent'],
+            message: problemText(problem),
+          });
+      }
+    })
+    .optional(),
+});
+
+export type FencingConfig = z.infer<typeof fencingSchema>;
+
+/** The namespaces fence-agent credentials may come from: as configured, else Palisade's own. */
+export function credentialsNamespacesOf(cfg: { fencing?: FencingConfig }, ownNamespace?: string): string[] {
+  return cfg.fencing?.credentialsNamespaces ?? [ownNamespace ?? DEFAULT_CREDENTIALS_NAMESPACE];
+}
+
 /** the environment variable that gives storage.postgres.url (the chart sets it from a Secret) */
 export const POSTGRES_URL_ENV = 'PALISADE_POSTGRES_URL';
 
@@ -419,27 +464,6 @@ export const instanceIdsSchema = z.strictObject({
   namespaces: z.array(z.union([dnsName, z.literal('*')])).optional(),
 });
 
-/** Fencing settings that are not FencePolicies' own. */
-export const fencingSchema = z.strictObject({
-  /** the only namespaces a FencePolicy's agent.credentialsNamespace may name */
-  credentialsNamespaces: z.array(dnsName).optional(),
-  /**
-   * FencePolicies the leader creates (or takes over) from this file, name -> spec; the chart's
-   * fencing.policies. A policy's spec.paused is left as people set it
-   */
-  policies: z
-    .record(dnsName, z.record(z.string(), z.unknown()))
-    .superRefine((policies, ctx) => {
-      // checked as Palisade reads a FencePolicy, written as given (defaults stay implicit)
-      for (const [name, spec] of Object.entries(policies)) {
-        const r = fencePolicySpec.safeParse(spec);
-        for (const issue of r.error?.issues ?? [])
-          ctx.addIssue({ code: 'custom', path: [name, ...issue.path], message: issue.message });
-      }
-    })
-    .optional(),
-});
-
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -457,7 +481,7 @@ export const configSchema = z
     controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
     storage: storageSchema.default({ postgres: {}, retention: retentionSchema.parse(DEFAULT_RETENTION) }),
     instanceIds: instanceIdsSchema.optional(),
-    fencing: fencingSchema.optional(),
+    fencing: fencingSchema.default({}),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;

@@ -6,6 +6,7 @@
 // consoles on one cluster never run two fence agents for one node.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
+import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { errorText, isNotFound } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
@@ -38,13 +39,15 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
 
 /**
  * `logger`: where the controllers and agents log (the root logger by default); `policies`:
- * palisade.yaml's fencing.policies, which the leader creates on every cluster fencing runs on.
+ * palisade.yaml's fencing.policies, which the leader creates on every cluster fencing runs on;
+ * `credentialsNamespaces`: palisade.yaml fencing.credentialsNamespaces, resolved (main.ts).
  */
 export async function startFencing(
   clusters: Iterable<ClusterConnection>,
   runtime: ControllerRuntime,
   logger: Logger = rootLogger,
   policies?: ConfigPolicySpecs,
+  credentialsNamespaces: readonly string[] = [DEFAULT_CREDENTIALS_NAMESPACE],
 ): Promise<FencingService> {
   const controllers = new Map<string, FencingController>();
   const configPolicies = new Map<string, ConfigPolicies>();
@@ -63,8 +66,9 @@ export async function startFencing(
     }
     const c = new FencingController({
       conn,
-      exec: (spec) => execAgent(conn.spec.kc, spec, onCluster),
+      exec: (spec) => execAgent(conn.spec.kc, spec, { credentialsNamespaces, logger: onCluster }),
       logger,
+      credentialsNamespaces,
     });
     c.start();
     const manager = runtime.manager(conn.spec);

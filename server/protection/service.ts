@@ -31,10 +31,13 @@ import { ProtectorStore } from './protectors.js';
 import { applyWebhookConfiguration, WEBHOOK_NAME, webhookConfiguration } from './register.js';
 import {
   FENCE_WEBHOOK_CONFIG,
+  FENCE_WEBHOOK_PATHS,
   fenceWebhookConfiguration,
   handleFenceReview,
   subjectAccess,
 } from '../fencing/approvalWebhook.js';
+import { handlePolicyReview, policySubjectAccess, selfOn } from '../fencing/policyWebhook.js';
+import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { EPOCH_WEBHOOK_CONFIG, epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
@@ -98,6 +101,9 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
 /** protection's part of palisade.yaml, as written (defaults not yet applied) */
 export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 
+/** The listener's paths: /<path>/<cellID> */
+type WebhookPath = 'admission' | 'fences' | 'fencepolicies' | 'epochs';
+
 /** How long a replica behind a shared webhook address keeps answering its open connections when it stops. */
 const DRAIN_MS = 5_000;
 
@@ -112,6 +118,8 @@ export async function startProtection(opts: {
   election?: Partial<LeaderElection>;
   /** a cluster's shared watches (the console's connection's; default: its own per cluster) */
   informers?: (c: ClusterSpec) => InformerRegistry | undefined;
+  /** palisade.yaml fencing.credentialsNamespaces, resolved: what the FencePolicy webhook allows */
+  credentialsNamespaces?: readonly string[];
 }): Promise<ProtectionService> {
   const root = opts.logger ?? rootLogger;
   const log = component('protection', {}, root);
@@ -160,6 +168,17 @@ export async function startProtection(opts: {
   );
   // NodeFence approvals are judged for each cell's own cluster, with Palisade's credentials there
   const fenceAccess = new Map(cellSpecs.map((c) => [c.id, subjectAccess(c.cluster.kc)]));
+  // FencePolicy writes are judged the same way: the verbs pause / configure, and the agent rule
+  const policyReviews = new Map(
+    cellSpecs.map((c) => [
+      c.id,
+      {
+        access: policySubjectAccess(c.cluster.kc),
+        isSelf: selfOn(c.cluster.kc),
+        credentialsNamespaces: opts.credentialsNamespaces ?? [DEFAULT_CREDENTIALS_NAMESPACE],
+      },
+    ]),
+  );
   // replicas behind one url or Service serve one certificate from a Secret (certs/)
   const sharedUrl = cfg.webhook.url ? new URL(cfg.webhook.url).hostname.replace(/^\[|\]$/g, '') : undefined;
   const service = cfg.webhook.service;
@@ -195,6 +214,7 @@ export async function startProtection(opts: {
     serving: certs.mode === 'process' ? undefined : initial,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
+    policies: (text, cellId) => handlePolicyReview(text, policyReviews.get(cellId)!),
     epochs: epochReviews({
       cells: cellSpecs,
       election: runtime.election,
@@ -249,10 +269,7 @@ export async function startProtection(opts: {
   const cells: CellInfo[] = [];
   const epochsOn = new Set<string>();
   // the API servers call the Service when one is set, else the url (else this listener)
-  const clientConfig = (
-    kind: 'admission' | 'fences' | 'epochs',
-    cell: string,
-  ): k8s.AdmissionregistrationV1WebhookClientConfig =>
+  const clientConfig = (kind: WebhookPath, cell: string): k8s.AdmissionregistrationV1WebhookClientConfig =>
     service
       ? {
           service: {
@@ -263,13 +280,13 @@ export async function startProtection(opts: {
           },
         }
       : { url: `${base}/${kind}/${cell}` };
-  const withClient = (
-    c: k8s.V1ValidatingWebhookConfiguration,
-    kind: 'admission' | 'fences' | 'epochs',
-    cell: string,
-  ) => {
+  const withClient = (c: k8s.V1ValidatingWebhookConfiguration, kind: WebhookPath, cell: string) => {
+    // palisade-nodefences holds two webhooks, each with its own path
     for (const w of c.webhooks ?? [])
-      w.clientConfig = { ...clientConfig(kind, cell), caBundle: w.clientConfig.caBundle };
+      w.clientConfig = {
+        ...clientConfig(FENCE_WEBHOOK_PATHS[w.name] ?? kind, cell),
+        caBundle: w.clientConfig.caBundle,
+      };
     return c;
   };
   // self-managed: the configurations whose caBundle the leader keeps equal to ca.crt, per cluster

@@ -1,7 +1,8 @@
 // The admission webhook's own HTTPS listener: POST /admission/<cellID> with an
 // AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts), and
 // POST /fences/<cellID> for NodeFence writes that approve or cancel a fence (judged in
-// server/fencing/approvalWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
+// server/fencing/approvalWebhook.ts), POST /fencepolicies/<cellID> for FencePolicy writes
+// (server/fencing/policyWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
 // writes to Palisade-owned state (server/leader/epochWebhook.ts). The serving certificate comes
 // from a CA generated at start, or from the Secret replicas share (server/protection/certs/):
 // setServing() swaps it in for new connections (https.Server#setSecureContext) without
@@ -107,6 +108,8 @@ export async function startWebhook(opts: {
   hosts?: string[];
   /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
   fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
+  /** FencePolicy reviews (POST /fencepolicies/<cellID>): [HTTP status, body] */
+  policies?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /** leader-epoch reviews of writes to Palisade-owned state (POST /epochs/<cellID>) */
   epochs?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /**
@@ -162,11 +165,16 @@ export async function startWebhook(opts: {
         return send(refusal?.status ?? 401, refusal?.detail ?? 'client certificate required', true);
       }
       const url = new URL(req.url ?? '/', 'https://webhook');
-      const m = /^\/(admission|fences|epochs)\/([^/]+)$/.exec(url.pathname);
-      const other = m?.[1] === 'fences' ? opts.fences : m?.[1] === 'epochs' ? opts.epochs : undefined;
+      const m = /^\/(admission|fences|fencepolicies|epochs)\/([^/]+)$/.exec(url.pathname);
+      const others = { fences: opts.fences, fencepolicies: opts.policies, epochs: opts.epochs };
+      const other = m && m[1] !== 'admission' ? others[m[1] as keyof typeof others] : undefined;
       // answers given before the body is read close the connection: it holds an unread body
       if (req.method !== 'POST' || !m || (m[1] !== 'admission' && !other))
-        return send(404, 'not found: POST /admission/<cellID>, /fences/<cellID> or /epochs/<cellID>', true);
+        return send(
+          404,
+          'not found: POST /admission/<cellID>, /fences/<cellID>, /fencepolicies/<cellID> or /epochs/<cellID>',
+          true,
+        );
       let cellId: string;
       try {
         cellId = decodeURIComponent(m[2]);
