@@ -247,14 +247,20 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const missing: string[] = [];
+    const notes: string[] = [];
     if (path === '/readyz') {
       const unsynced = [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id);
       if (unsynced.length) missing.push(`informers of ${unsynced.join(', ')} have not synced`);
       // a replica whose webhook cannot answer yet takes no admissions from the Service
       if (protection) missing.push(...protection.notReady());
+      // the leader says when the webhook is not enforced: a warning, not unreadiness (an
+      // unready replica would only take the webhook further out of the API server's reach)
+      if (protection) notes.push(...protection.warnings());
     }
     const ok = missing.length === 0;
-    const text = ok ? 'ok\n' : `not ready: ${missing.join('; ')}\n`;
+    const text = ok
+      ? `ok\n${notes.map((n) => `warning: ${n}\n`).join('')}`
+      : `not ready: ${missing.join('; ')}\n`;
     res.writeHead(ok ? 200 : 503, {
       'content-type': 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(text),

@@ -165,6 +165,13 @@ export const protectionSchema = z.strictObject({
         .default(WEBHOOK_CONFIGURATIONS),
       /** @deprecated certificates.secret: the Secret replicas serve from */
       servingSecret: secretRef.optional(),
+      /**
+       * the pod-deletion webhook's failurePolicy once the leader's self-probe through the API
+       * server reached a replica (until then, and while the API server cannot be heard, Ignore)
+       */
+      failurePolicy: z
+        .enum(['Fail', 'Ignore'], { error: (i) => `must be Fail or Ignore, got ${JSON.stringify(i.input)}` })
+        .default('Fail'),
       /** who may call: API servers presenting a client certificate (mutual TLS) */
       clientAuth: z
         .strictObject({
@@ -198,6 +205,7 @@ export const protectionSchema = z.strictObject({
     .default({
       port: 0,
       host: '127.0.0.1',
+      failurePolicy: 'Fail',
       clientAuth: { required: true, allowedNames: ['kube-apiserver-webhook-client'] },
       configurations: WEBHOOK_CONFIGURATIONS,
     }),

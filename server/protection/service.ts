@@ -30,6 +30,13 @@ import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
 import { applyWebhookConfiguration, WEBHOOK_NAME, webhookConfiguration } from './register.js';
 import {
+  Enforcer,
+  type EnforcementStatus,
+  ENFORCEMENT_ANNOTATION,
+  parseEnforcementAnnotation,
+} from './enforcement.js';
+import { NamespaceLabels } from './namespaceLabels.js';
+import {
   FENCE_WEBHOOK_CONFIG,
   fenceWebhookConfiguration,
   handleFenceReview,
@@ -68,6 +75,14 @@ export interface ProtectionService {
   certificates: { mode: string; secret?: string; controller?: CertificateController };
   /** what keeps the webhook from being ready (empty: it listens with a certificate) */
   notReady(): string[];
+  /** on the leader: each cell's webhook that is not enforced, in a sentence (readiness detail) */
+  warnings(): string[];
+  /** what the leader found of each cell's pod-deletion webhook (on a follower: read from the configuration) */
+  enforcement(): Promise<EnforcementStatus[]>;
+  /** the loop that puts the webhook's failurePolicy in force (leader only) */
+  enforcer: Enforcer;
+  /** the loop that keeps protected namespaces labelled (leader only) */
+  namespaceLabels: NamespaceLabels;
   /** judge one AdmissionReview text for a cell as the listener does, past its caller check */
   review(text: string, cellId: string, timeoutMs?: number): Promise<ReviewResult>;
   stop(): Promise<void>;
@@ -195,6 +210,7 @@ export async function startProtection(opts: {
     serving: certs.mode === 'process' ? undefined : initial,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
+    identity: runtime.identity,
     epochs: epochReviews({
       cells: cellSpecs,
       election: runtime.election,
@@ -207,6 +223,17 @@ export async function startProtection(opts: {
   const base = cfg.webhook.url ?? webhook.url;
   const webhookLog = component('webhook', {}, root);
 
+  // each cell's cluster once: its protected namespaces labelled, its webhook enforced
+  const cellClusters = [...new Map(cellSpecs.map((c) => [c.cluster.id, c])).values()];
+  const namespaceLabels = new NamespaceLabels({
+    clusters: cellClusters.map((c) => ({
+      id: c.cluster.id,
+      kc: c.cluster.kc,
+      registry: registryOf(c.cluster),
+    })),
+    store,
+    logger: onCore,
+  });
   const aggregators = cellSpecs.map(
     (c) =>
       new Aggregator({
@@ -217,6 +244,7 @@ export async function startProtection(opts: {
         metrics,
         protectorSelector: cfg.aggregator.protectorSelector,
         logger: root.child({ cluster: c.cluster.id }),
+        enforced: (ns) => namespaceLabels.enforced(c.cluster.id, ns),
       }),
   );
   const triggers = cfg.aggregator.updateTrigger.enabled
@@ -237,10 +265,11 @@ export async function startProtection(opts: {
     : undefined;
 
   await store.whenSynced();
-  await Promise.all([...aggregators.map((a) => a.start()), generator?.start()]);
+  await Promise.all([...aggregators.map((a) => a.start()), generator?.start(), namespaceLabels.start()]);
   // the loops run while this console leads the core cluster's controller Lease
   const manager = runtime.manager(core);
   const loops = [
+    namespaceLabels.controller,
     ...aggregators.map((a) => a.controller),
     ...triggers.map((t) => t.controller),
     ...(generator ? [generator.controller] : []),
@@ -359,6 +388,35 @@ export async function startProtection(opts: {
       { allowedNames: clientAuth.allowedNames, signedBy: clientAuth.source },
       'webhook callers: client certificates only',
     );
+  const notReady = () => {
+    const out: string[] = [];
+    if (!webhook.listening)
+      out.push(
+        certs.mode === 'process'
+          ? 'the webhook is not listening'
+          : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
+      );
+    if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
+    return out;
+  };
+  // once registered: the leader probes through the API server and puts the policy in force
+  const enforcer = new Enforcer({
+    targets: cellClusters.map((c) => ({ cell: c.id, cluster: c.cluster.id, kc: c.cluster.kc })),
+    probeNamespace: cfg.aggregator.updateTrigger.namespace,
+    configured: cfg.webhook.failurePolicy,
+    notReady,
+    synced: () => store.whenSynced(),
+    metrics,
+    eventsNamespace: runtime.election.namespace,
+    identity: runtime.identity,
+    logger: onCore,
+  });
+  manager.add(enforcer.controller);
+  if (cfg.webhook.failurePolicy === 'Ignore')
+    log.warn(
+      { setting: 'protection.webhook.failurePolicy: Ignore' },
+      'protected pods can be deleted whenever no replica answers the API server',
+    );
 
   return {
     core,
@@ -376,28 +434,70 @@ export async function startProtection(opts: {
       ...(certs.mode !== 'process' ? { secret: `${certs.secret.namespace}/${certs.secret.name}` } : {}),
       controller: certController,
     },
-    notReady() {
-      const out: string[] = [];
-      if (!webhook.listening)
-        out.push(
-          certs.mode === 'process'
-            ? 'the webhook is not listening'
-            : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
-        );
-      if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
-      return out;
+    enforcer,
+    namespaceLabels,
+    notReady,
+    warnings: () =>
+      enforcer
+        .current()
+        .filter((e) => e.state === 'not-enforced' || e.state === 'enforced-unreachable')
+        .map((e) => `cell ${e.cell}: ${e.message}`),
+    async enforcement() {
+      if (manager.isLeader()) return enforcer.current();
+      // a follower reads what the leader wrote on each configuration
+      return Promise.all(
+        cellClusters.map(async (c): Promise<EnforcementStatus> => {
+          const base = { cell: c.id, cluster: c.cluster.id };
+          try {
+            const cfg = await c.cluster.kc
+              .makeApiClient(k8s.AdmissionregistrationV1Api)
+              .readValidatingWebhookConfiguration({ name: WEBHOOK_NAME });
+            const found = parseEnforcementAnnotation(cfg.metadata?.annotations?.[ENFORCEMENT_ANNOTATION]);
+            const policy = cfg.webhooks?.find((w) => w.name === WEBHOOK_NAME)?.failurePolicy as
+              | 'Fail'
+              | 'Ignore'
+              | undefined;
+            return found
+              ? { ...base, ...found, policy: policy ?? found.policy }
+              : {
+                  ...base,
+                  state: 'pending',
+                  policy,
+                  message: 'no leader has probed the webhook yet',
+                  at: Date.now(),
+                };
+          } catch (e) {
+            return {
+              ...base,
+              state: 'pending',
+              message: `the configuration cannot be read: ${(e as Error).message}`,
+              at: Date.now(),
+            };
+          }
+        }),
+      );
     },
     review: (text, cellId, timeoutMs = 10_000) =>
-      handleReview({ admission, cells: cellClients, metrics, log: webhookLog }, text, cellId, timeoutMs),
+      handleReview(
+        { admission, cells: cellClients, metrics, log: webhookLog, identity: runtime.identity },
+        text,
+        cellId,
+        timeoutMs,
+      ),
     async stop() {
       // a replica behind a shared address drains first, while it can still judge what arrives
       if (sharedUrl || service) await webhook.drain(DRAIN_MS);
       // then every loop at once
-      for (const l of loops) manager.remove(l);
+      for (const l of [...loops, enforcer.controller]) manager.remove(l);
       if (certController) manager.remove(certController.controller);
       await watch?.stop();
       admission.stop();
-      await Promise.all([...aggregators.map((a) => a.stop()), generator?.stop(), store.stop()]);
+      await Promise.all([
+        ...aggregators.map((a) => a.stop()),
+        generator?.stop(),
+        store.stop(),
+        namespaceLabels.stop(),
+      ]);
       // a runtime of its own: release the Lease so another console takes over at once
       if (!opts.runtime) await runtime.stop();
       await Promise.all([...ownRegistries.values()].map((r) => r.stop()));
