@@ -244,11 +244,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       engine.handleUpgrade(req, socket, head);
     });
   });
+  // SIGTERM: not ready at once (the endpoints controller takes the replica out), still serving
+  let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const missing: string[] = [];
     const notes: string[] = [];
-    if (path === '/readyz') {
+    if (path === '/readyz' && stopping) missing.push('stopping: the webhook drains');
+    else if (path === '/readyz') {
       const unsynced = [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id);
       if (unsynced.length) missing.push(`informers of ${unsynced.join(', ')} have not synced`);
       // a replica whose webhook cannot answer yet takes no admissions from the Service
@@ -304,6 +307,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     history,
     recorder,
     async stop() {
+      stopping = true;
+      // the webhook keeps answering (each answer closing its connection) until this replica's
+      // endpoints are gone, while everything else stops
+      const drained = protection?.drain();
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
       for (const p of publishers) p.stop();
@@ -317,9 +324,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       incidentFeed.stop();
       incident.stop();
       await fencing?.stop();
-      await protection?.stop();
-      // every loop stopped: release each controller Lease so another replica takes over at once
+      // every loop stopped, each controller Lease released: another replica leads at once
       await runtime.stop();
+      await drained;
+      await protection?.stop();
       hub.stop();
       sim.stop();
       io.disconnectSockets(true);

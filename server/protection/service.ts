@@ -36,6 +36,7 @@ import {
   parseEnforcementAnnotation,
 } from './enforcement.js';
 import { NamespaceLabels } from './namespaceLabels.js';
+import { ownEndpoints } from './drain.js';
 import {
   FENCE_WEBHOOK_CONFIG,
   fenceWebhookConfiguration,
@@ -83,6 +84,12 @@ export interface ProtectionService {
   enforcer: Enforcer;
   /** the loop that keeps protected namespaces labelled (leader only) */
   namespaceLabels: NamespaceLabels;
+  /**
+   * SIGTERM: keep answering, every answer closing its connection, until this replica's
+   * endpoints are gone (or protection.webhook.drainTimeout passed), then stop listening once
+   * the open connections are done. Nothing to drain for a webhook no one else shares.
+   */
+  drain(): Promise<void>;
   /** judge one AdmissionReview text for a cell as the listener does, past its caller check */
   review(text: string, cellId: string, timeoutMs?: number): Promise<ReviewResult>;
   stop(): Promise<void>;
@@ -113,8 +120,8 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
 /** protection's part of palisade.yaml, as written (defaults not yet applied) */
 export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 
-/** How long a replica behind a shared webhook address keeps answering its open connections when it stops. */
-const DRAIN_MS = 5_000;
+/** a stop() with no drain() before it: the open connections get this long to finish */
+const CLOSE_MS = 2_000;
 
 export async function startProtection(opts: {
   config?: ProtectionConfigInput;
@@ -266,6 +273,11 @@ export async function startProtection(opts: {
 
   await store.whenSynced();
   await Promise.all([...aggregators.map((a) => a.start()), generator?.start(), namespaceLabels.start()]);
+  // SIGTERM in a pod behind the Service: the drain ends once the pod left its EndpointSlices
+  const endpoints =
+    service && process.env.POD_NAME
+      ? ownEndpoints(registryOf(core), { ...service, pod: process.env.POD_NAME })
+      : undefined;
   // the loops run while this console leads the core cluster's controller Lease
   const manager = runtime.manager(core);
   const loops = [
@@ -397,6 +409,7 @@ export async function startProtection(opts: {
           : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
       );
     if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
+    if (webhook.draining) out.push('the webhook is draining (stopping)');
     return out;
   };
   // once registered: the leader probes through the API server and puts the policy in force
@@ -417,6 +430,7 @@ export async function startProtection(opts: {
       { setting: 'protection.webhook.failurePolicy: Ignore' },
       'protected pods can be deleted whenever no replica answers the API server',
     );
+  let drained: Promise<void> | undefined;
 
   return {
     core,
@@ -477,6 +491,13 @@ export async function startProtection(opts: {
         }),
       );
     },
+    drain() {
+      drained ??=
+        sharedUrl || service
+          ? webhook.drain({ until: endpoints?.gone(), maxMs: cfg.webhook.drainTimeout })
+          : Promise.resolve();
+      return drained;
+    },
     review: (text, cellId, timeoutMs = 10_000) =>
       handleReview(
         { admission, cells: cellClients, metrics, log: webhookLog, identity: runtime.identity },
@@ -486,12 +507,15 @@ export async function startProtection(opts: {
       ),
     async stop() {
       // a replica behind a shared address drains first, while it can still judge what arrives
-      if (sharedUrl || service) await webhook.drain(DRAIN_MS);
+      // (stopped without SIGTERM's drain: it stops listening now, its open connections finish)
+      await (drained ??=
+        sharedUrl || service ? webhook.drain({ maxMs: 0, closeMs: CLOSE_MS }) : Promise.resolve());
       // then every loop at once
       for (const l of [...loops, enforcer.controller]) manager.remove(l);
       if (certController) manager.remove(certController.controller);
       await watch?.stop();
       admission.stop();
+      endpoints?.stop();
       await Promise.all([
         ...aggregators.map((a) => a.stop()),
         generator?.stop(),

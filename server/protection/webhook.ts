@@ -54,13 +54,17 @@ export interface WebhookServer {
   /** resolves once it listens */
   whenListening(): Promise<void>;
   /**
-   * Drain, as a replica behind a shared address must before it stops: take no new connections
-   * (the balancer's health check then sends them elsewhere), answer every request still arriving
-   * on the kept-alive ones with `Connection: close` — the API server then stops using that
-   * connection itself, so no request is ever sent on a socket being closed (it does not retry a
-   * POST that failed) — until they are all gone or the time is up. Requests are still judged.
+   * Drain, as a replica behind a shared address must before it stops (SIGTERM): every request
+   * is still judged, every answer carries `Connection: close` — the API server then stops using
+   * that connection itself, so no request is ever sent on a socket being closed (it does not
+   * retry a POST that failed) — and new connections are still taken, because whatever routes
+   * to this replica (kube-proxy, a balancer) goes on sending them until its endpoints are gone:
+   * until `until` resolves (they are gone) or `maxMs` passed. Then it stops listening and waits
+   * up to `closeMs` for the connections still open to finish.
    */
-  drain(ms: number): Promise<void>;
+  drain(o: { until?: Promise<unknown>; maxMs: number; closeMs?: number }): Promise<void>;
+  /** draining: answers close their connections */
+  readonly draining: boolean;
   stop(): Promise<void>;
 }
 
@@ -317,12 +321,21 @@ export async function startWebhook(opts: {
       serving = pair;
       if (!stopped) await (starting ??= listen());
     },
-    async drain(ms: number) {
+    get draining() {
+      return draining;
+    },
+    async drain(o: { until?: Promise<unknown>; maxMs: number; closeMs?: number }) {
       draining = true;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        o.until ?? new Promise(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, o.maxMs))),
+      ]);
+      clearTimeout(timer);
       // net.Server's own close: stop listening but leave open connections alone (http's close()
       // would also close the idle kept-alive ones, racing the API server's next request)
       if (server.listening) net.Server.prototype.close.call(server);
-      const deadline = Date.now() + ms;
+      const deadline = Date.now() + (o.closeMs ?? 2_000);
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     },
     async stop() {
