@@ -248,10 +248,14 @@ export function epochReviews(o: {
           }),
         refused: (w) => {
           const epoch = w.verdict.kind === 'stale' ? w.verdict.epoch : -1;
+          // an epoch no leader has held yet (or none at all) is one label: a forged review's
+          // number never becomes a metric series or an Event of its own
+          const held = epoch >= 0 && epoch <= w.lease.transitions;
+          const label = held ? String(epoch) : epoch < 0 ? 'malformed' : 'ahead';
           o.metrics.staleWritesRefused.inc({
             cluster: c.cluster.id,
             lease: `${namespace}/${name}`,
-            epoch: String(epoch),
+            epoch: label,
           });
           o.logger.warn(
             { cluster: c.cluster.id, write: w.what, user: w.user, epoch, current: w.lease.transitions },
@@ -262,7 +266,7 @@ export function epochReviews(o: {
               { namespace, name },
               { epoch, what: w.what, message: w.verdict.message, by: o.identity, at: new Date() },
             ),
-            String(epoch),
+            label,
           );
         },
       };
