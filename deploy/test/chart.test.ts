@@ -99,6 +99,26 @@ describe('helm template', () => {
     ).toBe(0);
   });
 
+  it('refuses a webhook that would hear any caller: no client certificate and no NetworkPolicy fence', async () => {
+    for (const set of [
+      'webhook.clientAuth.required=false',
+      'webhook.clientAuth.required=false,networkPolicy.enabled=false,networkPolicy.apiServerCIDRs={10.0.0.0/24}',
+    ]) {
+      const r = await helm('template', 'palisade', CHART, '--set', set);
+      expect(r.code, set).not.toBe(0);
+      expect(r.stderr, set).toContain(
+        'webhook.clientAuth.required is false and no NetworkPolicy admits only the API servers',
+      );
+    }
+    // fenced by where the API servers call from, or the risk accepted in so many words
+    for (const set of [
+      'webhook.clientAuth.required=false,networkPolicy.apiServerCIDRs={10.0.0.0/24}',
+      'webhook.clientAuth.required=false,networkPolicy.apiServerFrom[0].podSelector.matchLabels.k8s-app=konnectivity-agent',
+      'webhook.clientAuth.required=false,webhook.clientAuth.allowAnyCaller=true',
+    ])
+      expect((await helm('template', 'palisade', CHART, '--set', set)).code, set).toBe(0);
+  });
+
   it('refuses OIDC sign-in without an issuer, a client ID and a Secret for the client secret', async () => {
     const r = await helm('template', 'palisade', CHART, '--set', 'auth.oidc.enabled=true');
     expect(r.code).not.toBe(0);
@@ -168,15 +188,22 @@ describe('what the chart installs', () => {
       c.webhooks.map((w: any) => ({ ...w, clientConfig: service(path) }));
     const chart = (name: string) => find(objs, 'ValidatingWebhookConfiguration', name).webhooks;
     const pods = webhookConfiguration('https://x', 'CA');
+    // installed with Ignore (the leader enforces it); the label ANDed with the values' selector
+    expect(pods.webhooks![0].failurePolicy).toBe('Ignore');
     expect(chart('podseidon.kubewharf.io')).toEqual(
-      fromCode(pods, '/admission/default').map((w: any) => ({
-        ...w,
-        namespaceSelector: {
-          matchExpressions: [
-            { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
-          ],
-        },
-      })),
+      fromCode(pods, '/admission/default').map((w: any) =>
+        w.name === 'podseidon.kubewharf.io'
+          ? {
+              ...w,
+              namespaceSelector: {
+                ...w.namespaceSelector,
+                matchExpressions: [
+                  { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+                ],
+              },
+            }
+          : w,
+      ),
     );
     expect(chart('palisade-nodefences')).toEqual(
       fromCode(fenceWebhookConfiguration('https://x', 'CA'), '/fences/default'),
@@ -195,6 +222,17 @@ describe('what the chart installs', () => {
         .map((o) => o.metadata.name)
         .sort(),
     );
+  });
+
+  it('authenticates the webhook by default: client certificates required, a NetworkPolicy on', async () => {
+    const objs = docs(await render());
+    expect(paletteYaml(objs).protection.webhook.clientAuth).toMatchObject({ required: true });
+    const policy = find(objs, 'NetworkPolicy');
+    expect(policy.spec.ingress.map((r: any) => r.ports[0].port)).toEqual([8443, 3000]);
+    // the policy the leader enforces once it can: the chart itself ships Ignore
+    expect(paletteYaml(objs).protection.webhook.failurePolicy).toBe('Fail');
+    const pods = find(objs, 'ValidatingWebhookConfiguration', 'podseidon.kubewharf.io');
+    expect(pods.webhooks[0].failurePolicy).toBe('Ignore');
   });
 
   it('generates a palisade.yaml the server accepts, for every value set', async () => {
@@ -231,8 +269,12 @@ describe('what the chart installs', () => {
     });
     const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
     expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
-    // longer than the server's own stop: 5 s webhook drain, then at most 10 s for the rest
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
+    // longer than the server's own stop: the preStop sleep, the webhook's drain (bounded by as
+    // long again), then at most 10 s for the rest
+    const sleep = c.lifecycle.preStop.sleep.seconds;
+    expect(sleep).toBeGreaterThan(0);
+    expect(paletteYaml(docs(await render())).protection.webhook.drainTimeout).toBe(`${sleep}s`);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(2 * sleep + 10);
   });
 
   it('in cert-manager mode every webhook configuration takes its CA from the Certificate that writes the serving Secret', async () => {
