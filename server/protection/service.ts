@@ -120,6 +120,9 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
 /** protection's part of palisade.yaml, as written (defaults not yet applied) */
 export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 
+/** how long a follower's reading of the leader's enforcement annotation is kept */
+const FOLLOWER_VIEW_MS = 5_000;
+
 /** a stop() with no drain() before it: the open connections get this long to finish */
 const CLOSE_MS = 2_000;
 
@@ -431,6 +434,7 @@ export async function startProtection(opts: {
       'protected pods can be deleted whenever no replica answers the API server',
     );
   let drained: Promise<void> | undefined;
+  let followerView: { at: number; value: EnforcementStatus[] } | undefined;
 
   return {
     core,
@@ -458,8 +462,9 @@ export async function startProtection(opts: {
         .map((e) => `cell ${e.cell}: ${e.message}`),
     async enforcement() {
       if (manager.isLeader()) return enforcer.current();
-      // a follower reads what the leader wrote on each configuration
-      return Promise.all(
+      // a follower reads what the leader wrote on each configuration (at most every few seconds)
+      if (followerView && Date.now() - followerView.at < FOLLOWER_VIEW_MS) return followerView.value;
+      const value = await Promise.all(
         cellClusters.map(async (c): Promise<EnforcementStatus> => {
           const base = { cell: c.id, cluster: c.cluster.id };
           try {
@@ -490,6 +495,8 @@ export async function startProtection(opts: {
           }
         }),
       );
+      followerView = { at: Date.now(), value };
+      return value;
     },
     drain() {
       drained ??=
