@@ -240,7 +240,16 @@ export class Enforcer {
       if (isNotLeader(e)) throw e;
       const err = apiError(e);
       if (err.code === 404 && !err.message.includes('failed calling webhook')) {
-        await this.makeProbePod(core);
+        try {
+          await this.makeProbePod(core);
+        } catch (made) {
+          if (isNotLeader(made)) throw made;
+          // no probe, no enforcement: said like any other failed probe
+          return {
+            outcome: 'error',
+            detail: `the probe pod ${namespace}/${PROBE_POD} cannot be created: ${apiError(made).message}`,
+          };
+        }
         return undefined;
       }
       return readProbe({ admitted: false, ...err });
