@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendFromEnv, startEmbeddedCluster } from '../../../sim/cluster.js';
 import { parseScenario } from '../../../sim/scenario/load.js';
 import { freePort } from '../../../sim/real/controlPlane.js';
-import { palisadeKc } from '../../test/identity.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
 import { type ProtectionService, startProtection } from '../service.js';
 import { scenario } from './protectionHarness.js';
@@ -60,8 +59,9 @@ beforeAll(async () => {
       aggregator: { updateTrigger: { enabled: false } },
       generator: { enabled: false },
     },
-    // as the chart's ServiceAccount when PALISADE_TEST_IDENTITY=chart (it may watch EndpointSlices)
-    clusters: [{ id: 'c', context: 'drain-cell', kc: await palisadeKc(cluster.kc) }],
+    // the cluster's admin: the serving Secret goes beside the Service, outside the namespace the
+    // test's chart identity is rendered for (webhookService.int.test.ts does the same)
+    clusters: [{ id: 'c', context: 'drain-cell', kc: cluster.kc }],
   });
   delete process.env.POD_NAME;
 }, 120_000);
