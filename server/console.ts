@@ -264,17 +264,26 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       engine.handleUpgrade(req, socket, head);
     });
   });
+  // SIGTERM: not ready at once (the endpoints controller takes the replica out), still serving
+  let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const missing: string[] = [];
-    if (path === '/readyz') {
+    const notes: string[] = [];
+    if (path === '/readyz' && stopping) missing.push('stopping: the webhook drains');
+    else if (path === '/readyz') {
       const unsynced = [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id);
       if (unsynced.length) missing.push(`informers of ${unsynced.join(', ')} have not synced`);
       // a replica whose webhook cannot answer yet takes no admissions from the Service
       if (protection) missing.push(...protection.notReady());
+      // the leader says when the webhook is not enforced: a warning, not unreadiness (an
+      // unready replica would only take the webhook further out of the API server's reach)
+      if (protection) notes.push(...protection.warnings());
     }
     const ok = missing.length === 0;
-    const text = ok ? 'ok\n' : `not ready: ${missing.join('; ')}\n`;
+    const text = ok
+      ? `ok\n${notes.map((n) => `warning: ${n}\n`).join('')}`
+      : `not ready: ${missing.join('; ')}\n`;
     res.writeHead(ok ? 200 : 503, {
       'content-type': 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(text),
@@ -318,6 +327,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     history,
     recorder,
     async stop() {
+      stopping = true;
+      // the webhook keeps answering (each answer closing its connection) until this replica's
+      // endpoints are gone, while everything else stops
+      const drained = protection?.drain();
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
       for (const p of publishers) p.stop();
@@ -331,9 +344,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       incidentFeed.stop();
       incident.stop();
       await fencing?.stop();
-      await protection?.stop();
-      // every loop stopped: release each controller Lease so another replica takes over at once
+      // every loop stopped, each controller Lease released: another replica leads at once
       await runtime.stop();
+      await drained;
+      await protection?.stop();
       hub.stop();
       sim.stop();
       io.disconnectSockets(true);

@@ -355,10 +355,12 @@ async function main() {
     log.info({ signal }, 'stopping Palisade');
     // a cluster that is already gone must not hold the stop up (informers and the webhook's
     // unregistration retry against it): after a grace period, leave anyway
+    // (the webhook's drain comes first: its own bound on top)
+    const graceMs = STOP_GRACE_MS + (config.protection?.webhook.drainTimeout ?? 0);
     setTimeout(() => {
-      log.error({ signal, graceMs: STOP_GRACE_MS }, 'not stopped in time: exiting anyway');
+      log.error({ signal, graceMs }, 'not stopped in time: exiting anyway');
       process.exit(1);
-    }, STOP_GRACE_MS).unref();
+    }, graceMs).unref();
     await console_.stop();
     await embedded?.stop();
     process.exit(0);

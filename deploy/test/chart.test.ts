@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../server/config/schema.js';
 import { FENCE_WEBHOOK_PATHS, fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
 import { epochWebhookConfiguration } from '../../server/leader/epochWebhook.js';
-import { webhookConfiguration } from '../../server/protection/register.js';
+import { PROBE_LABEL, PROBE_POD, webhookConfiguration } from '../../server/protection/register.js';
 import {
   RELEASE_ID,
   RELEASE_LABEL,
@@ -105,6 +105,26 @@ describe('helm template', () => {
     ).toBe(0);
   });
 
+  it('refuses a webhook that would hear any caller: no client certificate and no NetworkPolicy fence', async () => {
+    for (const set of [
+      'webhook.clientAuth.required=false',
+      'webhook.clientAuth.required=false,networkPolicy.enabled=false,networkPolicy.apiServerCIDRs={10.0.0.0/24}',
+    ]) {
+      const r = await helm('template', 'palisade', CHART, '--set', set);
+      expect(r.code, set).not.toBe(0);
+      expect(r.stderr, set).toContain(
+        'webhook.clientAuth.required is false and no NetworkPolicy admits only the API servers',
+      );
+    }
+    // fenced by where the API servers call from, or the risk accepted in so many words
+    for (const set of [
+      'webhook.clientAuth.required=false,networkPolicy.apiServerCIDRs={10.0.0.0/24}',
+      'webhook.clientAuth.required=false,networkPolicy.apiServerFrom[0].podSelector.matchLabels.k8s-app=konnectivity-agent',
+      'webhook.clientAuth.required=false,webhook.clientAuth.allowAnyCaller=true',
+    ])
+      expect((await helm('template', 'palisade', CHART, '--set', set)).code, set).toBe(0);
+  });
+
   it('refuses OIDC sign-in without an issuer, a client ID and a Secret for the client secret', async () => {
     const r = await helm('template', 'palisade', CHART, '--set', 'auth.oidc.enabled=true');
     expect(r.code).not.toBe(0);
@@ -181,15 +201,22 @@ describe('what the chart installs', () => {
       c.webhooks.map((w: any) => ({ ...w, clientConfig: service(path) }));
     const chart = (name: string) => find(objs, 'ValidatingWebhookConfiguration', name).webhooks;
     const pods = webhookConfiguration('https://x', 'CA');
+    // installed with Ignore (the leader enforces it); the label ANDed with the values' selector
+    expect(pods.webhooks![0].failurePolicy).toBe('Ignore');
     expect(chart('podseidon.kubewharf.io')).toEqual(
-      fromCode(pods, '/admission/default').map((w: any) => ({
-        ...w,
-        namespaceSelector: {
-          matchExpressions: [
-            { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
-          ],
-        },
-      })),
+      fromCode(pods, '/admission/default').map((w: any) =>
+        w.name === 'podseidon.kubewharf.io'
+          ? {
+              ...w,
+              namespaceSelector: {
+                ...w.namespaceSelector,
+                matchExpressions: [
+                  { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+                ],
+              },
+            }
+          : w,
+      ),
     );
     // two webhooks, each on its own path
     expect(chart('palisade-nodefences')).toEqual(
@@ -214,6 +241,17 @@ describe('what the chart installs', () => {
     );
   });
 
+  it('authenticates the webhook by default: client certificates required, a NetworkPolicy on', async () => {
+    const objs = docs(await render());
+    expect(paletteYaml(objs).protection.webhook.clientAuth).toMatchObject({ required: true });
+    const policy = find(objs, 'NetworkPolicy');
+    expect(policy.spec.ingress.map((r: any) => r.ports[0].port)).toEqual([8443, 3000]);
+    // the policy the leader enforces once it can: the chart itself ships Ignore
+    expect(paletteYaml(objs).protection.webhook.failurePolicy).toBe('Fail');
+    const pods = find(objs, 'ValidatingWebhookConfiguration', 'podseidon.kubewharf.io');
+    expect(pods.webhooks[0].failurePolicy).toBe('Ignore');
+  });
+
   it('generates a palisade.yaml the server accepts, for every value set', async () => {
     const lifetimes = [
       '--set',
@@ -236,6 +274,11 @@ describe('what the chart installs', () => {
       });
       const trigger = paletteYaml(objs).protection.aggregator.updateTrigger;
       expect(pod.metadata.namespace).toBe(trigger.namespace);
+      // and the webhook's probe pod beside it, which the leader's self-probe dry-run deletes
+      const probe = find(objs, 'Pod', PROBE_POD);
+      expect(probe.spec).toEqual(TRIGGER_POD_SPEC);
+      expect(probe.metadata.labels).toMatchObject({ [RELEASE_LABEL]: RELEASE_ID, [PROBE_LABEL]: 'true' });
+      expect(probe.metadata.namespace).toBe(trigger.namespace);
       // Palisade patches that pod, and creates none
       const role = find(objs, 'Role', 'palisade-update-trigger');
       expect(role.metadata.namespace).toBe(trigger.namespace);
@@ -244,7 +287,9 @@ describe('what the chart installs', () => {
       ]);
     }
     const off = docs(await render('--set', 'protection.aggregator.updateTrigger.enabled=false'));
-    expect(off.filter((o) => o.kind === 'Pod' || o.metadata.name === 'palisade-update-trigger')).toEqual([]);
+    expect(
+      off.filter((o) => o.kind === 'Pod' || o.metadata.name === 'palisade-update-trigger').map((o) => o.metadata.name),
+    ).toEqual([PROBE_POD]);
   });
 
   it('points palisade.yaml at the namespaces and Secrets its RBAC grants', async () => {
@@ -324,8 +369,12 @@ describe('what the chart installs', () => {
     });
     const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
     expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
-    // longer than the server's own stop: 5 s webhook drain, then at most 10 s for the rest
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
+    // longer than the server's own stop: the preStop sleep, the webhook's drain (bounded by as
+    // long again), then at most 10 s for the rest
+    const sleep = c.lifecycle.preStop.sleep.seconds;
+    expect(sleep).toBeGreaterThan(0);
+    expect(paletteYaml(docs(await render())).protection.webhook.drainTimeout).toBe(`${sleep}s`);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(2 * sleep + 10);
   });
 
   it('takes extra env, volumes, mounts, args and a lifecycle hook, and securityContext overrides merged over the defaults', async () => {

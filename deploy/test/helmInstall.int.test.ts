@@ -1,7 +1,9 @@
 // The chart as Helm installs it, on the embedded cluster and (PALISADE_CLUSTER=real) on
-// etcd + kube-apiserver: `helm install` creates every object of the release; `helm upgrade`
-// keeps the caBundle that Palisade's leader (or cainjector) wrote into the webhook
-// configurations, which the chart never sets; and `helm uninstall` after the documented
+// etcd + kube-apiserver: `helm install` creates every object of the release, and with no
+// replica answering (no kubelet runs the image: an image that never starts) pod deletions keep
+// working, in a namespace holding a PodProtector too; `helm upgrade` keeps the caBundle that
+// Palisade's leader (or cainjector) wrote into the webhook configurations, which the chart never
+// sets, and the failurePolicy the leader put in force; and `helm uninstall` after the documented
 // `kubectl delete validatingwebhookconfiguration ...` removes the rest and keeps the CRDs.
 // A fresh install with `fencing.policies` succeeds (the CRD and its objects in one release
 // failed it): the policies go into palisade.yaml, and the leader, acting as the release's
@@ -25,6 +27,7 @@ import { kubeConfigAs, mintToken } from '../../server/rbac/chart.js';
 import { ControllerRuntime } from '../../server/runtime/runtime.js';
 import { captureLogs } from '../../server/test/logCapture.js';
 import YAML from 'yaml';
+import { createReadyNamespace } from '../../server/test/namespaces.js';
 import { CHART, helmBin, NAMESPACE } from './helm.js';
 
 const WEBHOOK_CONFIGS = ['podseidon.kubewharf.io', 'palisade-nodefences', 'palisade-leader-epochs'];
@@ -201,15 +204,57 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
     }
   });
 
+  it('with no replica answering (an image that never starts), pod deletions keep working', async () => {
+    // the pod-deletion webhook is installed Ignore: only a leader's self-probe enforces it
+    const hook = await admission.readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' });
+    expect(hook.webhooks![0].failurePolicy).toBe('Ignore');
+    // a namespace holding a PodProtector, labelled as a leader labels it: reviewed, not blocked
+    await createReadyNamespace(c.core, 'shop');
+    await c.core.patchNamespace(
+      { name: 'shop', body: { metadata: { labels: { 'palisade.dev/deletion-protection': 'enabled' } } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await c.kc.makeApiClient(k8s.CustomObjectsApi).createNamespacedCustomObject({
+      group: 'podseidon.kubewharf.io',
+      version: 'v1alpha1',
+      plural: 'podprotectors',
+      namespace: 'shop',
+      body: {
+        apiVersion: 'podseidon.kubewharf.io/v1alpha1',
+        kind: 'PodProtector',
+        metadata: { name: 'web' },
+        spec: { minAvailable: 5, selector: { matchLabels: { app: 'web' } } },
+      },
+    });
+    for (const name of ['web-0', 'web-1', 'web-2'])
+      await c.core.createNamespacedPod({
+        namespace: 'shop',
+        body: {
+          metadata: { name, labels: { app: 'web' } },
+          spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      });
+    await c.core.deleteNamespacedPod({ namespace: 'shop', name: 'web-0' });
+    await c.core.createNamespacedPodEviction({
+      namespace: 'shop',
+      name: 'web-1',
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'web-1', namespace: 'shop' } },
+    });
+    await c.core.deleteNamespacedPod({ namespace: 'shop', name: 'web-2', body: { dryRun: ['All'] } });
+  });
+
   it('keeps the caBundle Palisade wrote when the release is upgraded', async () => {
-    // what the leader does in self-managed mode: patch caBundle of each webhook
+    // what the leader does in self-managed mode: patch caBundle of each webhook (and, once its
+    // self-probe reached a replica, the pod-deletion webhook's failurePolicy)
     for (const name of WEBHOOK_CONFIGS) {
       const cur = await admission.readValidatingWebhookConfiguration({ name });
-      const patch = cur.webhooks!.map((_, i) => ({
+      const patch: object[] = cur.webhooks!.map((_, i) => ({
         op: 'add',
         path: `/webhooks/${i}/clientConfig/caBundle`,
         value: CA,
       }));
+      if (name === 'podseidon.kubewharf.io')
+        patch.push({ op: 'replace', path: '/webhooks/0/failurePolicy', value: 'Fail' });
       await admission.patchValidatingWebhookConfiguration(
         { name, body: patch },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
@@ -226,7 +271,9 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
     expect(r.ok, r.out).toBe(true);
     const hook = await admission.readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' });
     expect(hook.webhooks![0].timeoutSeconds).toBe(5);
-    expect((await caBundles()).flat()).toEqual(Array(6).fill(CA));
+    // an upgrade does not switch enforcement off (the chart looks the policy in force up)
+    expect(hook.webhooks![0].failurePolicy).toBe('Fail');
+    expect((await caBundles()).flat()).toEqual(Array(7).fill(CA));
   });
 
   it('uninstalls after the webhook configurations are deleted, keeping the CRDs', async () => {

@@ -167,6 +167,19 @@ export const protectionSchema = z.strictObject({
         .default(WEBHOOK_CONFIGURATIONS),
       /** @deprecated certificates.secret: the Secret replicas serve from */
       servingSecret: secretRef.optional(),
+      /**
+       * the pod-deletion webhook's failurePolicy once the leader's self-probe through the API
+       * server reached a replica (until then, and while the API server cannot be heard, Ignore)
+       */
+      failurePolicy: z
+        .enum(['Fail', 'Ignore'], { error: (i) => `must be Fail or Ignore, got ${JSON.stringify(i.input)}` })
+        .default('Fail'),
+      /**
+       * on SIGTERM (replicas behind url or service): how long the webhook keeps taking new
+       * connections, at most, while its endpoints are being removed (it stops sooner once its pod
+       * is gone from the Service's EndpointSlices); the chart sets its preStop sleep here
+       */
+      drainTimeout: durationMs.default(5_000),
       /** who may call: API servers presenting a client certificate (mutual TLS) */
       clientAuth: z
         .strictObject({
@@ -200,6 +213,8 @@ export const protectionSchema = z.strictObject({
     .default({
       port: 0,
       host: '127.0.0.1',
+      failurePolicy: 'Fail',
+      drainTimeout: 5_000,
       clientAuth: { required: true, allowedNames: ['kube-apiserver-webhook-client'] },
       configurations: WEBHOOK_CONFIGURATIONS,
     }),

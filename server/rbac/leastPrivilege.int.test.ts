@@ -744,6 +744,25 @@ const CASES: Case[] = [
     },
   },
   {
+    role: 'controllers',
+    resources: ['namespaces'],
+    verbs: ['list', 'watch', 'patch'],
+    what: "deletion protection's namespace label: the namespace informer lists, the leader labels a namespace holding a protector (namespaceLabels.ts)",
+    needs: ['list', 'namespaces'],
+    run: async () => {
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      await core.listNamespace({ limit: 1 });
+      await core.patchNamespace(
+        {
+          name: NS,
+          dryRun: 'All',
+          body: { metadata: { labels: { 'palisade.dev/deletion-protection': 'enabled' } } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    },
+  },
+  {
     role: 'leader-election',
     resources: ['leases'],
     verbs: ['get', 'create', 'update'],

@@ -313,6 +313,15 @@ export const RULES: RuleReason[] = [
     when: 'protection.generator.enabled',
   },
   {
+    role: 'controllers',
+    kind: 'ClusterRole',
+    apiGroups: CORE,
+    resources: ['namespaces'],
+    verbs: ['list', 'watch', 'patch'],
+    feature: 'Deletion protection',
+    why: "The protected namespaces' label: the leader watches namespaces and keeps palisade.dev/deletion-protection on exactly those holding a PodProtector (a merge patch conditional on the resourceVersion read, server/protection/namespaceLabels.ts), so the pod-deletion webhook is never called for any other. The namespace guard (a ValidatingAdmissionPolicy) refuses every other change by Palisade's ServiceAccount: no other label (never a Pod Security level), annotation, finalizer or spec.",
+  },
+  {
     role: 'leader-election',
     kind: 'Role',
     where: RELEASE_NS,

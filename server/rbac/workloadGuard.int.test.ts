@@ -4,7 +4,8 @@
 // narrow to a field — so the chart's policy lets those two changes through and refuses every
 // other change that ServiceAccount makes to a workload (its pod template above all), while the
 // admin's changes are untouched. Without the policy's binding, the same token rewrites the pod
-// template: the guard is what stops it.
+// template: the guard is what stops it. The namespace guard beside it lets the same ServiceAccount
+// set the protection label of a namespace and nothing else (never its Pod Security level).
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, onRealControlPlane } from '../../sim/apiserver/test/harness.js';
@@ -115,6 +116,40 @@ describe.skipIf(!onRealControlPlane)("the workload guard (Palisade's writes to w
       { namespace: NS, name: 'web', body: { spec: { replicas: 1 } } },
       merge,
     );
+  });
+
+  it("lets Palisade set a namespace's protection label, and change nothing else of it", async () => {
+    const core = kubeConfigAs(c.kc, await mintToken(c.kc)).makeApiClient(k8s.CoreV1Api);
+    await c.core.patchNamespace(
+      { name: NS, body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } } },
+      merge,
+    );
+    const asPalisadeOnNs = async (body: object): Promise<string | undefined> => {
+      try {
+        await core.patchNamespace({ name: NS, body }, merge);
+        return undefined;
+      } catch (e) {
+        const raw = (e as { body?: string }).body ?? String(e);
+        return (JSON.parse(raw) as { message?: string }).message ?? raw;
+      }
+    };
+    const relax = { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } } };
+    await eventually(
+      async () => /may change no label of a namespace/.test((await asPalisadeOnNs(relax)) ?? ''),
+      'the namespace guard in force',
+      60_000,
+    );
+    expect(
+      await asPalisadeOnNs({ metadata: { labels: { 'palisade.dev/deletion-protection': 'enabled' } } }),
+    ).toBeUndefined();
+    expect(await asPalisadeOnNs({ metadata: { annotations: { owner: 'attacker' } } })).toContain(
+      "may not change a namespace's annotations",
+    );
+    const ns = await c.core.readNamespace({ name: NS });
+    expect(ns.metadata?.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'palisade.dev/deletion-protection': 'enabled',
+    });
   });
 
   it('without the guard, the same token rewrites the pod template', async () => {

@@ -78,6 +78,8 @@ export interface Replicas {
   /** with `console: true`: the one console address browsers use, and its balancer */
   consoleUrl?: string;
   consoleBalancer?: Balancer;
+  /** start replica `index` again (a new process, same port and configuration): a rolling update's next pod */
+  restart(index: number): Promise<Replica>;
   stop(): Promise<void>;
 }
 
@@ -155,6 +157,11 @@ export async function startReplicas(o: {
   balancer?: 'tcp' | 'http';
   /** balancer http: how long a replica may take before its request is replayed (default 5s) */
   responseTimeout?: string;
+  /**
+   * balancer tcp routing like kube-proxy (testenv/ha/haproxy.ts `endpoints`): no health checks
+   * or retries; the test puts replicas in and out of rotation (balancer.setServer)
+   */
+  endpoints?: boolean;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -191,12 +198,15 @@ export async function startReplicas(o: {
   const balancer = await startBalancer(
     lbPort,
     ports.map((port) => ({ host: '127.0.0.1', port })),
-    o.balancer === 'http' ? { mode: 'http', tls, responseTimeout: o.responseTimeout } : {},
+    o.balancer === 'http'
+      ? { mode: 'http', tls, responseTimeout: o.responseTimeout }
+      : { endpoints: o.endpoints },
   );
   let consoleBalancer: Balancer | undefined;
   let consoleUrl: string | undefined;
   let consolePorts: number[] = [];
   const replicas: Replica[] = [];
+  let kubeconfig = '';
   try {
     if (o.console) {
       const port = await freePort();
@@ -219,7 +229,7 @@ export async function startReplicas(o: {
       ...(consoleUrl ? { publicURL: consoleUrl } : {}),
     };
     // the replicas' identity (PALISADE_TEST_IDENTITY=chart: the chart's ServiceAccount)
-    const kubeconfig = await palisadeKubeconfig(o.kubeconfig);
+    kubeconfig = await palisadeKubeconfig(o.kubeconfig);
     for (let i = 0; i < o.n; i++) {
       const config = join(dir, `palisade-${i}.yaml`);
       const protection = {
@@ -239,8 +249,9 @@ export async function startReplicas(o: {
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
     // only after two good health checks, and a test that stopped the first two replicas while
-    // the last was still rising found no server at all
-    await allUp(balancer);
+    // the last was still rising found no server at all (without checks: every one ready)
+    if (o.endpoints) await Promise.all(replicas.map((r) => untilReady(r.url)));
+    else await allUp(balancer);
     if (consoleBalancer) await allUp(consoleBalancer);
   } catch (e) {
     for (const r of replicas) r.signal('SIGKILL');
@@ -256,6 +267,21 @@ export async function startReplicas(o: {
       identity ? replicas.find((r) => identity.includes(`_${r.child.pid}_`)) : undefined,
     consoleUrl,
     consoleBalancer,
+    async restart(index) {
+      const old = replicas[index];
+      if (old.child.exitCode === null && old.child.signalCode === null)
+        throw new Error(`replica ${index} is still running`);
+      const r = await startReplica(
+        index,
+        kubeconfig,
+        join(dir, `palisade-${index}.yaml`),
+        ports[index],
+        o.env,
+        consolePorts[index],
+      );
+      replicas[index] = r;
+      return r;
+    },
     async stop() {
       for (const r of replicas) {
         if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
@@ -270,6 +296,22 @@ export async function startReplicas(o: {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Until the replica's /readyz answers 200 (its informers synced, its webhook serving). */
+export async function untilReady(url: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < until) {
+    const r = await fetch(`${url}/readyz`).then(
+      async (x) => [x.status, await x.text()] as const,
+      (e) => [0, String(e)] as const,
+    );
+    if (r[0] === 200) return;
+    last = `${r[0]} ${r[1]}`;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`${url}/readyz not 200 within ${timeoutMs} ms: ${last}`);
 }
 
 async function allUp(b: Balancer, timeoutMs = 30_000) {
