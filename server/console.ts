@@ -68,6 +68,11 @@ export interface ConsoleOptions {
   auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
   instanceIds?: CasOptions;
+  /**
+   * the namespaces whose opted-in workloads get instance IDs (palisade.yaml instanceIds.namespaces;
+   * ["*"]: every one); default none
+   */
+  instanceIdNamespaces?: readonly string[];
   /** how often the instance-ID collector sweeps (default 30 s) */
   instanceIdSweepMs?: number;
   /** the incident history (timeline, audit, replay): where it is kept; undefined: none (the audit reads Events) */
@@ -165,12 +170,21 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     });
   const incident = new IncidentService(clusters, { fencing, protection }, { logger: root, history });
   const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
-  const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
+  const instanceIdScope = { namespaces: opts.instanceIdNamespaces ?? [] };
+  const instanceIds = new InstanceIdEndpoint(clusters, {
+    cas: { ...opts.instanceIds, ...instanceIdScope },
+    logger: root,
+  });
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
   const collectors = [...clusters.values()]
     .filter((conn) => conn.spec.mode !== 'read-only')
     .map((conn) => {
-      const c = new InstanceIdCollector(conn, root.child({ cluster: conn.id }), opts.instanceIdSweepMs);
+      const c = new InstanceIdCollector(
+        conn,
+        root.child({ cluster: conn.id }),
+        opts.instanceIdSweepMs,
+        instanceIdScope.namespaces,
+      );
       runtime.manager(conn.spec).add(c.controller);
       return { c, manager: runtime.manager(conn.spec) };
     });
@@ -281,7 +295,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   // the embedded cluster's simulated pods learn where the instance-ID endpoint is
   const publishers = [...clusters.values()]
     .filter((c) => c.spec.infra && c.spec.mode !== 'read-only')
-    .map((c) => new EndpointPublisher(c, url, component('instance-ids', {}, root)));
+    // at the address people reach the console by (a balancer in front of replicas), else its own
+    .map((c) => new EndpointPublisher(c, opts.auth?.publicURL ?? url, component('instance-ids', {}, root)));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 

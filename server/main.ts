@@ -317,6 +317,8 @@ async function main() {
     protection: config.protection ?? embedded?.protection,
     // one controller Lease per cluster: only its holder runs the loops
     election: leaderElectionOf(config.controllers),
+    // where instance IDs are given out: palisade.yaml's list; beside the embedded cluster, everywhere
+    instanceIdNamespaces: config.instanceIds?.namespaces ?? (embedded ? ['*'] : []),
     // the incident history: PostgreSQL when given, else PGlite in the state directory
     history: {
       location: historyLocationOf({

@@ -29,7 +29,10 @@ export interface HolderPod {
 
 /** How a pod left the API, when a watch saw it go. */
 export interface Departure {
-  /** its last state was a terminal phase reported while its node was Ready: its kubelet's own delete */
+  /**
+   * it never ran (no node), or its last state was a terminal phase reported while its node was
+   * Ready: its kubelet's own delete
+   */
   confirmed: boolean;
   /** where it ran */
   nodeName?: string;
@@ -93,7 +96,7 @@ export function holderStopped(f: HolderFacts): StopVerdict {
   if (!nodeName)
     return running(
       'node-unknown',
-      `${f.name} is gone from the API and where it ran is not known: nothing confirms it stopped`,
+      `${f.name}: gone from the API, and where it ran is not known: nothing confirms it stopped`,
     );
   if (!f.node)
     return stopped(
@@ -116,16 +119,16 @@ export function holderStopped(f: HolderFacts): StopVerdict {
   if (!f.pod)
     return running(
       'unconfirmed-removal',
-      `${f.name} left the API without its kubelet on ${nodeName} confirming the end (force-deleted, or while no Palisade replica watched): fence or reboot ${nodeName} to confirm it`,
+      `${f.name} on ${nodeName}: left the API without its kubelet confirming the end (force-deleted, or while no Palisade replica watched); fencing or rebooting ${nodeName} confirms it`,
     );
   if (f.pod.phase && TERMINAL.has(f.pod.phase))
     return stopped('finished', `${f.name} ${f.pod.phase}: its kubelet on Ready node ${nodeName} reported it`);
   if (f.pod.deletionTimestamp)
     return running(
       'terminating',
-      `${f.name} is Terminating on Ready node ${nodeName}: its kubelet is stopping it`,
+      `${f.name} on ${nodeName}: Terminating, its kubelet (node Ready) is stopping it`,
     );
-  return running('running', `${f.name} runs on ${nodeName}`);
+  return running('running', `${f.name} on ${nodeName}: running`);
 }
 
 /** fenceState, and the fence must be about the boot the pod ran in (or the node's boot now). */

@@ -54,6 +54,8 @@ export interface Replicas {
   /** with `console: true`: the one console address browsers use, and its balancer */
   consoleUrl?: string;
   consoleBalancer?: Balancer;
+  /** start replica i again (after it was killed or stopped), on the same ports with the same configuration */
+  restart(index: number): Promise<Replica>;
   stop(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export async function startReplicas(o: {
   let consoleUrl: string | undefined;
   let consolePorts: number[] = [];
   const replicas: Replica[] = [];
+  const spawnArgs: Parameters<typeof startReplica>[] = [];
   try {
     if (o.console) {
       const port = await freePort();
@@ -205,7 +208,8 @@ export async function startReplicas(o: {
         config,
         JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
       );
-      replicas.push(await startReplica(i, kubeconfig, config, ports[i], o.env, consolePorts[i]));
+      spawnArgs.push([i, kubeconfig, config, ports[i], o.env, consolePorts[i]]);
+      replicas.push(await startReplica(...spawnArgs[i]));
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
     // only after two good health checks, and a test that stopped the first two replicas while
@@ -226,6 +230,13 @@ export async function startReplicas(o: {
       identity ? replicas.find((r) => identity.includes(`_${r.child.pid}_`)) : undefined,
     consoleUrl,
     consoleBalancer,
+    async restart(index) {
+      const old = replicas[index];
+      if (old.child.exitCode === null && old.child.signalCode === null)
+        throw new Error(`replica ${index} is still running`);
+      replicas[index] = await startReplica(...spawnArgs[index]);
+      return replicas[index];
+    },
     async stop() {
       for (const r of replicas) {
         if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
