@@ -18,7 +18,12 @@ import { API_VERSION, FENCE_PLURAL, GROUP, POLICY_PLURAL, VERSION } from '../../
 import { INSTANCE_IDS_LABEL } from '../../lib/instanceIds/types.js';
 import type { Violation } from '../../sim/checker/checker.js';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
-import { describeIncident, generateSchedule, type Incident, type Schedule } from '../../sim/faults/schedule.js';
+import {
+  describeIncident,
+  generateSchedule,
+  type Incident,
+  type Schedule,
+} from '../../sim/faults/schedule.js';
 import { parseScenario } from '../../sim/scenario/load.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
 
@@ -174,7 +179,10 @@ export async function startFaultRig(o: RigOptions = {}): Promise<FaultRig> {
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
-  const nodes = cluster.infra.list().map((n) => n.name).sort();
+  const nodes = cluster.infra
+    .list()
+    .map((n) => n.name)
+    .sort();
   const rig: FaultRig = {
     cluster,
     replicas,
@@ -277,7 +285,9 @@ async function carryOut(
       else if (i.kind === 'power') infra.powerOff(n);
       else if (infra.node(n).power === 'on' && infra.node(n).kubelet === 'running') infra.kubeletCrash(n);
     }
-    note(`${i.kind === 'partition' ? 'partitioned' : i.kind === 'power' ? 'powered off' : 'kubelet crashed on'} ${nodes.join(', ')}`);
+    note(
+      `${i.kind === 'partition' ? 'partitioned' : i.kind === 'power' ? 'powered off' : 'kubelet crashed on'} ${nodes.join(', ')}`,
+    );
     if (i.kind === 'partition' && i.healMidFence) {
       const fenced = await midFence(rig, nodes, Math.max(i.forMs, 30_000));
       note(fenced ? `NodeFence of ${fenced} under way: healing now` : 'no fence under way in time: healing');
@@ -325,7 +335,10 @@ async function restartReplica(rig: FaultRig, index: number, note: (l: string) =>
  * Liveness: every node Ready, every workload of the scenario with all its replicas Ready and no
  * pod Terminating, and every running pod of a workload taking instance IDs holding one.
  */
-export async function untilLive(rig: FaultRig, boundMs: number): Promise<{ ok: true } | { ok: false; why: string }> {
+export async function untilLive(
+  rig: FaultRig,
+  boundMs: number,
+): Promise<{ ok: true } | { ok: false; why: string }> {
   const core = rig.cluster.kc.makeApiClient(k8s.CoreV1Api);
   const apps = rig.cluster.kc.makeApiClient(k8s.AppsV1Api);
   const until = Date.now() + boundMs;
@@ -384,6 +397,7 @@ async function notLive(rig: FaultRig, core: k8s.CoreV1Api, apps: k8s.AppsV1Api):
 /** One line per seed, for logs and bench/RESULTS.md. */
 export function seedSummary(r: SeedResult): string {
   const incidents = r.schedule.incidents.map(describeIncident).join('; ');
-  const live = r.liveMs !== undefined ? `Ready again in ${(r.liveMs / 1000).toFixed(1)} s` : `NOT live (${r.notLive})`;
+  const live =
+    r.liveMs !== undefined ? `Ready again in ${(r.liveMs / 1000).toFixed(1)} s` : `NOT live (${r.notLive})`;
   return `seed ${r.seed}: ${r.violations.length} violation(s), ${live}, ${(r.durationMs / 1000).toFixed(0)} s — ${incidents}`;
 }
