@@ -1,8 +1,9 @@
-// Which seeds a fault run takes: the short set `npm test` runs (chosen so that between them they
-// cover every kind of fault: a power cut, partitions of one node and of five, a partition healed
-// mid-fence, kubelet crashes, a replica killed), or PALISADE_FAULT_SEEDS=N for seeds 1..N
-// (PALISADE_FAULT_SEEDS=7,42 for those).
-export const SHORT_SEEDS = [1, 4];
+// Which seeds a fault run takes: the short set `npm test` runs, or PALISADE_FAULT_SEEDS=N for
+// seeds 1..N (PALISADE_FAULT_SEEDS=7,42 for those). The short set: seeds 3 and 4, which between
+// them have kubelet crashes, partitions healed mid-fence, power cuts and a replica killed — and
+// each broke unique-instance-id with seed 002's rule (an evicted pod's ID taken while it still
+// ran: issue 23), so the set fails if that rule comes back.
+export const SHORT_SEEDS = [3, 4];
 
 export function seedsFromEnv(env: Record<string, string | undefined> = process.env): number[] {
   const v = env.PALISADE_FAULT_SEEDS?.trim();

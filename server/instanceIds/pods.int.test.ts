@@ -108,7 +108,7 @@ describe('simulated pods that opt in', () => {
     // its answer may come after the replacement took the ID over (on a busy machine)
     await eventually(() => h.cluster.fleet.apps.counts.released >= 1, `${gone}'s release answered`);
     expect(duplicates()).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("the simulated kubelet's environment", () => {
@@ -233,7 +233,7 @@ describe('issue 23: an instance ID is never held twice', () => {
     h.cluster.infra.powerOn(node);
     await core.patchNode({ name: node, body: { spec: { unschedulable: false } } }, merge);
     await settled('solo', 1);
-  });
+  }, 180_000);
 });
 
 describe("the console's view (instanceIds.list and .get)", () => {

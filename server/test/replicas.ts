@@ -66,6 +66,7 @@ async function startReplica(
   webhookPort: number,
   env: Record<string, string> = {},
   consolePort = 0,
+  startTimeoutMs = 90_000,
 ): Promise<Replica> {
   const child = spawn(
     process.execPath,
@@ -97,7 +98,10 @@ async function startReplica(
   child.stderr?.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`replica ${index} did not start:\n${out}`)), 90_000);
+    const timer = setTimeout(
+      () => fail(new Error(`replica ${index} did not start within ${startTimeoutMs / 1000} s:\n${out}`)),
+      startTimeoutMs,
+    );
     const look = () => {
       const m = out.match(/Palisade console: (http:\/\/\S+)/);
       if (m) {
@@ -133,6 +137,8 @@ export async function startReplicas(o: {
   balancer?: 'tcp' | 'http';
   /** balancer http: how long a replica may take before its request is replayed (default 5s) */
   responseTimeout?: string;
+  /** how long a replica may take to start listening (default 90 s) */
+  startTimeoutMs?: number;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -208,7 +214,7 @@ export async function startReplicas(o: {
         config,
         JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
       );
-      spawnArgs.push([i, kubeconfig, config, ports[i], o.env, consolePorts[i]]);
+      spawnArgs.push([i, kubeconfig, config, ports[i], o.env, consolePorts[i], o.startTimeoutMs]);
       replicas.push(await startReplica(...spawnArgs[i]));
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
