@@ -10,27 +10,23 @@ import * as k8s from '@kubernetes/client-node';
 import { FENCE_PLURAL, GROUP, parseNodeFence, VERSION } from '../../lib/fencing/types.js';
 import { type Departure, type HolderPod, holderStopped, type StopVerdict } from '../../lib/guard/stopped.js';
 import type { FenceFacts, NodeFacts } from '../../lib/guard/types.js';
+import type { PodView } from '../../lib/console/protocol.js';
 import type { HolderRecord } from '../../lib/instanceIds/holders.js';
 import { fenceFacts, nodeFacts } from '../actions/live.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { SupervisedInformer } from '../kube/informer.js';
 
-interface PodFacts extends HolderPod {
-  key: string;
-}
-
 const TERMINAL = new Set(['Succeeded', 'Failed']);
 /** how many departures are kept (the oldest go first): a day of churn on a busy cluster */
 const MAX_DEPARTURES = 50_000;
 
-function podFacts(p: k8s.V1Pod): PodFacts {
-  const m = p.metadata ?? {};
+/** The console's trimmed pod view as the rule's facts (no second copy of every pod is kept). */
+function podFacts(p: PodView): HolderPod {
   return {
-    key: `${m.namespace}/${m.name}`,
-    name: m.name ?? '',
-    ...(p.spec?.nodeName ? { nodeName: p.spec.nodeName } : {}),
-    ...(p.status?.phase ? { phase: p.status.phase } : {}),
-    ...(m.deletionTimestamp ? { deletionTimestamp: String(m.deletionTimestamp) } : {}),
+    name: p.name,
+    ...(p.node ? { nodeName: p.node } : {}),
+    ...(p.phase ? { phase: p.phase } : {}),
+    ...(p.deletionTimestamp !== undefined ? { deletionTimestamp: p.deletionTimestamp } : {}),
   };
 }
 
@@ -38,7 +34,7 @@ export class HolderFactsSource {
   private readonly departures = new Map<string, Departure>();
   readonly nodes: SupervisedInformer<k8s.V1Node, NodeFacts>;
   readonly fences: SupervisedInformer<k8s.KubernetesObject, FenceFacts | undefined>;
-  readonly pods: SupervisedInformer<k8s.V1Pod, PodFacts>;
+  private readonly pods: SupervisedInformer<k8s.V1Pod, PodView>;
 
   constructor(conn: ClusterConnection) {
     const reg = conn.registry;
@@ -49,12 +45,8 @@ export class HolderFactsSource {
       list: (p) => conn.core.listNode(p),
       project: nodeFacts,
     });
-    this.pods = reg.informer<k8s.V1Pod, PodFacts>({
-      kind: 'pods',
-      path: '/api/v1/pods',
-      list: (p) => conn.core.listPodForAllNamespaces(p),
-      project: podFacts,
-    });
+    // the console's own pod watch and views: their last state is what a departure is judged by
+    this.pods = conn.informers.pods;
     this.fences = reg.informer<k8s.KubernetesObject, FenceFacts | undefined>({
       kind: FENCE_PLURAL,
       path: `/apis/${GROUP}/${VERSION}/${FENCE_PLURAL}`,
@@ -72,15 +64,16 @@ export class HolderFactsSource {
       },
     });
     this.pods.on({ delete: (p) => this.departed(p) });
-    for (const i of [this.nodes, this.pods, this.fences]) i.start();
+    for (const i of [this.nodes, this.fences]) i.start();
   }
 
-  private departed(p: PodFacts) {
-    const node = p.nodeName ? this.nodes.get(p.nodeName) : undefined;
+  private departed(p: PodView) {
+    const node = p.node ? this.nodes.get(p.node) : undefined;
     // never scheduled: it ran nowhere; else its kubelet must have reported the end from a Ready node
-    const confirmed = !p.nodeName || (!!p.phase && TERMINAL.has(p.phase) && node?.ready === 'True');
-    this.departures.delete(p.key);
-    this.departures.set(p.key, { confirmed, ...(p.nodeName ? { nodeName: p.nodeName } : {}) });
+    const confirmed = !p.node || (!!p.phase && TERMINAL.has(p.phase) && node?.ready === 'True');
+    const key = `${p.namespace}/${p.name}`;
+    this.departures.delete(key);
+    this.departures.set(key, { confirmed, ...(p.node ? { nodeName: p.node } : {}) });
     if (this.departures.size > MAX_DEPARTURES) {
       const oldest = this.departures.keys().next().value;
       if (oldest !== undefined) this.departures.delete(oldest);
@@ -95,7 +88,8 @@ export class HolderFactsSource {
 
   /** The verdict from the watches alone (the page, the collector's candidates); the CAS reads live. */
   judgeCached(namespace: string, pod: string, record?: HolderRecord): StopVerdict {
-    const p = this.pods.get(`${namespace}/${pod}`);
+    const view = this.pods.get(`${namespace}/${pod}`);
+    const p = view && podFacts(view);
     const nodeName = p?.nodeName ?? this.departure(namespace, pod)?.nodeName ?? record?.node;
     const node = nodeName ? this.nodes.get(nodeName) : undefined;
     return holderStopped({
