@@ -4,9 +4,10 @@
 // loses nothing); the end prints the figures — seeds, violations, liveness times (from the last
 // heal to every pod Ready again) — and, for a run of 20 seeds or more, writes them to
 // bench/faults/RESULTS.md (folded into bench/RESULTS.md by the npm script). Exits 1 when any seed
-// failed.
+// failed. `--report FILE.jsonl...` writes bench/faults/RESULTS.md from earlier runs' files (runs
+// of parts of the seeds side by side, on rigs of their own).
 import { execFileSync } from 'node:child_process';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -53,6 +54,12 @@ export function figures(results: SeedResult[]) {
 async function main() {
   let raw: ReturnType<typeof parseArgs>['values'];
   try {
+    const args = parseArgs({
+      options: { report: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: false,
+    });
+    if (args.values.report) return report(args.positionals);
     raw = parseArgs({
       options: {
         seeds: { type: 'string' },
@@ -104,6 +111,29 @@ async function main() {
   process.exit(f.violations || f.notLive.length ? 1 : 0);
 }
 
+/** Results of earlier runs (their .jsonl files), one result per seed, into bench/faults/RESULTS.md. */
+async function report(files: string[]) {
+  if (!files.length) usage('--report takes the .jsonl files of earlier runs');
+  const bySeed = new Map<number, SeedResult>();
+  for (const f of files)
+    for (const line of (await readFile(f, 'utf8')).split('\n').filter(Boolean)) {
+      const r = JSON.parse(line) as SeedResult;
+      bySeed.set(r.seed, r);
+    }
+  const results = [...bySeed.values()].sort((a, b) => a.seed - b.seed);
+  const minutes = results.reduce((n, r) => n + r.durationMs, 0) / 60_000;
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+  await writeResults(
+    results,
+    figures(results),
+    `${machine}, ${files.length} rig(s) side by side`,
+    minutes,
+    results.map((r) => r.seed),
+  );
+  const f = figures(results);
+  console.log(`${f.seeds} seeds, ${f.violations} violations, ${f.seeds - f.notLive.length} live again`);
+}
+
 function git(args: string[]): string {
   try {
     return execFileSync('git', args, { encoding: 'utf8' }).trim();
@@ -152,7 +182,7 @@ every pod Ready again (and every pod of an instance-ID workload holding an ID) w
 
 ## Setup
 
-- ${new Date().toISOString().slice(0, 10)}, commit ${git(['rev-parse', '--short', 'HEAD'])}, ${machine}; ${minutes.toFixed(0)} min in all
+- ${new Date().toISOString().slice(0, 10)}, commit ${process.env.PALISADE_COMMIT ?? git(['rev-parse', '--short', 'HEAD'])}, ${machine}; ${minutes.toFixed(0)} min of seeds in all
 - seeds ${seeds[0]}..${seeds.at(-1)}: ${f.incidents} incidents — ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}
 
 ## Figures
