@@ -31,7 +31,7 @@ import { AuditFeed } from './realtime/audit.js';
 import { HistoryFeed } from './realtime/history.js';
 import { IncidentFeed } from './incident/feed.js';
 import { IncidentService } from './incident/service.js';
-import { InstanceIdCollector } from './instanceIds/collector.js';
+import { collectOnDeparture, InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
 import { EndpointPublisher } from './instanceIds/publish.js';
@@ -175,6 +175,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     cas: { ...opts.instanceIds, ...instanceIdScope },
     logger: root,
   });
+  // every replica writes down at once what only its watch saw: a holder its kubelet removed
+  for (const conn of clusters.values())
+    if (conn.spec.mode !== 'read-only')
+      collectOnDeparture(
+        conn,
+        instanceIds.cas.get(conn.id)!,
+        component('instance-ids', { cluster: conn.id }, root),
+      );
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
   const collectors = [...clusters.values()]
     .filter((conn) => conn.spec.mode !== 'read-only')

@@ -235,7 +235,18 @@ export async function runSeed(rig: FaultRig, seed: number, o: SeedOptions = {}):
   const before = violationsNow(rig).length;
   /** nodes in an incident now */
   const faulted = new Set<string>();
-  await Promise.all(schedule.incidents.map((i) => carryOut(rig, i, t0, faulted, note)));
+  // a violation's evidence, read the moment it is seen: who did what to the pod, and its node
+  const evidence: Promise<void>[] = [];
+  const onViolation = (e: { type: string; violation?: Violation }) => {
+    if (e.type === 'violation' && e.violation) evidence.push(explain(rig, e.violation, note));
+  };
+  rig.cluster.infra.truth.on('event', onViolation);
+  try {
+    await Promise.all(schedule.incidents.map((i) => carryOut(rig, i, t0, faulted, note)));
+  } finally {
+    rig.cluster.infra.truth.off('event', onViolation);
+  }
+  await Promise.all(evidence);
   await sleep(Math.max(0, t0 + schedule.endMs - Date.now()));
   // the last heal: every node whole again, every replica up
   for (const n of rig.nodes) restore(rig, n);
@@ -259,6 +270,48 @@ export async function runSeed(rig: FaultRig, seed: number, o: SeedOptions = {}):
   };
 }
 
+/** What the API says about a violation's pods when it is seen: their Events and their nodes. */
+async function explain(rig: FaultRig, v: Violation, note: (l: string) => void) {
+  note(`violation seen: ${v.invariant}: ${v.message}`);
+  const core = rig.cluster.kc.makeApiClient(k8s.CoreV1Api);
+  const pods = new Set<string>(v.evidence.map((p) => `${p.namespace}/${p.podName}`));
+  for (const m of v.message.matchAll(/pod ([a-z0-9-]+\/[a-z0-9.-]+)/g)) pods.add(m[1]);
+  try {
+    for (const key of pods) {
+      const [namespace, name] = key.split('/');
+      const events = await core.listNamespacedEvent({
+        namespace,
+        fieldSelector: `involvedObject.name=${name}`,
+      });
+      for (const e of events.items.slice(-12))
+        note(
+          `  event ${key}: ${e.reason} (${e.source?.component ?? e.reportingComponent ?? '?'}): ${e.message}`,
+        );
+      const pod = await core.readNamespacedPod({ namespace, name }).catch(() => undefined);
+      const node = pod?.spec?.nodeName;
+      note(
+        `  pod ${key}: ${pod ? `on ${node}, ${pod.metadata?.deletionTimestamp ? 'Terminating' : pod.status?.phase}` : 'gone'}`,
+      );
+    }
+    const nodes = (await core.listNode()).items.map(
+      (n) =>
+        `${n.metadata?.name}=${n.status?.conditions?.find((c) => c.type === 'Ready')?.status}${(n.spec?.taints ?? []).map((t) => `+${t.key.replace('node.kubernetes.io/', '')}`).join('')}`,
+    );
+    note(`  nodes: ${nodes.join(' ')}`);
+    note(
+      `  infra: ${
+        rig.cluster.infra
+          .list()
+          .filter((n) => n.partitioned || n.power === 'off' || n.kubelet !== 'running')
+          .map((n) => `${n.name}(${n.partitioned ? 'partitioned ' : ''}${n.power} kubelet ${n.kubelet})`)
+          .join(' ') || 'all whole'
+      }; replicas down: ${[...rig.down].join(', ') || 'none'}`,
+    );
+  } catch (e) {
+    note(`  (evidence could not be read: ${(e as Error).message})`);
+  }
+}
+
 function violationsNow(rig: FaultRig): Violation[] {
   return [...rig.cluster.checker.list(), ...rig.cluster.protection.list()].sort((a, b) => a.id - b.id);
 }
@@ -273,7 +326,10 @@ async function carryOut(
   await sleep(Math.max(0, t0 + i.atMs - Date.now()));
   const infra = rig.cluster.infra;
   if (i.kind === 'replica') {
-    if (rig.down.has(i.replica)) return;
+    // one replica always answers: one still starting after its own kill (slowly, on a loaded
+    // machine) leaves the other alone
+    if (rig.down.size)
+      return note(`replica ${i.replica} not killed: replica ${[...rig.down].join(', ')} is down`);
     rig.down.add(i.replica);
     rig.replicas.replicas[i.replica].signal('SIGKILL');
     note(`replica ${i.replica} killed (SIGKILL)`);

@@ -114,3 +114,31 @@ export class InstanceIdCollector {
     return done;
   }
 }
+
+/**
+ * On every replica (not only the leader): a pod named in an opted-in map that its kubelet was
+ * seen to remove has its entry dropped at once, through the compare-and-swap (which judges it
+ * again, live). What only a watch can see is so written down while a replica sees it: a replica
+ * started later, or the next leader, does not know how that pod left.
+ */
+export function collectOnDeparture(conn: ClusterConnection, cas: InstanceIdCas, log: Logger) {
+  holderFactsOf(conn).onDeparture((namespace, pod, d) => {
+    if (!d.confirmed) return;
+    const quoted = JSON.stringify(pod);
+    const { deployments, statefulSets } = conn.informers;
+    for (const w of [...deployments.values(), ...statefulSets.values()]) {
+      if (w.namespace !== namespace || !w.instanceIdsEnabled || !w.instanceIds?.includes(quoted)) continue;
+      const ref = { namespace, kind: w.kind as WorkloadKind, name: w.name };
+      void cas.collect(ref).then((o) => {
+        if (o.ok && o.dropped.length)
+          log.info(
+            {
+              workload: `${ref.kind} ${namespace}/${ref.name}`,
+              dropped: o.dropped.map((e) => `${e.id}: ${e.pod}`),
+            },
+            'instance ID of a pod its kubelet removed given back',
+          );
+      });
+    }
+  });
+}

@@ -30,8 +30,11 @@ function podFacts(p: PodView): HolderPod {
   };
 }
 
+export type DepartureListener = (namespace: string, pod: string, d: Departure) => void;
+
 export class HolderFactsSource {
   private readonly departures = new Map<string, Departure>();
+  private readonly listeners: DepartureListener[] = [];
   readonly nodes: SupervisedInformer<k8s.V1Node, NodeFacts>;
   readonly fences: SupervisedInformer<k8s.KubernetesObject, FenceFacts | undefined>;
   private readonly pods: SupervisedInformer<k8s.V1Pod, PodView>;
@@ -72,12 +75,19 @@ export class HolderFactsSource {
     // never scheduled: it ran nowhere; else its kubelet must have reported the end from a Ready node
     const confirmed = !p.node || (!!p.phase && TERMINAL.has(p.phase) && node?.ready === 'True');
     const key = `${p.namespace}/${p.name}`;
+    const d: Departure = { confirmed, ...(p.node ? { nodeName: p.node } : {}) };
     this.departures.delete(key);
-    this.departures.set(key, { confirmed, ...(p.node ? { nodeName: p.node } : {}) });
+    this.departures.set(key, d);
+    for (const l of this.listeners) l(p.namespace, p.name, d);
     if (this.departures.size > MAX_DEPARTURES) {
       const oldest = this.departures.keys().next().value;
       if (oldest !== undefined) this.departures.delete(oldest);
     }
+  }
+
+  /** Told of every pod that leaves the API, and whether its kubelet confirmed the end. */
+  onDeparture(l: DepartureListener) {
+    this.listeners.push(l);
   }
 
   /** How the pod left the API, if this replica saw it go (and it has not come back since). */
