@@ -82,6 +82,12 @@ async function main() {
   console.log(`fault run: ${seeds.length} seeds (${seeds[0]}..${seeds.at(-1)}), results in ${out}`);
   const started = Date.now();
   const rig = await startFaultRig({ log: (l) => console.log(`[rig] ${l}`) });
+  // stopped early: take the replicas, balancers and cluster down with it
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => {
+      console.log(`${sig}: stopping the rig`);
+      void rig.stop().finally(() => process.exit(130));
+    });
   const results: SeedResult[] = [];
   try {
     for (const seed of seeds) {
