@@ -140,6 +140,19 @@ async function report(files: string[]) {
   console.log(`${f.seeds} seeds, ${f.violations} violations, ${f.seeds - f.notLive.length} live again`);
 }
 
+/** "1..50, 51..87" */
+export function ranges(seeds: number[]): string {
+  const sorted = [...new Set(seeds)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    out.push(i === j ? `${sorted[i]}` : `${sorted[i]}..${sorted[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
 function git(args: string[]): string {
   try {
     return execFileSync('git', args, { encoding: 'utf8' }).trim();
@@ -179,7 +192,7 @@ async function writeResults(
   );
   const text = `# Randomized fault run
 
-\`npm run faults -- --seeds ${seeds.length}${seeds[0] !== 1 ? ` --from ${seeds[0]}` : ''}\` (server/faults/): seeded fault schedules on a twelve-node embedded
+\`npm run faults -- --seeds 100\` (server/faults/): seeded fault schedules on a twelve-node embedded
 cluster with two Palisade replicas (separate processes behind haproxy, fencing on with an
 automatic FencePolicy and the built-in power agent), every checker invariant judged all along
 (at most one process per StatefulSet identity, one node writing each RWO volume, no instance ID
@@ -189,7 +202,7 @@ every pod Ready again (and every pod of an instance-ID workload holding an ID) w
 ## Setup
 
 - ${new Date().toISOString().slice(0, 10)}, commit ${process.env.PALISADE_COMMIT ?? git(['rev-parse', '--short', 'HEAD'])}, ${machine}; ${minutes.toFixed(0)} min of seeds in all
-- seeds ${seeds[0]}..${seeds.at(-1)}: ${f.incidents} incidents — ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}
+- seeds ${ranges(seeds)} (${seeds.length}): ${f.incidents} incidents — ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}
 
 ## Figures
 
