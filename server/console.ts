@@ -32,7 +32,7 @@ import { AuditFeed } from './realtime/audit.js';
 import { HistoryFeed } from './realtime/history.js';
 import { IncidentFeed } from './incident/feed.js';
 import { IncidentService } from './incident/service.js';
-import { InstanceIdCollector } from './instanceIds/collector.js';
+import { collectOnDeparture, InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
 import { EndpointPublisher } from './instanceIds/publish.js';
@@ -77,6 +77,11 @@ export interface ConsoleOptions {
   auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
   instanceIds?: CasOptions;
+  /**
+   * the namespaces whose opted-in workloads get instance IDs (palisade.yaml instanceIds.namespaces;
+   * ["*"]: every one); default none
+   */
+  instanceIdNamespaces?: readonly string[];
   /** how often the instance-ID collector sweeps (default 30 s) */
   instanceIdSweepMs?: number;
   /** the incident history (timeline, audit, replay): where it is kept; undefined: none (the audit reads Events) */
@@ -185,12 +190,29 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     announce: opts.announce,
     logger: root,
   });
-  const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
+  const instanceIdScope = { namespaces: opts.instanceIdNamespaces ?? [] };
+  const instanceIds = new InstanceIdEndpoint(clusters, {
+    cas: { ...opts.instanceIds, ...instanceIdScope },
+    logger: root,
+  });
+  // every replica writes down at once what only its watch saw: a holder its kubelet removed
+  for (const conn of clusters.values())
+    if (conn.spec.mode !== 'read-only')
+      collectOnDeparture(
+        conn,
+        instanceIds.cas.get(conn.id)!,
+        component('instance-ids', { cluster: conn.id }, root),
+      );
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
   const collectors = [...clusters.values()]
     .filter((conn) => conn.spec.mode !== 'read-only')
     .map((conn) => {
-      const c = new InstanceIdCollector(conn, root.child({ cluster: conn.id }), opts.instanceIdSweepMs);
+      const c = new InstanceIdCollector(
+        conn,
+        root.child({ cluster: conn.id }),
+        opts.instanceIdSweepMs,
+        instanceIdScope.namespaces,
+      );
       runtime.manager(conn.spec).add(c.controller);
       return { c, manager: runtime.manager(conn.spec) };
     });
@@ -310,7 +332,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   // the embedded cluster's simulated pods learn where the instance-ID endpoint is
   const publishers = [...clusters.values()]
     .filter((c) => c.spec.infra && c.spec.mode !== 'read-only')
-    .map((c) => new EndpointPublisher(c, url, component('instance-ids', {}, root)));
+    // at the address people reach the console by (a balancer in front of replicas), else its own
+    .map((c) => new EndpointPublisher(c, opts.auth?.publicURL ?? url, component('instance-ids', {}, root)));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 

@@ -323,6 +323,8 @@ async function main() {
     election: leaderElectionOf(config.controllers),
     // FencePolicies the file defines (the chart's fencing.policies): the leader creates them
     fencePolicies: config.fencing?.policies,
+    // where instance IDs are given out: palisade.yaml's list; beside the embedded cluster, everywhere
+    instanceIdNamespaces: config.instanceIds?.namespaces ?? (embedded ? ['*'] : []),
     // the incident history: PostgreSQL when given, else PGlite in the state directory
     history: {
       location: historyLocationOf({

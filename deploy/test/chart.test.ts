@@ -288,7 +288,9 @@ describe('what the chart installs', () => {
     }
     const off = docs(await render('--set', 'protection.aggregator.updateTrigger.enabled=false'));
     expect(
-      off.filter((o) => o.kind === 'Pod' || o.metadata.name === 'palisade-update-trigger').map((o) => o.metadata.name),
+      off
+        .filter((o) => o.kind === 'Pod' || o.metadata.name === 'palisade-update-trigger')
+        .map((o) => o.metadata.name),
     ).toEqual([PROBE_POD]);
   });
 

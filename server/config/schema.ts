@@ -473,11 +473,21 @@ export const storageSchema = z.strictObject({
 
 export type StorageConfig = z.infer<typeof storageSchema>;
 
-/** Instance IDs: where workloads may take part (besides their own opt-in annotation). */
+/** A namespace name, or "*" for every namespace. */
+const namespaceOrAll = z
+  .string()
+  .regex(/^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/, 'must be a namespace name or "*"');
+
 export const instanceIdsSchema = z.strictObject({
-  /** the namespaces whose workloads may take instance IDs; ["*"]: every namespace */
-  namespaces: z.array(z.union([dnsName, z.literal('*')])).optional(),
+  /**
+   * The namespaces whose opted-in workloads (labelled palisade.dev/instance-ids-enabled=true) get
+   * instance IDs: Palisade patches workloads there and nowhere else (["*"]: every namespace). The
+   * chart grants get/patch on deployments, statefulsets and jobs in each listed namespace. Default
+   * (the key absent): none — except beside the embedded cluster, where every namespace.
+   */
+  namespaces: z.array(namespaceOrAll).default([]),
 });
+export type InstanceIdsConfig = z.infer<typeof instanceIdsSchema>;
 
 export const configSchema = z
   .strictObject({
@@ -495,6 +505,7 @@ export const configSchema = z
     auth: authSchema.default({}),
     controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
     storage: storageSchema.default({ postgres: {}, retention: retentionSchema.parse(DEFAULT_RETENTION) }),
+    /** unique instance IDs: where Palisade may give them out (docs/instance-ids.md) */
     instanceIds: instanceIdsSchema.optional(),
     fencing: fencingSchema.default({}),
   })

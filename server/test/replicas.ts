@@ -90,6 +90,7 @@ async function startReplica(
   webhookPort: number,
   env: Record<string, string> = {},
   consolePort = 0,
+  startTimeoutMs = 90_000,
 ): Promise<Replica> {
   const child = spawn(
     process.execPath,
@@ -121,7 +122,10 @@ async function startReplica(
   child.stderr?.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`replica ${index} did not start:\n${out}`)), 90_000);
+    const timer = setTimeout(
+      () => fail(new Error(`replica ${index} did not start within ${startTimeoutMs / 1000} s:\n${out}`)),
+      startTimeoutMs,
+    );
     const look = () => {
       const m = out.match(/Palisade console: (http:\/\/\S+)/);
       if (m) {
@@ -162,6 +166,8 @@ export async function startReplicas(o: {
    * or retries; the test puts replicas in and out of rotation (balancer.setServer)
    */
   endpoints?: boolean;
+  /** how long a replica may take to start listening (default 90 s) */
+  startTimeoutMs?: number;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -207,6 +213,7 @@ export async function startReplicas(o: {
   let consolePorts: number[] = [];
   const replicas: Replica[] = [];
   let kubeconfig = '';
+  const spawnArgs: Parameters<typeof startReplica>[] = [];
   try {
     if (o.console) {
       const port = await freePort();
@@ -244,8 +251,12 @@ export async function startReplicas(o: {
           ...(clientAuth ? { clientAuth } : {}),
         },
       };
-      await writeFile(config, JSON.stringify({ ...o.config, protection, server }));
-      replicas.push(await startReplica(i, kubeconfig, config, ports[i], o.env, consolePorts[i]));
+      await writeFile(
+        config,
+        JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
+      );
+      spawnArgs.push([i, kubeconfig, config, ports[i], o.env, consolePorts[i], o.startTimeoutMs]);
+      replicas.push(await startReplica(...spawnArgs[i]));
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
     // only after two good health checks, and a test that stopped the first two replicas while
@@ -271,16 +282,8 @@ export async function startReplicas(o: {
       const old = replicas[index];
       if (old.child.exitCode === null && old.child.signalCode === null)
         throw new Error(`replica ${index} is still running`);
-      const r = await startReplica(
-        index,
-        kubeconfig,
-        join(dir, `palisade-${index}.yaml`),
-        ports[index],
-        o.env,
-        consolePorts[index],
-      );
-      replicas[index] = r;
-      return r;
+      replicas[index] = await startReplica(...spawnArgs[index]);
+      return replicas[index];
     },
     async stop() {
       for (const r of replicas) {
