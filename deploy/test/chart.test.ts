@@ -218,11 +218,22 @@ describe('what the chart installs', () => {
           : w,
       ),
     );
-    // two webhooks, each on its own path
+    // two webhooks, each on its own path; the chart knows Palisade's ServiceAccount, so its own
+    // FencePolicy writes (fencing.policies) skip the FencePolicy webhook
     expect(chart('palisade-nodefences')).toEqual(
       fenceWebhookConfiguration('https://x', 'CA').webhooks!.map((w: any) => ({
         ...w,
         clientConfig: service(`/${FENCE_WEBHOOK_PATHS[w.name]}/default`),
+        ...(w.name === 'fencepolicies.palisade.dev'
+          ? {
+              matchConditions: [
+                {
+                  name: 'not-palisade',
+                  expression: `request.userInfo.username != "system:serviceaccount:${NAMESPACE}:palisade"`,
+                },
+              ],
+            }
+          : {}),
       })),
     );
     expect(chart('palisade-leader-epochs')).toEqual(

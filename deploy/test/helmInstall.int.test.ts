@@ -273,7 +273,8 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
     expect(hook.webhooks![0].timeoutSeconds).toBe(5);
     // an upgrade does not switch enforcement off (the chart looks the policy in force up)
     expect(hook.webhooks![0].failurePolicy).toBe('Fail');
-    expect((await caBundles()).flat()).toEqual(Array(7).fill(CA));
+    // pod deletions + self-probe, fences + FencePolicies, four epoch hooks
+    expect((await caBundles()).flat()).toEqual(Array(8).fill(CA));
   });
 
   it('uninstalls after the webhook configurations are deleted, keeping the CRDs', async () => {
