@@ -10,7 +10,7 @@
 // them. Everything else goes to the structured log (server/log.ts). The one-time link is a
 // secret for this terminal: it is printed, never logged.
 import { isLoopback } from '../lib/console/listenGuard.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -25,9 +25,11 @@ import {
   type PalisadeConfig,
   protectionContexts,
   type ProtectionConfig,
+  sessionNamespaceConflict,
   sessionStoreOf,
 } from './config/schema.js';
 import { startConsole } from './console.js';
+import { DEFAULT_KEY_SECRET_NAME } from './auth/keys.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import {
   clustersFromKubeconfig,
@@ -39,6 +41,15 @@ import {
 } from './kube/kubeconfig.js';
 import { component } from './log.js';
 import { historyLocationOf } from './history/location.js';
+
+/** The namespace of this pod (its ServiceAccount's), or undefined outside a pod. */
+function podNamespace(): string | undefined {
+  try {
+    return readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const log = component('main');
 
@@ -293,6 +304,15 @@ async function main() {
     throw new StartupError(
       `config server.session.store.context: "${store.context}" is not a context of the kubeconfig`,
     );
+  // Palisade's own namespace (the release namespace in a pod): where the key Secret lives by default
+  const own = podNamespace();
+  if (store.kind === 'kubernetes') {
+    // TODO(lead): once fencing.credentialsNamespaces is in server/config/schema.ts (the agents
+    // workstream), check against config.fencing.credentialsNamespaces instead of its default
+    const credentialsNamespaces = [own ?? 'palisade-system'];
+    const conflict = sessionNamespaceConflict(store.namespace, credentialsNamespaces);
+    if (conflict) throw new StartupError(`config ${conflict}`);
+  }
   const console_ = await startConsole({
     clusters,
     port: opts.port,
@@ -307,6 +327,11 @@ async function main() {
       // replicas share sessions through Secrets; one `npm start` keeps them in memory
       sessionStore:
         store.kind === 'kubernetes' ? { namespace: store.namespace, cluster: storeCluster?.id } : undefined,
+      keySecret:
+        store.kind === 'kubernetes'
+          ? (store.keySecret ?? { namespace: own ?? store.namespace, name: DEFAULT_KEY_SECRET_NAME })
+          : undefined,
+      trustedProxies: config.server.trustedProxies,
       // whoever can read this terminal started Palisade and holds its kubeconfig
       signInLink: isLoopback(opts.host) && !oidc,
       oidc,
@@ -339,7 +364,10 @@ async function main() {
   console.log(`Palisade console: ${console_.url}`);
   if (embedded?.tokensFile && existsSync(embedded.tokensFile))
     console.log(`  demo users viewer, operator and admin: their tokens are in ${embedded.tokensFile}`);
-  if (console_.auth.link) console.log(`Sign in with this one-time link: ${console_.auth.link.url}`);
+  if (console_.auth.link)
+    console.log(
+      `Sign in with this one-time link (it works once, for ${Math.round((console_.auth.link.expiresAt - Date.now()) / 60_000)} minutes): ${console_.auth.link.url}`,
+    );
   else if (!oidc) console.log('Sign in with a Kubernetes token of the cluster (kubectl create token ...)');
 
   let stopping = false;
