@@ -201,6 +201,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       protection,
       fencing,
       logger: root,
+      auditKey: keys.audit,
       // the timeline refetches; Palisade's fence steps reach the Audit page as people's actions do
       onRecorded: (c, es) =>
         recorded(
@@ -256,6 +257,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       identity: admittedOf(req)?.identity,
       access: auth.access,
       limits: auth.limits,
+      auditKey: keys.audit,
     }),
   });
   // socket.io on an engine of its own, so the gate sees every handshake and upgrade first;
