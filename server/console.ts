@@ -304,6 +304,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         res.once('finish', () => res.statusCode === 413 && req.destroy());
         return trpc(req, res);
       case 'instance-ids':
+        if (await auth.limitPodTokens(req, res, a)) return;
         return instanceIds.handle(req, res);
       default:
         // Next.js stamps its scripts with the nonce it finds in the request's own CSP header

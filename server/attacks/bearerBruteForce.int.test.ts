@@ -127,6 +127,26 @@ describe('guessing bearer tokens', () => {
     );
   });
 
+  it('the instance-ID endpoint (pods’ tokens, each checked by a TokenReview) counts the same way', async () => {
+    const acquire = (i: number) =>
+      rawRequest(
+        c.port,
+        'POST',
+        '/instance-ids/acquire',
+        {
+          host: `127.0.0.1:${c.port}`,
+          authorization: `Bearer pod-guess-${i}-${'p'.repeat(20)}`,
+          'content-type': 'application/json',
+          'x-forwarded-for': '192.0.2.99',
+        },
+        JSON.stringify({ namespace: 'default', pod: 'web-0' }),
+      );
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 2; i++) statuses.push((await acquire(i)).status);
+    expect(statuses.slice(0, LIMIT)).toEqual(Array(LIMIT).fill(401));
+    expect(statuses.slice(LIMIT)).toEqual([429, 429]);
+  });
+
   it('a ServiceAccount token (a real credential) still works from a fresh client', async () => {
     const core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
     const tr = await core.createNamespacedServiceAccountToken({

@@ -4,6 +4,7 @@
 // AES-256-GCM under a key only sessions use, kept in a Secret of its own (created by the first
 // replica, with a random key; a replica that loses the race reads the winner's), and a
 // plaintext record left by an older Palisade is deleted on sight.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,22 @@ describe('sessions kept in Secrets', () => {
     const [b, c] = await Promise.all([replica(), replica()]);
     const cookie = await signIn(b, cluster.users.viewer.token);
     await eventually(async () => JSON.parse(await signedIn(c, cookie)).signedIn === true, 'b’s session on c');
+  });
+
+  it('a key Secret made by hand with the session key only is used as it is, never written', async () => {
+    await core.deleteNamespacedSecret(KEY);
+    const session = randomBytes(32);
+    await core.createNamespacedSecret({
+      namespace: KEY.namespace,
+      body: { metadata: { name: KEY.name }, data: { session: session.toString('base64') } },
+    });
+    const before = (await core.readNamespacedSecret(KEY)).metadata!.resourceVersion;
+    const [d, e] = await Promise.all([replica(), replica()]);
+    expect(d.auth.keys.session.equals(session)).toBe(true);
+    // the audit key derived from it, alike on every replica
+    expect(d.auth.keys.audit.equals(e.auth.keys.audit)).toBe(true);
+    expect(d.auth.keys.audit.equals(session)).toBe(false);
+    expect((await core.readNamespacedSecret(KEY)).metadata!.resourceVersion).toBe(before);
   });
 
   it('a plaintext session an older Palisade left is deleted, not used', async () => {

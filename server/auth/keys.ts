@@ -3,10 +3,11 @@
 // people's actions, lib/guard/auditSeal.ts). Replicas share them through one Secret
 // (server.session.store.keySecret, default palisade-session-key in Palisade's own namespace),
 // made by whichever replica finds it missing, with random keys; when two make it at once the
-// API server keeps the first (409) and the other reads the winner's. A single process without
+// API server keeps the first (409) and the other reads the winner's. Palisade needs `get` on it
+// by name and `create` in its namespace, never `update`. A single process without
 // a shared session store makes its own keys at start: its sessions live in its memory anyway.
 // Neither key ever leaves the server or reaches a log.
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { SESSION_KEY_BYTES } from '../../lib/auth/sealedRecord.js';
 import type { Logger } from '../log.js';
@@ -33,26 +34,22 @@ export function processKeys(): InstallKeys {
 const codeOf = (e: unknown) => (e as { code?: number } | undefined)?.code;
 const brief = (e: unknown) => (codeOf(e) ? `HTTP ${codeOf(e)}` : ((e as Error)?.message ?? String(e)));
 
-function keysOf(s: k8s.V1Secret, ref: KeySecretRef): Partial<InstallKeys> {
-  const out: Partial<InstallKeys> = {};
-  for (const k of ['session', 'audit'] as const) {
-    const b64 = s.data?.[DATA[k]];
-    if (b64 === undefined) continue;
-    const key = Buffer.from(b64, 'base64');
-    if (key.length !== SESSION_KEY_BYTES)
-      throw new Error(
-        `Secret ${ref.namespace}/${ref.name}: key "${DATA[k]}" is ${key.length} bytes, not ${SESSION_KEY_BYTES}`,
-      );
-    out[k] = key;
-  }
-  return out;
+function keyOf(s: k8s.V1Secret, ref: KeySecretRef, name: string): Buffer | undefined {
+  const b64 = s.data?.[name];
+  if (b64 === undefined) return undefined;
+  const key = Buffer.from(b64, 'base64');
+  if (key.length !== SESSION_KEY_BYTES)
+    throw new Error(
+      `Secret ${ref.namespace}/${ref.name}: key "${name}" is ${key.length} bytes, not ${SESSION_KEY_BYTES}`,
+    );
+  return key;
 }
 
-const complete = (k: Partial<InstallKeys>): k is InstallKeys => !!k.session && !!k.audit;
-
 /**
- * The keys in the Secret, made (or completed) with random ones when missing. Every write is
- * conditional: a concurrent replica's keys win and are read back.
+ * The keys in the Secret, or made there with random ones when it is missing (a create: a
+ * concurrent replica's keys win with 409 and are read back). A Secret made by hand may hold
+ * the session key only: the audit key is then derived from it (HKDF, its own label), so
+ * Palisade never needs to write a Secret that exists.
  */
 export async function keysFromSecret(
   core: k8s.CoreV1Api,
@@ -67,37 +64,37 @@ export async function keysFromSecret(
       if (codeOf(e) !== 404)
         throw new Error(`reading the session key Secret ${ref.namespace}/${ref.name} failed: ${brief(e)}`);
     }
-    const have = found ? keysOf(found, ref) : {};
-    if (complete(have)) return have;
-    const fresh = processKeys();
-    const keys = { session: have.session ?? fresh.session, audit: have.audit ?? fresh.audit };
-    const body: k8s.V1Secret = {
-      metadata: {
-        name: ref.name,
-        namespace: ref.namespace,
-        labels: LABELS,
-        ...(found ? { resourceVersion: found.metadata?.resourceVersion } : {}),
-      },
-      type: found?.type ?? TYPE,
-      data: {
-        ...found?.data,
-        [DATA.session]: keys.session.toString('base64'),
-        [DATA.audit]: keys.audit.toString('base64'),
-      },
-    };
+    if (found) {
+      const session = keyOf(found, ref, DATA.session);
+      if (!session)
+        throw new Error(
+          `Secret ${ref.namespace}/${ref.name} has no key "${DATA.session}" (${SESSION_KEY_BYTES} random bytes)`,
+        );
+      const audit =
+        keyOf(found, ref, DATA.audit) ??
+        Buffer.from(hkdfSync('sha256', session, 'palisade', 'palisade audit seal v1', SESSION_KEY_BYTES));
+      return { session, audit };
+    }
+    const keys = processKeys();
     try {
-      if (found) await core.replaceNamespacedSecret({ ...ref, body });
-      else await core.createNamespacedSecret({ namespace: ref.namespace, body });
-      log.info(
-        { secret: `${ref.namespace}/${ref.name}` },
-        found ? 'session key Secret completed' : 'session key Secret created',
-      );
+      await core.createNamespacedSecret({
+        namespace: ref.namespace,
+        body: {
+          metadata: { name: ref.name, namespace: ref.namespace, labels: LABELS },
+          type: TYPE,
+          data: {
+            [DATA.session]: keys.session.toString('base64'),
+            [DATA.audit]: keys.audit.toString('base64'),
+          },
+        },
+      });
+      log.info({ secret: `${ref.namespace}/${ref.name}` }, 'session key Secret created');
       return keys;
     } catch (e) {
-      // another replica wrote first: read its keys on the next round
+      // another replica made it first: read its keys on the next round
       if (codeOf(e) === 409) continue;
-      throw new Error(`writing the session key Secret ${ref.namespace}/${ref.name} failed: ${brief(e)}`);
+      throw new Error(`creating the session key Secret ${ref.namespace}/${ref.name} failed: ${brief(e)}`);
     }
   }
-  throw new Error(`the session key Secret ${ref.namespace}/${ref.name} kept changing under every write`);
+  throw new Error(`the session key Secret ${ref.namespace}/${ref.name} could not be read or made`);
 }

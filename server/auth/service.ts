@@ -313,6 +313,27 @@ export class ConsoleAuth {
     return { identity };
   }
 
+  /**
+   * The instance-ID endpoint checks pods' ServiceAccount tokens itself (a TokenReview each): the
+   * same failure limits hold there. Answers 429 and returns true when the client or the token
+   * is over its limit; a 401 the endpoint gives counts as a failure.
+   */
+  async limitPodTokens(req: http.IncomingMessage, res: http.ServerResponse, a: Admitted): Promise<boolean> {
+    const token = bearerToken(req)?.trim();
+    const fingerprint = token ? tokenFingerprint(token) : undefined;
+    const may = await this.limits.mayTry(a.client, fingerprint);
+    if (!may.ok) {
+      this.refuseIdentity(res, this.limited(may, 'bearer', a.client, fingerprint));
+      return true;
+    }
+    res.once('finish', () => {
+      if (res.statusCode !== 401) return;
+      void this.limits.failed(a.client, fingerprint);
+      this.failedAttempt('bearer', a.client, 'the instance-ID endpoint refused the token', fingerprint);
+    });
+    return false;
+  }
+
   /** A failed authentication: logged (never the credential) and counted. */
   failedAttempt(method: AuthMethod, client: string, why: string, fingerprint?: string) {
     this.metrics.attempts.inc({ method, outcome: 'failed' });
