@@ -366,7 +366,8 @@ async function main() {
     console.log(`  demo users viewer, operator and admin: their tokens are in ${embedded.tokensFile}`);
   if (console_.auth.link)
     console.log(
-      `Sign in with this one-time link (it works once, for ${Math.round((console_.auth.link.expiresAt - Date.now()) / 60_000)} minutes): ${console_.auth.link.url}`,
+      // the URL right after "one-time link: ", as scripts and tests read it
+      `Sign in with this one-time link: ${console_.auth.link.url} (it works once, for ${Math.round((console_.auth.link.expiresAt - Date.now()) / 60_000)} minutes)`,
     );
   else if (!oidc) console.log('Sign in with a Kubernetes token of the cluster (kubectl create token ...)');
 
