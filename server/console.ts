@@ -8,12 +8,21 @@ import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { Server as EngineServer } from 'engine.io';
 import { Server as SocketServer } from 'socket.io';
-import { type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
+import { type Admitted, type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
+import { sendJson } from './auth/http.js';
+import { BODY_LIMITS } from '../lib/auth/gate.js';
 import { authRoute, type SignInOptions } from './auth/routes.js';
 import { OidcSignIn } from './auth/oidc.js';
 import type { OidcConfig } from './config/schema.js';
 import { component, type Logger, logger as rootLogger } from './log.js';
-import { bindSockets } from './auth/sockets.js';
+import { bindSockets, EngineOwners } from './auth/sockets.js';
+import {
+  DEFAULT_KEY_SECRET_NAME,
+  type InstallKeys,
+  type KeySecretRef,
+  keysFromSecret,
+  processKeys,
+} from './auth/keys.js';
 import { serveMetrics } from './auth/metrics.js';
 import type { ClusterId } from '../lib/console/protocol.js';
 import { ClusterConnection, type ClusterSpec } from './kube/connection.js';
@@ -74,7 +83,14 @@ export interface ConsoleOptions {
   /** the holder identity of this console's Leases (default the replica's, server/replica.ts) */
   identity?: string;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
-  auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
+  auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger' | 'keys'> & {
+    oidc?: OidcConfig;
+    /**
+     * with a shared session store: the Secret holding the install's keys (default
+     * palisade-session-key in the session store's namespace; main.ts passes palisade.yaml's)
+     */
+    keySecret?: KeySecretRef;
+  };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
   instanceIds?: CasOptions;
   /**
@@ -123,6 +139,33 @@ async function listen(server: http.Server, port: number, host: string): Promise<
   return (server.address() as AddressInfo).port;
 }
 
+/**
+ * The install's keys: from the key Secret when sessions are shared by replicas (tried for up to
+ * 30 s: the API server may still be starting), else this process's own.
+ */
+async function installKeys(
+  auth: ConsoleOptions['auth'],
+  clusters: Map<ClusterId, ClusterConnection>,
+  root: Logger,
+): Promise<InstallKeys> {
+  const where = auth?.sessionStore;
+  if (!where) return processKeys();
+  const conn = where.cluster ? clusters.get(where.cluster) : clusters.values().next().value;
+  if (!conn) throw new Error(`session store: no cluster "${where.cluster ?? '(none connected)'}"`);
+  const ref = auth.keySecret ?? { namespace: where.namespace, name: DEFAULT_KEY_SECRET_NAME };
+  const log = component('auth', {}, root);
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await keysFromSecret(conn.core, ref, log);
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      log.warn({ err: (e as Error).message }, 'the session key Secret cannot be read yet: retrying');
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+  }
+}
+
 export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const root = opts.logger ?? rootLogger;
   const log = component('console', {}, root);
@@ -165,6 +208,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     new Promise((r) => setTimeout(r, 15_000).unref()),
   ]);
   const history = opts.history && startHistory({ ...opts.history, logger: root, after: firstLists });
+  // the install's keys (sessions, audit seals): before anything records or serves
+  const keys = await installKeys(opts.auth, clusters, root);
   let recorded: (cluster: string, audit: boolean) => void = () => undefined;
   const recorder =
     history &&
@@ -174,6 +219,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       protection,
       fencing,
       logger: root,
+      auditKey: keys.audit,
       // the timeline refetches; Palisade's fence steps reach the Audit page as people's actions do
       onRecorded: (c, es) =>
         recorded(
@@ -186,6 +232,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     ...opts.auth,
     // impersonation only with OIDC sign-in (the chart grants `impersonate` only then)
     impersonates: !!opts.auth?.oidc,
+    keys,
     clusters,
     announce: opts.announce,
     logger: root,
@@ -229,11 +276,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     ? {
         oidc: { issuer: oidc.issuer, start: '/auth/oidc/start' },
         extra: (req, res, a, path) => oidc.route(req, res, a, path),
+        endSession: (current, all) => oidc.signOut(current, all),
       }
     : {};
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
+    // the gate refuses a larger Content-Length at once; this cuts off a chunked body as it comes
+    maxBodySize: BODY_LIMITS.trpc,
     createContext: ({ req }) => ({
       clusters,
       protection,
@@ -244,10 +294,20 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       identity: admittedOf(req)?.identity,
       access: auth.access,
       limits: auth.limits,
+      auditKey: keys.audit,
     }),
   });
-  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first
-  const engine = new EngineServer();
+  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first;
+  // every engine.io session stays with the credential that opened it
+  const engine = new EngineServer({ maxHttpBufferSize: BODY_LIMITS.socket });
+  const owners = new EngineOwners(engine);
+  const notYours = (req: http.IncomingMessage, a: Admitted) => {
+    auth.metrics.refused.inc({ reason: 'socket-not-yours' });
+    auth.log.warn(
+      { client: a.client, path: req.url?.split('?')[0] },
+      'a socket.io request named a session another credential opened: refused',
+    );
+  };
   const io = new SocketServer({ path: '/socket.io', serveClient: false });
   io.bind(engine);
   const server = http.createServer((req, res) => {
@@ -266,12 +326,22 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       case 'auth':
         return authRoute(auth, signIn, req, res, a);
       case 'socket':
+        if (owners.foreign(req, a)) {
+          notYours(req, a);
+          return sendJson(res, 403, {
+            error: 'this socket.io session is not yours',
+            code: 'socket_not_yours',
+          });
+        }
         return engine.handleRequest(req, res);
       case 'metrics':
         return serveMetrics(auth, protection, runtime, clusters.values().next().value, a, res);
       case 'trpc':
+        // a chunked body cut off at the limit: the rest is not read, the connection goes
+        res.once('finish', () => res.statusCode === 413 && req.destroy());
         return trpc(req, res);
       case 'instance-ids':
+        if (await auth.limitPodTokens(req, res, a)) return;
         return instanceIds.handle(req, res);
       default:
         // Next.js stamps its scripts with the nonce it finds in the request's own CSP header
@@ -283,6 +353,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     void auth.admitUpgrade(req, socket).then((a) => {
       if (!a) return;
       if (a.route !== 'socket') return void socket.destroy();
+      if (owners.foreign(req, a)) {
+        notYours(req, a);
+        return void socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      }
       engine.handleUpgrade(req, socket, head);
     });
   });

@@ -26,9 +26,11 @@ import {
   type PalisadeConfig,
   protectionContexts,
   type ProtectionConfig,
+  sessionNamespaceConflict,
   sessionStoreOf,
 } from './config/schema.js';
 import { startConsole } from './console.js';
+import { DEFAULT_KEY_SECRET_NAME } from './auth/keys.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import {
   clustersFromKubeconfig,
@@ -295,6 +297,15 @@ async function main() {
     throw new StartupError(
       `config server.session.store.context: "${store.context}" is not a context of the kubeconfig`,
     );
+  // Palisade's own namespace (the release namespace in a pod): where the key Secret lives by default
+  const own = podNamespace();
+  // where fence agents' Secrets may be read: as configured, else this pod's namespace (palisade-system outside one)
+  const credentialsNamespaces = credentialsNamespacesOf(config, inCluster ? own : undefined);
+  if (store.kind === 'kubernetes') {
+    // the sessions' Role lists every Secret of their namespace: never one holding BMC credentials
+    const conflict = sessionNamespaceConflict(store.namespace, credentialsNamespaces);
+    if (conflict) throw new StartupError(`config ${conflict}`);
+  }
   const console_ = await startConsole({
     clusters,
     port: opts.port,
@@ -309,6 +320,11 @@ async function main() {
       // replicas share sessions through Secrets; one `npm start` keeps them in memory
       sessionStore:
         store.kind === 'kubernetes' ? { namespace: store.namespace, cluster: storeCluster?.id } : undefined,
+      keySecret:
+        store.kind === 'kubernetes'
+          ? (store.keySecret ?? { namespace: own ?? store.namespace, name: DEFAULT_KEY_SECRET_NAME })
+          : undefined,
+      trustedProxies: config.server.trustedProxies,
       // whoever can read this terminal started Palisade and holds its kubeconfig
       signInLink: isLoopback(opts.host) && !oidc,
       oidc,
@@ -317,8 +333,7 @@ async function main() {
     announce: (line) => console.log(line),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,
-    // where fence agents' Secrets may be read: as configured, else this pod's namespace (palisade-system outside one)
-    credentialsNamespaces: credentialsNamespacesOf(config, inCluster ? podNamespace() : undefined),
+    credentialsNamespaces,
     // one controller Lease per cluster: only its holder runs the loops
     election: leaderElectionOf(config.controllers),
     // FencePolicies the file defines (the chart's fencing.policies): the leader creates them
@@ -347,7 +362,11 @@ async function main() {
   console.log(`Palisade console: ${console_.url}`);
   if (embedded?.tokensFile && existsSync(embedded.tokensFile))
     console.log(`  demo users viewer, operator and admin: their tokens are in ${embedded.tokensFile}`);
-  if (console_.auth.link) console.log(`Sign in with this one-time link: ${console_.auth.link.url}`);
+  if (console_.auth.link)
+    console.log(
+      // the URL right after "one-time link: ", as scripts and tests read it
+      `Sign in with this one-time link: ${console_.auth.link.url} (it works once, for ${Math.round((console_.auth.link.expiresAt - Date.now()) / 60_000)} minutes)`,
+    );
   else if (!oidc) console.log('Sign in with a Kubernetes token of the cluster (kubectl create token ...)');
 
   let stopping = false;

@@ -213,6 +213,9 @@ export interface EventView {
   lastSeen?: number;
   /** ms since epoch: when it first happened (firstTimestamp), e.g. how long a Multi-Attach wait has lasted */
   firstSeen?: number;
+  /** the console's own Events only: the Event's name and Palisade's seal (lib/guard/auditSeal.ts) */
+  name?: string;
+  seal?: string;
 }
 
 export function eventView(e: k8s.CoreV1Event): EventView {
@@ -230,6 +233,10 @@ export function eventView(e: k8s.CoreV1Event): EventView {
     lastSeen:
       toMillis(e.lastTimestamp) ?? toMillis(e.eventTime as Date | undefined) ?? toMillis(m.creationTimestamp),
     firstSeen: toMillis(e.firstTimestamp) ?? toMillis(e.eventTime as Date | undefined),
+    // what the audit checks a console record by (kept for those Events only: memory)
+    ...((e.source?.component ?? e.reportingComponent) === 'palisade-console'
+      ? { name: m.name, seal: m.annotations?.['palisade.dev/seal'] }
+      : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   EMPTY_CONFIG,
   leaderElectionOf,
   modeOf,
+  sessionNamespaceConflict,
   sessionStoreOf,
 } from './schema';
 
@@ -30,7 +31,11 @@ describe('parseConfig', () => {
     expect(parseConfig('f', null)).toEqual({
       clusters: [],
       defaultMode: 'normal',
-      server: { allowedHosts: [], session: { idleTimeout: 3_600_000, absoluteTimeout: 43_200_000 } },
+      server: {
+        allowedHosts: [],
+        trustedProxies: [],
+        session: { idleTimeout: 3_600_000, absoluteTimeout: 43_200_000 },
+      },
       auth: {},
       controllers: {
         leaderElection: {
@@ -275,4 +280,42 @@ describe('loadConfig', () => {
   ])('refuses %s', async (_what, name, message) => {
     await expect(loadConfig(join(dir, name))).rejects.toThrow(message);
   });
+});
+
+describe('the sessions’ namespace and its key', () => {
+  it('is refused when fence-agent credentials may come from it too', () => {
+    expect(sessionNamespaceConflict('palisade-system', ['palisade-system'])).toMatch(
+      /server.session.store.namespace: "palisade-system" is also a namespace of fence-agent credentials/,
+    );
+    expect(sessionNamespaceConflict('palisade-sessions', ['palisade-system', 'bmc'])).toBeUndefined();
+  });
+
+  it('reads keySecret, only for kind kubernetes', () => {
+    const cfg = parseConfig('f', {
+      server: {
+        session: {
+          store: {
+            kind: 'kubernetes',
+            namespace: 's',
+            keySecret: { namespace: 'p', name: 'palisade-session-key' },
+          },
+        },
+      },
+    });
+    expect(sessionStoreOf(cfg)).toEqual({
+      kind: 'kubernetes',
+      namespace: 's',
+      keySecret: { namespace: 'p', name: 'palisade-session-key' },
+    });
+    expect(() =>
+      parseConfig('f', {
+        server: { session: { store: { kind: 'memory', keySecret: { namespace: 'p', name: 'k' } } } },
+      }),
+    ).toThrow(/server.session.store.keySecret: only for kind: kubernetes/);
+  });
+
+  it('refuses a trusted proxy that is no address or CIDR, naming it', () =>
+    expect(() => parseConfig('f', { server: { trustedProxies: ['10.0.0.0/8', 'ingress.local'] } })).toThrow(
+      /server.trustedProxies\[1\]: must be an IP address or a CIDR like 10.0.0.0\/8/,
+    ));
 });

@@ -3,6 +3,7 @@
 // write permission: "read-only" makes Palisade refuse every change to that cluster,
 // "protected" makes every change name its target again before it runs.
 import { z } from 'zod';
+import { trustedProxies } from '../../lib/auth/clientAddress.js';
 import { durationSchema } from '../../lib/duration.js';
 import { DEFAULT_RETENTION, retentionSchema } from '../../lib/history/retention.js';
 import { judgeAgentParameters, problemText } from '../../lib/fenceAgents/policy.js';
@@ -266,7 +267,11 @@ const sessionStoreSchema = z
     namespace: dnsName.optional(),
     /** kubernetes: the context of the cluster holding them (default: protection.core, else the first) */
     context: z.string().min(1, 'must not be empty').optional(),
-    /** kubernetes: the Secret holding the key that encrypts the sessions (only sessions use it) */
+    /**
+     * kubernetes: the Secret holding the key that seals sessions at rest (AES-256-GCM) and the
+     * audit records' key; made by Palisade with random keys if missing. Default
+     * palisade-session-key in Palisade's own namespace (in a pod), else in `namespace`
+     */
     keySecret: secretRef.optional(),
   })
   .superRefine((st, ctx) => {
@@ -286,6 +291,23 @@ export const serverSchema = z.strictObject({
     .url('must be a URL like https://palisade.example.com')
     .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
     .optional(),
+  /**
+   * addresses or CIDRs of proxies in front of the console (an Ingress controller): from these
+   * peers X-Forwarded-For names the client, which rate limits count per; from any other peer it
+   * is ignored
+   */
+  trustedProxies: z
+    .array(
+      z.string().refine((v) => {
+        try {
+          trustedProxies([v]);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be an IP address or a CIDR like 10.0.0.0/8'),
+    )
+    .default([]),
   /** browser sessions: their timeouts and where they are kept */
   session: z
     .strictObject({
@@ -320,6 +342,12 @@ export const oidcSchema = z.strictObject({
   scopes: z.array(z.string().min(1)).default(['openid', 'profile', 'email', 'groups', 'offline_access']),
   /** a PEM file of CAs to trust for the issuer (default: the system's) */
   caFile: z.string().min(1).optional(),
+  /**
+   * where the provider sends the browser after Palisade's sign-out ends the provider's session
+   * (RP-initiated logout; register it with the provider as a post-logout redirect URI);
+   * default the console's address with "/"
+   */
+  postLogoutRedirectURI: z.string().url('must be a URL like https://palisade.example.com/').optional(),
   /**
    * the only groups (with groupsPrefix) Palisade asserts when it impersonates a person; the others are
    * left out (logged at sign-in), since the API server refuses a request naming a group Palisade's
@@ -500,6 +528,7 @@ export const configSchema = z
     protection: protectionSchema.optional(),
     server: serverSchema.default({
       allowedHosts: [],
+      trustedProxies: [],
       session: { idleTimeout: 60 * 60_000, absoluteTimeout: 12 * 3_600_000 },
     }),
     auth: authSchema.default({}),
@@ -538,7 +567,12 @@ export const DEFAULT_SESSION_NAMESPACE = 'kube-system';
 
 export type SessionStoreChoice =
   | { kind: 'memory' }
-  | { kind: 'kubernetes'; namespace: string; context?: string };
+  | {
+      kind: 'kubernetes';
+      namespace: string;
+      context?: string;
+      keySecret?: { namespace: string; name: string };
+    };
 
 /**
  * Where sessions live. As configured; else shared (Kubernetes Secrets) whenever the console is
@@ -554,7 +588,21 @@ export function sessionStoreOf(cfg: PalisadeConfig): SessionStoreChoice {
     kind,
     namespace: st?.namespace ?? DEFAULT_SESSION_NAMESPACE,
     ...((st?.context ?? cfg.protection?.core) ? { context: st?.context ?? cfg.protection?.core } : {}),
+    ...(st?.keySecret ? { keySecret: st.keySecret } : {}),
   };
+}
+
+/**
+ * Why the session Secrets' namespace may not be used, or undefined: it must differ from every
+ * namespace fence-agent credentials may come from, so whoever may read those Secrets (BMC
+ * passwords) reads no session, and the other way round.
+ */
+export function sessionNamespaceConflict(
+  sessionNamespace: string,
+  credentialsNamespaces: readonly string[],
+): string | undefined {
+  if (!credentialsNamespaces.includes(sessionNamespace)) return undefined;
+  return `server.session.store.namespace: "${sessionNamespace}" is also a namespace of fence-agent credentials (fencing.credentialsNamespaces: ${credentialsNamespaces.join(', ')}); keep sessions in a namespace of their own`;
 }
 
 /** The mode a context runs in: the file's entry, else its default; --read-only wins over both. */
