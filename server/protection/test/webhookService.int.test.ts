@@ -55,7 +55,11 @@ describe('the webhook behind a Service', () => {
     const api = cluster.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
     // by webhook: palisade-nodefences holds two, each on its own path
     const paths: Record<string, Record<string, string>> = {
-      'podseidon.kubewharf.io': { 'podseidon.kubewharf.io': '/admission/svc-cell' },
+      // the self-probe webhook answers on the admission path too (dry-run deletions only)
+      'podseidon.kubewharf.io': {
+        'podseidon.kubewharf.io': '/admission/svc-cell',
+        'self-probe.palisade.dev': '/admission/svc-cell',
+      },
       'palisade-nodefences': {
         'nodefences.palisade.dev': '/fences/svc-cell',
         'fencepolicies.palisade.dev': '/fencepolicies/svc-cell',
