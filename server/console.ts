@@ -89,6 +89,8 @@ export interface Console {
   /** the history store (opening in the background) and its recorder, when configured */
   history?: HistoryService;
   recorder?: HistoryRecorder;
+  /** the socket.io server (its sockets, rooms and handlers: what the socket fuzz inspects) */
+  io: SocketServer;
   stop(): Promise<void>;
 }
 
@@ -297,6 +299,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     instanceIds,
     history,
     recorder,
+    io,
     async stop() {
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
