@@ -47,8 +47,8 @@ const CLUSTER = 'palisade-embedded';
 const NS = 'fuzz';
 /** hostile text stays short here: every case is a write the cluster stores and watches deliver */
 const SIZE: Size = { string: 300, depth: 20 };
-/** a control object is written (and must be reconciled) after this many hostile ones */
-const CONTROL_EVERY = 20;
+/** a control object is written (and must be reconciled) after this many hostile ones (at most 50 controls a run) */
+const controlEvery = (cases: number) => Math.max(20, Math.ceil(cases / 50));
 const CONTROL_LABELS = { app: 'control' };
 
 let h: ClusterAndConsole;
@@ -592,7 +592,7 @@ describe('fuzzing what the controllers read, through the API of a cluster they r
         await fc.assert(
           fc.asyncProperty(kind.hostile, async (writeIt) => {
             outcome[await writeIt()]++;
-            if (++since < CONTROL_EVERY) return;
+            if (++since < controlEvery(cases)) return;
             since = 0;
             await kind.control(outcome.controls++);
             await loopsRunning();
