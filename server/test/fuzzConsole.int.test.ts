@@ -1007,9 +1007,17 @@ describe('HTTP routes outside tRPC', () => {
       const byRoute = new Map<string, Map<number, number>>();
       await fc.assert(
         fc.asyncProperty(routeRequests(), async (r) => {
-          const a = await send(r.method, r.path, r.headers, r.body);
+          const a = await send(r.method, r.path, r.headers, r.body).catch((e: Error) => {
+            // a body past a route's limit (64 KiB on /auth, 4 KiB on /instance-ids) is cut off
+            // with the connection, before its 413 is read (server/auth/http.ts readJson)
+            const big = Buffer.byteLength(r.body ?? '') > 4096;
+            if (big && /socket hang up|ECONNRESET|EPIPE/.test(e.message))
+              return { status: 0, headers: {}, text: '' } as Answer;
+            throw e;
+          });
           const statuses = byRoute.get(r.route) ?? new Map<number, number>();
           byRoute.set(r.route, statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1));
+          if (a.status === 0) return; // cut off (counted as status 0)
           const shown = `${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(r.headers).slice(0, 300)} ${(r.body ?? '').slice(0, 100)} as ${r.who}: ${a.status} ${a.text.slice(0, 300)}`;
           expect(a.status, shown).not.toBe(500);
           expect(a.status, shown).toBeGreaterThanOrEqual(200);
@@ -1027,14 +1035,22 @@ describe('HTTP routes outside tRPC', () => {
             expect(r.path === '/auth/token' && a.status === 200, `${shown}: a session from ${cookie}`).toBe(
               true,
             );
-          if (a.status === 200 && r.route !== 'health' && r.route !== 'other')
-            expect(
-              ['anonymous', 'forged'].includes(r.who) &&
-                r.path !== '/auth/session' &&
-                !r.path.startsWith('/auth/link') &&
-                r.route !== 'oidc',
-              `${shown}: answered without a credential`,
-            ).toBe(false);
+          // without a credential: only who is signed in (nobody), a sign-out of nothing, the
+          // sign-in flows' own redirects; never data
+          if (
+            a.status === 200 &&
+            ['anonymous', 'forged'].includes(r.who) &&
+            r.route !== 'health' &&
+            r.route !== 'other'
+          ) {
+            const path = new URL(r.path, own()).pathname;
+            expect(['/auth/session', '/auth/signout'], `${shown}: answered without a credential`).toContain(
+              path,
+            );
+            expect(JSON.parse(a.text), `${shown}: answered without a credential`).toMatchObject({
+              signedIn: false,
+            });
+          }
           if (r.route === 'instance-ids')
             expect(a.status, `${shown}: an instance ID for someone who is not a pod`).not.toBe(200);
           if (r.route === 'metrics' && ['anonymous', 'forged'].includes(r.who))
