@@ -49,6 +49,11 @@ const NS = 'fuzz';
 const SIZE: Size = { string: 300, depth: 20 };
 /** a control object is written (and must be reconciled) after this many hostile ones (at most 50 controls a run) */
 const controlEvery = (cases: number) => Math.max(20, Math.ceil(cases / 50));
+/**
+ * How long a control may wait for its loop: each loop works through the round's hostile objects
+ * (and their deletions) first, one write after another, on two shared cores.
+ */
+const CONTROL_WAIT_MS = 120_000;
 const CONTROL_LABELS = { app: 'control' };
 
 let h: ClusterAndConsole;
@@ -216,7 +221,7 @@ const KINDS: Kind[] = [
           return p.status?.summary?.aggregatedAvailableReplicas === 2;
         },
         `${name} aggregated: 2 available`,
-        30_000,
+        CONTROL_WAIT_MS,
       );
       created.protectors.push(name);
     },
@@ -362,7 +367,7 @@ const KINDS: Kind[] = [
           return p?.spec?.minAvailable === 3;
         },
         `the generator made deployment-${name} with minAvailable 3`,
-        30_000,
+        CONTROL_WAIT_MS,
       );
     },
     async cleanup() {
@@ -427,7 +432,7 @@ const KINDS: Kind[] = [
           return f.status?.phase === 'Cancelled';
         },
         `${name} (no such node) reconciled: Cancelled`,
-        30_000,
+        CONTROL_WAIT_MS,
       );
     },
     async cleanup() {
