@@ -15,6 +15,7 @@ const SECTIONS = [
   { file: 'bench/image/RESULTS.md', marker: 'image-benchmark', title: 'Container' },
   { file: 'bench/history/RESULTS.md', marker: 'history-benchmark', title: 'History' },
   { file: 'bench/faults/RESULTS.md', marker: 'faults-run', title: 'Randomized' },
+  { file: 'bench/fuzz/RESULTS.md', marker: 'fuzz', title: 'Fuzzing' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;

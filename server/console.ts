@@ -119,6 +119,8 @@ export interface Console {
   /** the history store (opening in the background) and its recorder, when configured */
   history?: HistoryService;
   recorder?: HistoryRecorder;
+  /** the socket.io server (its sockets, rooms and handlers: what the socket fuzz inspects) */
+  io: SocketServer;
   stop(): Promise<void>;
 }
 
@@ -423,6 +425,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     instanceIds,
     history,
     recorder,
+    io,
     async stop() {
       stopping = true;
       // the webhook keeps answering (each answer closing its connection) until this replica's

@@ -648,4 +648,11 @@ describe('fencePolicySpec', () => {
     const r = fencePolicySpec.safeParse({ agent: { type: 'exec', agent: 'rm -rf' } });
     expect(r.error?.issues[0].path).toEqual(['agent', 'agent']);
   });
+  it('refuses a duration longer than Go parses, naming the field: a Date could not hold the fence time', () => {
+    // found by lib/fencing/fuzz.test.ts: warningWindow "9999999999999h" passed, and decide()
+    // threw "Invalid time value" for every Detected fence of the policy
+    const r = fencePolicySpec.safeParse({ agent: { type: 'power' }, warningWindow: '9999999999999h' });
+    expect(r.error?.issues[0].path).toEqual(['warningWindow']);
+    expect(fencePolicySpec.safeParse({ agent: { type: 'power' }, timeout: '2562047h' }).success).toBe(true);
+  });
 });

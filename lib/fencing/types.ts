@@ -31,9 +31,14 @@ export function nodeFenceObject(node: string, spec: Omit<NodeFenceSpec, 'nodeNam
   };
 }
 
+/** Go's longest time.Duration (2^63-1 ns, about 292 years): what Kubernetes itself parses. */
+export const MAX_DURATION_MS = 9_223_372_036_854;
+
 const duration = z
   .string()
-  .regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, 'a duration such as "300s", "1m30s" or "500ms"');
+  .regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, 'a duration such as "300s", "1m30s" or "500ms"')
+  // longer, a time computed from it is past what a Date holds (the machine would throw on it)
+  .refine((d) => durationMs(d) <= MAX_DURATION_MS, "a duration of at most 2562047h (Go's longest)");
 
 /** An absolute count or a percentage, as Kubernetes' IntOrString ("40%" or 3). */
 export const intOrPercent = z.union([

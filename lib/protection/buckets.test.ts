@@ -32,6 +32,12 @@ describe('compact', () => {
     expect(out.slice(1).map((b) => b.podUid)).toEqual(['u4', 'u5']);
   });
 
+  it('a merged counter stays an int32 (saturated: at that lag every deletion waits anyway)', () => {
+    const big = (start: number): Bucket => ({ start, end: start, count: 2 ** 31 - 1 });
+    const out = compact([big(1), big(2), single(3)], 2);
+    expect(out[0]).toEqual({ start: 1, end: 2, count: 2 ** 31 - 1 });
+  });
+
   it('repeated compaction of compacted buckets keeps every count', () => {
     let buckets: Bucket[] = [];
     for (let i = 0; i < 500; i++) buckets = compact([...buckets, single(i)], 10);

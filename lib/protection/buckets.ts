@@ -18,6 +18,9 @@ export interface Bucket {
 /** The admissions a history stands for (the "lag": admitted, not yet aggregated). */
 export const lagOf = (buckets: readonly Bucket[]) => buckets.reduce((n, b) => n + b.count, 0);
 
+/** The largest count the CRD's schema admits (int32). */
+export const INT32_MAX = 2 ** 31 - 1;
+
 const endOf = (b: Bucket) => b.end ?? b.start;
 
 /**
@@ -31,8 +34,9 @@ export function compact(buckets: readonly Bucket[], threshold: number): Bucket[]
   const merged = sorted.slice(0, sorted.length - keep + 1);
   const head: Bucket = {
     start: merged[0].start,
-    end: Math.max(...merged.map(endOf)),
-    count: lagOf(merged),
+    end: merged.reduce((t, b) => Math.max(t, endOf(b)), merged[0].start),
+    // a counter is an int32 on the wire; past it every deletion waits anyway (lag >= any count)
+    count: Math.min(INT32_MAX, lagOf(merged)),
   };
   return [head, ...sorted.slice(merged.length)];
 }

@@ -41,6 +41,25 @@ describe('summarize', () => {
   it('no outstanding history: no latency', () => {
     expect(summarize([cell('a', 3, 5)], 1000).maxLatencyMillis).toBe(0);
   });
+  it('cells whose counts add up past int32 give a summary the CRD still admits (saturated)', () => {
+    // found by lib/protection/fuzz.test.ts: each cell's count is an int32 the API server took,
+    // their sum was not, and the status write carrying it was refused every time
+    const max = 2 ** 31 - 1;
+    const cells = recordAdmissions(
+      [cell('a', max, 100), cell('b', 5, 100)],
+      'a',
+      [{ podUid: 'x', at: 150 }],
+      100,
+    );
+    const s = summarize(cells, 1000);
+    for (const [field, v] of Object.entries(s))
+      if (field !== 'maxLatencyMillis') expect([field, v <= max && v >= -(2 ** 31)]).toEqual([field, true]);
+    expect(s).toMatchObject({
+      aggregatedAvailableReplicas: max,
+      estimatedAvailableReplicas: max,
+      admissionLag: 1,
+    });
+  });
 });
 
 describe('recordAggregation', () => {

@@ -4,6 +4,7 @@
 import {
   type Bucket,
   compact,
+  INT32_MAX,
   dropSeen,
   fromWire,
   lagOf,
@@ -88,6 +89,13 @@ export function cellToWire(c: Cell): CellStatus {
 
 export const totalLag = (cells: readonly Cell[]) => cells.reduce((n, c) => n + lagOf(c.buckets), 0);
 
+/**
+ * A sum saturated to the schema's int32: counts of several cells (each an int32 the API server
+ * accepted) may add up past it, and a summary out of range is a status write refused forever.
+ * Lower for the available counts and higher for the lag is the side that admits less.
+ */
+const int32 = (n: number) => Math.max(-INT32_MAX - 1, Math.min(INT32_MAX, n));
+
 export function summarize(cells: readonly Cell[], now: number): Summary {
   const counts = cells.reduce<Counts>((a, c) => addCounts(a, c.counts), ZERO);
   const lag = totalLag(cells);
@@ -97,14 +105,14 @@ export function summarize(cells: readonly Cell[], now: number): Summary {
     if (c.buckets.length && (oldest === undefined || (c.lastEventTime ?? 0) < oldest))
       oldest = c.lastEventTime ?? 0;
   return {
-    totalReplicas: counts.total,
-    aggregatedAvailableReplicas: counts.available,
-    estimatedAvailableReplicas: counts.available - lag,
+    totalReplicas: int32(counts.total),
+    aggregatedAvailableReplicas: int32(counts.available),
+    estimatedAvailableReplicas: int32(counts.available - lag),
     maxLatencyMillis: oldest === undefined ? 0 : Math.max(0, now - oldest),
-    aggregatedReady: counts.ready,
-    aggregatedScheduled: counts.scheduled,
-    aggregatedRunning: counts.running,
-    admissionLag: lag,
+    aggregatedReady: int32(counts.ready),
+    aggregatedScheduled: int32(counts.scheduled),
+    aggregatedRunning: int32(counts.running),
+    admissionLag: int32(lag),
   };
 }
 

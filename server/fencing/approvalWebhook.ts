@@ -76,15 +76,19 @@ export function subjectAccess(kc: k8s.KubeConfig): FenceAccess {
   };
 }
 
-function answer(uid: string, allowed: boolean, message?: string) {
+function answer(uid: string, allowed: boolean, message?: string, code = 403, reason = 'Forbidden') {
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    response: { uid, allowed, ...(allowed ? {} : { status: { code: 403, reason: 'Forbidden', message } }) },
+    response: { uid, allowed, ...(allowed ? {} : { status: { code, reason, message } }) },
   };
 }
 
-/** One review: [HTTP status, body]. Malformed: 400. Cannot ask the cluster: 500 (failurePolicy Fail refuses). */
+/**
+ * One review: [HTTP status, body]. Malformed: 400. A question the cluster would not answer (it is
+ * down, or the SubjectAccessReview is invalid, e.g. for a request with no user and no group): a
+ * refusal saying why, never an admission.
+ */
 export async function handleFenceReview(text: string, access: FenceAccess): Promise<[number, unknown]> {
   let parsed: z.infer<typeof review>;
   try {
@@ -117,10 +121,8 @@ export async function handleFenceReview(text: string, access: FenceAccess): Prom
       }
     }
   } catch (e) {
-    return [
-      500,
-      `cannot ask the cluster whether ${req.userInfo.username} may ${verdict.verbs.join('/')}: ${errorText(e)}`,
-    ];
+    const why = `cannot ask the cluster whether ${JSON.stringify(req.userInfo.username)} may ${verdict.verbs.join('/')}: ${errorText(e)}`;
+    return [200, answer(req.uid, false, why, 500, 'InternalError')];
   }
   return [200, answer(req.uid, true)];
 }

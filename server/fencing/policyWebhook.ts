@@ -113,7 +113,7 @@ function answer(uid: string, refusal?: Refusal) {
   };
 }
 
-/** One review: [HTTP status, body]. Malformed: 400. Cannot ask the cluster: 500 (failurePolicy Fail refuses). */
+/** One review: [HTTP status, body]. Malformed: 400. Cannot ask the cluster: a refusal (code 500) saying why. */
 export async function handlePolicyReview(text: string, ctx: PolicyReviewContext): Promise<[number, unknown]> {
   let req: z.infer<typeof review>['request'];
   try {
@@ -165,7 +165,17 @@ export async function handlePolicyReview(text: string, ctx: PolicyReviewContext)
       }
     }
   } catch (e) {
-    return [500, `cannot judge the FencePolicy write of ${username}: ${errorText(e)}`];
+    // a question the cluster would not answer (it is down, or a SubjectAccessReview of no user and
+    // no group is invalid): a refusal saying why, never an admission, never an HTTP 500 (which the
+    // API server turns into "failed calling webhook" with no reason)
+    return [
+      200,
+      answer(req.uid, {
+        code: 500,
+        reason: 'InternalError',
+        message: `cannot judge the FencePolicy write of ${JSON.stringify(username)}: ${errorText(e)}`,
+      }),
+    ];
   }
   return [200, answer(req.uid)];
 }

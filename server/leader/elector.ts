@@ -190,6 +190,9 @@ export class LeaseElector {
         }
         // a renewal that came back after its deadline passed is no longer leadership
         if (this.leading || step.kind !== 'renew') {
+          // the Lease taken anew while this term still ran (released or expired under it, e.g.
+          // by kubectl): a new epoch, so the old term ends and a new one begins with it
+          if (this.leading && step.kind !== 'renew') this.setLeading(false);
           this.lastRenewal = now;
           this.holder = this.identity;
           if (!this.leading) this.myEpoch = epoch;

@@ -1,11 +1,12 @@
 // One optimistic write of a PodProtector's status (resourceVersion in the body), shared by
 // the webhook, the aggregator and the generator: the outcome is counted per writer, a 409
-// or 404 is an answer to handle, anything else is thrown.
+// or 404 is an answer to handle (a stale leader epoch excepted), anything else is thrown.
 import type * as k8s from '@kubernetes/client-node';
 import { GROUP, PLURAL, type PodProtector, parseProtector, VERSION } from '../../lib/protection/types.js';
 import { KeepAliveJson } from '../kube/keepAlive.js';
 import type { ProtectionMetrics } from './metrics.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { isStaleEpochRefusal } from '../../lib/leader/events.js';
 
 /** Reads and optimistic writes of a PodProtector's status subresource. */
 export interface StatusApi {
@@ -64,6 +65,12 @@ export async function writeStatus(
     return { outcome: 'ok', ...(parsed.ok ? { written: parsed.value } : {}) };
   } catch (e) {
     const code = (e as { code?: number }).code;
+    // a leader write of a stale epoch (a 409 from Palisade's webhook) is not a conflict to retry:
+    // thrown as it came, so the runtime sees the cause and steps down
+    if (isStaleEpochRefusal(e)) {
+      metrics.statusWrites.inc({ writer, outcome: 'error' });
+      throw e;
+    }
     metrics.statusWrites.inc({ writer, outcome: code === 409 ? 'conflict' : 'error' });
     if (code === 409) return { outcome: 'conflict' };
     if (code === 404) return { outcome: 'gone' };

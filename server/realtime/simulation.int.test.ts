@@ -15,6 +15,7 @@ import { parseScenario } from '../../sim/scenario/load.js';
 import { tinyDurations } from '../../sim/test/clusterHarness.js';
 import { type Console, startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
+import { MAX_WATCHED_TERMINATIONS } from './simulation.js';
 import { serviceAccountReady } from '../test/namespaces.js';
 
 let dir: string;
@@ -114,6 +115,41 @@ describe('ghosts', () => {
       ok: false,
       error: expect.stringMatching(/podUid/),
     });
+  });
+
+  it('a socket watches a bounded number of terminations, each named by a uid no longer than a pod uid', async () => {
+    // found by server/test/fuzzConsole.int.test.ts: any uid (of any length) was a room of its own,
+    // so one socket could join rooms until the server ran out of memory
+    const s = socketClient(consoleServer.url, tokenOf(cluster.kc));
+    try {
+      await eventually(() => s.connected, 'connected');
+      for (let i = 0; i < MAX_WATCHED_TERMINATIONS; i++)
+        expect(
+          await s.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER, podUid: `uid-${i}` }),
+        ).toEqual({ ok: true });
+      expect(
+        await s.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER, podUid: 'one-more' }),
+      ).toMatchObject({
+        ok: false,
+        error: expect.stringContaining('unwatch one first'),
+      });
+      // watching one again is no new room; unwatching makes room
+      expect(await s.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER, podUid: 'uid-0' })).toEqual({
+        ok: true,
+      });
+      s.emit(SimEvents.unwatchTermination, { cluster: CLUSTER, podUid: 'uid-0' });
+      expect(
+        await s.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER, podUid: 'one-more' }),
+      ).toEqual({ ok: true });
+      expect(
+        await s.emitWithAck(SimEvents.watchTermination, { cluster: CLUSTER, podUid: 'u'.repeat(129) }),
+      ).toMatchObject({
+        ok: false,
+        error: expect.stringContaining('podUid'),
+      });
+    } finally {
+      s.close();
+    }
   });
 
   it('a last argument that is not a callback is ignored, not an uncaught exception', async () => {

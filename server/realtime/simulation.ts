@@ -20,8 +20,16 @@ import { GroundTruthMirror } from '../kube/groundTruth.js';
 import { mayJoin } from './scope.js';
 
 const MAX_GHOSTS = 500;
+/**
+ * A page watches one pod's termination; a socket may watch a few at once, no more: each is a room
+ * named by the client, and a pod it may not see yet (not in the cache) is allowed to whoever may
+ * list every pod, so without a bound one socket could join rooms until the server runs out of memory.
+ */
+export const MAX_WATCHED_TERMINATIONS = 16;
 const watchGhosts = z.object({ cluster: z.string().min(1, 'cluster is required') });
-const watchTermination = watchGhosts.extend({ podUid: z.string().min(1, 'podUid is required') });
+const watchTermination = watchGhosts.extend({
+  podUid: z.string().min(1, 'podUid is required').max(128, 'podUid is longer than a pod uid'),
+});
 type Ack = (reply: { ok: true } | { ok: false; error: string }) => void;
 
 interface Sim {
@@ -154,7 +162,13 @@ export class SimulationHub {
           : { verb: 'list', resource: 'pods' },
       );
       if (!may.ok) return void (typeof ack === 'function' && ack(may));
-      void socket.join(terminationRoom(ok.req.cluster, ok.req.podUid));
+      const r = terminationRoom(ok.req.cluster, ok.req.podUid);
+      const watching = [...socket.rooms].filter((x) => x.startsWith(terminationRoom(ok.req.cluster, '')));
+      if (!socket.rooms.has(r) && watching.length >= MAX_WATCHED_TERMINATIONS) {
+        const error = `at most ${MAX_WATCHED_TERMINATIONS} pods' terminations are watched at once: unwatch one first`;
+        return void (typeof ack === 'function' && ack({ ok: false, error }));
+      }
+      void socket.join(r);
       if (typeof ack === 'function') ack({ ok: true });
     });
     socket.on(SimEvents.unwatchTermination, (raw: unknown) => {

@@ -8,7 +8,8 @@
 // a 500, never a crash or an unhandled rejection, never a bucket booked, and never an admitted
 // deletion of a pod the quota refuses. Most cases go to the handler directly (as the listener
 // would hand them on); a share goes through the HTTPS listener with an allowed client
-// certificate. FUZZ_SEED=<n> replays a run; FUZZ_RUNS=<n> scales it.
+// certificate. FUZZ_SEED=<n> replays a run; FUZZ_RUNS=<n> scales it; FUZZ_CASES=<n> sets a floor
+// per property (`npm run fuzz`: 10 000).
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { type CertificateAuthority, createCertificateAuthority } from '../../../lib/pki/certificates.js';
 import { ANNOTATIONS } from '../../../lib/protection/types.js';
+import { FUZZ_SEED, fuzzCases, fuzzReport, fuzzTimeout } from '../../trpc/test/fuzzInputs.js';
 import { type ClientCert, issueClientCert } from './clientCerts.js';
 import {
   baseConfig,
@@ -35,8 +37,8 @@ const NS = 'fuzz';
 const GUARDED = ['guarded-0', 'guarded-1', 'guarded-2'];
 const LABELS = { app: 'guarded' };
 const KEY = `${NS}/guard`;
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1);
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+const SEED = FUZZ_SEED;
+const CASES = { mutated: fuzzCases(6000), garbage: fuzzCases(2000), paths: fuzzCases(200) };
 
 let env: Env;
 let ca: CertificateAuthority;
@@ -612,57 +614,94 @@ async function check(text: string, parsedBody: unknown, http: boolean) {
 }
 
 describe('fuzzing the AdmissionReview handler (fast-check)', () => {
-  it('mutated reviews of protected pods: well-formed answers, never an admission the quota refuses', async () => {
-    await fc.assert(
-      fc.asyncProperty(mutatedReview, fc.integer({ min: 0, max: 9 }), async (review, lane) => {
-        const text = JSON.stringify(review);
-        await check(text, JSON.parse(text), lane === 0);
-      }),
-      { numRuns: 6000 * RUNS, seed: SEED, reporter },
-    );
-    expect(tally.refusedProtected).toBeGreaterThan(1000 * RUNS);
-  }, 120_000);
+  it(
+    'mutated reviews of protected pods: well-formed answers, never an admission the quota refuses',
+    async () => {
+      const started = performance.now();
+      await fc.assert(
+        fc.asyncProperty(mutatedReview, fc.integer({ min: 0, max: 9 }), async (review, lane) => {
+          const text = JSON.stringify(review);
+          await check(text, JSON.parse(text), lane === 0);
+        }),
+        { numRuns: CASES.mutated, seed: SEED, reporter },
+      );
+      expect(tally.refusedProtected).toBeGreaterThan(CASES.mutated / 6);
+      fuzzReport(
+        'webhook /admission/<cell>: reviews of protected pods',
+        CASES.mutated,
+        performance.now() - started,
+        `${tally.refusedProtected} the quota refuses`,
+      );
+    },
+    fuzzTimeout(CASES.mutated, 40),
+  );
 
-  it('bodies that are not reviews: 400, never a crash', async () => {
-    await fc.assert(
-      fc.asyncProperty(garbage, fc.integer({ min: 0, max: 9 }), async (text, lane) => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        await check(text, parsed, lane === 0);
-      }),
-      { numRuns: 2000 * RUNS, seed: SEED, reporter },
-    );
-  }, 120_000);
+  it(
+    'bodies that are not reviews: 400, never a crash',
+    async () => {
+      const started = performance.now();
+      await fc.assert(
+        fc.asyncProperty(garbage, fc.integer({ min: 0, max: 9 }), async (text, lane) => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          await check(text, parsed, lane === 0);
+        }),
+        { numRuns: CASES.garbage, seed: SEED, reporter },
+      );
+      fuzzReport(
+        'webhook /admission/<cell>: bodies that are not reviews',
+        CASES.garbage,
+        performance.now() - started,
+      );
+    },
+    fuzzTimeout(CASES.garbage, 60),
+  );
 
-  it('odd paths and methods through the listener: 404 (or a judged review), never a crash', async () => {
-    const segment = fc.oneof(
-      fc.constantFrom(CELL, encodeURIComponent(CELL), '', '%', '%E0%A4%A', '%ZZ', '..', '%2F', 'other-cell'),
-      fc.string({ maxLength: 12 }).map(encodeURI),
-    );
-    const path = fc.oneof(
-      fc
-        .tuple(segment, fc.constantFrom('', '?timeout=10s', '?timeout=abc', '/x'))
-        .map(([c, q]) => `/admission/${c}${q}`),
-      fc.constantFrom('/', '/admission', '/admission/', '/metrics', '//admission/x', '/ADMISSION/x'),
-    );
-    const review = JSON.stringify(await forgedLike('guarded-0'));
-    await fc.assert(
-      fc.asyncProperty(path, fc.constantFrom('POST', 'POST', 'GET', 'PUT'), async (p, method) => {
-        const [status, body] = await viaListener(review, p, method);
-        const shown = `${method} ${p}: ${status} ${String(typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 200)}`;
-        tally.cases++;
-        tally.http++;
-        tally.byStatus.set(status, (tally.byStatus.get(status) ?? 0) + 1);
-        expect([200, 404], shown).toContain(status);
-        if (status === 200) expect((body as any).response.allowed, shown).toBe(false);
-      }),
-      { numRuns: 200 * RUNS, seed: SEED, reporter },
-    );
-  }, 60_000);
+  it(
+    'odd paths and methods through the listener: 404 (or a judged review), never a crash',
+    async () => {
+      const segment = fc.oneof(
+        fc.constantFrom(
+          CELL,
+          encodeURIComponent(CELL),
+          '',
+          '%',
+          '%E0%A4%A',
+          '%ZZ',
+          '..',
+          '%2F',
+          'other-cell',
+        ),
+        fc.string({ maxLength: 12 }).map(encodeURI),
+      );
+      const path = fc.oneof(
+        fc
+          .tuple(segment, fc.constantFrom('', '?timeout=10s', '?timeout=abc', '/x'))
+          .map(([c, q]) => `/admission/${c}${q}`),
+        fc.constantFrom('/', '/admission', '/admission/', '/metrics', '//admission/x', '/ADMISSION/x'),
+      );
+      const review = JSON.stringify(await forgedLike('guarded-0'));
+      const started = performance.now();
+      await fc.assert(
+        fc.asyncProperty(path, fc.constantFrom('POST', 'POST', 'GET', 'PUT'), async (p, method) => {
+          const [status, body] = await viaListener(review, p, method);
+          const shown = `${method} ${p}: ${status} ${String(typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 200)}`;
+          tally.cases++;
+          tally.http++;
+          tally.byStatus.set(status, (tally.byStatus.get(status) ?? 0) + 1);
+          expect([200, 404], shown).toContain(status);
+          if (status === 200) expect((body as any).response.allowed, shown).toBe(false);
+        }),
+        { numRuns: CASES.paths, seed: SEED, reporter },
+      );
+      fuzzReport('webhook listener: paths and methods', CASES.paths, performance.now() - started);
+    },
+    fuzzTimeout(CASES.paths, 300),
+  );
 
   it('afterwards: no bucket, no webhook write, estimated == aggregated, no unhandled rejection', async () => {
     expect(await webhookWrites()).toBe(0);

@@ -11,15 +11,16 @@
 // NodeFences, VolumeAttachments, the console's Events). The mutations that can act
 // (actions.perform, infra.act) are fuzzed only with inputs that fail validation or RBAC, or as
 // dry runs; one deliberate control case at the end shows a real change would be seen. Also: the
-// transport (methods, paths, batches, malformed input, sizes) and socket.io's events.
-// FUZZ_SEED=<n> replays a run; FUZZ_RUNS=<n> scales it.
+// transport (methods, paths, batches, malformed input, sizes). socket.io's events and the routes
+// outside tRPC are fuzzed in server/test/fuzzConsole.int.test.ts.
+// FUZZ_SEED=<n> replays a run; FUZZ_RUNS=<n> scales it; FUZZ_CASES=<n> sets a floor per boundary
+// (`npm run fuzz`: 10 000).
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONSOLE_COMPONENT,
@@ -44,23 +45,22 @@ import {
   ABSENT,
   anyInput,
   BODY_SIZE,
-  extraKeys,
   field,
-  hostileString,
   jsonText,
   objectInput,
   objectOf,
   PATH_STRINGS,
   QUERY_SIZE,
-  Raw,
+  FUZZ_SEED,
+  fuzzCases,
+  fuzzReport,
+  fuzzTimeout,
   reporter,
   type Size,
-  wrongTyped,
 } from './fuzzInputs.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1);
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-/** cases per procedure (× FUZZ_RUNS); the mutations get more */
+const SEED = FUZZ_SEED;
+/** cases per procedure in npm test (fuzzCases scales them); the mutations get more */
 const QUERY_CASES = 400;
 const MUTATION_CASES = 600;
 
@@ -1192,7 +1192,7 @@ describe('fuzzing every tRPC procedure (fast-check, over HTTP through the gate)'
 
   for (const [path, proc] of Object.entries(PROCEDURES)) {
     const type = proc._def.type === 'mutation' ? 'mutation' : 'query';
-    const runs = (type === 'mutation' ? MUTATION_CASES : QUERY_CASES) * RUNS;
+    const runs = fuzzCases(type === 'mutation' ? MUTATION_CASES : QUERY_CASES);
     it(
       `${path} (${type}, ${runs} cases)`,
       async () => {
@@ -1216,7 +1216,7 @@ describe('fuzzing every tRPC procedure (fast-check, over HTTP through the gate)'
         // queries change nothing either
         expect(await snapshot()).toEqual(baseline);
       },
-      60_000 * RUNS,
+      fuzzTimeout(runs, 400),
     );
   }
 });
@@ -1376,9 +1376,11 @@ function couldAct(r: RawRequest): boolean {
 }
 
 describe('the transport', () => {
+  const cases = fuzzCases(600);
   it(
     'wrong methods, paths, batches, malformed or huge input: a JSON answer, never a 500, no change',
     async () => {
+      const started = performance.now();
       const byStatus = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(
@@ -1422,277 +1424,18 @@ describe('the transport', () => {
             expect([200, 207, 400, 404, 405, 413, 415], shown).toContain(a.status);
           },
         ),
-        { numRuns: 600 * RUNS, seed: SEED, reporter },
+        { numRuns: cases, seed: SEED, reporter },
       );
       expect(await snapshot()).toEqual(baseline);
-      console.log(`fuzz transport: statuses ${JSON.stringify(Object.fromEntries(byStatus))}`);
+      fuzzReport(
+        'tRPC transport',
+        cases,
+        performance.now() - started,
+        `statuses ${JSON.stringify(Object.fromEntries(byStatus))}`,
+      );
     },
-    60_000 * RUNS,
+    fuzzTimeout(cases, 400),
   );
-});
-
-// ---- socket.io ----------------------------------------------------------------------------
-
-/** The client events the server listens to, and some it does not. */
-const SOCKET_EVENTS = [
-  'subscribe',
-  'unsubscribe',
-  'audit:subscribe',
-  'audit:unsubscribe',
-  'history:subscribe',
-  'history:unsubscribe',
-  'fencing:subscribe',
-  'fencing:unsubscribe',
-  'protection:subscribe',
-  'protection:unsubscribe',
-  'volumes:watch',
-  'volumes:unwatch',
-  'watchGhosts',
-  'unwatchGhosts',
-  'watchTermination',
-  'unwatchTermination',
-  'snapshot',
-  'delta',
-  'health',
-  'session:ended',
-  'subscribe-error',
-  'error',
-  'connection',
-  '__proto__',
-  'constructor',
-  'toString',
-  'hasOwnProperty',
-];
-/** The events whose handlers answer an acknowledgement. */
-const ACKED = new Set(['subscribe', 'volumes:watch', 'watchGhosts', 'watchTermination']);
-
-interface Emission {
-  event: string;
-  args: unknown[];
-  ack: boolean;
-}
-
-function emissions(): fc.Arbitrary<Emission> {
-  const s = QUERY_SIZE;
-  const cluster = fc.oneof(
-    { weight: 8, arbitrary: fc.constant(CLUSTER) },
-    { weight: 1, arbitrary: fc.constantFrom('no-such-cluster', 'palisade-embedded/pods', '') },
-    { weight: 2, arbitrary: hostileString(s) },
-    { weight: 1, arbitrary: wrongTyped(s).filter((v) => !(v instanceof Raw)) },
-  );
-  const request = objectInput(
-    {
-      cluster,
-      kind: field(fc.constantFrom('nodes', 'pods', 'pods', 'events', 'secrets'), s),
-      resumeFrom: field(fc.oneof(fc.nat(), fc.constantFrom(-1, 0.5, Number.MAX_SAFE_INTEGER, 2 ** 64)), s),
-      podUid: field(fc.oneof(fc.constantFrom(...world.pods.values()), fc.uuid()), s),
-    },
-    s,
-  );
-  const payload = fc.oneof(
-    { weight: 10, arbitrary: request },
-    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-    {
-      weight: 2,
-      arbitrary: fc.oneof(
-        fc.constantFrom(null, Number.NaN, Number.POSITIVE_INFINITY, -0, new Uint8Array([0, 1, 255])),
-        hostileString(s),
-        extraKeys(s).map(objectOf),
-        fc.integer({ min: 2, max: 200 }).map((n) => {
-          let v: unknown = 1;
-          for (let i = 0; i < n; i++) v = [v];
-          return v;
-        }),
-      ),
-    },
-  );
-  return fc.oneof(
-    {
-      weight: 6,
-      arbitrary: fc
-        .tuple(fc.constantFrom(...SOCKET_EVENTS), payload, fc.boolean())
-        .map(([event, p, ack]): Emission => ({ event, args: [p], ack: ack && ACKED.has(event) })),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .tuple(
-          fc.oneof(fc.constantFrom(...SOCKET_EVENTS), fc.string({ maxLength: 20 })),
-          fc.array(payload, { maxLength: 3 }),
-        )
-        .map(([event, args]): Emission => ({ event, args, ack: false })),
-    },
-  );
-}
-
-interface Heard {
-  event: string;
-  args: any[];
-}
-
-function socketOf(
-  token: string | undefined,
-  transports: ('websocket' | 'polling')[] = ['websocket'],
-): Socket {
-  return io(c.url, {
-    path: '/socket.io',
-    transports,
-    forceNew: true,
-    reconnection: false,
-    extraHeaders: token === undefined ? {} : { authorization: `Bearer ${token}` },
-  });
-}
-
-/** Anything a socket heard must come from a room its person may see, and asked for. */
-function checkHeard(who: 'viewer' | 'limited', heard: Heard[], asked: Set<string>) {
-  for (const h of heard) {
-    const shown = `${who} heard ${h.event} ${JSON.stringify(h.args).slice(0, 300)}`;
-    if (h.event === 'snapshot' || h.event === 'delta') {
-      const m = h.args[0];
-      expect(m.cluster, shown).toBe(CLUSTER);
-      expect(asked.has(m.kind), `${shown}: never asked for ${m.kind}`).toBe(true);
-      if (who === 'limited') {
-        // a person who may list pods in shop only: no nodes, and no pod elsewhere
-        expect(m.kind, shown).toBe('pods');
-        for (const p of m.items ?? m.upserts) expect(p.namespace, shown).toBe(NS);
-        for (const k of m.deletes ?? []) expect(k.startsWith(`${NS}/`), shown).toBe(true);
-      }
-    }
-    if (h.event === 'health') expect(h.args[0].cluster, shown).toBe(CLUSTER);
-    if (h.event === 'session:ended') throw new Error(`${shown}: a bearer connection has no session to end`);
-  }
-}
-
-describe('socket.io', () => {
-  it(
-    'random events from a viewer and a one-namespace reader: answers well-formed, data only from rooms they may see',
-    async () => {
-      const socks = { viewer: socketOf(tokens.viewer), limited: socketOf(tokens.limited) };
-      const heard = { viewer: [] as Heard[], limited: [] as Heard[] };
-      /** the kinds each socket has asked for with a well-formed subscribe (acknowledged or not) */
-      const asked = { viewer: new Set<string>(), limited: new Set<string>() };
-      const counts = { emits: 0, acks: 0, heard: 0 };
-      try {
-        for (const k of ['viewer', 'limited'] as const)
-          socks[k].onAny((event, ...args) => heard[k].push({ event, args }));
-        await eventually(() => socks.viewer.connected && socks.limited.connected, 'both sockets connected');
-        await fc.assert(
-          fc.asyncProperty(
-            fc.constantFrom<'viewer' | 'limited'>('viewer', 'limited'),
-            fc.array(emissions(), { minLength: 1, maxLength: 6 }),
-            async (who, list) => {
-              const s = socks[who];
-              for (const e of list) {
-                counts.emits++;
-                const req = e.args[0] as { cluster?: unknown; kind?: unknown } | null;
-                if (
-                  e.event === 'subscribe' &&
-                  req?.cluster === CLUSTER &&
-                  (req.kind === 'nodes' || req.kind === 'pods')
-                )
-                  asked[who].add(req.kind);
-                if (!e.ack) {
-                  try {
-                    s.emit(e.event, ...e.args);
-                  } catch (err) {
-                    // socket.io-client refuses its own reserved names before sending anything
-                    expect(String(err), e.event).toMatch(/reserved event name/);
-                  }
-                  continue;
-                }
-                const reply: any = await s.timeout(10_000).emitWithAck(e.event, e.args[0]);
-                counts.acks++;
-                const shown = `${who} ${e.event} ${JSON.stringify(e.args[0])?.slice(0, 300)} -> ${JSON.stringify(reply)}`;
-                expect(typeof reply?.ok, shown).toBe('boolean');
-                if (!reply.ok) expect(typeof reply.error, shown).toBe('string');
-                if (e.event === 'subscribe' && reply.ok) {
-                  const kind = (e.args[0] as { kind: string }).kind;
-                  expect(reply.scope, shown).toBe(who === 'limited' ? 'namespaces' : 'all');
-                  if (who === 'limited') expect(kind, shown).toBe('pods');
-                }
-              }
-              // a round trip: every emission before it has been handled
-              const r: any = await s
-                .timeout(10_000)
-                .emitWithAck('subscribe', { cluster: 'no-such-cluster', kind: 'pods' });
-              expect(r, who).toMatchObject({ ok: false, error: expect.stringContaining('unknown cluster') });
-              expect(s.connected, `${who}: the server dropped the socket`).toBe(true);
-              for (const k of ['viewer', 'limited'] as const) {
-                counts.heard += heard[k].length;
-                checkHeard(k, heard[k].splice(0), asked[k]);
-              }
-            },
-          ),
-          { numRuns: 300 * RUNS, seed: SEED, reporter },
-        );
-        console.log(
-          `fuzz socket.io: ${counts.emits} emissions (${counts.acks} acknowledged), ${counts.heard} messages heard`,
-        );
-      } finally {
-        socks.viewer.close();
-        socks.limited.close();
-      }
-    },
-    60_000 * RUNS,
-  );
-
-  it('no session, no socket: every handshake refused, nothing heard', async () => {
-    const attempts = [undefined, 'not-a-token', `${tokens.viewer}x`, tokens.viewer.slice(1)];
-    for (const token of attempts)
-      for (const transports of [['websocket'], ['polling']] as ('websocket' | 'polling')[][]) {
-        const s = socketOf(token, transports);
-        const heard: string[] = [];
-        s.onAny((e) => heard.push(e));
-        s.emit('subscribe', { cluster: CLUSTER, kind: 'pods' });
-        try {
-          const err = await new Promise<Error>((resolve) => s.on('connect_error', resolve));
-          expect(String(err), `${token} ${transports}`).toMatch(/websocket error|xhr poll error|401/i);
-          expect(s.connected).toBe(false);
-          expect(heard).toEqual([]);
-        } finally {
-          s.close();
-        }
-      }
-    // engine.io's own requests, fuzzed, without a credential: the gate answers them all
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          query: fc.oneof(
-            fc.constantFrom(
-              'EIO=4&transport=polling',
-              'EIO=4&transport=websocket',
-              'EIO=3&transport=polling',
-              'EIO=4&transport=polling&sid=AAAAAAAAAAAAAAAAAAAA',
-              '',
-            ),
-            fc.string({ maxLength: 30 }).map(encodeURIComponent),
-          ),
-          method: fc.constantFrom('GET', 'POST'),
-          body: fc.constantFrom(
-            '40',
-            '42["subscribe",{"cluster":"palisade-embedded","kind":"pods"}]',
-            '1',
-            '',
-          ),
-          header: fc.constantFrom(undefined, 'Bearer nope', 'Basic eDp4'),
-        }),
-        async (r) => {
-          const a = await send(
-            r.method,
-            `/socket.io/?${r.query}`,
-            {
-              ...(r.header ? { authorization: r.header } : {}),
-              ...(r.method === 'POST' ? { 'content-type': 'text/plain;charset=UTF-8' } : {}),
-            },
-            r.method === 'POST' ? r.body : undefined,
-          );
-          expect(a.status, JSON.stringify(r)).toBe(401);
-          expect(a.body, JSON.stringify(r)).toMatchObject({ code: 'unauthenticated' });
-        },
-      ),
-      { numRuns: 100 * RUNS, seed: SEED, reporter },
-    );
-  });
 });
 
 // ---- afterwards ---------------------------------------------------------------------------
@@ -1715,6 +1458,8 @@ describe('afterwards', () => {
         )
         .join('\n')}`,
     );
+    for (const r of rows)
+      fuzzReport(`tRPC ${r.path}`, r.cases, r.ms, `${r.invalid} invalid, ${r.ok} answered`);
     for (const path of Object.keys(PROCEDURES)) {
       const t = tallies.get(path);
       expect(t?.cases, path).toBeGreaterThan(0);

@@ -226,3 +226,33 @@ export function reporter<T>(out: fc.RunDetails<T>) {
   const cause = out.errorInstance instanceof Error ? `\n\nCaused by: ${out.errorInstance.message}` : '';
   throw new Error(cut(`${fc.defaultReportMessage(out) ?? 'property failed'}${cause}`));
 }
+
+// ---- how many cases: npm test's default, the nightly size ---------------------------------
+
+/** FUZZ_SEED=<n> replays a run: every property of a file starts from it. */
+export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+
+/**
+ * The cases one boundary gets: its default in `npm test` times FUZZ_RUNS (default 1), and at
+ * least FUZZ_CASES (`npm run fuzz` sets 10 000: the nightly size).
+ */
+export function fuzzCases(defaultCases: number): number {
+  const runs = Number(process.env.FUZZ_RUNS ?? 1);
+  const atLeast = Number(process.env.FUZZ_CASES ?? 0);
+  return Math.max(Math.round(defaultCases * runs), atLeast);
+}
+
+/** A test's time limit for `cases` cases of about `msPerCase` each (at least a minute). */
+export function fuzzTimeout(cases: number, msPerCase: number): number {
+  return Math.max(60_000, Math.round(cases * msPerCase));
+}
+
+/**
+ * One line per boundary fuzzed — its name, its cases and how long they took — which
+ * `npm run fuzz` (scripts/fuzz.sh) collects into its table. Printed once the property held.
+ */
+export function fuzzReport(boundary: string, cases: number, ms: number, note = '') {
+  console.log(
+    `fuzz-boundary: ${boundary} | ${cases} cases | ${(ms / 1000).toFixed(1)} s${note ? ` | ${note}` : ''}`,
+  );
+}
