@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_USERS, UserStore, defaultSub, userClaims } from './users.js';
 
-describe('test identity provider users', () => {
+// scrypt is CPU-bound by design (each store hashes every password): on a 2-core machine at load 25
+// the first test took 5.1 s, past vitest's 5 s default
+describe('test identity provider users', { timeout: 60_000 }, () => {
   it('checks passwords against scrypt hashes and tells a wrong password from no one', async () => {
     const store = await UserStore.create(DEFAULT_USERS);
     const alice = await store.verify('alice', 'alice-correct-horse');
