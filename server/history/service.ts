@@ -3,7 +3,7 @@
 // its retention by a bounded prune every few minutes, closed at stop. Until it is open the
 // recorder keeps what it sees in memory and the timeline waits for it.
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -144,6 +144,8 @@ async function template(log: Logger): Promise<string> {
   await rm(part, { recursive: true, force: true });
   log.info({ template: tpl }, 'history: no template yet: creating one (initdb, once per machine)');
   await createStore(part);
+  // PGlite makes its files writable by all: the directory keeps other users out of them
+  await chmod(part, 0o700);
   await rm(tpl, { recursive: true, force: true });
   await rename(part, tpl).catch(async (e) => {
     // another process made it meanwhile: theirs stands
@@ -161,10 +163,22 @@ export async function newStoreFromTemplate(dir: string, log: Logger = rootLogger
   return tpl;
 }
 
+/** A new store in `dir`, from the template when there is one or it can be made, else in place. */
+async function newStore(dir: string, log: Logger): Promise<string | undefined> {
+  try {
+    return await newStoreFromTemplate(dir, log);
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'history: no template: creating the store in place');
+    await rm(dir, { recursive: true, force: true });
+    await createStore(dir);
+    return undefined;
+  }
+}
+
 async function openPglite(dir: string, log: Logger) {
   const unlock = await lockDirectory(dir);
   try {
-    const tpl = hasDatabase(dir) ? undefined : await newStoreFromTemplate(dir, log);
+    const tpl = hasDatabase(dir) ? undefined : await newStore(dir, log);
     const sql = await pgliteSql(dir).catch(async (e) => {
       if (!tpl) throw e;
       // a template this PGlite cannot read: start the directory afresh without it
