@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser } from '@playwright/test';
 import YAML from 'yaml';
 import { sleep } from '../common.js';
-import { exercise } from './exercise.js';
+import { everyPage, livePages } from './exercise.js';
 import { Measured } from './proc.js';
 import type { Mark, Stage } from './marks.js';
 
@@ -85,12 +85,15 @@ export async function runStage(
     const { url } = JSON.parse(ready[1]) as { url?: string };
     const marks = [await mark(m, stage)];
     if (url && (stage === 'ui' || stage === 'history')) {
-      const ex = await exercise(browser, url, cluster.token, cfg.rounds);
-      errors.push(...ex.errors);
+      // every page, closed and settled; then the live pages kept open, settled
+      const pages = await everyPage(browser, url, cluster.token, cfg.rounds);
+      await sleep(cfg.settleMs);
       marks.push(await mark(m, `${stage}-pages`));
+      const live = await livePages(browser, url, cluster.token);
       await sleep(cfg.settleMs);
       marks.push(await mark(m, `${stage}-live`));
-      await ex.live.close();
+      await live.live.close();
+      errors.push(...pages.errors, ...live.errors);
     }
     return { stage, marks, peak: m.peak(), errors };
   } finally {
@@ -145,13 +148,15 @@ export async function wholeRun(
     const readyS = (Date.now() - t0) / 1000;
     await m.waitFor(/history store open/, 300_000, 'the history store open');
     const historyS = (Date.now() - t0) / 1000;
-    const ex = await exercise(opts.browser, url, opts.token(), opts.cfg.rounds);
+    const pages = await everyPage(opts.browser, url, opts.token(), opts.cfg.rounds);
+    const live = await livePages(opts.browser, url, opts.token());
     await sleep(opts.cfg.settleMs);
     const from = Date.now();
     await sleep(opts.cfg.windowMs);
     const steady = m.steady(from);
-    await ex.live.close();
-    return { label, steady, peak: m.peak(), urlS, readyS, historyS, loads: ex.loads, errors: ex.errors };
+    await live.live.close();
+    const errors = [...pages.errors, ...live.errors];
+    return { label, steady, peak: m.peak(), urlS, readyS, historyS, loads: pages.loads + live.loads, errors };
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${label}'s output:\n${m.tail()}`);
   } finally {

@@ -24,11 +24,10 @@ export const LIVE = ['/', '/pods', '/incident', '/timeline'];
 
 const PAGE_TIMEOUT_MS = 60_000;
 
-export interface Exercise {
+export interface Pages {
   loads: number;
   /** pages that answered other than 200, or failed to load */
   errors: string[];
-  live: BrowserContext;
 }
 
 async function signedIn(browser: Browser, url: string, token: string): Promise<BrowserContext> {
@@ -49,13 +48,13 @@ async function load(page: Page, url: string, path: string, errors: string[]) {
   }
 }
 
-/** `rounds` times every page in one tab, then LIVE open in tabs of a second context. */
-export async function exercise(
+/** `rounds` times every page, one after the other in one tab, which is then closed. */
+export async function everyPage(
   browser: Browser,
   url: string,
   token: string,
   rounds: number,
-): Promise<Exercise> {
+): Promise<Pages> {
   const errors: string[] = [];
   let loads = 0;
   const ctx = await signedIn(browser, url, token);
@@ -69,10 +68,17 @@ export async function exercise(
   } finally {
     await ctx.close();
   }
+  return { loads, errors };
+}
+
+/** LIVE open, each in a tab of its own (a socket.io session each); close the context to end them. */
+export async function livePages(
+  browser: Browser,
+  url: string,
+  token: string,
+): Promise<Pages & { live: BrowserContext }> {
+  const errors: string[] = [];
   const live = await signedIn(browser, url, token);
-  for (const p of LIVE) {
-    await load(await live.newPage(), url, p, errors);
-    loads++;
-  }
-  return { loads, errors, live };
+  for (const p of LIVE) await load(await live.newPage(), url, p, errors);
+  return { loads: LIVE.length, errors, live };
 }

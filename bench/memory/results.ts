@@ -69,7 +69,7 @@ export function componentRows(baseline: number, stages: StageResult[], rounds: n
     row(
       `+ Next.js after every page ${rounds}x`,
       d(pages, ui),
-      `${PAGES.length} pages in Chromium, signed in with a token; ${heapNote(pages)}`,
+      `${PAGES.length} pages in Chromium, signed in with a token, the tab closed, settled; ${heapNote(pages)}`,
     ),
     row(`+ socket.io sessions of ${LIVE.length} open pages`, d(live, pages), LIVE.join(', ')),
     row(
