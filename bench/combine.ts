@@ -15,6 +15,7 @@ const SECTIONS = [
   { file: 'bench/image/RESULTS.md', marker: 'image-benchmark', title: 'Container' },
   { file: 'bench/history/RESULTS.md', marker: 'history-benchmark', title: 'History' },
   { file: 'bench/memory/RESULTS.md', marker: 'memory-benchmark', title: 'Memory' },
+  { file: 'bench/faults/RESULTS.md', marker: 'faults-run', title: 'Randomized' },
 ];
 
 const start = (marker: string) => `<!-- ${marker}:start -->`;

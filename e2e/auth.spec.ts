@@ -56,6 +56,23 @@ test.describe('signed out', () => {
     expect((await page.request.get('/api/trpc/clusters.list')).status()).toBe(401);
   });
 
+  test('after sign-in the browser stays on the console, whatever next says (issue 23: /\\t/evil)', async ({
+    page,
+    baseURL,
+  }) => {
+    // browsers drop the tab: "/\t/evil.example/" would be "//evil.example/", another site
+    for (const next of ['%2F%09%2Fevil.example%2F', '%2F%5Cevil.example%2F', '%2F.%2F%2Fevil.example%2F']) {
+      await page.goto(`/signin?next=${next}`);
+      await page.getByLabel('Kubernetes token').fill(demoToken(E2E_STATE_DIR, 'viewer'));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((u) => u.pathname !== '/signin');
+      expect(new URL(page.url()).origin).toBe(new URL(baseURL!).origin);
+      // leave the console's page first: signed out under it, it would go to sign-in by itself
+      await page.goto('about:blank');
+      await page.context().clearCookies();
+    }
+  });
+
   test('a viewer sees force delete disabled on a pod page, with the reason', async ({ page }) => {
     await signInPage(page, demoToken(E2E_STATE_DIR, 'viewer'), '/pods');
     const api = new k8s.KubeConfig();
@@ -175,6 +192,18 @@ test.describe('OpenID Connect sign-in', () => {
       const panel = page.getByRole('complementary', { name: 'Node b1-1' });
       await expect(panel.getByRole('button', { name: 'Simulate kubelet restart on b1-1' })).toBeEnabled();
       await expect(panel.getByTestId('forbidden-reason')).toHaveCount(0);
+
+      // signing out ends the provider's session too (issue 23): its sign-out page, then back here,
+      // and the next sign-in asks for the password again
+      await page.getByTestId('user-menu').click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await expect(page).toHaveURL(new RegExp(`^${idp!.issuer}`));
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await expect(page).toHaveURL(new RegExp(`^${second!.url}/`));
+      await page.goto(`${second!.url}/signin`);
+      await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+      await expect(page).toHaveURL(new RegExp(`^${idp!.issuer}`));
+      await expect(page.getByLabel('Password')).toBeVisible();
     } finally {
       await browser.close();
     }

@@ -7,7 +7,8 @@ import { E2E_STATE_DIR } from './helpers';
 // The Instance IDs page on the demo cluster: the demo's metrics Deployment and queue StatefulSet
 // opt in, so their simulated pods take IDs from the console's endpoint as they start. The page
 // shows each map live; an entry written by hand for a pod that does not exist, at an ID above
-// the replica count, shows at once as a stale entry and a conflict, and goes when removed.
+// the replica count, shows at once as a stale entry (kept, and why: nothing confirms its pod
+// stopped) and a conflict, and goes when removed.
 const ANNOTATION = 'palisade.dev/instance-ids';
 /** the README's picture of the page, taken while the hand-written entry is there */
 const DOCS = resolve(import.meta.dirname, '..', 'docs');
@@ -68,6 +69,10 @@ test('the Instance IDs page shows the maps, live, with stale entries and conflic
     await write(withStale);
     await expect(ids.getByRole('listitem', { name: 'ID 7: metrics-gone (gone)' })).toBeVisible();
     await expect(metrics).toContainText('ID 7: metrics-gone — the pod no longer exists');
+    // nothing confirms that pod stopped (it never existed): the page says why its entry is kept
+    await expect(metrics).toContainText(
+      'kept, not known to have stopped: metrics-gone: gone from the API, and where it ran is not known: nothing confirms it stopped',
+    );
     await expect(metrics).toContainText('id 7 (metrics-gone) is not below the replica count 3');
     mkdirSync(DOCS, { recursive: true });
     await page.mouse.move(0, 0);

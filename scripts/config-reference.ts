@@ -209,6 +209,7 @@ const SECTIONS: { key: string; title: string }[] = [
   { key: 'auth', title: '`auth`: sign-in' },
   { key: 'controllers', title: '`controllers`: the controller loops and leader election' },
   { key: 'storage', title: '`storage`: the incident history ([history.md](history.md))' },
+  { key: 'fencing', title: '`fencing`: fence agents ([fencing.md](fencing.md))' },
 ];
 
 /** Table-cell text: pipes escaped, and <host> or *.domain shown as written rather than as HTML or emphasis. */

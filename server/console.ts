@@ -8,12 +8,21 @@ import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { Server as EngineServer } from 'engine.io';
 import { Server as SocketServer } from 'socket.io';
-import { type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
+import { type Admitted, type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
+import { sendJson } from './auth/http.js';
+import { BODY_LIMITS } from '../lib/auth/gate.js';
 import { authRoute, type SignInOptions } from './auth/routes.js';
 import { OidcSignIn } from './auth/oidc.js';
 import type { OidcConfig } from './config/schema.js';
 import { component, type Logger, logger as rootLogger } from './log.js';
-import { bindSockets } from './auth/sockets.js';
+import { bindSockets, EngineOwners } from './auth/sockets.js';
+import {
+  DEFAULT_KEY_SECRET_NAME,
+  type InstallKeys,
+  type KeySecretRef,
+  keysFromSecret,
+  processKeys,
+} from './auth/keys.js';
 import { serveMetrics } from './auth/metrics.js';
 import type { ClusterId } from '../lib/console/protocol.js';
 import { ClusterConnection, type ClusterSpec } from './kube/connection.js';
@@ -24,6 +33,7 @@ import { SimulationHub } from './realtime/simulation.js';
 import { type ProtectionConfigInput, type ProtectionService, startProtection } from './protection/service.js';
 import { ProtectionFeed } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
+import type { ConfigPolicySpecs } from './fencing/configPolicies.js';
 import { type FencingService, startFencing } from './fencing/service.js';
 import { FencingFeed } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
@@ -31,7 +41,7 @@ import { AuditFeed } from './realtime/audit.js';
 import { HistoryFeed } from './realtime/history.js';
 import { IncidentFeed } from './incident/feed.js';
 import { IncidentService } from './incident/service.js';
-import { InstanceIdCollector } from './instanceIds/collector.js';
+import { collectOnDeparture, InstanceIdCollector } from './instanceIds/collector.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
 import { EndpointPublisher } from './instanceIds/publish.js';
@@ -60,14 +70,34 @@ export interface ConsoleOptions {
   protection?: ProtectionConfigInput;
   /** the fencing controllers (on by default: they act only where FencePolicies exist) */
   fencing?: boolean;
+  /**
+   * palisade.yaml fencing.credentialsNamespaces, resolved (credentialsNamespacesOf): the only
+   * namespaces a FencePolicy's exec agent may read Secrets from; the FencePolicy webhook and the
+   * fencing controllers refuse any other (default palisade-system)
+   */
+  credentialsNamespaces?: string[];
+  /** palisade.yaml's fencing.policies: FencePolicies the leader creates (server/fencing/configPolicies.ts) */
+  fencePolicies?: ConfigPolicySpecs;
   /** the controller Lease per cluster (palisade.yaml controllers.leaderElection; client-go's defaults) */
   election?: Partial<LeaderElection>;
   /** the holder identity of this console's Leases (default the replica's, server/replica.ts) */
   identity?: string;
   /** the request gate and sign-in: allowed hosts, public URL, session limits, the one-time link, OIDC */
-  auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger'> & { oidc?: OidcConfig };
+  auth?: Omit<AuthOptions, 'clusters' | 'announce' | 'logger' | 'keys'> & {
+    oidc?: OidcConfig;
+    /**
+     * with a shared session store: the Secret holding the install's keys (default
+     * palisade-session-key in the session store's namespace; main.ts passes palisade.yaml's)
+     */
+    keySecret?: KeySecretRef;
+  };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
   instanceIds?: CasOptions;
+  /**
+   * the namespaces whose opted-in workloads get instance IDs (palisade.yaml instanceIds.namespaces;
+   * ["*"]: every one); default none
+   */
+  instanceIdNamespaces?: readonly string[];
   /** how often the instance-ID collector sweeps (default 30 s) */
   instanceIdSweepMs?: number;
   /** the incident history (timeline, audit, replay): where it is kept; undefined: none (the audit reads Events) */
@@ -109,6 +139,33 @@ async function listen(server: http.Server, port: number, host: string): Promise<
   return (server.address() as AddressInfo).port;
 }
 
+/**
+ * The install's keys: from the key Secret when sessions are shared by replicas (tried for up to
+ * 30 s: the API server may still be starting), else this process's own.
+ */
+async function installKeys(
+  auth: ConsoleOptions['auth'],
+  clusters: Map<ClusterId, ClusterConnection>,
+  root: Logger,
+): Promise<InstallKeys> {
+  const where = auth?.sessionStore;
+  if (!where) return processKeys();
+  const conn = where.cluster ? clusters.get(where.cluster) : clusters.values().next().value;
+  if (!conn) throw new Error(`session store: no cluster "${where.cluster ?? '(none connected)'}"`);
+  const ref = auth.keySecret ?? { namespace: where.namespace, name: DEFAULT_KEY_SECRET_NAME };
+  const log = component('auth', {}, root);
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await keysFromSecret(conn.core, ref, log);
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      log.warn({ err: (e as Error).message }, 'the session key Secret cannot be read yet: retrying');
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+  }
+}
+
 export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const root = opts.logger ?? rootLogger;
   const log = component('console', {}, root);
@@ -137,9 +194,13 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
           runtime,
           // the loops read the console's own watches (one per kind and cluster)
           informers: (c) => clusters.get(c.id)?.registry,
+          credentialsNamespaces: opts.credentialsNamespaces,
         })
       : undefined;
-  const fencing = opts.fencing === false ? undefined : await startFencing(clusters.values(), runtime, root);
+  const fencing =
+    opts.fencing === false
+      ? undefined
+      : await startFencing(clusters.values(), runtime, root, opts.fencePolicies, opts.credentialsNamespaces);
   // opened in the background once the first lists are in (or after 15 s): /readyz neither waits for
   // it nor competes with it for CPU; the recorder queues until it is open
   const firstLists = Promise.race([
@@ -147,6 +208,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     new Promise((r) => setTimeout(r, 15_000).unref()),
   ]);
   const history = opts.history && startHistory({ ...opts.history, logger: root, after: firstLists });
+  // the install's keys (sessions, audit seals): before anything records or serves
+  const keys = await installKeys(opts.auth, clusters, root);
   let recorded: (cluster: string, audit: boolean) => void = () => undefined;
   const recorder =
     history &&
@@ -156,6 +219,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       protection,
       fencing,
       logger: root,
+      auditKey: keys.audit,
       // the timeline refetches; Palisade's fence steps reach the Audit page as people's actions do
       onRecorded: (c, es) =>
         recorded(
@@ -164,13 +228,38 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
         ),
     });
   const incident = new IncidentService(clusters, { fencing, protection }, { logger: root, history });
-  const auth = new ConsoleAuth({ ...opts.auth, clusters, announce: opts.announce, logger: root });
-  const instanceIds = new InstanceIdEndpoint(clusters, { cas: opts.instanceIds, logger: root });
+  const auth = new ConsoleAuth({
+    ...opts.auth,
+    // impersonation only with OIDC sign-in (the chart grants `impersonate` only then)
+    impersonates: !!opts.auth?.oidc,
+    keys,
+    clusters,
+    announce: opts.announce,
+    logger: root,
+  });
+  const instanceIdScope = { namespaces: opts.instanceIdNamespaces ?? [] };
+  const instanceIds = new InstanceIdEndpoint(clusters, {
+    cas: { ...opts.instanceIds, ...instanceIdScope },
+    logger: root,
+  });
+  // every replica writes down at once what only its watch saw: a holder its kubelet removed
+  for (const conn of clusters.values())
+    if (conn.spec.mode !== 'read-only')
+      collectOnDeparture(
+        conn,
+        instanceIds.cas.get(conn.id)!,
+        component('instance-ids', { cluster: conn.id }, root),
+      );
   // the instance-ID collector runs on the leader of each cluster Palisade may write to
   const collectors = [...clusters.values()]
     .filter((conn) => conn.spec.mode !== 'read-only')
     .map((conn) => {
-      const c = new InstanceIdCollector(conn, root.child({ cluster: conn.id }), opts.instanceIdSweepMs);
+      const c = new InstanceIdCollector(
+        conn,
+        root.child({ cluster: conn.id }),
+        opts.instanceIdSweepMs,
+        instanceIdScope.namespaces,
+      );
       runtime.manager(conn.spec).add(c.controller);
       return { c, manager: runtime.manager(conn.spec) };
     });
@@ -187,11 +276,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     ? {
         oidc: { issuer: oidc.issuer, start: '/auth/oidc/start' },
         extra: (req, res, a, path) => oidc.route(req, res, a, path),
+        endSession: (current, all) => oidc.signOut(current, all),
       }
     : {};
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
+    // the gate refuses a larger Content-Length at once; this cuts off a chunked body as it comes
+    maxBodySize: BODY_LIMITS.trpc,
     createContext: ({ req }) => ({
       clusters,
       protection,
@@ -202,10 +294,20 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       identity: admittedOf(req)?.identity,
       access: auth.access,
       limits: auth.limits,
+      auditKey: keys.audit,
     }),
   });
-  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first
-  const engine = new EngineServer();
+  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first;
+  // every engine.io session stays with the credential that opened it
+  const engine = new EngineServer({ maxHttpBufferSize: BODY_LIMITS.socket });
+  const owners = new EngineOwners(engine);
+  const notYours = (req: http.IncomingMessage, a: Admitted) => {
+    auth.metrics.refused.inc({ reason: 'socket-not-yours' });
+    auth.log.warn(
+      { client: a.client, path: req.url?.split('?')[0] },
+      'a socket.io request named a session another credential opened: refused',
+    );
+  };
   const io = new SocketServer({ path: '/socket.io', serveClient: false });
   io.bind(engine);
   const server = http.createServer((req, res) => {
@@ -224,12 +326,22 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       case 'auth':
         return authRoute(auth, signIn, req, res, a);
       case 'socket':
+        if (owners.foreign(req, a)) {
+          notYours(req, a);
+          return sendJson(res, 403, {
+            error: 'this socket.io session is not yours',
+            code: 'socket_not_yours',
+          });
+        }
         return engine.handleRequest(req, res);
       case 'metrics':
         return serveMetrics(auth, protection, runtime, clusters.values().next().value, a, res);
       case 'trpc':
+        // a chunked body cut off at the limit: the rest is not read, the connection goes
+        res.once('finish', () => res.statusCode === 413 && req.destroy());
         return trpc(req, res);
       case 'instance-ids':
+        if (await auth.limitPodTokens(req, res, a)) return;
         return instanceIds.handle(req, res);
       default:
         // Next.js stamps its scripts with the nonce it finds in the request's own CSP header
@@ -241,20 +353,33 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     void auth.admitUpgrade(req, socket).then((a) => {
       if (!a) return;
       if (a.route !== 'socket') return void socket.destroy();
+      if (owners.foreign(req, a)) {
+        notYours(req, a);
+        return void socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      }
       engine.handleUpgrade(req, socket, head);
     });
   });
+  // SIGTERM: not ready at once (the endpoints controller takes the replica out), still serving
+  let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const missing: string[] = [];
-    if (path === '/readyz') {
+    const notes: string[] = [];
+    if (path === '/readyz' && stopping) missing.push('stopping: the webhook drains');
+    else if (path === '/readyz') {
       const unsynced = [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id);
       if (unsynced.length) missing.push(`informers of ${unsynced.join(', ')} have not synced`);
       // a replica whose webhook cannot answer yet takes no admissions from the Service
       if (protection) missing.push(...protection.notReady());
+      // the leader says when the webhook is not enforced: a warning, not unreadiness (an
+      // unready replica would only take the webhook further out of the API server's reach)
+      if (protection) notes.push(...protection.warnings());
     }
     const ok = missing.length === 0;
-    const text = ok ? 'ok\n' : `not ready: ${missing.join('; ')}\n`;
+    const text = ok
+      ? `ok\n${notes.map((n) => `warning: ${n}\n`).join('')}`
+      : `not ready: ${missing.join('; ')}\n`;
     res.writeHead(ok ? 200 : 503, {
       'content-type': 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(text),
@@ -281,7 +406,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   // the embedded cluster's simulated pods learn where the instance-ID endpoint is
   const publishers = [...clusters.values()]
     .filter((c) => c.spec.infra && c.spec.mode !== 'read-only')
-    .map((c) => new EndpointPublisher(c, url, component('instance-ids', {}, root)));
+    // at the address people reach the console by (a balancer in front of replicas), else its own
+    .map((c) => new EndpointPublisher(c, opts.auth?.publicURL ?? url, component('instance-ids', {}, root)));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
@@ -298,6 +424,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     history,
     recorder,
     async stop() {
+      stopping = true;
+      // the webhook keeps answering (each answer closing its connection) until this replica's
+      // endpoints are gone, while everything else stops
+      const drained = protection?.drain();
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
       for (const p of publishers) p.stop();
@@ -311,9 +441,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       incidentFeed.stop();
       incident.stop();
       await fencing?.stop();
-      await protection?.stop();
-      // every loop stopped: release each controller Lease so another replica takes over at once
+      // every loop stopped, each controller Lease released: another replica leads at once
       await runtime.stop();
+      await drained;
+      await protection?.stop();
       hub.stop();
       sim.stop();
       io.disconnectSockets(true);

@@ -19,21 +19,25 @@ import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
 import {
   contextsToShow,
+  credentialsNamespacesOf,
   leaderElectionOf,
   modeOf,
   POSTGRES_URL_ENV,
   type PalisadeConfig,
   protectionContexts,
   type ProtectionConfig,
+  sessionNamespaceConflict,
   sessionStoreOf,
 } from './config/schema.js';
 import { startConsole } from './console.js';
+import { DEFAULT_KEY_SECRET_NAME } from './auth/keys.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
 import {
   clustersFromKubeconfig,
   clustersInCluster,
   IN_CLUSTER_CONTEXT,
   inClusterAvailable,
+  podNamespace,
   SERVICE_ACCOUNT_DIR,
   StartupError,
 } from './kube/kubeconfig.js';
@@ -293,6 +297,15 @@ async function main() {
     throw new StartupError(
       `config server.session.store.context: "${store.context}" is not a context of the kubeconfig`,
     );
+  // Palisade's own namespace (the release namespace in a pod): where the key Secret lives by default
+  const own = podNamespace();
+  // where fence agents' Secrets may be read: as configured, else this pod's namespace (palisade-system outside one)
+  const credentialsNamespaces = credentialsNamespacesOf(config, inCluster ? own : undefined);
+  if (store.kind === 'kubernetes') {
+    // the sessions' Role lists every Secret of their namespace: never one holding BMC credentials
+    const conflict = sessionNamespaceConflict(store.namespace, credentialsNamespaces);
+    if (conflict) throw new StartupError(`config ${conflict}`);
+  }
   const console_ = await startConsole({
     clusters,
     port: opts.port,
@@ -307,6 +320,11 @@ async function main() {
       // replicas share sessions through Secrets; one `npm start` keeps them in memory
       sessionStore:
         store.kind === 'kubernetes' ? { namespace: store.namespace, cluster: storeCluster?.id } : undefined,
+      keySecret:
+        store.kind === 'kubernetes'
+          ? (store.keySecret ?? { namespace: own ?? store.namespace, name: DEFAULT_KEY_SECRET_NAME })
+          : undefined,
+      trustedProxies: config.server.trustedProxies,
       // whoever can read this terminal started Palisade and holds its kubeconfig
       signInLink: isLoopback(opts.host) && !oidc,
       oidc,
@@ -315,8 +333,13 @@ async function main() {
     announce: (line) => console.log(line),
     // on the embedded cluster protection is on by default; elsewhere palisade.yaml turns it on
     protection: config.protection ?? embedded?.protection,
+    credentialsNamespaces,
     // one controller Lease per cluster: only its holder runs the loops
     election: leaderElectionOf(config.controllers),
+    // FencePolicies the file defines (the chart's fencing.policies): the leader creates them
+    fencePolicies: config.fencing?.policies,
+    // where instance IDs are given out: palisade.yaml's list; beside the embedded cluster, everywhere
+    instanceIdNamespaces: config.instanceIds?.namespaces ?? (embedded ? ['*'] : []),
     // the incident history: PostgreSQL when given, else PGlite in the state directory
     history: {
       location: historyLocationOf({
@@ -339,7 +362,11 @@ async function main() {
   console.log(`Palisade console: ${console_.url}`);
   if (embedded?.tokensFile && existsSync(embedded.tokensFile))
     console.log(`  demo users viewer, operator and admin: their tokens are in ${embedded.tokensFile}`);
-  if (console_.auth.link) console.log(`Sign in with this one-time link: ${console_.auth.link.url}`);
+  if (console_.auth.link)
+    console.log(
+      // the URL right after "one-time link: ", as scripts and tests read it
+      `Sign in with this one-time link: ${console_.auth.link.url} (it works once, for ${Math.round((console_.auth.link.expiresAt - Date.now()) / 60_000)} minutes)`,
+    );
   else if (!oidc) console.log('Sign in with a Kubernetes token of the cluster (kubectl create token ...)');
 
   let stopping = false;
@@ -349,10 +376,12 @@ async function main() {
     log.info({ signal }, 'stopping Palisade');
     // a cluster that is already gone must not hold the stop up (informers and the webhook's
     // unregistration retry against it): after a grace period, leave anyway
+    // (the webhook's drain comes first: its own bound on top)
+    const graceMs = STOP_GRACE_MS + (config.protection?.webhook.drainTimeout ?? 0);
     setTimeout(() => {
-      log.error({ signal, graceMs: STOP_GRACE_MS }, 'not stopped in time: exiting anyway');
+      log.error({ signal, graceMs }, 'not stopped in time: exiting anyway');
       process.exit(1);
-    }, STOP_GRACE_MS).unref();
+    }, graceMs).unref();
     await console_.stop();
     await embedded?.stop();
     process.exit(0);

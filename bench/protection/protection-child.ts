@@ -61,7 +61,14 @@ async function webhook(kubeconfigPath: string) {
     logger,
   });
   await store.whenSynced();
-  await registerWebhook(spec.kc, `${server.url}/admission/${encodeURIComponent(cellId)}`, server.caPem);
+  // enforced at once, as a leader would after its self-probe (the aggregator child labels the
+  // storm's namespace before its protector's first status: the webhook matches only such)
+  await registerWebhook(
+    spec.kc,
+    `${server.url}/admission/${encodeURIComponent(cellId)}`,
+    server.caPem,
+    'Fail',
+  );
   const profiler = new Profiler();
   serve(
     {},

@@ -3,14 +3,9 @@
 // `kubectl create token`, a demo user's from tokens.csv), or the identity provider when one is
 // configured. It sits outside the console's shell: nothing here needs, or shows, cluster data.
 import { type FormEvent, useEffect, useState } from 'react';
+import { safeNext } from '@/lib/auth/redirect';
 import { endedWords } from '@/lib/auth/session';
 import { fetchSession, type SessionInfo } from './session';
-
-/** Only same-site paths: the sign-in page never sends anyone elsewhere. */
-function safeNext(raw: string | null): string {
-  if (!raw?.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
-  return raw;
-}
 
 const ENDED = new Set(['idle', 'absolute', 'signed-out', 'refresh-failed']);
 
@@ -27,6 +22,14 @@ export function SignIn() {
     if (p.get('error') === 'link')
       setError(
         'That sign-in link was already used or is out of date: npm start printed a new one in its terminal.',
+      );
+    if (p.get('error') === 'link-expired')
+      setError(
+        'That sign-in link had expired (links work for 15 minutes): npm start printed a new one in its terminal.',
+      );
+    if (p.get('error') === 'cookie')
+      setError(
+        'This browser sent two Palisade session cookies: another site on this host set one. Both were cleared: sign in again.',
       );
     if (p.get('error') === 'oidc')
       setError(`The identity provider did not sign you in: ${p.get('detail') ?? 'unknown error'}`);

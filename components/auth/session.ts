@@ -58,16 +58,20 @@ export function goToSignIn(ended?: string) {
 export async function signOut(everywhere: boolean) {
   const next = signInUrl('signed-out');
   leaving = true;
+  let logout: string | undefined;
   try {
-    await fetch('/auth/signout', {
+    const r = await fetch('/auth/signout', {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ everywhere }),
     });
+    logout = ((await r.json().catch(() => ({}))) as { logout?: string }).logout;
   } catch (e) {
     leaving = false; // not signed out: the page stays
     throw e;
   }
-  window.location.assign(next);
+  // signed in through an identity provider: its own session ends there too (it then sends the
+  // browser back here), so the next sign-in asks for the password again
+  window.location.assign(logout && /^https?:\/\//.test(logout) ? logout : next);
 }

@@ -219,27 +219,48 @@ function WorkloadCard({ row, cluster, truth }: { row: InstanceIdRowData; cluster
         </Findings>
       )}
       {row.stale.length > 0 && (
-        <Findings title="Stale entries (dropped when the map is full)" tone="warn">
-          {row.stale.map((e) => (
-            <li key={`${e.key}-${e.pod}`}>
-              ID {e.key}: {e.pod} —{' '}
-              {e.state === 'gone' ? 'the pod no longer exists' : `the pod is ${e.state}`}
-            </li>
-          ))}
+        <Findings title="Stale entries (given back once their pods are known to have stopped)" tone="warn">
+          {row.stale.map((e) => {
+            const kept = row.unconfirmed.find((u) => u.pod === e.pod && u.id === e.id);
+            return (
+              <li key={`${e.key}-${e.pod}`} data-testid={`stale-${row.namespace}-${row.name}-${e.key}`}>
+                ID {e.key}: {e.pod} —{' '}
+                {e.state === 'gone' ? 'the pod no longer exists' : `the pod is ${e.state}`}
+                {kept ? (
+                  <>
+                    ; kept, not known to have stopped: <span className="font-medium">{kept.text}</span>
+                  </>
+                ) : (
+                  '; known to have stopped: given back with the next write'
+                )}
+              </li>
+            );
+          })}
         </Findings>
       )}
       {row.waiting.length > 0 && (
-        <p className="mt-2 text-sm">
-          <span className="font-medium text-info">Without an ID:</span>{' '}
-          {row.waiting.map((p, i) => (
-            <span key={p}>
-              {i > 0 && ', '}
-              <Link className="underline decoration-dotted" href={podHref(cluster, row.namespace, p)}>
-                {p}
-              </Link>
-            </span>
-          ))}
-        </p>
+        <div className="mt-2 text-sm">
+          <p>
+            <span className="font-medium text-info">Without an ID:</span>{' '}
+            {row.waiting.map((p, i) => (
+              <span key={p}>
+                {i > 0 && ', '}
+                <Link className="underline decoration-dotted" href={podHref(cluster, row.namespace, p)}>
+                  {p}
+                </Link>
+              </span>
+            ))}
+          </p>
+          {row.free.length === 0 && row.unconfirmed.length > 0 && (
+            <ul aria-label={`Why pods of ${row.namespace}/${row.name} wait`} className="list-disc pl-5">
+              {row.unconfirmed.map((u) => (
+                <li key={`${u.id}-${u.pod}`}>
+                  waits for ID {u.id} held by {u.text}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
       )}
       {truth && row.holders && <Holders row={row} />}
       {row.raw !== undefined && (

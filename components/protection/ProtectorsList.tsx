@@ -81,6 +81,7 @@ export function ProtectorsList() {
   return (
     <div className="flex min-h-0 flex-1 flex-col">
       {data?.enabled && <Header data={data} />}
+      {data?.enabled && <EnforcementAlert data={data} />}
       {list.error && (
         <p role="alert" className="px-3 py-2 text-sm text-crit">
           Cannot read protectors: {list.error.message}
@@ -137,7 +138,41 @@ function Header({ data }: { data: EnabledList }) {
       <span>
         Webhook: <span className="font-mono text-fg">{data.webhook}</span>
       </span>
+      {data.enforcement.map((e) => (
+        <span key={e.cell} title={e.message}>
+          {data.enforcement.length > 1 ? `${e.cell}: ` : ''}
+          <span className={NOT_ENFORCED.has(e.state) ? 'text-crit' : 'text-fg'}>
+            {ENFORCEMENT_LABEL[e.state]}
+          </span>
+        </span>
+      ))}
     </section>
+  );
+}
+
+/** the webhook's state as the leader's self-probe found it (docs/protection.md) */
+const ENFORCEMENT_LABEL: Record<string, string> = {
+  enforced: 'enforced (failurePolicy Fail)',
+  'enforced-unreachable': 'enforced, but the API server cannot reach a replica',
+  'not-enforced': 'NOT enforced (failurePolicy Ignore)',
+  'ignore-configured': 'failurePolicy Ignore (configured)',
+  pending: 'not probed yet',
+};
+const NOT_ENFORCED = new Set(['not-enforced', 'enforced-unreachable']);
+
+/** Says, loudly, when deletions of protected pods are not reviewed or are all refused. */
+export function EnforcementAlert({ data }: { data: EnabledList }) {
+  const bad = data.enforcement.filter((e) => NOT_ENFORCED.has(e.state));
+  if (!bad.length) return null;
+  return (
+    <div role="alert" className="border-b border-line bg-panel px-3 py-2 text-sm text-crit">
+      {bad.map((e) => (
+        <p key={e.cell}>
+          {data.enforcement.length > 1 ? `Cell ${e.cell}: ` : ''}
+          {e.message}
+        </p>
+      ))}
+    </div>
   );
 }
 

@@ -8,9 +8,15 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../server/config/schema.js';
-import { fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
+import { FENCE_WEBHOOK_PATHS, fenceWebhookConfiguration } from '../../server/fencing/approvalWebhook.js';
 import { epochWebhookConfiguration } from '../../server/leader/epochWebhook.js';
-import { webhookConfiguration } from '../../server/protection/register.js';
+import { PROBE_LABEL, PROBE_POD, webhookConfiguration } from '../../server/protection/register.js';
+import {
+  RELEASE_ID,
+  RELEASE_LABEL,
+  TRIGGER_POD,
+  TRIGGER_POD_SPEC,
+} from '../../server/protection/updateTrigger.js';
 import { CHART, helm, MANIFESTS, NAMESPACE, REPO, render, VALUES_DIR } from './helm.js';
 
 const GOLDEN = join(REPO, 'deploy/test/golden');
@@ -99,6 +105,26 @@ describe('helm template', () => {
     ).toBe(0);
   });
 
+  it('refuses a webhook that would hear any caller: no client certificate and no NetworkPolicy fence', async () => {
+    for (const set of [
+      'webhook.clientAuth.required=false',
+      'webhook.clientAuth.required=false,networkPolicy.enabled=false,networkPolicy.apiServerCIDRs={10.0.0.0/24}',
+    ]) {
+      const r = await helm('template', 'palisade', CHART, '--set', set);
+      expect(r.code, set).not.toBe(0);
+      expect(r.stderr, set).toContain(
+        'webhook.clientAuth.required is false and no NetworkPolicy admits only the API servers',
+      );
+    }
+    // fenced by where the API servers call from, or the risk accepted in so many words
+    for (const set of [
+      'webhook.clientAuth.required=false,networkPolicy.apiServerCIDRs={10.0.0.0/24}',
+      'webhook.clientAuth.required=false,networkPolicy.apiServerFrom[0].podSelector.matchLabels.k8s-app=konnectivity-agent',
+      'webhook.clientAuth.required=false,webhook.clientAuth.allowAnyCaller=true',
+    ])
+      expect((await helm('template', 'palisade', CHART, '--set', set)).code, set).toBe(0);
+  });
+
   it('refuses OIDC sign-in without an issuer, a client ID and a Secret for the client secret', async () => {
     const r = await helm('template', 'palisade', CHART, '--set', 'auth.oidc.enabled=true');
     expect(r.code).not.toBe(0);
@@ -126,18 +152,25 @@ describe('helm template', () => {
     ]);
     for (const o of [objs[0], ...crds])
       expect(o.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
-    // everything namespaced is in it, but the Role that reads node Leases where the kubelets keep them
+    // the sessions' own namespace, made by the chart too (not kept: the sessions end with the release)
+    expect(objs[1]).toMatchObject({ kind: 'Namespace', metadata: { name: 'palisade-system-sessions' } });
+    expect(objs[1].metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
+    // everything namespaced is in them, but the Role that reads node Leases where the kubelets keep them
     const namespaced = objs.filter((o) => o.metadata.namespace !== undefined);
     expect(new Set(namespaced.map((o) => o.metadata.namespace))).toEqual(
-      new Set(['palisade-system', 'kube-node-lease']),
+      new Set(['palisade-system', 'palisade-system-sessions', 'kube-node-lease']),
     );
-    expect(namespaced.filter((o) => o.metadata.namespace === 'kube-node-lease').map((o) => o.kind)).toEqual([
-      'Role',
-      'RoleBinding',
-    ]);
+    for (const ns of ['kube-node-lease', 'palisade-system-sessions'])
+      expect(namespaced.filter((o) => o.metadata.namespace === ns).map((o) => o.kind)).toEqual([
+        'Role',
+        'RoleBinding',
+      ]);
     // helm --namespace X: the release's namespace, which helm makes (--create-namespace); no Namespace object
+    // for it (the sessions' one only)
     const inX = docs(await render());
-    expect(inX.filter((o) => o.kind === 'Namespace')).toEqual([]);
+    expect(inX.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual([
+      `${NAMESPACE}-sessions`,
+    ]);
     // and namespace.name puts everything elsewhere, creating it
     const elsewhere = docs(
       (await helm('template', 'palisade', CHART, '--set', 'namespace.name=safety')).stdout,
@@ -168,18 +201,40 @@ describe('what the chart installs', () => {
       c.webhooks.map((w: any) => ({ ...w, clientConfig: service(path) }));
     const chart = (name: string) => find(objs, 'ValidatingWebhookConfiguration', name).webhooks;
     const pods = webhookConfiguration('https://x', 'CA');
+    // installed with Ignore (the leader enforces it); the label ANDed with the values' selector
+    expect(pods.webhooks![0].failurePolicy).toBe('Ignore');
     expect(chart('podseidon.kubewharf.io')).toEqual(
-      fromCode(pods, '/admission/default').map((w: any) => ({
-        ...w,
-        namespaceSelector: {
-          matchExpressions: [
-            { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
-          ],
-        },
-      })),
+      fromCode(pods, '/admission/default').map((w: any) =>
+        w.name === 'podseidon.kubewharf.io'
+          ? {
+              ...w,
+              namespaceSelector: {
+                ...w.namespaceSelector,
+                matchExpressions: [
+                  { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+                ],
+              },
+            }
+          : w,
+      ),
     );
+    // two webhooks, each on its own path; the chart knows Palisade's ServiceAccount, so its own
+    // FencePolicy writes (fencing.policies) skip the FencePolicy webhook
     expect(chart('palisade-nodefences')).toEqual(
-      fromCode(fenceWebhookConfiguration('https://x', 'CA'), '/fences/default'),
+      fenceWebhookConfiguration('https://x', 'CA').webhooks!.map((w: any) => ({
+        ...w,
+        clientConfig: service(`/${FENCE_WEBHOOK_PATHS[w.name]}/default`),
+        ...(w.name === 'fencepolicies.palisade.dev'
+          ? {
+              matchConditions: [
+                {
+                  name: 'not-palisade',
+                  expression: `request.userInfo.username != "system:serviceaccount:${NAMESPACE}:palisade"`,
+                },
+              ],
+            }
+          : {}),
+      })),
     );
     expect(chart('palisade-leader-epochs')).toEqual(
       fromCode(epochWebhookConfiguration('https://x', 'CA'), '/epochs/default'),
@@ -197,6 +252,17 @@ describe('what the chart installs', () => {
     );
   });
 
+  it('authenticates the webhook by default: client certificates required, a NetworkPolicy on', async () => {
+    const objs = docs(await render());
+    expect(paletteYaml(objs).protection.webhook.clientAuth).toMatchObject({ required: true });
+    const policy = find(objs, 'NetworkPolicy');
+    expect(policy.spec.ingress.map((r: any) => r.ports[0].port)).toEqual([8443, 3000]);
+    // the policy the leader enforces once it can: the chart itself ships Ignore
+    expect(paletteYaml(objs).protection.webhook.failurePolicy).toBe('Fail');
+    const pods = find(objs, 'ValidatingWebhookConfiguration', 'podseidon.kubewharf.io');
+    expect(pods.webhooks[0].failurePolicy).toBe('Ignore');
+  });
+
   it('generates a palisade.yaml the server accepts, for every value set', async () => {
     const lifetimes = [
       '--set',
@@ -206,6 +272,91 @@ describe('what the chart installs', () => {
       const parsed = configSchema.safeParse(paletteYaml(docs(await render(...args))));
       expect(parsed.error?.issues ?? [], name).toEqual([]);
     }
+  });
+
+  it("makes Podseidon's update-trigger pod as Palisade's code would, where palisade.yaml says", async () => {
+    for (const args of [[], ['--set', 'rbac.updateTriggerNamespace=triggers']]) {
+      const objs = docs(await render(...args));
+      const pod = find(objs, 'Pod', TRIGGER_POD);
+      expect(pod.spec).toEqual(TRIGGER_POD_SPEC);
+      expect(pod.metadata.labels).toMatchObject({
+        [RELEASE_LABEL]: RELEASE_ID,
+        'podseidon-update-trigger-dummy-pod': 'true',
+      });
+      const trigger = paletteYaml(objs).protection.aggregator.updateTrigger;
+      expect(pod.metadata.namespace).toBe(trigger.namespace);
+      // and the webhook's probe pod beside it, which the leader's self-probe dry-run deletes
+      const probe = find(objs, 'Pod', PROBE_POD);
+      expect(probe.spec).toEqual(TRIGGER_POD_SPEC);
+      expect(probe.metadata.labels).toMatchObject({ [RELEASE_LABEL]: RELEASE_ID, [PROBE_LABEL]: 'true' });
+      expect(probe.metadata.namespace).toBe(trigger.namespace);
+      // Palisade patches that pod, and creates none
+      const role = find(objs, 'Role', 'palisade-update-trigger');
+      expect(role.metadata.namespace).toBe(trigger.namespace);
+      expect(role.rules).toEqual([
+        { apiGroups: [''], resources: ['pods'], resourceNames: [TRIGGER_POD], verbs: ['patch'] },
+      ]);
+    }
+    const off = docs(await render('--set', 'protection.aggregator.updateTrigger.enabled=false'));
+    expect(
+      off
+        .filter((o) => o.kind === 'Pod' || o.metadata.name === 'palisade-update-trigger')
+        .map((o) => o.metadata.name),
+    ).toEqual([PROBE_POD]);
+  });
+
+  it('points palisade.yaml at the namespaces and Secrets its RBAC grants', async () => {
+    const objs = docs(await render('--set', 'instanceIds.namespaces={shop,billing}'));
+    const cfg = paletteYaml(objs);
+    const roleIn = (name: string) => find(objs, 'Role', name).metadata.namespace;
+    // sessions where their Role is; the key by the name its Role reads
+    expect(cfg.server.session.store).toEqual({
+      kind: 'kubernetes',
+      namespace: roleIn('palisade-sessions'),
+      keySecret: { namespace: NAMESPACE, name: 'palisade-session-key' },
+    });
+    expect(cfg.server.session.store.namespace).toBe(`${NAMESPACE}-sessions`);
+    const key = find(objs, 'Role', 'palisade-session-key');
+    expect(key.metadata.namespace).toBe(NAMESPACE);
+    expect(key.rules.flatMap((r: any) => r.resourceNames ?? [])).toEqual(['palisade-session-key']);
+    // instance IDs where their Roles are
+    expect(cfg.instanceIds).toEqual({ namespaces: ['shop', 'billing'] });
+    const workloads = objs.filter(
+      (o) => o.kind === 'Role' && o.metadata.name === 'palisade-instance-id-workloads',
+    );
+    expect(workloads.map((o) => o.metadata.namespace).sort()).toEqual(['billing', 'shop']);
+    expect(paletteYaml(docs(await render())).instanceIds).toEqual({ namespaces: [] });
+    // fence agents' credentials from the namespace their Role is in (production: its policy's Secret)
+    const prod = docs(await render(...CASES.production));
+    const creds = find(prod, 'Role', 'palisade-fence-agent-credentials');
+    expect(paletteYaml(prod).fencing.credentialsNamespaces).toEqual([creds.metadata.namespace]);
+    expect(creds.rules[0].resourceNames).toEqual(['bmc-credentials']);
+  });
+
+  it('hands fencing.policies to the leader through palisade.yaml, never as objects of the release', async () => {
+    const objs = docs(await render(...CASES.production));
+    expect(objs.filter((o) => o.kind === 'FencePolicy')).toEqual([]);
+    const policy = paletteYaml(objs).fencing.policies['workers-ipmi'];
+    const values = YAML.parse(await readFile(join(VALUES_DIR, 'production.yaml'), 'utf8'));
+    // as given, with the credentials namespace filled in for an exec agent
+    expect(policy).toEqual({
+      ...values.fencing.policies['workers-ipmi'],
+      agent: { ...values.fencing.policies['workers-ipmi'].agent, credentialsNamespace: NAMESPACE },
+    });
+    // the leader may create policies, and read and replace these ones only
+    const rules = find(objs, 'ClusterRole', `palisade-${NAMESPACE}-controllers`).rules.filter((r: any) =>
+      r.resources.includes('fencepolicies'),
+    );
+    expect(rules).toEqual([
+      { apiGroups: ['palisade.dev'], resources: ['fencepolicies'], verbs: ['list', 'watch'] },
+      { apiGroups: ['palisade.dev'], resources: ['fencepolicies'], verbs: ['create'] },
+      {
+        apiGroups: ['palisade.dev'],
+        resources: ['fencepolicies'],
+        resourceNames: ['workers-ipmi'],
+        verbs: ['get', 'update'],
+      },
+    ]);
   });
 
   it('rolls the pods when palisade.yaml changes, and only then', async () => {
@@ -231,9 +382,48 @@ describe('what the chart installs', () => {
     });
     const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
     expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
-    // longer than the server's own stop: 5 s webhook drain, then at most 10 s for the rest
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
+    // longer than the server's own stop: the preStop sleep, the webhook's drain (bounded by as
+    // long again), then at most 10 s for the rest
+    const sleep = c.lifecycle.preStop.sleep.seconds;
+    expect(sleep).toBeGreaterThan(0);
+    expect(paletteYaml(docs(await render())).protection.webhook.drainTimeout).toBe(`${sleep}s`);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(2 * sleep + 10);
   });
+
+  it('takes extra env, volumes, mounts, args and a lifecycle hook, and securityContext overrides merged over the defaults', async () => {
+    const pod = find(docs(await render('-f', join(VALUES_DIR, 'extensions.yaml'))), 'Deployment').spec
+      .template.spec;
+    const base = find(docs(await render()), 'Deployment').spec.template.spec;
+    const [c] = pod.containers;
+    const [b] = base.containers;
+    // after the chart's own, never instead of them
+    expect(c.args).toEqual([...b.args, '--log-level', 'debug']);
+    expect(c.env.slice(0, b.env.length)).toEqual(b.env);
+    expect(c.env.slice(b.env.length).map((e: any) => e.name)).toEqual(['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY']);
+    expect(c.env.at(-1).valueFrom).toEqual({ secretKeyRef: { name: 'proxy', key: 'url' } });
+    expect(pod.volumes).toEqual([...base.volumes, { name: 'extra-ca', configMap: { name: 'corporate-ca' } }]);
+    expect(c.volumeMounts).toEqual([
+      ...b.volumeMounts,
+      { name: 'extra-ca', mountPath: '/etc/palisade-extra', readOnly: true },
+    ]);
+    expect(c.lifecycle).toEqual({ preStop: { exec: { command: ['/bin/sleep', '20'] } } });
+    // merged: the user IDs dropped (null), the rest of "restricted" kept, SELinux added
+    expect(pod.securityContext).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+      seLinuxOptions: { level: 's0:c123,c456' },
+    });
+    expect(c.securityContext).toEqual({ ...b.securityContext, seLinuxOptions: { level: 's0:c123,c456' } });
+    // a volume named as the chart's, an env without a name: refused, naming the field
+    for (const [set, field] of [
+      ['extraVolumes[0].name=tmp,extraVolumes[0].emptyDir.medium=Memory', '/extraVolumes/0/name'],
+      ['extraEnv[0].value=x', '/extraEnv/0'],
+    ]) {
+      const bad = await helm('template', 'palisade', CHART, '--set', set);
+      expect(bad.code, set).not.toBe(0);
+      expect(bad.stderr, set).toContain(field);
+    }
+  }, 60_000);
 
   it('in cert-manager mode every webhook configuration takes its CA from the Certificate that writes the serving Secret', async () => {
     const objs = docs(await render(...CASES['cert-manager']));
@@ -291,7 +481,16 @@ describe('docs/install.md', () => {
     const doc = await readFile(join(REPO, 'docs/install.md'), 'utf8');
     const values = YAML.parse(await readFile(join(CHART, 'values.yaml'), 'utf8'));
     // leaves, and maps whose keys are the user's (labels, annotations, policies, selectors)
-    const OPEN = new Set(['resources', 'namespaceSelector', 'issuerRef', 'policies', 'labels']);
+    const OPEN = new Set([
+      'resources',
+      'namespaceSelector',
+      'issuerRef',
+      'policies',
+      'labels',
+      // Kubernetes objects merged over the chart's defaults: documented as a whole
+      'podSecurityContext',
+      'securityContext',
+    ]);
     const paths: string[] = [];
     const walk = (o: any, at: string) => {
       for (const [k, v] of Object.entries(o)) {

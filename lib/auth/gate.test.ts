@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type GateRequest, judgeRequest, routeOf } from './gate.js';
+import { BODY_LIMITS, type GateRequest, judgeRequest, routeOf } from './gate.js';
 import { hostAllowed, type HostRules, originIsOwn, ownOrigins, parseHost } from './hosts.js';
 
 const rules: HostRules = {
@@ -301,5 +301,78 @@ describe('judgeRequest', () => {
   it('sends a page to sign-in with where it came from', () => {
     const v = judgeRequest(req({ path: '/nodes', search: '?q=a b', credential: 'none' }), rules);
     expect(v).toMatchObject({ location: '/signin?next=%2Fnodes%3Fq%3Da%20b' });
+  });
+});
+
+describe('bodies and methods per route', () => {
+  const own = { origin: 'http://127.0.0.1:34567', contentType: 'application/json' };
+  it.each<[string, Partial<GateRequest>, number | 'ok', string?]>([
+    [
+      'a tRPC body within its limit',
+      { ...own, method: 'POST', path: '/api/trpc/infra.act', contentLength: BODY_LIMITS.trpc },
+      'ok',
+    ],
+    [
+      'a tRPC body one byte over',
+      { ...own, method: 'POST', path: '/api/trpc/infra.act', contentLength: BODY_LIMITS.trpc + 1 },
+      413,
+      'body_too_large',
+    ],
+    [
+      '100 MB to tRPC',
+      { ...own, method: 'POST', path: '/api/trpc/infra.act', contentLength: 100 * 1024 * 1024 },
+      413,
+      'body_too_large',
+    ],
+    [
+      'a Content-Length that is no number',
+      { ...own, method: 'POST', path: '/api/trpc/infra.act', contentLength: Number.NaN },
+      413,
+      'body_too_large',
+    ],
+    [
+      'a sign-in body over 64 KiB',
+      { ...own, method: 'POST', path: '/auth/token', credential: 'none', contentLength: 64 * 1024 + 1 },
+      413,
+      'body_too_large',
+    ],
+    [
+      'a socket.io poll within its limit',
+      { ...own, method: 'POST', path: '/socket.io/', contentLength: 1000 },
+      'ok',
+    ],
+    [
+      'a socket.io poll over it',
+      { ...own, method: 'POST', path: '/socket.io/', contentLength: BODY_LIMITS.socket + 1 },
+      413,
+      'body_too_large',
+    ],
+    ['a POST to a page', { ...own, method: 'POST', path: '/nodes' }, 405, 'method_not_allowed'],
+    [
+      'a PUT to the sign-in page',
+      { ...own, method: 'PUT', path: '/signin', credential: 'none' },
+      405,
+      'method_not_allowed',
+    ],
+    ['a body on a page read', { path: '/nodes', contentLength: 10 }, 413, 'body_too_large'],
+    ['an empty body on a page read', { path: '/nodes', contentLength: 0 }, 'ok'],
+    ['OPTIONS on a page', { method: 'OPTIONS', path: '/nodes' }, 405, 'method_not_allowed'],
+    [
+      'a POST to /metrics',
+      { ...own, method: 'POST', path: '/metrics', credential: 'bearer' },
+      405,
+      'method_not_allowed',
+    ],
+    ['a WebSocket upgrade (a GET)', { path: '/socket.io/', upgrade: true, origin: own.origin }, 'ok'],
+    [
+      'a foreign Host is refused first, whatever the body',
+      { ...own, host: 'evil.example', method: 'POST', path: '/api/trpc/x', contentLength: 1e9 },
+      403,
+      'host_not_allowed',
+    ],
+  ])('%s', (_name, r, status, code) => {
+    const v = judgeRequest(req(r), rules);
+    if (status === 'ok') expect(v).toMatchObject({ ok: true });
+    else expect(v).toMatchObject({ ok: false, status, code });
   });
 });

@@ -15,6 +15,9 @@
 //   is fine: a browser cannot add that header cross-site without a CORS preflight we never allow.
 // - Content type: tRPC accepts FormData and octet-stream inputs, which an HTML form or a
 //   no-cors fetch can send cross-site without a preflight; only JSON is accepted.
+// - Bodies: each route takes a body of at most its own size (BODY_LIMITS), judged from
+//   Content-Length before a byte is read (a chunked body is cut off by the reader at the same
+//   size); routes that take none (pages, sign-in, assets, health, /metrics) answer reads only.
 // - Credentials: nothing but sign-in, its assets and the health endpoints answers without a
 //   session or a bearer token. /metrics and the instance-ID endpoint (/instance-ids/*, called
 //   by pods with their ServiceAccount token) take a bearer token only, never a session.
@@ -46,6 +49,8 @@ export interface GateRequest {
   contentType?: string;
   /** a WebSocket upgrade */
   upgrade?: boolean;
+  /** Content-Length, when the request sent one (a number; NaN when it is not one) */
+  contentLength?: number;
   credential: Credential;
 }
 
@@ -55,11 +60,13 @@ export type RefusalCode =
   | 'origin_required'
   | 'cross_site'
   | 'unsupported_media_type'
+  | 'method_not_allowed'
+  | 'body_too_large'
   | 'unauthenticated';
 
 export type GateVerdict =
   | { ok: true; route: Route }
-  | { ok: false; route: Route; status: 401 | 403 | 415; code: RefusalCode; message: string }
+  | { ok: false; route: Route; status: 401 | 403 | 405 | 413 | 415; code: RefusalCode; message: string }
   | { ok: false; route: Route; status: 302; code: 'signin_required'; location: string };
 
 export const TRPC_PREFIX = '/api/trpc';
@@ -88,7 +95,45 @@ export function routeOf(path: string): Route {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-function refuse(route: Route, status: 401 | 403 | 415, code: RefusalCode, message: string): GateVerdict {
+/**
+ * The largest body each route reads, in bytes; 0: none (reads only). tRPC inputs are small
+ * (the largest, access.actions, is 50 targets); socket.io's polling transport posts its packets.
+ */
+export const BODY_LIMITS: Record<Route, number> = {
+  trpc: 256 * 1024,
+  socket: 64 * 1024,
+  auth: 64 * 1024,
+  'instance-ids': 4 * 1024,
+  health: 0,
+  signin: 0,
+  asset: 0,
+  page: 0,
+  metrics: 0,
+};
+
+/** Methods, and a declared body, the route takes; a refusal when not. */
+function judgeBody(r: GateRequest, route: Route): GateVerdict | undefined {
+  const limit = BODY_LIMITS[route];
+  if (limit === 0 && !['GET', 'HEAD'].includes(r.method.toUpperCase()) && !r.upgrade)
+    return refuse(route, 405, 'method_not_allowed', `${r.method} is not answered here: only GET and HEAD`);
+  if (r.contentLength !== undefined && !(r.contentLength <= limit))
+    return refuse(
+      route,
+      413,
+      'body_too_large',
+      limit === 0
+        ? 'this path takes no request body'
+        : `the request body is larger than ${limit} bytes, the most this path takes`,
+    );
+  return undefined;
+}
+
+function refuse(
+  route: Route,
+  status: 401 | 403 | 405 | 413 | 415,
+  code: RefusalCode,
+  message: string,
+): GateVerdict {
   return { ok: false, route, status, code, message };
 }
 
@@ -131,6 +176,8 @@ export function judgeRequest(r: GateRequest, rules: HostRules): GateVerdict {
     return { ok: true, route };
   const site = judgeSite(r, route, rules);
   if (site) return site;
+  const body = judgeBody(r, route);
+  if (body) return body;
   if (route === 'trpc' && !SAFE_METHODS.has(r.method.toUpperCase()) && !JSON_TYPE.test(r.contentType ?? ''))
     return refuse(
       route,

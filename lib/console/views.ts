@@ -2,7 +2,11 @@
 // in memory and sends to browsers. Only what the UI reads survives: no managedFields,
 // no specs, no annotations but a workload's instance-ID map. client-node hands out Date
 // objects from typed lists but strings from watch events, so every time goes through toMillis.
-import { INSTANCE_IDS_ANNOTATION, INSTANCE_IDS_LABEL } from '../instanceIds/types.js';
+import {
+  INSTANCE_ID_NODES_ANNOTATION,
+  INSTANCE_IDS_ANNOTATION,
+  INSTANCE_IDS_LABEL,
+} from '../instanceIds/types.js';
 import type * as k8s from '@kubernetes/client-node';
 import { toMillis } from '../kube/conditions.js';
 import { LABEL_RACK, LABEL_ZONE } from '../kube/wellKnown.js';
@@ -209,6 +213,9 @@ export interface EventView {
   lastSeen?: number;
   /** ms since epoch: when it first happened (firstTimestamp), e.g. how long a Multi-Attach wait has lasted */
   firstSeen?: number;
+  /** the console's own Events only: the Event's name and Palisade's seal (lib/guard/auditSeal.ts) */
+  name?: string;
+  seal?: string;
 }
 
 export function eventView(e: k8s.CoreV1Event): EventView {
@@ -226,6 +233,10 @@ export function eventView(e: k8s.CoreV1Event): EventView {
     lastSeen:
       toMillis(e.lastTimestamp) ?? toMillis(e.eventTime as Date | undefined) ?? toMillis(m.creationTimestamp),
     firstSeen: toMillis(e.firstTimestamp) ?? toMillis(e.eventTime as Date | undefined),
+    // what the audit checks a console record by (kept for those Events only: memory)
+    ...((e.source?.component ?? e.reportingComponent) === 'palisade-console'
+      ? { name: m.name, seal: m.annotations?.['palisade.dev/seal'] }
+      : {}),
   };
 }
 
@@ -239,6 +250,8 @@ export interface WorkloadView {
   owner?: { kind: string; name: string };
   /** the instance-ID map's annotation text (palisade.dev/instance-ids), when set */
   instanceIds?: string;
+  /** where the map's holders ran (palisade.dev/instance-id-nodes), when set */
+  instanceIdNodes?: string;
   /** labelled palisade.dev/instance-ids-enabled=true: its pods take instance IDs */
   instanceIdsEnabled?: true;
 }
@@ -259,6 +272,9 @@ export function workloadView(kind: WorkloadView['kind'], w: Workload): WorkloadV
     // not on ReplicaSets: kube-controller-manager copies a Deployment's annotations to them
     ...(kind !== 'ReplicaSet' && m.annotations?.[INSTANCE_IDS_ANNOTATION] !== undefined
       ? { instanceIds: m.annotations[INSTANCE_IDS_ANNOTATION] }
+      : {}),
+    ...(kind !== 'ReplicaSet' && m.annotations?.[INSTANCE_ID_NODES_ANNOTATION] !== undefined
+      ? { instanceIdNodes: m.annotations[INSTANCE_ID_NODES_ANNOTATION] }
       : {}),
     ...(kind !== 'ReplicaSet' && m.labels?.[INSTANCE_IDS_LABEL] === 'true'
       ? { instanceIdsEnabled: true as const }

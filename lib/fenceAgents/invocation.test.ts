@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { agentSpec } from '../fencing/types.js';
 import {
-  agentArgs,
+  agentInput,
+  agentInputLines,
   buildInvocation,
   candidatePaths,
   describeInvocation,
@@ -24,45 +25,62 @@ const spec = (extra: Record<string, unknown> = {}) =>
   }) as ExecAgentSpec;
 
 describe('buildInvocation', () => {
-  it('builds argv for one node: shared, per-node, secret, then the action', () => {
+  it('builds stdin lines for one node: shared, per-node, secret, then the action', () => {
     const inv = buildInvocation(spec(), 'n2', { '--password': 's3cret' });
-    expect(agentArgs(inv)).toEqual([
-      '--lanplus',
-      '--cipher=3',
-      '--username=admin',
-      '--ip=127.0.0.1',
-      '--ipport=9002',
-      '--password=s3cret',
-      '--action=off',
-    ]);
+    expect(agentInput(inv)).toBe(
+      'lanplus=1\ncipher=3\nusername=admin\nip=127.0.0.1\nipport=9002\npassword=s3cret\naction=off\n',
+    );
     expect(inv.secrets).toEqual(['s3cret']);
   });
 
+  const quoting: [string, string, string][] = [
+    ['as it is', `pä$$ w'o"rd;`, `password=pä$$ w'o"rd;`],
+    ['quoted when it starts with a space (fencing.py strips the line)', ' pw', 'password=" pw"'],
+    ['quoted when it ends with a space', 'pw ', 'password="pw "'],
+    ['quoted when quoted itself (fencing.py strips one pair)', '"pw"', 'password=""pw""'],
+  ];
+  it('never writes a line break or a name that is no long option to stdin, whoever built the run', () => {
+    const inv = buildInvocation(spec(), 'n1', { '--password': 'x' });
+    expect(() => agentInput({ ...inv, params: { '--password': 'x\nsudo-path=/bin/sh' } })).toThrow(
+      InvocationError,
+    );
+    expect(() => agentInput({ ...inv, params: { 'sudo-path=/bin/sh\nip': '1' } })).toThrow(
+      /not a long option/,
+    );
+  });
+
+  it.each(quoting)('sends a password %s', (_, pw, line) => {
+    const inv = buildInvocation(spec(), 'n1', { '--password': pw });
+    expect(agentInputLines(inv)).toContain(line);
+  });
+
   const actions: [string, Record<string, unknown>, string | undefined, string][] = [
-    ['the policy action', { action: 'reboot' }, undefined, '--action=reboot'],
-    ['the default action', {}, undefined, '--action=off'],
-    ['a status query', { action: 'reboot' }, 'status', '--action=status'],
-    ['power on (recovery)', {}, 'on', '--action=on'],
+    ['the policy action', { action: 'reboot' }, undefined, 'action=reboot'],
+    ['the default action', {}, undefined, 'action=off'],
+    ['a status query', { action: 'reboot' }, 'status', 'action=status'],
+    ['power on (recovery)', {}, 'on', 'action=on'],
   ];
   it.each(actions)('%s', (_, extra, action, last) => {
     const inv = buildInvocation(spec(extra), 'n1', { '--password': 'x' }, action as never);
-    expect(agentArgs(inv).at(-1)).toBe(last);
+    expect(agentInputLines(inv).at(-1)).toBe(last);
   });
 
   it('withAction keeps everything but the action', () => {
     const inv = buildInvocation(spec(), 'n1', { '--password': 'x' });
     const status = withAction(inv, 'status');
-    expect(agentArgs(status).slice(0, -1)).toEqual(agentArgs(inv).slice(0, -1));
-    expect(agentArgs(status).at(-1)).toBe('--action=status');
+    expect(agentInputLines(status).slice(0, -1)).toEqual(agentInputLines(inv).slice(0, -1));
+    expect(agentInputLines(status).at(-1)).toBe('action=status');
   });
 
   it('a node-specific value wins over a shared one, a Secret over both', () => {
     const s = spec({
-      sharedParameters: { '--ip': '10.0.0.1', '--password': 'placeholder' },
+      sharedParameters: { '--ip': '10.0.0.1', '--username': 'placeholder' },
       nodeParameters: { '--ip': { n1: '10.0.0.9' } },
+      secretRefs: [{ name: 'bmc', key: 'user', parameter: '--username' }],
     });
-    const inv = buildInvocation(s, 'n1', { '--password': 'real' });
-    expect(inv.params).toEqual({ '--ip': '10.0.0.9', '--password': 'real' });
+    const inv = buildInvocation(s, 'n1', { '--username': 'real' });
+    expect(inv.params).toEqual({ '--ip': '10.0.0.9', '--username': 'real' });
+    expect(inv.secrets).toEqual(['real']);
   });
 
   const errors: [string, Record<string, unknown>, string, Record<string, string>, RegExp][] = [
@@ -75,18 +93,32 @@ describe('buildInvocation', () => {
     ],
     ['an unresolved secretRef', {}, 'n1', {}, /secret bmc\/password for --password was not read/],
     [
-      'a parameter that is not a long option',
+      'a parameter the agent does not declare',
       { sharedParameters: { lanplus: '' } },
       'n1',
       { '--password': 'x' },
-      /sharedParameters: "lanplus" is not a long option/,
+      /refused: spec.agent.sharedParameters\["lanplus"\]: fence_ipmilan has no parameter "lanplus"/,
     ],
     [
       'the action set as a parameter',
       { sharedParameters: { '--action': 'on' } },
       'n1',
       { '--password': 'x' },
-      /"--action" is set by Palisade from agent.action/,
+      /"--action" is refused: it is set by Palisade/,
+    ],
+    [
+      'the injection of issue 23',
+      { sharedParameters: { '--use-sudo': '', '--sudo-path': "/bin/sh -c 'id >> /tmp/x'" } },
+      'n1',
+      { '--password': 'x' },
+      /"--use-sudo" is refused: it makes the agent run another program/,
+    ],
+    [
+      "a Secret value that would add a line to the agent's stdin",
+      {},
+      'n1',
+      { '--password': 'x\nsudo-path=/bin/sh' },
+      /^Secret bmc, key password: the value of "--password" contains a control character or line break$/,
     ],
   ];
   it.each(errors)('rejects %s', (_, extra, node, secrets, message) => {
@@ -94,13 +126,27 @@ describe('buildInvocation', () => {
     expect(() => buildInvocation(spec(extra), node, secrets)).toThrow(message);
   });
 
-  it('treats password-like plain parameters as secrets too, never the empty string', () => {
+  it('refuses a credential written in the policy, where every reader of FencePolicies sees it', () => {
+    const s = spec({ sharedParameters: { '--hexadecimal-kg': 'abcd', '--lanplus': '' } });
+    expect(() => buildInvocation(s, 'n1', { '--password': 'x' })).toThrow(
+      /"--hexadecimal-kg" is a credential: give it through spec.agent.secretRefs/,
+    );
+  });
+
+  it('every value from a Secret is a secret, never the empty string', () => {
     const s = spec({
-      sharedParameters: { '--passwd': 'plain', '--hexadecimal-kg': 'abcd', '--lanplus': '' },
-      secretRefs: [],
+      secretRefs: [
+        { name: 'bmc', key: 'password', parameter: '--password' },
+        { name: 'bmc', key: 'kg', parameter: '--hexadecimal-kg' },
+        { name: 'bmc', key: 'user', parameter: '--username' },
+      ],
     });
-    const inv = buildInvocation(s, 'n1', {});
-    expect(inv.secrets.sort()).toEqual(['abcd', 'plain']);
+    const inv = buildInvocation(s, 'n1', {
+      '--password': 'pw',
+      '--hexadecimal-kg': 'abcd',
+      '--username': '',
+    });
+    expect(inv.secrets.sort()).toEqual(['abcd', 'pw']);
   });
 });
 
@@ -117,7 +163,7 @@ describe('redact', () => {
   it('describes a run with credentials hidden', () => {
     const inv = buildInvocation(spec(), 'n1', { '--password': 's3cret' });
     expect(describeInvocation(inv)).toBe(
-      'fence_ipmilan --lanplus --cipher=3 --username=admin --ip=127.0.0.1 --ipport=9001 --password=*** --action=off',
+      'fence_ipmilan < lanplus=1 cipher=3 username=admin ip=127.0.0.1 ipport=9001 password=*** action=off',
     );
   });
 });

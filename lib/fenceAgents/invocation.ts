@@ -1,7 +1,19 @@
 // A ClusterLabs fence agent run, built from a FencePolicy's exec agent spec for one node.
-// Pure: the runner (server/fenceAgents) spawns it, the Secrets are read elsewhere. Agents
-// take long options (`--ip=10.0.0.5`, bare `--lanplus`), the same names FAR and Pacemaker use.
+// Pure: the runner (server/fenceAgents) spawns it, the Secrets are read elsewhere. Policies name
+// the agents' long options (`--ip`, bare `--lanplus`), the same names FAR and Pacemaker use; the
+// runner hands them to the agent on stdin as `name=value` lines (fence-agents read options from
+// stdin when run with no arguments, as Pacemaker runs them), so no credential is ever on a
+// command line that `ps` or /proc shows. Nothing is built from a spec the agent's metadata does
+// not allow (lib/fenceAgents/policy.ts): the controller checks first, this checks again.
 import type { AgentSpec } from '../fencing/types.js';
+import {
+  type AgentProblem,
+  agentParameters,
+  judgeAgentParameters,
+  judgeSecretValue,
+  problemText,
+  verdictText,
+} from './policy.js';
 
 export type ExecAgentSpec = Extract<AgentSpec, { type: 'exec' }>;
 
@@ -18,20 +30,19 @@ export interface AgentInvocation {
   secrets: string[];
 }
 
-export class InvocationError extends Error {}
-
-const LONG_OPTION = /^--[a-z0-9][a-z0-9_-]*$/;
-/** parameters whose value is a credential even when written in plain sharedParameters */
-const SECRET_NAME = /pass|secret|token|key|kg/i;
-/** the runner owns the action; letting a policy set it would turn a status query into a fence */
-const RESERVED = new Set(['--action', '--option', '-o']);
-
-function checkName(name: string, where: string) {
-  if (!LONG_OPTION.test(name))
-    throw new InvocationError(`${where}: "${name}" is not a long option such as "--ip" or "--lanplus"`);
-  if (RESERVED.has(name))
-    throw new InvocationError(`${where}: "${name}" is set by Palisade from agent.action, not a parameter`);
+export class InvocationError extends Error {
+  constructor(
+    message: string,
+    /** what the policy rule refused, when that is why */
+    readonly problems: AgentProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'InvocationError';
+  }
 }
+
+/** parameters whose value is a credential (redacted wherever the run is shown) */
+const SECRET_NAME = /pass|secret|token|key|kg|community/i;
 
 function nodeValue(param: string, byNode: Record<string, string>, node: string): string {
   const v = byNode[node];
@@ -46,7 +57,8 @@ function nodeValue(param: string, byNode: Record<string, string>, node: string):
 /**
  * Parameters in order shared < per-node < secret: a node's own address wins over a shared
  * default, and a credential from a Secret wins over a placeholder left in the policy.
- * `secretValues` is parameter -> value as read from the referenced Secrets.
+ * `secretValues` is parameter -> value as read from the referenced Secrets. Throws
+ * InvocationError for a spec the agent rule refuses, or a Secret value it refuses.
  */
 export function buildInvocation(
   spec: ExecAgentSpec,
@@ -54,15 +66,14 @@ export function buildInvocation(
   secretValues: Record<string, string>,
   action: AgentAction = spec.action,
 ): AgentInvocation {
-  const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(spec.sharedParameters)) {
-    checkName(k, 'sharedParameters');
-    params[k] = v;
-  }
-  for (const [k, byNode] of Object.entries(spec.nodeParameters)) {
-    checkName(k, 'nodeParameters');
-    params[k] = nodeValue(k, byNode, node);
-  }
+  const verdict = judgeAgentParameters(spec);
+  if (!verdict.ok)
+    throw new InvocationError(
+      `the agent's parameters are refused: ${verdictText(verdict)}`,
+      verdict.problems,
+    );
+  const params: Record<string, string> = { ...spec.sharedParameters };
+  for (const [k, byNode] of Object.entries(spec.nodeParameters)) params[k] = nodeValue(k, byNode, node);
   const secrets = new Set<string>();
   for (const ref of spec.secretRefs) {
     const v = secretValues[ref.parameter];
@@ -70,7 +81,8 @@ export function buildInvocation(
       throw new InvocationError(
         `secret ${ref.name}/${ref.key} for ${ref.parameter} was not read (the runner must resolve every secretRef)`,
       );
-    checkName(ref.parameter, 'secretRefs');
+    const refused = judgeSecretValue(spec.agent, ref.parameter, v, `Secret ${ref.name}, key ${ref.key}`);
+    if (refused) throw new InvocationError(problemText(refused), [refused]);
     params[ref.parameter] = v;
     secrets.add(v);
   }
@@ -84,10 +96,39 @@ export function withAction(inv: AgentInvocation, action: AgentAction): AgentInvo
   return { ...inv, action };
 }
 
-/** argv after the agent's name: `--name=value`, bare `--flag`, then `--action=...` */
-export function agentArgs(inv: AgentInvocation): string[] {
-  const args = Object.entries(inv.params).map(([k, v]) => (v === '' ? k : `${k}=${v}`));
-  return [...args, `--action=${inv.action}`];
+/**
+ * One stdin line's value. A flag ('' for a boolean, or for an agent the table does not know) is
+ * "1". fencing.py strips the line and one pair of surrounding double quotes, so a value with
+ * whitespace at either end, or quoted itself, is sent quoted to arrive exactly as it is.
+ */
+function stdinValue(agent: string, param: string, v: string): string {
+  const type = agentParameters(agent)?.[param];
+  if (v === '' && (type === 'boolean' || type === undefined)) return '1';
+  return /^\s|\s$|^".*"$/s.test(v) ? `"${v}"` : v;
+}
+
+/** what no stdin line may hold: a line break would start another option */
+const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
+
+/**
+ * stdin lines `name=value` (the long option without its dashes), then `action=...`. Throws
+ * InvocationError for a name that is no long option or a line break anywhere, whoever built the
+ * invocation (buildInvocation refuses both before).
+ */
+export function agentInputLines(inv: AgentInvocation): string[] {
+  const lines = Object.entries(inv.params).map(([k, v]) => {
+    if (!/^--[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(k) || LINE_BREAK.test(v))
+      throw new InvocationError(
+        `parameter ${JSON.stringify(k)}: not a long option, or its value holds a line break`,
+      );
+    return `${k.slice(2)}=${stdinValue(inv.agent, k, v)}`;
+  });
+  return [...lines, `action=${inv.action}`];
+}
+
+/** What the runner writes to the agent's stdin. */
+export function agentInput(inv: AgentInvocation): string {
+  return `${agentInputLines(inv).join('\n')}\n`;
 }
 
 /** Replace every secret value in text; longest first so one secret inside another is covered. */
@@ -98,9 +139,9 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** the command line for logs and the NodeFence record, credentials hidden */
+/** the run for logs and the NodeFence record (what goes to stdin), credentials hidden */
 export function describeInvocation(inv: AgentInvocation): string {
-  return redact([inv.agent, ...agentArgs(inv)].join(' '), inv.secrets);
+  return redact(`${inv.agent} < ${agentInputLines(inv).join(' ')}`, inv.secrets);
 }
 
 export type PowerState = 'on' | 'off' | 'unknown';

@@ -550,6 +550,48 @@ describe('decide', () => {
     const again = node('Unknown', 20, 20);
     expect(decide(world({ fence: f, node: again, now: NOW + 400_000 }))).toMatchObject({ kind: 'replace' });
   });
+
+  describe('a policy whose agent is refused (lib/fenceAgents/policy.ts)', () => {
+    const refused = 'spec.agent.sharedParameters["--sudo-path"]: "--sudo-path" is refused';
+    const held = {
+      kind: 'phase',
+      to: 'Fencing',
+      reason: 'AgentRefused',
+      message: `the agent of FencePolicy p is refused, so no agent runs until the policy is fixed: ${refused}`,
+    };
+    const cases: [string, FenceWorld['fence'], Record<string, unknown>][] = [
+      ['never runs the agent', fence('Fencing'), held],
+      ['never retries it', fence('Fencing', { attempts: [attempt(1, 'Failed')] }), held],
+      ['never runs its status query', fence('Fencing', { attempts: [attempt(1, 'Succeeded')] }), held],
+      // an attempt that was running is marked Interrupted (no agent), and then held before verifying
+      [
+        'marks a running attempt Interrupted',
+        fence('Fencing', { attempts: [attempt(1, 'Running')] }),
+        { kind: 'interrupted' },
+      ],
+      [
+        'a confirmed fence needs no agent: released as usual',
+        fence('Fencing', {
+          attempts: [
+            attempt(1, 'Succeeded', {
+              verification: { at: iso(NOW), state: 'off', confirmed: true, detail: '' },
+            }),
+          ],
+        }),
+        { kind: 'phase', to: 'Fenced' },
+      ],
+    ];
+    it.each(cases)('%s', (_, f, want) => {
+      expect(decide(world({ fence: f, agentRefused: refused }))).toMatchObject(want);
+    });
+
+    it('still creates the fence and lets it be cancelled; the agent runs once the policy is fixed', () => {
+      expect(decide(world({ agentRefused: refused }))).toMatchObject({ kind: 'create' });
+      const cancel = fence('Fencing', { spec: { cancelRequested: { by: 'ana', at: iso(NOW), reason: '' } } });
+      expect(decide(world({ fence: cancel, agentRefused: refused }))).toMatchObject({ to: 'Cancelled' });
+      expect(decide(world({ fence: fence('Fencing') }))).toEqual({ kind: 'run-agent', attempt: 1 });
+    });
+  });
 });
 
 describe('judgeBudget', () => {

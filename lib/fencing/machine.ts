@@ -29,7 +29,16 @@ export interface FenceWorld {
   inFlight: boolean;
   /** the fence's FencePolicy was deleted (policy then holds defaults, good for release only) */
   policyMissing?: boolean;
+  /**
+   * why the policy's exec agent may not run (lib/fenceAgents/policy.ts, judged by the controller
+   * with palisade.yaml's credentials namespaces); undefined: it may. No agent run, fence or
+   * status query, starts while this is set: the fence holds in Fencing until the policy is fixed
+   */
+  agentRefused?: string;
 }
+
+/** The reason a NodeFence records while its policy's agent is refused. */
+export const AGENT_REFUSED = 'AgentRefused';
 
 /**
  * Why a node waits, typed (callers branch on this, never on the text of `why`): 'budget' and
@@ -230,7 +239,7 @@ function fencing(w: FenceWorld): Decision {
   if (w.inFlight) return wait('agent-running', 'the fence agent is running');
   if (last?.result === 'Running') return { kind: 'interrupted', attempt: last.number };
   if (last && (last.result === 'Succeeded' || last.result === 'Interrupted') && !last.verification)
-    return { kind: 'verify', attempt: last.number };
+    return unlessRefused(w, { kind: 'verify', attempt: last.number });
   if (last?.verification?.confirmed)
     return phase(
       'Fenced',
@@ -254,7 +263,18 @@ function fencing(w: FenceWorld): Decision {
       `fencing budget exceeded: ${w.budget.message}`,
       RELEASE_RECHECK_MS,
     );
-  return { kind: 'run-agent', attempt: (last?.number ?? 0) + 1 };
+  return unlessRefused(w, { kind: 'run-agent', attempt: (last?.number ?? 0) + 1 });
+}
+
+/** An agent run (or status query) only when the policy's agent is allowed; else the fence holds, saying why. */
+function unlessRefused(w: FenceWorld, d: Decision): Decision {
+  if (!w.agentRefused) return d;
+  return phase(
+    'Fencing',
+    AGENT_REFUSED,
+    `the agent of FencePolicy ${w.fence!.spec.policy} is refused, so no agent runs until the policy is fixed: ${w.agentRefused}`,
+    RELEASE_RECHECK_MS,
+  );
 }
 
 function failure(a: Attempt): string {

@@ -40,12 +40,14 @@ describe('the access each guarded action needs', () => {
       { action: 'pauseFencePolicy', policy: 'demo' },
       [
         'fencepolicies.palisade.dev "demo" is forbidden: User "v" cannot patch resource "fencepolicies" in API group "palisade.dev" at the cluster scope',
+        'fencepolicies.palisade.dev "demo" is forbidden: User "v" cannot pause resource "fencepolicies" in API group "palisade.dev" at the cluster scope',
       ],
     ],
     [
       { action: 'resumeFencePolicy', policy: 'demo' },
       [
         'fencepolicies.palisade.dev "demo" is forbidden: User "v" cannot patch resource "fencepolicies" in API group "palisade.dev" at the cluster scope',
+        'fencepolicies.palisade.dev "demo" is forbidden: User "v" cannot pause resource "fencepolicies" in API group "palisade.dev" at the cluster scope',
       ],
     ],
   ];

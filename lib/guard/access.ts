@@ -4,6 +4,8 @@
 // explanation, the cluster stays the authority.
 // - the Kubernetes verb the write needs (delete pods, delete volumeattachments, patch nodes,
 //   patch nodefences, patch fencepolicies to pause or resume one);
+// - pausing or resuming a FencePolicy also needs the custom verb pause on
+//   fencepolicies.palisade.dev (Palisade's webhook enforces it; any other change needs configure);
 // - approving or cancelling a fence also needs the custom verbs approve / cancel on
 //   nodefences.palisade.dev (Fence now creates one already approved: create and approve) (Palisade's webhook enforces them for kubectl users too);
 // - going ahead although the guard judged the action unsafe needs `override` on
@@ -49,7 +51,12 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
       return [fence('create', t.node), fence('approve', t.node)];
     case 'pauseFencePolicy':
     case 'resumeFencePolicy':
-      return [{ verb: 'patch', group: PALISADE_GROUP, resource: 'fencepolicies', name: t.policy }];
+      return ['patch', 'pause'].map((verb) => ({
+        verb,
+        group: PALISADE_GROUP,
+        resource: 'fencepolicies',
+        name: t.policy,
+      }));
   }
 }
 

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { sealAudit, withAuditSeal } from './auditSeal';
 import { simulatedFaultEvent } from '../console/actionEvents';
 import { type EventView, eventView } from '../console/views';
 import { auditMessage, auditRow, parseAuditMessage, selectAudit } from './audit';
@@ -50,7 +52,18 @@ describe('audit messages', () => {
   });
 });
 
-const ev = (e: Partial<EventView>): EventView => ({
+const KEY = randomBytes(32);
+
+/** The Event as Palisade writes it: named, and sealed under the install's audit key. */
+function sealed(e: EventView, key = KEY): EventView {
+  const name = e.name ?? `${e.involved.name}.palisade-${e.uid}`;
+  const at = e.lastSeen ?? 0;
+  return { ...e, name, seal: sealAudit({ ...e, name }, at, key) };
+}
+
+const ev = (e: Partial<EventView>): EventView => sealed(raw(e));
+
+const raw = (e: Partial<EventView>): EventView => ({
   uid: 'u1',
   namespace: 'shop',
   involved: { kind: 'Pod', namespace: 'shop', name: 'db-0' },
@@ -70,7 +83,7 @@ const ev = (e: Partial<EventView>): EventView => ({
 
 describe('audit rows', () => {
   it('turns a guarded action Event into a row', () => {
-    expect(auditRow(ev({}), 'palisade-console')).toMatchObject({
+    expect(auditRow(ev({}), 'palisade-console', KEY)).toMatchObject({
       action: 'forceDeletePod',
       label: 'Force delete pod',
       target: { kind: 'Pod', namespace: 'shop', name: 'db-0' },
@@ -82,10 +95,22 @@ describe('audit rows', () => {
   });
 
   it('reads simulated faults from their own wording', () => {
+    // as infra.act writes it: sealed, then read back through the console's projection
     const e = eventView(
-      simulatedFaultEvent({ verb: 'partition', node: 'a1-2', by: BY, at: new Date(5000), mode: 'protected' }),
+      withAuditSeal(
+        simulatedFaultEvent({
+          verb: 'partition',
+          node: 'a1-2',
+          by: BY,
+          at: new Date(5000),
+          mode: 'protected',
+        }),
+        5000,
+        KEY,
+      ),
     );
-    expect(auditRow(e, 'palisade-console')).toMatchObject({
+    expect(auditRow(e, 'palisade-console', KEY)).toMatchObject({
+      at: 5000,
       action: 'simulation',
       by: BY,
       what: 'network partition from the API server',
@@ -94,17 +119,39 @@ describe('audit rows', () => {
     });
   });
 
+  it('ignores an Event anyone could have written: no seal, another key, or a field changed after sealing', () => {
+    const forged = raw({ reason: 'PalisadeForceDelete' });
+    expect(auditRow(forged, 'palisade-console', KEY)).toBeUndefined();
+    expect(
+      auditRow({ ...forged, name: 'x', seal: 'v1.1000.not-a-mac' }, 'palisade-console', KEY),
+    ).toBeUndefined();
+    expect(auditRow(sealed(forged, randomBytes(32)), 'palisade-console', KEY)).toBeUndefined();
+    const real = ev({});
+    for (const changed of [
+      { message: real.message!.replace('by: alice', 'by: admin') },
+      { namespace: 'other' },
+      { involved: { ...real.involved, name: 'db-1' } },
+      { reason: 'PalisadeDetach' },
+      { name: 'another-name' },
+      { seal: real.seal!.replace(/^v1\.1000\./, 'v1.2000.') },
+    ])
+      expect(auditRow({ ...real, ...changed }, 'palisade-console', KEY)).toBeUndefined();
+    // and without the install's key nothing is Palisade's
+    expect(auditRow(real, 'palisade-console', undefined)).toBeUndefined();
+  });
+
   it("ignores other components' events and unknown reasons", () => {
-    expect(auditRow(ev({ source: 'kubelet' }), 'palisade-console')).toBeUndefined();
-    expect(auditRow(ev({ reason: 'Other', message: 'hello' }), 'palisade-console')).toBeUndefined();
+    expect(auditRow(ev({ source: 'kubelet' }), 'palisade-console', KEY)).toBeUndefined();
+    expect(auditRow(ev({ reason: 'Other', message: 'hello' }), 'palisade-console', KEY)).toBeUndefined();
   });
 
   it('selects newest first, with filters', () => {
     const rows = [
-      auditRow(ev({ uid: 'a', lastSeen: 1 }), 'palisade-console')!,
+      auditRow(ev({ uid: 'a', lastSeen: 1 }), 'palisade-console', KEY)!,
       auditRow(
         ev({ uid: 'b', lastSeen: 3, involved: { kind: 'Pod', namespace: 'web', name: 'api-1' } }),
         'palisade-console',
+        KEY,
       )!,
       auditRow(
         ev({
@@ -114,6 +161,7 @@ describe('audit rows', () => {
           message: auditMessage({ what: 'detached', overridden: false, reasons: [], by: 'bob', why: '' }),
         }),
         'palisade-console',
+        KEY,
       )!,
     ];
     expect(selectAudit(rows).map((r) => r.uid)).toEqual(['b', 'c', 'a']);

@@ -4,8 +4,11 @@
 //   "<what happened> | overridden: <reason>; <reason> | by: <who> | why: <reason typed>"
 // The typed reason comes last, so whatever a person typed cannot shift the other fields.
 // Simulated faults (infra.act) are console actions too and are read back from their own wording.
+// Only Events Palisade sealed (auditSeal.ts) are read back: anyone who may create Events could
+// write one that says anything.
 import type { EventView } from '../console/views.js';
 import { actionOfReason, GUARDED_ACTIONS, type GuardedAction } from './actions.js';
+import { checkAuditSeal } from './auditSeal.js';
 
 const SEP = ' | ';
 /** core/v1 Event messages are kept under 1 KiB, as events.k8s.io's note is */
@@ -73,10 +76,30 @@ export interface AuditRow {
 
 const SIMULATED = /^Palisade console \(simulation\): (.*); requested by (.*?)(?: in ([\w-]+) mode)?$/;
 
-/** The Audit page's row for one of the console's Events; undefined for any other Event. */
-export function auditRow(e: EventView, consoleComponent: string): AuditRow | undefined {
+/**
+ * The Audit page's row for one of the console's Events, if Palisade sealed it with this audit
+ * key; undefined for any other Event (another component's, or one anyone could have written).
+ */
+export function auditRow(
+  e: EventView,
+  consoleComponent: string,
+  auditKey: Buffer | undefined,
+): AuditRow | undefined {
   if (e.source !== consoleComponent) return undefined;
-  const base = { uid: e.uid, at: e.lastSeen, target: e.involved };
+  const at = checkAuditSeal(
+    {
+      namespace: e.namespace,
+      name: e.name ?? '',
+      reason: e.reason,
+      message: e.message,
+      type: e.type,
+      involved: e.involved,
+    },
+    e.seal,
+    auditKey,
+  );
+  if (at === undefined) return undefined;
+  const base = { uid: e.uid, at, target: e.involved };
   const action = actionOfReason(e.reason);
   const fields = action && parseAuditMessage(e.message);
   if (action && fields)

@@ -38,7 +38,28 @@ type Row = [string, ForceDeleteInput, boolean, RegExp[]];
 describe('judgeForceDelete', () => {
   it.each<Row>([
     ['unscheduled pod: safe', { pod: pod({ nodeName: undefined }) }, true, [/not scheduled/]],
-    ['containers exited: safe', { pod: pod({ phase: 'Succeeded' }), node: node() }, true, [/exited/]],
+    [
+      'containers exited, reported from a Ready node: safe',
+      { pod: pod({ phase: 'Succeeded' }), node: node({ ready: 'True' }) },
+      true,
+      [/exited/],
+    ],
+    [
+      'Failed on an unreachable node: its kubelet cannot confirm it, unsafe',
+      { pod: pod({ phase: 'Failed', attachedRwo: [], owner: undefined }), node: node() },
+      false,
+      [/unreachable \(Ready=Unknown\) and not fenced/],
+    ],
+    [
+      'a fence of an earlier boot of the node does not count',
+      {
+        pod: pod({ attachedRwo: [], owner: undefined }),
+        node: node({ bootId: 'boot-2' }),
+        nodeFence: fence('Released', { nodeBootId: 'boot-1' }),
+      },
+      false,
+      [/not fenced/],
+    ],
     ['Node object gone: safe', { pod: pod(), node: undefined }, true, [/no longer exists/]],
     ['node Fenced: safe', { pod: pod(), node: node(), nodeFence: fence('Fenced') }, true, [/is Fenced/]],
     [

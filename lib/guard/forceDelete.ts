@@ -1,13 +1,15 @@
 // Force deletion (DELETE with gracePeriodSeconds 0) removes the pod from the API at once,
 // without waiting for the kubelet to confirm its containers stopped (seed 000). It is safe only
-// when nothing can still be running: the pod was never scheduled, its containers have exited,
-// its node is fenced, or the Node object is gone (Kubernetes' own signal of a permanent
-// partition: PodGC force-deletes such pods itself). Otherwise the reasons say what can go wrong,
+// when nothing can still be running — the rule that also frees an instance ID
+// (lib/guard/stopped.ts): the pod was never scheduled, its containers have exited as its
+// kubelet reported from a Ready node, its node is fenced, or the Node object is gone
+// (Kubernetes' own signal of a permanent partition: PodGC force-deletes such pods itself). Otherwise the reasons say what can go wrong,
 // and when a fence is coming for the node the verdict carries it as the safe path: wait.
 import { OUT_OF_SERVICE_TAINT } from '../fencing/types.js';
 import { type FenceOutlook, isWait, outlookNote } from './fenceOutlook.js';
 import { durationWords } from './waitWords.js';
 import { fenceState } from './fenced.js';
+import { holderStopped, type StopVerdict } from './stopped.js';
 import {
   type FenceFacts,
   type ForceDetachFacts,
@@ -55,23 +57,57 @@ const WARNINGS = [KUBECTL_FORCE_DELETE_WARNING];
 
 export function judgeForceDelete({ pod, node, nodeFence, outlook, forceDetach }: ForceDeleteInput): Verdict {
   const notes = terminatingNote(pod);
-  if (!pod.nodeName)
-    return safe(
-      [...notes, 'the pod is not scheduled to any node: no container of it runs anywhere'],
-      WARNINGS,
-    );
-  if (pod.phase === 'Succeeded' || pod.phase === 'Failed')
-    return safe([...notes, `the pod's containers have exited (phase ${pod.phase})`], WARNINGS);
-  if (!node) return safe([...notes, nodeGoneNote(pod.nodeName)], WARNINGS);
-  const fence = fenceState(node, pod.nodeName, nodeFence);
-  if (fence.fenced) return safe([...notes, fence.text, ...replacementNote(pod)], WARNINGS);
+  // the rule that also frees an instance ID (lib/guard/stopped.ts): nothing can run any more
+  const stop = holderStopped({
+    name: `pod ${pod.name}`,
+    pod: {
+      name: pod.name,
+      nodeName: pod.nodeName,
+      phase: pod.phase,
+      deletionTimestamp: pod.deletionTimestamp,
+    },
+    node,
+    fence: nodeFence,
+  });
+  if (stop.stopped) return safe([...notes, ...stoppedNotes(stop, pod)], WARNINGS);
+  const nodeName = pod.nodeName!;
+  const live = node!;
+  const fence = fenceState(live, nodeName, nodeFence);
   const coming = outlook && outlookNote(outlook);
   const v = unsafe(
-    unsafeReasons(pod, node, forceDetach ?? DEFAULT_FORCE_DETACH),
-    [...notes, fence.text, ...(coming ? [coming] : []), ...outOfServiceNote(node)],
+    unsafeReasons(pod, live, forceDetach ?? DEFAULT_FORCE_DETACH),
+    [
+      ...notes,
+      ...finishedNote(pod, live),
+      fence.text,
+      ...(coming ? [coming] : []),
+      ...outOfServiceNote(live),
+    ],
     WARNINGS,
   );
-  return isWait(outlook) && outlook.node === pod.nodeName ? { ...v, wait: outlook } : v;
+  return isWait(outlook) && outlook.node === nodeName ? { ...v, wait: outlook } : v;
+}
+
+function stoppedNotes(stop: Extract<StopVerdict, { stopped: true }>, pod: PodFacts): string[] {
+  switch (stop.reason) {
+    case 'not-scheduled':
+      return ['the pod is not scheduled to any node: no container of it runs anywhere'];
+    case 'finished':
+      return [`the pod's containers have exited (phase ${pod.phase}, reported from its Ready node)`];
+    case 'node-gone':
+      return [nodeGoneNote(pod.nodeName!)];
+    default:
+      return [stop.text, ...replacementNote(pod)];
+  }
+}
+
+/** A terminal phase the node's kubelet cannot confirm (the node is not Ready). */
+function finishedNote(pod: PodFacts, node: NodeFacts): string[] {
+  return pod.phase === 'Succeeded' || pod.phase === 'Failed'
+    ? [
+        `the API says the pod ${pod.phase === 'Succeeded' ? 'succeeded' : 'failed'}, but node ${node.name} is ${readyWords(node)}: its kubelet cannot confirm that (the phase may have been written for it, e.g. by the pod garbage collector)`,
+      ]
+    : [];
 }
 
 /** "force-detached after 30 s on an unreachable node (this cluster's setting)" */

@@ -9,4 +9,5 @@ export * from './fenceOutlook.js';
 export * from './waitWords.js';
 export * from './forceDelete.js';
 export * from './outOfService.js';
+export * from './stopped.js';
 export * from './types.js';

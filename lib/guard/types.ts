@@ -45,6 +45,8 @@ export interface NodeFacts {
   /** the Ready condition's status; a node without one counts as Unknown */
   ready: ReadyStatus;
   taints: Taint[];
+  /** status.nodeInfo.bootID: a new one means the machine booted again */
+  bootId?: string;
 }
 
 export interface FenceFacts {
@@ -54,6 +56,8 @@ export interface FenceFacts {
   phase: Phase;
   /** the Node's uid when the fence detected it: a re-created node is another node */
   nodeUid?: string;
+  /** the node's bootID when the fence detected it: the boot whose processes the fence stopped */
+  nodeBootId?: string;
   approvedBy?: string;
   cancelRequestedBy?: string;
 }

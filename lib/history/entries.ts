@@ -51,7 +51,7 @@ function subjectOf(e: EventView): HistoryEntry['subject'] {
  * A fault, a guarded action or a Warning Event, from a Kubernetes Event; undefined for the
  * Normal Events of others (the timeline is for what went wrong and what was done about it).
  */
-export function eventEntry(cluster: string, e: EventView): HistoryEntry | undefined {
+export function eventEntry(cluster: string, e: EventView, auditKey?: Buffer): HistoryEntry | undefined {
   if (!e.uid || e.lastSeen === undefined) return undefined;
   const base = {
     id: `event:${e.uid}:${e.count}`,
@@ -62,19 +62,21 @@ export function eventEntry(cluster: string, e: EventView): HistoryEntry | undefi
     message: e.message ?? '',
   };
   const details = { eventUid: e.uid, eventNamespace: e.namespace, count: e.count, source: e.source };
-  if (e.source === CONSOLE_COMPONENT) {
-    const row = auditRow(e, CONSOLE_COMPONENT);
-    if (!row) return undefined;
+  // Palisade's own record only when its seal checks out (anyone may write an Event that says
+  // "by: admin"); one Event per record, so a copy made after the original expired adds nothing
+  const row = e.source === CONSOLE_COMPONENT ? auditRow(e, CONSOLE_COMPONENT, auditKey) : undefined;
+  if (row) {
+    const own = { ...base, id: `audit:${e.namespace}/${e.name}`, at: iso(row.at ?? e.lastSeen) };
     if (row.action === 'simulation')
       return {
-        ...base,
+        ...own,
         kind: 'fault',
         severity: e.type === 'Warning' ? 'warning' : 'info',
         actor: row.by,
         details: { ...details, verb: simulatedVerbOf(e.reason) ?? e.reason, what: row.what },
       };
     return {
-      ...base,
+      ...own,
       kind: 'guarded-action',
       severity: row.outcome === 'overridden' ? 'warning' : 'info',
       actor: row.by,
@@ -88,7 +90,8 @@ export function eventEntry(cluster: string, e: EventView): HistoryEntry | undefi
       },
     };
   }
-  if (e.type !== 'Warning') return undefined;
+  // an Event that claims to be the console's without its seal: nobody's record, not even a warning
+  if (e.type !== 'Warning' || e.source === CONSOLE_COMPONENT) return undefined;
   return { ...base, kind: 'warning-event', severity: 'warning', details };
 }
 

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { EventView } from '../console/views.js';
+import { sealAudit } from '../guard/auditSeal.js';
 import { auditRowOfEntry, mergeAuditRows, releasedText } from './audit.js';
 import { denialEntry, eventEntry, fenceEntries, nodeConditionEntry, workloadEntry } from './entries.js';
 import { matches, selectTimeline, timelineFilter } from './filter.js';
@@ -206,7 +209,13 @@ describe('entries from facts', () => {
     expect(a).toMatchObject({ at: at(0), severity: 'critical', reason: 'Unknown' });
   });
 
-  const ev = (over: object) => ({
+  const KEY = randomBytes(32);
+  /** as Palisade writes its records: named, and sealed under the install's audit key */
+  const sealed = <E extends EventView>(e: E, key = KEY): E => {
+    const name = `${e.involved.name}.palisade-x`;
+    return { ...e, name, seal: sealAudit({ ...e, name }, e.lastSeen ?? 0, key) };
+  };
+  const ev = (over: object): EventView => ({
     uid: 'u1',
     namespace: 'default',
     involved: { kind: 'Node', name: 'a2-1' },
@@ -245,7 +254,23 @@ describe('entries from facts', () => {
       { kind: 'warning-event', id: 'event:u1:1' },
     ],
   ])('%s', (_, e, want) => {
-    expect(eventEntry('c1', e)).toMatchObject(want);
+    expect(eventEntry('c1', sealed(e), KEY)).toMatchObject(want);
+  });
+  it('a record of Palisade’s has one id per Event, whatever its uid (a copy made later adds nothing)', () => {
+    const e = sealed(ev({}));
+    expect(eventEntry('c1', e, KEY)?.id).toBe(`audit:default/${e.name}`);
+    expect(eventEntry('c1', { ...e, uid: 'u2' }, KEY)?.id).toBe(`audit:default/${e.name}`);
+  });
+  it('an Event that says it is the console’s but is not sealed is no record at all', () => {
+    const forged = ev({
+      reason: 'PalisadeForceDelete',
+      type: 'Warning',
+      involved: { kind: 'Pod', namespace: 'shop', name: 'web-1' },
+      message: 'force deleted pod shop/web-1 | safe | by: admin | why: x',
+    });
+    expect(eventEntry('c1', forged, KEY)).toBeUndefined();
+    expect(eventEntry('c1', sealed(forged, randomBytes(32)), KEY)).toBeUndefined();
+    expect(eventEntry('c1', sealed(forged), undefined)).toBeUndefined();
   });
   it.each([
     ['a Normal Event of another component', ev({ source: 'kubelet', type: 'Normal', reason: 'Started' })],

@@ -104,6 +104,42 @@ describe('the instance-ID client', () => {
     expect(never.calls.length).toBeLessThan(50);
   });
 
+  it('asks again while a holder is not known to have stopped, and says for whom it waited', async () => {
+    const waiting = [
+      {
+        id: 0,
+        pod: 'web-0',
+        node: 'c2-2',
+        reason: 'node-unreachable',
+        text: 'web-0 on c2-2: node unreachable',
+      },
+    ];
+    const f = scripted([
+      json(409, { code: 'holder_not_stopped', error: 'waits', waiting }),
+      json(200, ANSWER),
+    ]);
+    const c = new InstanceIdClient({
+      url: 'http://p',
+      namespace: 'shop',
+      pod: 'web-1',
+      token: 't',
+      fetch: f.fetch,
+    });
+    expect(await c.acquire({ baseDelayMs: 1, maxDelayMs: 2 })).toEqual(ANSWER);
+    expect(f.calls).toHaveLength(2);
+    const once = scripted([json(409, { code: 'holder_not_stopped', error: 'waits', waiting })]);
+    const e = await new InstanceIdClient({
+      url: 'http://p',
+      namespace: 'shop',
+      pod: 'web-1',
+      token: 't',
+      fetch: once.fetch,
+    })
+      .acquireOnce()
+      .catch((x) => x);
+    expect(e).toMatchObject({ status: 409, code: 'holder_not_stopped', retryable: true, waiting });
+  });
+
   it('does not retry what will not change (a refusal of the token)', async () => {
     const f = scripted([json(401, { code: 'unauthenticated', error: 'no' }), json(200, ANSWER)]);
     const c = new InstanceIdClient({

@@ -14,6 +14,7 @@ import {
   type RefusalCode,
   RELEASE_PATH,
   type ReleaseAnswer,
+  type WaitingHolder,
 } from './types.js';
 
 /** The projected ServiceAccount token of every pod (kube-api-access volume). */
@@ -39,15 +40,21 @@ export class InstanceIdError extends Error {
     readonly status: number,
     readonly code: RefusalCode | 'unreachable' | 'bad_answer',
     message: string,
+    /** holder_not_stopped: whose ID it waits for, and why */
+    readonly waiting?: WaitingHolder[],
   ) {
     super(message);
     this.name = 'InstanceIdError';
   }
 
-  /** Worth asking again later: every id held, a deadline, Palisade or the cluster unreachable. */
+  /**
+   * Worth asking again later: every id held (or held by a pod not yet known to have stopped), a
+   * deadline, Palisade or the cluster unreachable.
+   */
   get retryable(): boolean {
     return (
       this.code === 'no_free_id' ||
+      this.code === 'holder_not_stopped' ||
       this.code === 'deadline' ||
       this.code === 'unreachable' ||
       this.code === 'cluster_error' ||
@@ -131,7 +138,8 @@ export class InstanceIdClient {
     }
     if (res.ok && body && typeof body === 'object') return body as T;
     const refusal = body as Partial<InstanceIdRefusal> | undefined;
-    if (refusal?.code && refusal.error) throw new InstanceIdError(res.status, refusal.code, refusal.error);
+    if (refusal?.code && refusal.error)
+      throw new InstanceIdError(res.status, refusal.code, refusal.error, refusal.waiting);
     throw new InstanceIdError(
       res.status,
       'bad_answer',

@@ -7,7 +7,15 @@ import {
   invalidMapMessage,
 } from './decide.js';
 
-const live = (...names: string[]) => new Set(names);
+import type { StopVerdict } from '../guard/stopped.js';
+
+const RUNNING: StopVerdict = { stopped: false, reason: 'running', text: 'runs' };
+const STOPPED: StopVerdict = { stopped: true, reason: 'removed-by-kubelet', text: 'removed' };
+/** the named pods run; every other name in `gone` stopped for sure */
+const live = (...names: string[]) => judged(names, ['a', 'b', 'c', 'x', 'y', 'gone']);
+function judged(running: string[], all: string[]): Map<string, StopVerdict> {
+  return new Map(all.map((n) => [n, running.includes(n) ? RUNNING : STOPPED]));
+}
 
 describe('acquiring an instance ID', () => {
   const cases: [string, Parameters<typeof decideAcquire>[0], AcquireDecision][] = [
@@ -38,12 +46,12 @@ describe('acquiring an instance ID', () => {
     ],
     [
       'every id held: the entry of a pod that no longer exists is dropped and its id taken',
-      { raw: '{"0":"a","1":"b"}', replicas: 2, pod: 'c', live: live('b', 'c') },
+      { raw: '{"0":"a","1":"b"}', replicas: 2, pod: 'c', holders: live('b', 'c') },
       { kind: 'assigned', id: 0, next: '{"0":"c","1":"b"}', released: [], dropped: [{ id: 0, pod: 'a' }] },
     ],
     [
       'several stale entries are all dropped; the lowest freed id is taken',
-      { raw: '{"0":"a","1":"b","2":"x"}', replicas: 3, pod: 'c', live: live('x', 'c') },
+      { raw: '{"0":"a","1":"b","2":"x"}', replicas: 3, pod: 'c', holders: live('x', 'c') },
       {
         kind: 'assigned',
         id: 0,
@@ -57,7 +65,7 @@ describe('acquiring an instance ID', () => {
     ],
     [
       'every id held by a live pod: full, saying who holds what',
-      { raw: '{"0":"a","1":"b"}', replicas: 2, pod: 'c', live: live('a', 'b', 'c') },
+      { raw: '{"0":"a","1":"b"}', replicas: 2, pod: 'c', holders: live('a', 'b', 'c') },
       {
         kind: 'full',
         holders: [
@@ -70,7 +78,7 @@ describe('acquiring an instance ID', () => {
     ],
     [
       'zero replicas: there is nothing to give',
-      { raw: '{}', replicas: 0, pod: 'a', live: live('a') },
+      { raw: '{}', replicas: 0, pod: 'a', holders: live('a') },
       {
         kind: 'full',
         holders: [],
@@ -114,9 +122,54 @@ describe('acquiring an instance ID', () => {
   ];
   it.each(cases)('%s', (_what, input, decision) => expect(decideAcquire(input)).toEqual(decision));
 
+  it('issue 23: a holder Terminating on an unreachable node keeps its ID; the new pod waits, told why', () => {
+    const unreachable: StopVerdict = {
+      stopped: false,
+      reason: 'node-unreachable',
+      text: 'metrics-b48lf on c2-2: node unreachable (Ready=Unknown), not fenced',
+    };
+    const d = decideAcquire({
+      raw: '{"0":"metrics-b48lf","1":"metrics-x"}',
+      replicas: 2,
+      pod: 'metrics-6bnjr',
+      holders: new Map([
+        ['metrics-b48lf', unreachable],
+        ['metrics-x', RUNNING],
+      ]),
+    });
+    expect(d).toEqual({
+      kind: 'wait',
+      holders: [
+        { id: 0, pod: 'metrics-b48lf' },
+        { id: 1, pod: 'metrics-x' },
+      ],
+      unconfirmed: [{ id: 0, pod: 'metrics-b48lf', verdict: unreachable }],
+      message:
+        "every instance ID is held, and no holder that stopped running is confirmed stopped yet (ID 0 held by metrics-b48lf on c2-2: node unreachable (Ready=Unknown), not fenced): an ID is given back once its pod's kubelet confirms the end from a Ready node, or its node is fenced",
+    });
+    // once the node is fenced, the same request takes the ID
+    expect(
+      decideAcquire({
+        raw: '{"0":"metrics-b48lf","1":"metrics-x"}',
+        replicas: 2,
+        pod: 'metrics-6bnjr',
+        holders: new Map<string, StopVerdict>([
+          ['metrics-b48lf', { stopped: true, reason: 'node-fenced', text: 'NodeFence c2-2 is Fenced' }],
+          ['metrics-x', RUNNING],
+        ]),
+      }),
+    ).toMatchObject({ kind: 'assigned', id: 0, dropped: [{ id: 0, pod: 'metrics-b48lf' }] });
+  });
+
+  it('a holder nothing is known of is not taken for stopped', () =>
+    expect(decideAcquire({ raw: '{"0":"a"}', replicas: 1, pod: 'b', holders: new Map() })).toMatchObject({
+      kind: 'wait',
+      unconfirmed: [{ id: 0, pod: 'a', verdict: { reason: 'node-unknown' } }],
+    }));
+
   it('stale entries are dropped only when no id is free', () => {
     // "a" is gone, but 1 is free: its entry stays until the map is full
-    expect(decideAcquire({ raw: '{"0":"a"}', replicas: 2, pod: 'b', live: live('b') })).toEqual({
+    expect(decideAcquire({ raw: '{"0":"a"}', replicas: 2, pod: 'b', holders: live('b') })).toEqual({
       kind: 'assigned',
       id: 1,
       next: '{"0":"a","1":"b"}',
@@ -131,7 +184,7 @@ describe('acquiring an instance ID', () => {
     ['{"0":"a","0":"b"}', 'written 2 times'],
     ['{"0":"c","1":"c"}', 'holds 2 ids'],
   ])('an invalid map %j is refused, never rewritten', (raw, problem) => {
-    const d = decideAcquire({ raw, replicas: 5, pod: 'c', live: live('c') });
+    const d = decideAcquire({ raw, replicas: 5, pod: 'c', holders: live('c') });
     expect(d.kind).toBe('invalid');
     expect(d.kind === 'invalid' && d.problems.join('; ')).toContain(problem);
   });
@@ -207,8 +260,21 @@ describe('decideCollect', () => {
         ],
       },
     ],
-  ])('%s', (_, raw, live, want) => expect(decideCollect({ raw, live: new Set(live) })).toEqual(want));
+  ])('%s', (_, raw, running, want) =>
+    expect(decideCollect({ raw, holders: judged(running, ['a', 'b', 'x', 'y', 'gone']) })).toEqual(want),
+  );
+
+  it('keeps an entry whose pod is not confirmed stopped', () =>
+    expect(
+      decideCollect({
+        raw: '{"0":"a","1":"b"}',
+        holders: new Map<string, StopVerdict>([
+          ['a', { stopped: false, reason: 'node-unreachable', text: 'a on c2-2: node unreachable' }],
+          ['b', STOPPED],
+        ]),
+      }),
+    ).toEqual({ kind: 'collected', next: '{"0":"a"}', dropped: [{ id: 1, pod: 'b' }] }));
 
   it('never rewrites a map it cannot read', () =>
-    expect(decideCollect({ raw: '{"x":"a"}', live: new Set() })).toMatchObject({ kind: 'invalid' }));
+    expect(decideCollect({ raw: '{"x":"a"}', holders: new Map() })).toMatchObject({ kind: 'invalid' }));
 });

@@ -5,12 +5,17 @@
 //
 // - A pod that already holds an id below the replica count keeps it.
 // - Otherwise it takes the lowest free id in [0, replicas).
-// - When none is free, entries of pods that no longer exist, are terminating or have finished
-//   are dropped, and the lowest freed id is taken. The live pods are read only then.
+// - When none is free, the entries of pods known to have stopped are dropped, and the lowest
+//   freed id is taken. Known to have stopped (lib/guard/stopped.ts, the rule that frees a
+//   StatefulSet identity): not merely Terminating or gone from the API — its kubelet confirmed
+//   the end from a Ready node, or its node is fenced, booted again or gone. Until then the pod
+//   that asks waits, told whose holder is not confirmed and why. The holders are judged (their
+//   pods, nodes and fences read live) only then.
 // - Entries at or above the replica count (the workload was scaled down) are released with any
 //   write.
 // - A map that is not valid is never rewritten: the decision says so and what to do.
 // - Release removes the pod's entry.
+import type { StopVerdict } from '../guard/stopped.js';
 import { idOf, parseIdMap, serializeIdMap } from './map.js';
 import { INSTANCE_IDS_ANNOTATION, type WorkloadRef } from './types.js';
 
@@ -26,19 +31,26 @@ export interface AcquireInput {
   /** the asking pod's name */
   pod: string;
   /**
-   * Names of the workload's pods that exist, are not terminating and have not finished. Only
-   * needed when no id is free: without it such a decision is `needLive`.
+   * Whether each pod the map names has stopped for sure (lib/guard/stopped.ts); a pod missing
+   * here has not. Only needed when no id is free: without it such a decision is `needLive`.
    */
-  live?: ReadonlySet<string>;
+  holders?: ReadonlyMap<string, StopVerdict>;
+}
+
+/** An entry whose pod is not running as far as the API says, but not known to have stopped either. */
+export interface Unconfirmed extends Entry {
+  verdict: Extract<StopVerdict, { stopped: false }>;
 }
 
 export type AcquireDecision =
   /** `next`: the annotation to write, or undefined when nothing changes */
   | { kind: 'held'; id: number; next: string | undefined; released: Entry[] }
   | { kind: 'assigned'; id: number; next: string; released: Entry[]; dropped: Entry[] }
-  /** every id in range is taken: read the live pods and decide again */
+  /** every id in range is taken: judge the holders and decide again */
   | { kind: 'needLive' }
   | { kind: 'full'; holders: Entry[]; message: string }
+  /** no id is free, and some holders may have stopped but nothing confirms it yet: wait for them */
+  | { kind: 'wait'; holders: Entry[]; unconfirmed: Unconfirmed[]; message: string }
   | { kind: 'invalid'; problems: string[] };
 
 export type ReleaseDecision =
@@ -78,33 +90,63 @@ export function decideAcquire(input: AcquireInput): AcquireDecision {
     kept.set(free, input.pod);
     return { kind: 'assigned', id: free, next: serializeIdMap(kept), released, dropped: [] };
   }
-  if (!input.live) return { kind: 'needLive' };
-  const dropped: Entry[] = [];
-  for (const [id, pod] of kept)
-    if (!input.live.has(pod)) {
-      dropped.push({ id, pod });
-      kept.delete(id);
-    }
+  if (!input.holders) return { kind: 'needLive' };
+  const { dropped, unconfirmed } = dropStopped(kept, input.holders);
   const freed = lowestFree(kept, replicas);
-  if (freed === undefined)
+  if (freed === undefined) {
+    if (replicas === 0)
+      return {
+        kind: 'full',
+        holders: [],
+        message: 'the workload has 0 replicas: there is no instance ID to give',
+      };
+    if (unconfirmed.length)
+      return { kind: 'wait', holders: entries(kept), unconfirmed, message: waitMessage(unconfirmed) };
     return {
       kind: 'full',
       holders: entries(kept),
-      message:
-        replicas === 0
-          ? 'the workload has 0 replicas: there is no instance ID to give'
-          : `all ${replicas} instance IDs are held by live pods (${entries(kept)
-              .map((e) => `${e.id}: ${e.pod}`)
-              .join(', ')}); one is given back when its pod stops`,
+      message: `all ${replicas} instance IDs are held by live pods (${entries(kept)
+        .map((e) => `${e.id}: ${e.pod}`)
+        .join(', ')}); one is given back when its pod stops`,
     };
+  }
   kept.set(freed, input.pod);
-  return {
-    kind: 'assigned',
-    id: freed,
-    next: serializeIdMap(kept),
-    released,
-    dropped: dropped.sort((a, b) => a.id - b.id),
-  };
+  return { kind: 'assigned', id: freed, next: serializeIdMap(kept), released, dropped };
+}
+
+/** Drop (from `kept`) the entries whose pods stopped for sure; say which others do not run but may. */
+function dropStopped(kept: Map<number, string>, holders: ReadonlyMap<string, StopVerdict>) {
+  const dropped: Entry[] = [];
+  const unconfirmed: Unconfirmed[] = [];
+  for (const [id, pod] of [...kept]) {
+    const v = holders.get(pod);
+    if (v?.stopped) {
+      dropped.push({ id, pod });
+      kept.delete(id);
+    } else if (v && v.reason !== 'running') unconfirmed.push({ id, pod, verdict: v });
+    else if (!v)
+      unconfirmed.push({
+        id,
+        pod,
+        verdict: { stopped: false, reason: 'node-unknown', text: `${pod}: nothing is known of it` },
+      });
+  }
+  dropped.sort((a, b) => a.id - b.id);
+  unconfirmed.sort((a, b) => a.id - b.id);
+  return { dropped, unconfirmed };
+}
+
+/** "ID 0 held by metrics-…-b48lf on c2-2: node unreachable (Ready=Unknown), not fenced" */
+export function unconfirmedWords(u: Unconfirmed): string {
+  return `ID ${u.id} held by ${u.verdict.text}`;
+}
+
+function waitMessage(unconfirmed: Unconfirmed[]): string {
+  return `every instance ID is held, and no holder that stopped running is confirmed stopped yet (${unconfirmed
+    .map(unconfirmedWords)
+    .join(
+      '; ',
+    )}): an ID is given back once its pod's kubelet confirms the end from a Ready node, or its node is fenced`;
 }
 
 export function decideRelease(input: {
@@ -128,25 +170,20 @@ export type CollectDecision =
   | { kind: 'invalid'; problems: string[] };
 
 /**
- * The collector's sweep (server/instanceIds/collector.ts): drop the entries whose pods are not
- * live (`live` read after the map, so a pod that took an id in this map is in it unless it went).
- * Entries of live pods stay, in range or not: their pods ask again and move down.
+ * The collector's sweep (server/instanceIds/collector.ts): drop the entries whose pods stopped
+ * for sure (judged after the map was read, so a pod that took an id in this map is judged as it
+ * is now). Entries of running pods stay, in range or not: their pods ask again and move down.
  */
 export function decideCollect(input: {
   raw: string | undefined;
-  live: ReadonlySet<string>;
+  holders: ReadonlyMap<string, StopVerdict>;
 }): CollectDecision {
   const parsed = parseIdMap(input.raw);
   if (!parsed.ok) return { kind: 'invalid', problems: parsed.problems };
   const kept = new Map(parsed.map);
-  const dropped: Entry[] = [];
-  for (const [id, pod] of parsed.map)
-    if (!input.live.has(pod)) {
-      dropped.push({ id, pod });
-      kept.delete(id);
-    }
+  const { dropped } = dropStopped(kept, input.holders);
   if (!dropped.length) return { kind: 'clean' };
-  return { kind: 'collected', next: serializeIdMap(kept), dropped: dropped.sort((a, b) => a.id - b.id) };
+  return { kind: 'collected', next: serializeIdMap(kept), dropped };
 }
 
 const resourceOf: Record<WorkloadRef['kind'], string> = {

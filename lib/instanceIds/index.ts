@@ -3,5 +3,7 @@ export * from './decide.js';
 export * from './flags.js';
 export * from './map.js';
 export * from './owner.js';
+export * from './scope.js';
+export * from './holders.js';
 export * from './types.js';
 export * from './view.js';

@@ -112,4 +112,46 @@ describe('what a row is filtered by', () => {
     ],
     [{ ...base, duplicates: undefined }, ['ok']],
   ])('%j', (row, flags) => expect([...rowFlags(row)]).toEqual(flags));
+
+  it('says why a stale entry is kept: its pod is not known to have stopped', () => {
+    const records = '{"web-gone":{"node":"c2-2","bootID":"boot-1"}}';
+    const replicaSets = [workload('ReplicaSet', 'web-1', { owner: { kind: 'Deployment', name: 'web' } })];
+    const pods = [pod('web-a', { kind: 'ReplicaSet', name: 'web-1' })];
+    const seen: unknown[] = [];
+    const [web] = instanceIdRows({
+      workloads: [
+        workload('Deployment', 'web', {
+          instanceIds: '{"0":"web-a","1":"web-gone"}',
+          instanceIdNodes: records,
+        }),
+      ],
+      replicaSets,
+      pods,
+      judge: (ns, name, record) => {
+        seen.push([ns, name, record]);
+        return {
+          stopped: false,
+          reason: 'node-unreachable',
+          text: `${name} on c2-2: node unreachable (Ready=Unknown), not fenced`,
+        };
+      },
+    });
+    expect(seen).toEqual([['shop', 'web-gone', { node: 'c2-2', bootID: 'boot-1' }]]);
+    expect(web.records).toBe(records);
+    expect(web.unconfirmed).toEqual([
+      {
+        id: 1,
+        pod: 'web-gone',
+        reason: 'node-unreachable',
+        text: 'web-gone on c2-2: node unreachable (Ready=Unknown), not fenced',
+      },
+    ]);
+    const stopped = instanceIdRows({
+      workloads: [workload('Deployment', 'web', { instanceIds: '{"0":"web-a","1":"web-gone"}' })],
+      replicaSets,
+      pods,
+      judge: () => ({ stopped: true, reason: 'node-fenced', text: 'fenced' }),
+    });
+    expect(stopped[0].unconfirmed).toEqual([]);
+  });
 });

@@ -4,6 +4,8 @@
 // pods, and on the embedded cluster the ground truth of which running processes hold which ID.
 // Pure.
 import type { PodView } from '../console/protocol.js';
+import type { StopVerdict } from '../guard/stopped.js';
+import { type HolderRecord, parseHolderRecords } from './holders.js';
 import type { WorkloadView } from '../console/views.js';
 import { type WorkloadKind, workloadKey } from './types.js';
 import { describeIdMap, type IdMapView, type IdPod } from './view.js';
@@ -34,6 +36,13 @@ export interface InstanceIdRow extends IdMapView {
   enabled: boolean;
   /** the annotation's text as stored, when set */
   raw?: string;
+  /** where the holders ran (palisade.dev/instance-id-nodes), when set */
+  records?: string;
+  /**
+   * stale entries whose pods are not known to have stopped (lib/guard/stopped.ts): their IDs
+   * are not given to another pod, and why — "metrics-…-b48lf on c2-2: node unreachable, not fenced"
+   */
+  unconfirmed: { id: number; pod: string; reason: string; text: string }[];
   pods: { name: string; node?: string; state: string; id?: number }[];
   /** embedded cluster only: the processes whose program holds an ID of this workload */
   holders?: HolderView[];
@@ -56,6 +65,8 @@ export function instanceIdRows(input: {
   replicaSets: Iterable<WorkloadView>;
   pods: Iterable<PodView>;
   truth?: Iterable<TruthProcess>;
+  /** whether a pod the map names stopped for sure, as the watches see it (lib/guard/stopped.ts) */
+  judge?: (namespace: string, pod: string, record?: HolderRecord) => StopVerdict;
 }): InstanceIdRow[] {
   const rows = [...input.workloads].filter(
     (w): w is WorkloadView & { kind: 'Deployment' | 'StatefulSet' } =>
@@ -103,7 +114,9 @@ export function instanceIdRows(input: {
         readyReplicas: w.readyReplicas,
         enabled: !!w.instanceIdsEnabled,
         ...(w.instanceIds !== undefined ? { raw: w.instanceIds } : {}),
+        ...(w.instanceIdNodes !== undefined ? { records: w.instanceIdNodes } : {}),
         ...view,
+        unconfirmed: unconfirmedOf(view.stale, w.namespace, w.instanceIdNodes, input.judge),
         pods: pods.map((p) => ({
           name: p.name,
           ...(p.node ? { node: p.node } : {}),
@@ -121,4 +134,21 @@ export function instanceIdRows(input: {
       return row;
     })
     .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+function unconfirmedOf(
+  stale: IdMapView['stale'],
+  namespace: string,
+  records: string | undefined,
+  judge: ((namespace: string, pod: string, record?: HolderRecord) => StopVerdict) | undefined,
+): InstanceIdRow['unconfirmed'] {
+  if (!judge) return [];
+  const byPod = parseHolderRecords(records);
+  const out: InstanceIdRow['unconfirmed'] = [];
+  for (const e of stale) {
+    if (!e.pod || e.id === undefined) continue;
+    const v = judge(namespace, e.pod, byPod.get(e.pod));
+    if (!v.stopped) out.push({ id: e.id, pod: e.pod, reason: v.reason, text: v.text });
+  }
+  return out;
 }

@@ -7,6 +7,12 @@
 export const INSTANCE_IDS_ANNOTATION = 'palisade.dev/instance-ids';
 
 /**
+ * Beside the map: the node and bootID each holder ran on when it took its ID
+ * {"<pod>": {"node": "…", "bootID": "…"}} (lib/instanceIds/holders.ts).
+ */
+export const INSTANCE_ID_NODES_ANNOTATION = 'palisade.dev/instance-id-nodes';
+
+/**
  * The opt-in, a label on the workload (value "true"): the console lists the workload before any
  * pod has taken an ID, and the embedded cluster's scenarios set it. A different key from the
  * map's annotation, so neither is ever mistaken for the other.
@@ -65,6 +71,19 @@ export interface ReleaseAnswer {
 export interface InstanceIdRefusal {
   code: RefusalCode;
   error: string;
+  /** holder_not_stopped: the holders not known to have stopped, and why (lib/guard/stopped.ts) */
+  waiting?: WaitingHolder[];
+}
+
+/** An ID whose holder no longer runs as far as the API says, but is not known to have stopped. */
+export interface WaitingHolder {
+  id: number;
+  pod: string;
+  node?: string;
+  /** lib/guard/stopped.ts RunningReason: node-unreachable, terminating, unconfirmed-removal, … */
+  reason: string;
+  /** "metrics-…-b48lf on c2-2: node unreachable (Ready=Unknown), not fenced" */
+  text: string;
 }
 
 export type RefusalCode =
@@ -79,6 +98,12 @@ export type RefusalCode =
   | 'workload_not_found'
   | 'invalid_map'
   | 'no_free_id'
+  /** no ID is free, and a holder that may have stopped is not known to have: ask again later */
+  | 'holder_not_stopped'
+  /** the workload has not opted in, or its namespace is not in palisade.yaml instanceIds.namespaces */
+  | 'not_enabled'
+  /** the API server forbade Palisade a read or write it needs: the missing grant is named */
+  | 'not_permitted'
   | 'rejected'
   | 'deadline'
   | 'cluster_error';

@@ -37,7 +37,7 @@ export interface IdMapView {
   /** why it cannot, when it cannot (Palisade will not rewrite it) */
   problems: string[];
   entries: IdEntryView[];
-  /** entries whose pod is gone, terminating or finished: dropped when the map is full */
+  /** entries whose pod is gone, terminating or finished: dropped (when the map is full, or by the collector) once the pod is known to have stopped */
   stale: IdEntryView[];
   conflicts: IdConflict[];
   /** ids in [0, replicas) that no entry holds */

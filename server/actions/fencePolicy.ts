@@ -12,6 +12,7 @@ import {
   API_VERSION,
   parseNodeFence,
 } from '../../lib/fencing/types.js';
+import { PAUSE_ANNOTATIONS } from '../../lib/fencing/policyAdmission.js';
 import { judgePausePolicy, judgeResumePolicy } from '../../lib/guard/fencePolicy.js';
 import type { ActionApis } from './actor.js';
 import { ActionError, orMissing } from './errors.js';
@@ -20,12 +21,11 @@ import { FENCE_API } from './live.js';
 
 export const POLICY_API = { group: GROUP, version: VERSION, plural: POLICY_PLURAL } as const;
 
-/** Who paused a policy, when and why: annotations on it (the audit Event says it too). */
-export const PAUSE_ANNOTATIONS = {
-  by: 'palisade.dev/paused-by',
-  at: 'palisade.dev/paused-at',
-  reason: 'palisade.dev/paused-reason',
-} as const;
+/**
+ * Who paused a policy, when and why: annotations on it (the audit Event says it too). Changing
+ * them, like spec.paused, needs the verb `pause` (lib/fencing/policyAdmission.ts).
+ */
+export { PAUSE_ANNOTATIONS };
 
 async function readPolicy(apis: ActionApis, name: string) {
   const raw = (await orMissing(apis.custom.getClusterCustomObject({ ...POLICY_API, name }))) as

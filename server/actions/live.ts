@@ -16,6 +16,7 @@ export function nodeFacts(n: k8s.V1Node): NodeFacts {
     uid: n.metadata?.uid,
     ready: (ready === 'True' || ready === 'False' ? ready : 'Unknown') as ReadyStatus,
     taints: (n.spec?.taints ?? []).map((t) => ({ key: t.key, value: t.value, effect: t.effect })),
+    ...(n.status?.nodeInfo?.bootID ? { bootId: n.status.nodeInfo.bootID } : {}),
   };
 }
 
@@ -27,6 +28,7 @@ export function fenceFacts(f: NodeFence): FenceFacts {
     nodeName: f.spec.nodeName,
     phase: f.status.phase,
     nodeUid: f.status.nodeUid ?? undefined,
+    nodeBootId: f.status.nodeBootId ?? undefined,
     approvedBy: f.spec.approvedBy ?? undefined,
     cancelRequestedBy: f.spec.cancelRequested?.by,
   };

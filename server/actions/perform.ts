@@ -38,6 +38,8 @@ export interface ActionContext {
   authorize(a: AccessAttributes): Promise<AccessDecision>;
   /** why the fencing budget holds a node's fence, if it does (the dialog then says no fence comes) */
   heldByBudget?(node: string): string | undefined;
+  /** the install's audit key: the record is sealed as Palisade's own (lib/guard/auditSeal.ts) */
+  auditKey?: Buffer;
 }
 
 /** The first thing RBAC does not allow the actor: the write's own verbs, then override if unsafe. */
@@ -220,7 +222,7 @@ async function performUnlogged(ctx: ActionContext, r: ActionRequest & Submission
   if (denied) throw new ActionError('FORBIDDEN', denied);
   const dryRun = r.dryRun === true;
   const at = new Date();
-  const rec = { loaded, actor: ctx.actor, why, overridden, at };
+  const rec = { loaded, actor: ctx.actor, why, overridden, at, auditKey: ctx.auditKey };
   if (!dryRun) await ensureRecordable(ctx.conn, rec);
   let outcome: string;
   try {

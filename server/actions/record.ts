@@ -7,6 +7,7 @@
 import { CONSOLE_COMPONENT, guardedActionEvent } from '../../lib/console/actionEvents.js';
 import { GUARDED_ACTIONS } from '../../lib/guard/actions.js';
 import { auditMessage } from '../../lib/guard/audit.js';
+import { withAuditSeal } from '../../lib/guard/auditSeal.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Actor } from './actor.js';
@@ -19,9 +20,15 @@ export interface RecordInput {
   why: string;
   overridden: boolean;
   at: Date;
+  /** the install's audit key: the Event is sealed as Palisade's own record (lib/guard/auditSeal.ts) */
+  auditKey?: Buffer;
 }
 
-export function eventFor({ loaded, actor, why, overridden, at }: RecordInput) {
+export function eventFor(r: RecordInput) {
+  return withAuditSeal(unsealed(r), r.at.getTime(), r.auditKey);
+}
+
+function unsealed({ loaded, actor, why, overridden, at }: RecordInput) {
   const t = loaded.target;
   const v = loaded.verdict;
   return guardedActionEvent({

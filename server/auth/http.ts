@@ -1,7 +1,8 @@
 // Small HTTP helpers for the gate and the sign-in routes: JSON answers with a length (never
 // chunked), bodies read with a limit, and the session cookie.
 import type http from 'node:http';
-import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
+import { serialize as serializeCookie } from 'cookie';
+import { cookieValues, sessionCookieName } from '../../lib/auth/cookies.js';
 
 export function sendJson(
   res: http.ServerResponse,
@@ -74,7 +75,7 @@ export interface CookieSettings {
  * two consoles on one machine (a demo beside the main one) must not sign each other out.
  */
 export function cookieSettings(secure: boolean, port: number, maxAgeSeconds: number): CookieSettings {
-  return { name: secure ? '__Host-palisade_session' : `palisade_session_${port}`, secure, maxAgeSeconds };
+  return { name: sessionCookieName(secure, port), secure, maxAgeSeconds };
 }
 
 export function sessionCookie(c: CookieSettings, value: string): string {
@@ -97,17 +98,31 @@ export function clearedCookie(c: CookieSettings): string {
   });
 }
 
+/** The first value of a cookie (the OIDC flow's, sealed: a planted one does not open). */
 export function cookieValue(req: http.IncomingMessage, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  return parseCookie(header)[name] || undefined;
+  return cookieValues(req.headers.cookie, name)[0] || undefined;
+}
+
+/**
+ * Set-Cookie lines that clear the session cookie at "/" and at every path above `path`: a
+ * cookie planted with a longer Path is among them (a browser sends only those whose Path is a
+ * prefix of the request's). Host-only, as the console's own; a __Host- cookie only at "/".
+ */
+export function clearedCookiesFor(c: CookieSettings, path: string): string[] {
+  const paths = ['/'];
+  if (!c.name.startsWith('__Host-')) {
+    const parts = path.split('/').filter(Boolean).slice(0, 8);
+    for (let i = 1; i <= parts.length; i++) {
+      const p = `/${parts.slice(0, i).join('/')}`;
+      paths.push(p, `${p}/`);
+    }
+  }
+  return paths.map((p) =>
+    serializeCookie(c.name, '', { httpOnly: true, sameSite: 'strict', secure: c.secure, path: p, maxAge: 0 }),
+  );
 }
 
 export function bearerToken(req: http.IncomingMessage): string | undefined {
   const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
   return m?.[1].trim() || undefined;
-}
-
-export function clientAddress(req: http.IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
 }

@@ -4,13 +4,51 @@
 // cluster accepts (the gate and the token check), 403 with the cluster's own words otherwise.
 import type http from 'node:http';
 import type { ClusterConnection } from '../kube/connection.js';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import type { ProtectionService } from '../protection/service.js';
 import type { ControllerRuntime } from '../runtime/runtime.js';
 import { sendJson } from './http.js';
 import type { Admitted, ConsoleAuth } from './service.js';
 
 const METRICS = { verb: 'get', path: '/metrics' };
+
+/** The sign-in paths: a bearer token on any route, a pasted token, the one-time link, OIDC. */
+export type AuthMethod = 'bearer' | 'token' | 'link' | 'oidc';
+
+/** The request gate's and sign-in's own counters (one registry per console, as the runtime's). */
+export function authMetrics() {
+  const registry = new Registry();
+  const r = [registry];
+  return {
+    registry,
+    attempts: new Counter({
+      name: 'palisade_auth_attempts_total',
+      help: 'Authentication attempts by way in (bearer, token, link, oidc) and outcome (ok, failed, rate-limited); a bearer token already checked is not counted again',
+      labelNames: ['method', 'outcome'] as const,
+      registers: r,
+    }),
+    rateLimited: new Counter({
+      name: 'palisade_auth_rate_limited_total',
+      help: 'Requests refused with 429 by limit (signin, client-failures, token-failures, user, mutations)',
+      labelNames: ['limit'] as const,
+      registers: r,
+    }),
+    refused: new Counter({
+      name: 'palisade_gate_refused_total',
+      help: 'Requests the gate refused before they reached the API, by reason (cookie-conflict, socket-not-yours, body-too-large, method-not-allowed)',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    oidcRenewals: new Counter({
+      name: 'palisade_oidc_renewals_total',
+      help: 'OIDC session renewals by outcome (renewed, retrying: the provider was unreachable, ended: it refused or the token expired) and cause (invalid-grant, connection-refused, tls, timeout, dns, http, other)',
+      labelNames: ['outcome', 'cause'] as const,
+      registers: r,
+    }),
+  };
+}
+
+export type AuthMetrics = ReturnType<typeof authMetrics>;
 
 export async function serveMetrics(
   auth: ConsoleAuth,
@@ -25,11 +63,14 @@ export async function serveMetrics(
   const allowed = await auth.access.can(a.identity, cluster.id, METRICS);
   if (!allowed.allowed) return sendJson(res, 403, { error: allowed.message });
   // protection's and the controller runtime's (leader election, queues, reconciles) on one page
-  const registries = [protection?.metrics.registry, runtime?.metrics.registry].filter((r) => !!r);
+  const registries = [protection?.metrics.registry, runtime?.metrics.registry, auth.metrics.registry].filter(
+    (r) => !!r,
+  );
   const registry = registries.length === 1 ? registries[0] : Registry.merge(registries);
-  const text = registries.length ? await registry!.metrics() : '';
+  res.setHeader('cache-control', 'no-store');
+  const text = await registry.metrics();
   res.writeHead(200, {
-    'content-type': registry?.contentType ?? 'text/plain; version=0.0.4',
+    'content-type': registry.contentType,
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);

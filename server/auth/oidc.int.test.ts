@@ -253,7 +253,8 @@ describe('OIDC sign-in', () => {
       // the provider no longer knows this refresh token (as after a revocation)
       const s = c.auth.sessions
         .all()
-        .find((x) => x.oidc && x.sessionKey === sessionKey(cookie.split('=')[1]))!;
+        // the cookie's value is "<session id>.<MAC>" (lib/auth/cookies.ts)
+        .find((x) => x.oidc && x.sessionKey === sessionKey(cookie.split('=')[1].split('.')[0]))!;
       s.oidc!.refreshToken = 'revoked';
       s.oidc!.expiresAt = Date.now() + 1000;
       await eventually(() => !socket.connected, 'the socket closed with its session', 20_000);

@@ -3,40 +3,47 @@
 // ID token's claims become the person (lib/auth/claims.ts, the same mapping as kube-apiserver's),
 // each cluster is asked who that is when Palisade impersonates them (SelfSubjectReview, which
 // also proves Palisade may impersonate there), and the session then acts by impersonation.
-// Tokens stay on the server; the refresh token renews the session before the ID token expires,
-// and a failed renewal ends the session (its sockets close) instead of leaving it half alive.
+// Tokens stay on the server; the refresh token renews the session before the ID token expires.
+// A provider that refuses the renewal (invalid_grant) ends the session (its sockets close); one
+// that is away (refused connection, timeout, 5xx) is asked again with back-off until the ID
+// token itself expires (lib/auth/oidcRenewal.ts), so a short outage ends no session. Every
+// error names its cause (lib/auth/oidcErrors.ts), never openid-client's "something went wrong".
+// Sign-out revokes the refresh token (RFC 7009) and sends the browser to the provider's
+// end_session endpoint (RP-initiated logout), so the provider's own session ends too and the
+// next sign-in asks for the password again.
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import * as client from 'openid-client';
 import { principalFromClaims } from '../../lib/auth/claims.js';
 import { type OidcFlow, openFlow, sealFlow } from '../../lib/auth/oidcFlow.js';
+import { describeOidcError } from '../../lib/auth/oidcErrors.js';
+import { afterFailedRenewal, type AfterFailure } from '../../lib/auth/oidcRenewal.js';
+import { safeNext } from '../../lib/auth/redirect.js';
 import { oidcRenewDue } from '../../lib/auth/sharedSession.js';
 import { ImpersonationRefused, impersonationHeaders } from '../../lib/auth/impersonation.js';
 import type { ClusterId } from '../../lib/console/protocol.js';
 import type { OidcConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { fetchTrusting } from './caFetch.js';
-import { clientAddress, cookieValue, redirect, sendJson, sessionCookie } from './http.js';
+import { cookieValue, redirect, sessionCookie } from './http.js';
 import type { Principal } from './identity.js';
+import { signInLimited } from './routes.js';
 import type { Admitted, ConsoleAuth } from './service.js';
 import type { Renewed, Session } from './sessions.js';
 import { whoAmI } from './whoami.js';
 
 /** A sign-in in progress: what the callback must find again (kept server-side, at most 10 minutes). */
 const FLOW_TTL_MS = 10 * 60_000;
-const RENEW_CHECK_MS = 5_000;
-
-function safeNext(raw: string | null): string {
-  // a path of ours, and short enough for the flow cookie
-  return raw?.startsWith('/') && !raw.startsWith('//') && !raw.startsWith('/\\') && raw.length <= 1024
-    ? raw
-    : '/';
-}
+const RENEW_CHECK_MS = 1_000;
+/** sign-out does not wait longer than this for the provider to revoke a refresh token */
+const REVOKE_TIMEOUT_MS = 3_000;
 
 export class OidcSignIn {
   private config: client.Configuration | undefined;
   private discovering: Promise<client.Configuration> | undefined;
   private readonly renewing = new Set<string>();
+  /** sessions whose renewal failed while the provider was away: how often, and when to try again */
+  private readonly retries = new Map<string, { failures: number; at: number }>();
   private readonly timer: NodeJS.Timeout;
   private readonly secret: string;
 
@@ -65,6 +72,11 @@ export class OidcSignIn {
 
   private redirectUri() {
     return `${this.base()}/auth/oidc/callback`;
+  }
+
+  /** where the provider sends the browser after its sign-out (registered with the provider) */
+  private postLogoutUri() {
+    return this.cfg.postLogoutRedirectURI ?? `${this.base()}/`;
   }
 
   /** Discovery, once; retried on the next sign-in if the provider was unreachable. */
@@ -106,19 +118,16 @@ export class OidcSignIn {
   }
 
   private async start(req: http.IncomingMessage, res: http.ServerResponse) {
-    const admit = await this.auth.limits.signInFrom(clientAddress(req));
-    if (!admit.ok)
-      return sendJson(res, 429, {
-        error: `too many sign-in attempts: try again in ${admit.retryAfterSeconds} s`,
-      });
+    if (await signInLimited(this.auth, req, res, 'oidc')) return;
     let config: client.Configuration;
     try {
       config = await this.discover();
     } catch (e) {
-      this.log.warn({ issuer: this.cfg.issuer, err: (e as Error).message }, 'OIDC discovery failed');
+      const p = describeOidcError(e);
+      this.log.warn({ issuer: this.cfg.issuer, cause: p.cause, err: p.words }, 'OIDC discovery failed');
       return redirect(
         res,
-        `/signin?error=oidc&detail=${encodeURIComponent(`cannot reach ${this.cfg.issuer}: ${(e as Error).message}`)}`,
+        `/signin?error=oidc&detail=${encodeURIComponent(`cannot read the provider's configuration at ${this.cfg.issuer}: ${p.words}`)}`,
       );
     }
     const url = new URL(req.url ?? '/', 'http://x');
@@ -151,8 +160,10 @@ export class OidcSignIn {
     const opened = bound ? openFlow(bound, this.secret, Date.now(), FLOW_TTL_MS) : undefined;
     const p = opened?.ok && opened.flow.state === state ? opened.flow : undefined;
     const clear = `${this.flowCookie}=; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0`;
-    const fail = (why: string) => {
-      this.log.warn({ reason: why }, 'OIDC sign-in refused');
+    const client_ = this.auth.clientOf(req);
+    const fail = async (why: string) => {
+      await this.auth.limits.failed(client_);
+      this.auth.failedAttempt('oidc', client_, why);
       redirect(res, `/signin?error=oidc&detail=${encodeURIComponent(why)}`, { 'set-cookie': clear });
     };
     if (url.searchParams.get('error'))
@@ -169,10 +180,13 @@ export class OidcSignIn {
         idTokenExpected: true,
       });
     } catch (e) {
-      return fail(`the provider's answer did not check out: ${(e as Error).message}`);
+      return fail(`the provider's answer did not check out: ${describeOidcError(e).words}`);
     }
     const signedIn = await this.principals(tokens.claims() ?? {});
     if ('error' in signedIn) return fail(signedIn.error);
+    const person = await this.auth.limits.authenticated(signedIn.principal.username);
+    if (!person.ok) return fail(this.auth.limited(person, 'oidc', client_).refusal);
+    this.auth.metrics.attempts.inc({ method: 'oidc', outcome: 'ok' });
     const { id } = await this.auth.sessions.create(
       {
         method: 'oidc',
@@ -195,7 +209,10 @@ export class OidcSignIn {
       },
       'signed in through OIDC',
     );
-    redirect(res, p.next, { 'set-cookie': [sessionCookie(this.auth.cookie, id), clear] });
+    // checked again: a flow sealed by an older replica may carry a next that today's rule refuses
+    redirect(res, safeNext(p.next), {
+      'set-cookie': [sessionCookie(this.auth.cookie, this.auth.cookieValueFor(id)), clear],
+    });
   }
 
   /** The person from the claims, and who each cluster says they are when impersonated. */
@@ -234,21 +251,112 @@ export class OidcSignIn {
    */
   private async renewDue() {
     const now = Date.now();
-    const due = this.auth.sessions.all().filter((s) => s.method === 'oidc' && oidcRenewDue(s.oidc, now));
+    const live = new Set<string>();
+    const due = this.auth.sessions.all().filter((s) => {
+      live.add(s.sessionKey);
+      const retry = this.retries.get(s.sessionKey);
+      return s.method === 'oidc' && oidcRenewDue(s.oidc, now) && (!retry || retry.at <= now);
+    });
+    for (const k of this.retries.keys()) if (!live.has(k)) this.retries.delete(k);
     await Promise.all(due.map((s) => this.renew(s)));
   }
 
   private async renew(s: Session) {
+    const key = s.sessionKey;
     // a slow provider must not see the same refresh token twice from this replica either
-    if (this.renewing.has(s.sessionKey)) return;
-    this.renewing.add(s.sessionKey);
+    if (this.renewing.has(key)) return;
+    this.renewing.add(key);
+    let after: AfterFailure | undefined;
     try {
-      const renewed = await this.auth.sessions.renew(s.sessionKey, (oidc) => this.refresh(oidc));
-      if (renewed) this.log.debug({ session: s.sessionKey.slice(0, 8) }, 'OIDC session renewed');
+      const renewed = await this.auth.sessions.renew(
+        key,
+        (oidc) => this.refresh(oidc),
+        // the provider away: the session stays (and is tried again) until its ID token expires
+        (e) => {
+          const failures = (this.retries.get(key)?.failures ?? 0) + 1;
+          after = afterFailedRenewal(describeOidcError(e), Date.now(), s.oidc?.expiresAt, failures);
+          return !after.end;
+        },
+      );
+      if (renewed) {
+        this.retries.delete(key);
+        this.auth.metrics.oidcRenewals.inc({ outcome: 'renewed', cause: '' });
+        this.log.debug({ session: key.slice(0, 8) }, 'OIDC session renewed');
+      }
     } catch (e) {
-      this.log.warn({ err: (e as Error).message }, 'OIDC session not renewed: ending it');
+      const p = describeOidcError(e);
+      const fields = { session: key.slice(0, 8), issuer: this.cfg.issuer, cause: p.cause, err: p.words };
+      if (after && !after.end) {
+        const failures = (this.retries.get(key)?.failures ?? 0) + 1;
+        this.retries.set(key, { failures, at: after.at });
+        this.auth.metrics.oidcRenewals.inc({ outcome: 'retrying', cause: p.cause });
+        this.log.warn(
+          { ...fields, failures, retryInMs: after.at - Date.now(), expiresAt: s.oidc?.expiresAt },
+          'OIDC provider unreachable: the session stays, its renewal is tried again',
+        );
+      } else {
+        this.retries.delete(key);
+        this.auth.metrics.oidcRenewals.inc({ outcome: 'ended', cause: p.cause });
+        this.log.warn(
+          { ...fields, why: after?.end ? after.why : 'refused' },
+          after?.end && after.why === 'expired'
+            ? 'OIDC session not renewed before its ID token expired: ending it'
+            : 'OIDC session not renewed: ending it',
+        );
+      }
     } finally {
-      this.renewing.delete(s.sessionKey);
+      this.renewing.delete(key);
+    }
+  }
+
+  /**
+   * Sign-out of these sessions (the person's, or all of theirs): each refresh token revoked at
+   * the provider (RFC 7009; a provider that is away delays sign-out at most a few seconds), and
+   * where the browser goes next to end the provider's own session (its end_session endpoint),
+   * undefined when the provider has none.
+   */
+  async signOut(current: Session, all: Session[]): Promise<string | undefined> {
+    let config: client.Configuration;
+    try {
+      config = await this.discover();
+    } catch (e) {
+      this.log.warn(
+        { err: describeOidcError(e).words },
+        'OIDC sign-out: the provider cannot be reached to revoke tokens',
+      );
+      return undefined;
+    }
+    await Promise.all(
+      all
+        .filter((s) => s.method === 'oidc' && s.oidc?.refreshToken)
+        .map((s) => this.revoke(config, s.oidc!.refreshToken!, s.sessionKey)),
+    );
+    if (!config.serverMetadata().end_session_endpoint) return undefined;
+    return client.buildEndSessionUrl(config, {
+      post_logout_redirect_uri: this.postLogoutUri(),
+      ...(current.oidc?.idToken ? { id_token_hint: current.oidc.idToken } : { client_id: this.cfg.clientID }),
+    }).href;
+  }
+
+  private async revoke(config: client.Configuration, token: string, key: string) {
+    if (!config.serverMetadata().revocation_endpoint) return;
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(Object.assign(new Error('operation timed out'), { code: 'OAUTH_TIMEOUT' })),
+        REVOKE_TIMEOUT_MS,
+      ).unref(),
+    );
+    try {
+      await Promise.race([
+        client.tokenRevocation(config, token, { token_type_hint: 'refresh_token' }),
+        timeout,
+      ]);
+      this.log.info({ session: key.slice(0, 8) }, 'OIDC refresh token revoked at sign-out');
+    } catch (e) {
+      this.log.warn(
+        { session: key.slice(0, 8), err: describeOidcError(e).words },
+        'OIDC sign-out: revoking the refresh token failed',
+      );
     }
   }
 

@@ -7,15 +7,7 @@
 import type http from 'node:http';
 import { z } from 'zod';
 import type { ClusterId } from '../../lib/console/protocol.js';
-import {
-  BodyError,
-  clearedCookie,
-  clientAddress,
-  readJson,
-  redirect,
-  sendJson,
-  sessionCookie,
-} from './http.js';
+import { BodyError, clearedCookie, readJson, redirect, sendJson, sessionCookie } from './http.js';
 import type { Identity, Principal } from './identity.js';
 import type { Admitted, ConsoleAuth } from './service.js';
 import type { Session } from './sessions.js';
@@ -31,6 +23,11 @@ export interface SignInOptions {
     a: Admitted,
     path: string,
   ) => Promise<boolean>;
+  /**
+   * An OIDC session signs out: revoke the refresh tokens of `all` (this session, or every one of
+   * the person's) and say where the browser ends the provider's session (RP-initiated logout)
+   */
+  endSession?: (current: Session, all: Session[]) => Promise<string | undefined>;
 }
 
 const tokenBody = z.object({
@@ -63,7 +60,7 @@ export async function authRoute(
     if (url.pathname === '/auth/session' && method === 'GET') return session(auth, opts, res, a);
     if (url.pathname === '/auth/token' && method === 'POST') return await tokenSignIn(auth, req, res);
     if (url.pathname === '/auth/link' && method === 'GET') return await linkSignIn(auth, req, res, url);
-    if (url.pathname === '/auth/signout' && method === 'POST') return await signOut(auth, req, res, a);
+    if (url.pathname === '/auth/signout' && method === 'POST') return await signOut(auth, opts, req, res, a);
     if (opts.extra && (await opts.extra(req, res, a, url.pathname))) return;
     sendJson(res, 404, { error: `no such sign-in route: ${method} ${url.pathname}` });
   } catch (e) {
@@ -81,15 +78,19 @@ function session(auth: ConsoleAuth, opts: SignInOptions, res: http.ServerRespons
   });
 }
 
-async function limited(auth: ConsoleAuth, req: http.IncomingMessage, res: http.ServerResponse) {
-  const admit = await auth.limits.signInFrom(clientAddress(req));
+/** Answer 429 when this client has made too many sign-in attempts, or is over its failures. */
+export async function signInLimited(
+  auth: ConsoleAuth,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  method: 'token' | 'link' | 'oidc',
+): Promise<boolean> {
+  const client = auth.clientOf(req);
+  let admit = await auth.limits.signInFrom(client);
+  if (admit.ok) admit = await auth.limits.mayTry(client);
   if (admit.ok) return false;
-  sendJson(
-    res,
-    429,
-    { error: `too many sign-in attempts: try again in ${admit.retryAfterSeconds} s` },
-    { 'retry-after': String(admit.retryAfterSeconds) },
-  );
+  const r = auth.limited(admit, method, client);
+  sendJson(res, 429, { error: r.refusal, code: r.code }, { 'retry-after': String(r.retryAfterSeconds) });
   return true;
 }
 
@@ -99,17 +100,23 @@ async function startSession(
   identity: Omit<Identity, 'sessionKey'>,
 ) {
   const { session, id } = await auth.sessions.create(identity);
-  res.setHeader('set-cookie', sessionCookie(auth.cookie, id));
+  res.setHeader('set-cookie', sessionCookie(auth.cookie, auth.cookieValueFor(id)));
   return session;
 }
 
 async function tokenSignIn(auth: ConsoleAuth, req: http.IncomingMessage, res: http.ServerResponse) {
-  if (await limited(auth, req, res)) return;
+  if (await signInLimited(auth, req, res, 'token')) return;
   const parsed = tokenBody.safeParse(await readJson(req));
   if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues[0].message });
-  const check = await auth.tokens.check(parsed.data.token, 'token');
-  if (!check.ok) return sendJson(res, 401, { error: check.message });
-  const s = await startSession(auth, res, { ...check.identity, method: 'token' });
+  const r = await auth.authenticateToken(auth.clientOf(req), parsed.data.token, 'token');
+  if ('refusal' in r)
+    return sendJson(
+      res,
+      r.status,
+      { error: r.refusal, code: r.code },
+      r.retryAfterSeconds ? { 'retry-after': String(r.retryAfterSeconds) } : {},
+    );
+  const s = await startSession(auth, res, { ...r.identity, method: 'token' });
   sendJson(res, 200, sessionView(auth, s));
 }
 
@@ -129,8 +136,19 @@ async function consolePrincipals(auth: ConsoleAuth): Promise<Map<ClusterId, Prin
 }
 
 async function linkSignIn(auth: ConsoleAuth, req: http.IncomingMessage, res: http.ServerResponse, url: URL) {
-  if (await limited(auth, req, res)) return;
-  if (!auth.link?.consume(url.searchParams.get('token'))) return redirect(res, '/signin?error=link');
+  if (await signInLimited(auth, req, res, 'link')) return;
+  const use = auth.link ? auth.link.consume(url.searchParams.get('token')) : 'wrong';
+  if (use !== 'ok') {
+    const client = auth.clientOf(req);
+    await auth.limits.failed(client);
+    auth.failedAttempt(
+      'link',
+      client,
+      use === 'expired' ? 'the one-time link had expired' : 'not the current one-time link',
+    );
+    return redirect(res, `/signin?error=${use === 'expired' ? 'link-expired' : 'link'}`);
+  }
+  auth.metrics.attempts.inc({ method: 'link', outcome: 'ok' });
   await startSession(auth, res, {
     method: 'link',
     credential: { kind: 'console' },
@@ -139,14 +157,30 @@ async function linkSignIn(auth: ConsoleAuth, req: http.IncomingMessage, res: htt
   redirect(res, '/');
 }
 
-async function signOut(auth: ConsoleAuth, req: http.IncomingMessage, res: http.ServerResponse, a: Admitted) {
+async function signOut(
+  auth: ConsoleAuth,
+  opts: SignInOptions,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  a: Admitted,
+) {
   const parsed = signOutBody.safeParse(await readJson(req).catch(() => ({})));
   const everywhere = parsed.success && parsed.data?.everywhere === true;
+  let logout: string | undefined;
   if (a.session) {
-    auth.access.forget(a.session.credential);
+    const me = a.session;
+    auth.access.forget(me.credential);
+    // with an identity provider: its refresh tokens revoked, and where its own session ends
+    if (me.method === 'oidc' && opts.endSession) {
+      const names = new Set([...me.principals.values()].map((p) => p.username));
+      const mine = everywhere
+        ? auth.sessions.all().filter((s) => [...s.principals.values()].some((p) => names.has(p.username)))
+        : [me];
+      logout = await opts.endSession(me, mine.includes(me) ? mine : [me, ...mine]);
+    }
     try {
-      if (everywhere) await auth.sessions.endAllLike(a.session, 'signed-out');
-      else await auth.sessions.end(a.session.sessionKey, 'signed-out');
+      if (everywhere) await auth.sessions.endAllLike(me, 'signed-out');
+      else await auth.sessions.end(me.sessionKey, 'signed-out');
     } catch (e) {
       // still valid on the other replicas: say so, and keep the cookie so the person can try again
       return sendJson(res, 503, {
@@ -155,5 +189,5 @@ async function signOut(auth: ConsoleAuth, req: http.IncomingMessage, res: http.S
     }
   }
   res.setHeader('set-cookie', clearedCookie(auth.cookie));
-  sendJson(res, 200, { signedIn: false, everywhere });
+  sendJson(res, 200, { signedIn: false, everywhere, ...(logout ? { logout } : {}) });
 }

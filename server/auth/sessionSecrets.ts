@@ -5,7 +5,11 @@
 // server's informer machinery: it relists after any failure, where client-node's informer
 // stops for good). Writes are compare-and-swap on resourceVersion; a 409 re-reads and applies
 // the change again to the fresh copy. Neither errors nor logs ever carry a Secret's content.
+// Records are sealed (AES-256-GCM under the install's session key, lib/auth/sealedRecord.ts):
+// whoever may read Secrets in this namespace reads no token. A plaintext record an older
+// Palisade wrote is deleted on sight (its person signs in again), never used.
 import * as k8s from '@kubernetes/client-node';
+import { openRecord, sealRecord } from '../../lib/auth/sealedRecord.js';
 import { decodeRecord, encodeRecord, type SessionRecord } from '../../lib/auth/sharedSession.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import type { Logger } from '../log.js';
@@ -36,11 +40,15 @@ const brief = (e: unknown) => (codeOf(e) ? `HTTP ${codeOf(e)}` : ((e as Error)?.
 export class SessionSecrets {
   private readonly core: k8s.CoreV1Api;
   private readonly informer: SupervisedInformer<k8s.V1Secret, Stored | undefined>;
+  /** plaintext Secrets being deleted: each once */
+  private readonly purging = new Set<string>();
 
   constructor(
     registry: InformerRegistry,
     readonly namespace: string,
     private readonly log: Logger,
+    /** seals the records (lib/auth/sealedRecord.ts sessionKeys().records) */
+    private readonly key: Buffer,
   ) {
     this.core = registry.kc.makeApiClient(k8s.CoreV1Api);
     this.informer = registry.informer<k8s.V1Secret, Stored | undefined>({
@@ -83,7 +91,7 @@ export class SessionSecrets {
         body: {
           metadata: { name: PREFIX + key, labels: LABELS },
           type: SECRET_TYPE,
-          data: { [DATA_KEY]: Buffer.from(encodeRecord(record)).toString('base64') },
+          data: { [DATA_KEY]: this.seal(key, record) },
         },
       })
       .catch((e) => {
@@ -131,7 +139,7 @@ export class SessionSecrets {
           body: {
             metadata: { name: PREFIX + key, labels: LABELS, resourceVersion: cur.rv },
             type: SECRET_TYPE,
-            data: { [DATA_KEY]: Buffer.from(encodeRecord(next)).toString('base64') },
+            data: { [DATA_KEY]: this.seal(key, next) },
           },
         });
         return { key, record: next, rv: s.metadata?.resourceVersion ?? '' };
@@ -160,11 +168,26 @@ export class SessionSecrets {
     return 'removed';
   }
 
+  /** The Secret's data value: the record sealed for this Secret's name. */
+  private seal(key: string, record: SessionRecord): string {
+    return sealRecord(encodeRecord(record), PREFIX + key, this.key).toString('base64');
+  }
+
   private decode(s: k8s.V1Secret): Stored | undefined {
     const name = s.metadata?.name ?? '';
     const data = s.data?.[DATA_KEY];
     if (!name.startsWith(PREFIX) || !data) return undefined;
-    const d = decodeRecord(Buffer.from(data, 'base64').toString('utf8'));
+    const opened = openRecord(Buffer.from(data, 'base64'), name, this.key);
+    if (!opened.ok) {
+      if (opened.why === 'plaintext') this.purge(name, s.metadata?.resourceVersion);
+      else
+        this.log.warn(
+          { secret: name.slice(0, PREFIX.length + 8) },
+          'session Secret not sealed with this install’s session key: ignored',
+        );
+      return undefined;
+    }
+    const d = decodeRecord(opened.text);
     if (!d.ok) {
       this.log.warn(
         { secret: name.slice(0, PREFIX.length + 8), err: d.error },
@@ -173,5 +196,26 @@ export class SessionSecrets {
       return undefined;
     }
     return { key: name.slice(PREFIX.length), record: d.record, rv: s.metadata?.resourceVersion ?? '' };
+  }
+
+  /** A plaintext record of an older Palisade: its tokens must not stay readable. */
+  private purge(name: string, rv: string | undefined) {
+    if (this.purging.has(name)) return;
+    this.purging.add(name);
+    this.log.warn(
+      { secret: name.slice(0, PREFIX.length + 8) },
+      'a plaintext session Secret (from before sessions were sealed): deleting it; its person signs in again',
+    );
+    void this.core
+      .deleteNamespacedSecret({
+        namespace: this.namespace,
+        name,
+        body: rv ? { preconditions: { resourceVersion: rv } } : {},
+      })
+      .catch((e) => {
+        if (codeOf(e) !== 404)
+          this.log.warn({ secret: name.slice(0, PREFIX.length + 8), err: brief(e) }, 'deleting it failed');
+      })
+      .finally(() => this.purging.delete(name));
   }
 }

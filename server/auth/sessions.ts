@@ -110,9 +110,14 @@ export class SessionStore {
 
   /**
    * Renew an OIDC session with `refresh` (given the tokens to renew); false when there was
-   * nothing for this replica to do. A refused renewal ends the session and rethrows.
+   * nothing for this replica to do. A failed renewal rethrows; it ends the session unless
+   * `keep` says the failure may pass (the provider was away: it is tried again later).
    */
-  async renew(key: string, refresh: (oidc: Session['oidc']) => Promise<Renewed>): Promise<boolean> {
+  async renew(
+    key: string,
+    refresh: (oidc: Session['oidc']) => Promise<Renewed>,
+    keep: (e: unknown) => boolean = () => false,
+  ): Promise<boolean> {
     const s = this.sessions.get(key);
     if (!s) return false;
     try {
@@ -122,7 +127,7 @@ export class SessionStore {
       if (r.principals) s.principals = r.principals;
       return true;
     } catch (e) {
-      await this.end(key, 'refresh-failed');
+      if (!keep(e)) await this.end(key, 'refresh-failed');
       throw e;
     }
   }

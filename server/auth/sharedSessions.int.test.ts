@@ -3,7 +3,9 @@
 // revokes a grant whose refresh token is used twice), activity written back by one keeps the
 // session alive on the other, expiry is collected once and heard by both with its reason, and
 // neither a session id nor a token reaches a log line.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionKeys } from '../../lib/auth/sealedRecord.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { InformerRegistry } from '../kube/informer.js';
@@ -16,6 +18,8 @@ import type { EndReason, Renewed, Session } from './sessions.js';
 import { SharedSessionStore } from './sharedSessions.js';
 
 const NS = 'sessions';
+/** the install's session record key: every replica reads it from the key Secret */
+const RECORD_KEY = sessionKeys(randomBytes(32)).records;
 const SELECTOR = 'app.kubernetes.io/name=palisade,app.kubernetes.io/component=session';
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 const logs = captureLogs('debug');
@@ -24,7 +28,7 @@ const stores: SharedSessionStore[] = [];
 function replica(name: string, limits = { idleMs: 60_000, absoluteMs: 3_600_000 }) {
   const registry = new InformerRegistry(cluster.kc, {}, logs.logger);
   const store = new SharedSessionStore(
-    new SessionSecrets(registry, NS, logs.logger),
+    new SessionSecrets(registry, NS, logs.logger, RECORD_KEY),
     name,
     logs.logger,
     limits,
@@ -149,7 +153,7 @@ describe('session stores of two replicas', () => {
     expect(await a.store.use(id)).toBeUndefined();
   }, 40_000);
 
-  it('skips a labelled Secret it cannot read, and logs neither ids nor tokens', async () => {
+  it('deletes a plaintext session Secret it finds, and logs neither ids nor tokens', async () => {
     const a = replica('a4');
     await cluster.core.createNamespacedSecret({
       namespace: NS,
@@ -170,10 +174,15 @@ describe('session stores of two replicas', () => {
       credential: { kind: 'token', token: 'kube-token-secret' },
     });
     expect(await a.store.use(id)).toBeDefined();
+    // a plaintext record (an older Palisade's) is deleted, not used
     await eventually(
-      () => logs.records().some((r) => r.msg === 'unreadable session Secret: ignored'),
-      'the skip logged',
+      async () =>
+        !(await cluster.core.listNamespacedSecret({ namespace: NS, labelSelector: SELECTOR })).items.some(
+          (s) => s.metadata?.name === 'palisade-session-broken',
+        ),
+      'the plaintext Secret deleted',
     );
+    expect(logs.records().some((r) => String(r.msg).startsWith('a plaintext session Secret'))).toBe(true);
     const text = logs.lines.join('\n');
     for (const secret of [id, 'kube-token-secret', 'refresh-1', 'refresh-2', 'leaked?'])
       expect(text).not.toContain(secret);

@@ -73,7 +73,11 @@ export class SharedSessionStore extends SessionStore {
     this.endHere(key, why);
   }
 
-  override async renew(key: string, refresh: (oidc: Session['oidc']) => Promise<Renewed>): Promise<boolean> {
+  override async renew(
+    key: string,
+    refresh: (oidc: Session['oidc']) => Promise<Renewed>,
+    keep: (e: unknown) => boolean = () => false,
+  ): Promise<boolean> {
     const at = this.now();
     const claimed = await this.secrets.modify(key, this.stored.get(key), (r) =>
       claimDecision(r, at) === 'claim'
@@ -87,7 +91,17 @@ export class SharedSessionStore extends SessionStore {
     try {
       renewed = await refresh(claimed.record.oidc);
     } catch (e) {
-      await this.end(key, 'refresh-failed');
+      if (!keep(e)) {
+        await this.end(key, 'refresh-failed');
+        throw e;
+      }
+      // the provider was away: give the claim back, so whichever replica tries next may renew
+      await this.secrets
+        .modify(key, claimed, (r) =>
+          r.refreshing?.by === this.replica ? { ...r, refreshing: undefined } : undefined,
+        )
+        .then((w) => w && this.put(w))
+        .catch(() => undefined);
       throw e;
     }
     // the old refresh token is spent: the new one must be written, whatever else changed meanwhile

@@ -11,6 +11,9 @@ import { whoAmI } from './whoami.js';
 export const TOKEN_CACHE_MS = 10_000;
 const MAX_TOKEN_LENGTH = 16_384;
 
+/** A token's SHA-256 (base64url): the key of caches and rate limits; its first 8 characters go to the log. */
+export const tokenFingerprint = (token: string) => createHash('sha256').update(token).digest('base64url');
+
 export type TokenCheck = { ok: true; identity: Identity } | { ok: false; status: 401; message: string };
 
 export class TokenAuthenticator {
@@ -21,11 +24,17 @@ export class TokenAuthenticator {
     private readonly ttlMs = TOKEN_CACHE_MS,
   ) {}
 
+  /** The answer already known (or being asked) for this token, which costs the clusters nothing. */
+  cached(token: string, method: SignInMethod = 'bearer'): Promise<TokenCheck> | undefined {
+    const hit = this.cache.get(`${method}|${tokenFingerprint(token.trim())}`);
+    return hit && Date.now() - hit.at < this.ttlMs ? hit.result : undefined;
+  }
+
   check(token: string, method: SignInMethod = 'bearer'): Promise<TokenCheck> {
     const t = token.trim();
     if (!t || t.length > MAX_TOKEN_LENGTH || /\s/.test(t))
       return Promise.resolve({ ok: false, status: 401, message: 'that is not a Kubernetes bearer token' });
-    const key = `${method}|${createHash('sha256').update(t).digest('base64url')}`;
+    const key = `${method}|${tokenFingerprint(t)}`;
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && now - hit.at < this.ttlMs) return hit.result;

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldPath, loadConfig, parseConfig } from './load';
-import { contextsToShow, EMPTY_CONFIG, leaderElectionOf, modeOf, sessionStoreOf } from './schema';
+import {
+  contextsToShow,
+  credentialsNamespacesOf,
+  EMPTY_CONFIG,
+  leaderElectionOf,
+  modeOf,
+  sessionNamespaceConflict,
+  sessionStoreOf,
+} from './schema';
 
 let dir: string;
 beforeAll(async () => {
@@ -23,7 +31,11 @@ describe('parseConfig', () => {
     expect(parseConfig('f', null)).toEqual({
       clusters: [],
       defaultMode: 'normal',
-      server: { allowedHosts: [], session: { idleTimeout: 3_600_000, absoluteTimeout: 43_200_000 } },
+      server: {
+        allowedHosts: [],
+        trustedProxies: [],
+        session: { idleTimeout: 3_600_000, absoluteTimeout: 43_200_000 },
+      },
       auth: {},
       controllers: {
         leaderElection: {
@@ -36,6 +48,8 @@ describe('parseConfig', () => {
       },
       // the incident history: PGlite in the state directory, 14 days
       storage: { postgres: {}, retention: 14 * 86_400_000 },
+      // fence agents' credentials: Palisade's own namespace, resolved at start (credentialsNamespacesOf)
+      fencing: {},
     });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
       { context: 'a', mode: 'normal' },
@@ -167,9 +181,45 @@ describe('parseConfig', () => {
       { server: { session: { store: { kind: 'memory', namespace: 'palisade' } } } },
       /server\.session\.store\.namespace: only for kind: kubernetes/,
     ],
+    [
+      'no namespace for fence-agent credentials',
+      { fencing: { credentialsNamespaces: [] } },
+      /fencing\.credentialsNamespaces: list at least one namespace/,
+    ],
+    [
+      'a credentials namespace that is no namespace name',
+      { fencing: { credentialsNamespaces: ['Team A'] } },
+      /fencing\.credentialsNamespaces\[0\]: must be a lower-case DNS name/,
+    ],
+    [
+      "a policy whose agent the FencePolicy webhook would refuse (issue 23's injection)",
+      {
+        fencing: {
+          policies: {
+            bmc: {
+              agent: {
+                type: 'exec',
+                agent: 'fence_ipmilan',
+                sharedParameters: { '--use-sudo': '', '--sudo-path': "/bin/sh -c 'id >> /tmp/x'" },
+              },
+            },
+          },
+        },
+      },
+      /fencing\.policies\.bmc\.agent: .*"--use-sudo" is refused/,
+    ],
   ])('refuses %s, naming the file and the field', (_what, doc, message) => {
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(/^config \/etc\/palisade\.yaml: /);
     expect(() => parseConfig('/etc/palisade.yaml', doc)).toThrow(message);
+  });
+});
+
+describe('credentialsNamespacesOf', () => {
+  it("takes palisade.yaml's list, else Palisade's own namespace, else palisade-system", () => {
+    const listed = parseConfig('f', { fencing: { credentialsNamespaces: ['bmc', 'palisade'] } });
+    expect(credentialsNamespacesOf(listed, 'palisade')).toEqual(['bmc', 'palisade']);
+    expect(credentialsNamespacesOf(EMPTY_CONFIG, 'palisade')).toEqual(['palisade']);
+    expect(credentialsNamespacesOf(EMPTY_CONFIG)).toEqual(['palisade-system']);
   });
 });
 
@@ -230,4 +280,42 @@ describe('loadConfig', () => {
   ])('refuses %s', async (_what, name, message) => {
     await expect(loadConfig(join(dir, name))).rejects.toThrow(message);
   });
+});
+
+describe('the sessions’ namespace and its key', () => {
+  it('is refused when fence-agent credentials may come from it too', () => {
+    expect(sessionNamespaceConflict('palisade-system', ['palisade-system'])).toMatch(
+      /server.session.store.namespace: "palisade-system" is also a namespace of fence-agent credentials/,
+    );
+    expect(sessionNamespaceConflict('palisade-sessions', ['palisade-system', 'bmc'])).toBeUndefined();
+  });
+
+  it('reads keySecret, only for kind kubernetes', () => {
+    const cfg = parseConfig('f', {
+      server: {
+        session: {
+          store: {
+            kind: 'kubernetes',
+            namespace: 's',
+            keySecret: { namespace: 'p', name: 'palisade-session-key' },
+          },
+        },
+      },
+    });
+    expect(sessionStoreOf(cfg)).toEqual({
+      kind: 'kubernetes',
+      namespace: 's',
+      keySecret: { namespace: 'p', name: 'palisade-session-key' },
+    });
+    expect(() =>
+      parseConfig('f', {
+        server: { session: { store: { kind: 'memory', keySecret: { namespace: 'p', name: 'k' } } } },
+      }),
+    ).toThrow(/server.session.store.keySecret: only for kind: kubernetes/);
+  });
+
+  it('refuses a trusted proxy that is no address or CIDR, naming it', () =>
+    expect(() => parseConfig('f', { server: { trustedProxies: ['10.0.0.0/8', 'ingress.local'] } })).toThrow(
+      /server.trustedProxies\[1\]: must be an IP address or a CIDR like 10.0.0.0\/8/,
+    ));
 });

@@ -3,8 +3,11 @@
 // write permission: "read-only" makes Palisade refuse every change to that cluster,
 // "protected" makes every change name its target again before it runs.
 import { z } from 'zod';
+import { trustedProxies } from '../../lib/auth/clientAddress.js';
 import { durationSchema } from '../../lib/duration.js';
 import { DEFAULT_RETENTION, retentionSchema } from '../../lib/history/retention.js';
+import { judgeAgentParameters, problemText } from '../../lib/fenceAgents/policy.js';
+import { fencePolicySpec } from '../../lib/fencing/types.js';
 
 import type { ClusterMode } from '../../lib/console/actionGuard.js';
 
@@ -165,6 +168,19 @@ export const protectionSchema = z.strictObject({
         .default(WEBHOOK_CONFIGURATIONS),
       /** @deprecated certificates.secret: the Secret replicas serve from */
       servingSecret: secretRef.optional(),
+      /**
+       * the pod-deletion webhook's failurePolicy once the leader's self-probe through the API
+       * server reached a replica (until then, and while the API server cannot be heard, Ignore)
+       */
+      failurePolicy: z
+        .enum(['Fail', 'Ignore'], { error: (i) => `must be Fail or Ignore, got ${JSON.stringify(i.input)}` })
+        .default('Fail'),
+      /**
+       * on SIGTERM (replicas behind url or service): how long the webhook keeps taking new
+       * connections, at most, while its endpoints are being removed (it stops sooner once its pod
+       * is gone from the Service's EndpointSlices); the chart sets its preStop sleep here
+       */
+      drainTimeout: durationMs.default(5_000),
       /** who may call: API servers presenting a client certificate (mutual TLS) */
       clientAuth: z
         .strictObject({
@@ -198,6 +214,8 @@ export const protectionSchema = z.strictObject({
     .default({
       port: 0,
       host: '127.0.0.1',
+      failurePolicy: 'Fail',
+      drainTimeout: 5_000,
       clientAuth: { required: true, allowedNames: ['kube-apiserver-webhook-client'] },
       configurations: WEBHOOK_CONFIGURATIONS,
     }),
@@ -249,10 +267,16 @@ const sessionStoreSchema = z
     namespace: dnsName.optional(),
     /** kubernetes: the context of the cluster holding them (default: protection.core, else the first) */
     context: z.string().min(1, 'must not be empty').optional(),
+    /**
+     * kubernetes: the Secret holding the key that seals sessions at rest (AES-256-GCM) and the
+     * audit records' key; made by Palisade with random keys if missing. Default
+     * palisade-session-key in Palisade's own namespace (in a pod), else in `namespace`
+     */
+    keySecret: secretRef.optional(),
   })
   .superRefine((st, ctx) => {
     if (st.kind === 'memory')
-      for (const k of ['namespace', 'context'] as const)
+      for (const k of ['namespace', 'context', 'keySecret'] as const)
         if (st[k] !== undefined)
           ctx.addIssue({ code: 'custom', path: [k], message: 'only for kind: kubernetes' });
   });
@@ -267,6 +291,23 @@ export const serverSchema = z.strictObject({
     .url('must be a URL like https://palisade.example.com')
     .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
     .optional(),
+  /**
+   * addresses or CIDRs of proxies in front of the console (an Ingress controller): from these
+   * peers X-Forwarded-For names the client, which rate limits count per; from any other peer it
+   * is ignored
+   */
+  trustedProxies: z
+    .array(
+      z.string().refine((v) => {
+        try {
+          trustedProxies([v]);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be an IP address or a CIDR like 10.0.0.0/8'),
+    )
+    .default([]),
   /** browser sessions: their timeouts and where they are kept */
   session: z
     .strictObject({
@@ -301,6 +342,12 @@ export const oidcSchema = z.strictObject({
   scopes: z.array(z.string().min(1)).default(['openid', 'profile', 'email', 'groups', 'offline_access']),
   /** a PEM file of CAs to trust for the issuer (default: the system's) */
   caFile: z.string().min(1).optional(),
+  /**
+   * where the provider sends the browser after Palisade's sign-out ends the provider's session
+   * (RP-initiated logout; register it with the provider as a post-logout redirect URI);
+   * default the console's address with "/"
+   */
+  postLogoutRedirectURI: z.string().url('must be a URL like https://palisade.example.com/').optional(),
   /**
    * the only groups (with groupsPrefix) Palisade asserts when it impersonates a person; the others are
    * left out (logged at sign-in), since the API server refuses a request naming a group Palisade's
@@ -380,6 +427,50 @@ export function leaderElectionOf(c: ControllersConfig) {
   };
 }
 
+/** A FencePolicy's credentialsNamespace when palisade.yaml names none and Palisade runs outside a pod. */
+export const DEFAULT_CREDENTIALS_NAMESPACE = 'palisade-system';
+
+/** Fencing: what FencePolicies may ask of Palisade. */
+export const fencingSchema = z.strictObject({
+  /**
+   * the only namespaces a FencePolicy's agent.credentialsNamespace may name (Palisade reads the fence
+   * agent's Secrets there); default: Palisade's own namespace (in a pod, the pod's; elsewhere
+   * palisade-system). A policy naming another is refused when written and never run
+   */
+  credentialsNamespaces: z.array(dnsName).min(1, 'list at least one namespace').optional(),
+  /**
+   * FencePolicies the leader creates (or takes over) from this file, name -> spec; the chart's
+   * fencing.policies. A policy's spec.paused is left as people set it
+   */
+  policies: z
+    .record(dnsName, z.record(z.string(), z.unknown()))
+    .superRefine((policies, ctx) => {
+      // checked as Palisade reads a FencePolicy, written as given (defaults stay implicit)
+      for (const [name, spec] of Object.entries(policies)) {
+        const r = fencePolicySpec.safeParse(spec);
+        for (const issue of r.error?.issues ?? [])
+          ctx.addIssue({ code: 'custom', path: [name, ...issue.path], message: issue.message });
+        // the agent rule the FencePolicy webhook applies: refused here at start, not at the write
+        const agent = r.data?.agent;
+        const v = agent?.type === 'exec' ? judgeAgentParameters(agent) : { ok: true as const };
+        for (const problem of v.ok ? [] : v.problems)
+          ctx.addIssue({
+            code: 'custom',
+            path: [name, 'agent'],
+            message: problemText(problem),
+          });
+      }
+    })
+    .optional(),
+});
+
+export type FencingConfig = z.infer<typeof fencingSchema>;
+
+/** The namespaces fence-agent credentials may come from: as configured, else Palisade's own. */
+export function credentialsNamespacesOf(cfg: { fencing?: FencingConfig }, ownNamespace?: string): string[] {
+  return cfg.fencing?.credentialsNamespaces ?? [ownNamespace ?? DEFAULT_CREDENTIALS_NAMESPACE];
+}
+
 /** the environment variable that gives storage.postgres.url (the chart sets it from a Secret) */
 export const POSTGRES_URL_ENV = 'PALISADE_POSTGRES_URL';
 
@@ -410,6 +501,22 @@ export const storageSchema = z.strictObject({
 
 export type StorageConfig = z.infer<typeof storageSchema>;
 
+/** A namespace name, or "*" for every namespace. */
+const namespaceOrAll = z
+  .string()
+  .regex(/^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/, 'must be a namespace name or "*"');
+
+export const instanceIdsSchema = z.strictObject({
+  /**
+   * The namespaces whose opted-in workloads (labelled palisade.dev/instance-ids-enabled=true) get
+   * instance IDs: Palisade patches workloads there and nowhere else (["*"]: every namespace). The
+   * chart grants get/patch on deployments, statefulsets and jobs in each listed namespace. Default
+   * (the key absent): none — except beside the embedded cluster, where every namespace.
+   */
+  namespaces: z.array(namespaceOrAll).default([]),
+});
+export type InstanceIdsConfig = z.infer<typeof instanceIdsSchema>;
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -421,11 +528,15 @@ export const configSchema = z
     protection: protectionSchema.optional(),
     server: serverSchema.default({
       allowedHosts: [],
+      trustedProxies: [],
       session: { idleTimeout: 60 * 60_000, absoluteTimeout: 12 * 3_600_000 },
     }),
     auth: authSchema.default({}),
     controllers: controllersSchema.default({ leaderElection: DEFAULT_LEADER_ELECTION_CONFIG }),
     storage: storageSchema.default({ postgres: {}, retention: retentionSchema.parse(DEFAULT_RETENTION) }),
+    /** unique instance IDs: where Palisade may give them out (docs/instance-ids.md) */
+    instanceIds: instanceIdsSchema.optional(),
+    fencing: fencingSchema.default({}),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;
@@ -456,7 +567,12 @@ export const DEFAULT_SESSION_NAMESPACE = 'kube-system';
 
 export type SessionStoreChoice =
   | { kind: 'memory' }
-  | { kind: 'kubernetes'; namespace: string; context?: string };
+  | {
+      kind: 'kubernetes';
+      namespace: string;
+      context?: string;
+      keySecret?: { namespace: string; name: string };
+    };
 
 /**
  * Where sessions live. As configured; else shared (Kubernetes Secrets) whenever the console is
@@ -472,7 +588,21 @@ export function sessionStoreOf(cfg: PalisadeConfig): SessionStoreChoice {
     kind,
     namespace: st?.namespace ?? DEFAULT_SESSION_NAMESPACE,
     ...((st?.context ?? cfg.protection?.core) ? { context: st?.context ?? cfg.protection?.core } : {}),
+    ...(st?.keySecret ? { keySecret: st.keySecret } : {}),
   };
+}
+
+/**
+ * Why the session Secrets' namespace may not be used, or undefined: it must differ from every
+ * namespace fence-agent credentials may come from, so whoever may read those Secrets (BMC
+ * passwords) reads no session, and the other way round.
+ */
+export function sessionNamespaceConflict(
+  sessionNamespace: string,
+  credentialsNamespaces: readonly string[],
+): string | undefined {
+  if (!credentialsNamespaces.includes(sessionNamespace)) return undefined;
+  return `server.session.store.namespace: "${sessionNamespace}" is also a namespace of fence-agent credentials (fencing.credentialsNamespaces: ${credentialsNamespaces.join(', ')}); keep sessions in a namespace of their own`;
 }
 
 /** The mode a context runs in: the file's entry, else its default; --read-only wins over both. */

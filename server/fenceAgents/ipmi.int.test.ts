@@ -136,6 +136,23 @@ describe.skipIf(missing.length > 0 && !inCi)(`fence_ipmilan against ipmi_sim BMC
     expect(s.run.exitCode).toBe(2);
   });
 
+  it('the BMC password is on no command line while the agent and ipmitool run', async () => {
+    // Palisade passes it on fence_ipmilan's stdin; ipmitool, which gets it as -P, masks it at once
+    const seen = new Set<string>();
+    let running = true;
+    const watch = (async () => {
+      while (running) {
+        for (const pid of processesMentioning(password)) seen.add(String(pid));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const r = await run('n2', 'status');
+    running = false;
+    await watch;
+    expect(r.result).toBe('Succeeded');
+    expect([...seen]).toEqual([]);
+  });
+
   it('status follows power changed elsewhere (the console powering a node on)', async () => {
     infra.powerOn('n1');
     expect(parseStatus((await run('n1', 'status')).output)).toBe('on');

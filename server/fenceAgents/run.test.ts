@@ -1,23 +1,29 @@
-// runAgent's contract with a stand-in agent (a bash script on PATH): results, exit codes,
-// redaction, trimming, timeouts that kill the whole process group, cancellation. The real
-// agent against real BMCs is in ipmi.int.test.ts.
+// runAgent's contract with a stand-in agent (a bash script on PATH): parameters on stdin and
+// none on argv, a minimal environment, results, exit codes, redaction, trimming, timeouts that
+// kill the whole process group, cancellation. The real agent against real BMCs is in
+// ipmi.int.test.ts.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentAction, AgentInvocation } from '../../lib/fenceAgents/invocation.js';
+import { type AgentAction, type AgentInvocation, SYSTEM_DIRS } from '../../lib/fenceAgents/invocation.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
 import { agentStatus, OUTPUT_LIMIT, runAgent } from './run.js';
 import { captureLogs } from '../test/logCapture.js';
 
 const FAKE = `#!/bin/bash
-for a in "$@"; do case $a in --mode=*) mode=\${a#--mode=} ;; --password=*) pw=\${a#--password=} ;; esac; done
+args="$*"
+while IFS= read -r line; do
+  case $line in mode=*) mode=\${line#mode=} ;; password=*) pw=\${line#password=} ;; pidfile=*) pidfile=\${line#pidfile=} ;; esac
+  input="$input$line "
+done
 case $mode in
-  echo) echo "args: $*"; echo "on stderr" >&2 ;;
+  echo) echo "argv: [$args] stdin: \${input% }"; echo "on stderr" >&2 ;;
+  env) env | sort ;;
   status-off) echo "Status: OFF"; exit 2 ;;
   fail) echo "ERROR: login refused for password $pw" >&2; exit 1 ;;
   big) head -c 20000 /dev/zero | tr '\\0' x; echo; echo "the end" ;;
-  hang) sleep 60 & echo $! > "$PIDFILE"; wait ;;
+  hang) sleep 60 & echo $! > "$pidfile"; wait ;;
 esac
 `;
 
@@ -29,11 +35,11 @@ beforeAll(() => {
   writeFileSync(join(dir, 'fence_fake'), FAKE);
   chmodSync(join(dir, 'fence_fake'), 0o755);
   process.env.PATH = `${dir}:${oldPath}`;
-  process.env.PIDFILE = join(dir, 'pid');
+  process.env.PALISADE_TEST_SECRET_ENV = 'not-for-agents';
 });
 afterAll(() => {
   process.env.PATH = oldPath;
-  delete process.env.PIDFILE;
+  delete process.env.PALISADE_TEST_SECRET_ENV;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,7 +47,7 @@ const inv = (mode: string, action: AgentAction = 'off', agent = 'fence_fake'): A
   agent,
   node: 'n1',
   action,
-  params: { '--mode': mode, '--lanplus': '', '--password': 'hunter2' },
+  params: { '--mode': mode, '--lanplus': '', '--password': 'hunter2', '--pidfile': join(dir, 'pid') },
   secrets: ['hunter2'],
 });
 
@@ -55,11 +61,30 @@ const alive = (pid: number) => {
 };
 
 describe('runAgent', () => {
-  it('passes argv, keeps stdout and stderr, and hides secrets', async () => {
+  it('passes the parameters on stdin and none on argv, keeps stdout and stderr, and hides secrets', async () => {
     const r = await runAgent(inv('echo'), { timeoutMs: 10_000 });
     expect(r).toMatchObject({ result: 'Succeeded', exitCode: 0 });
-    expect(r.output).toBe('args: --mode=echo --lanplus --password=*** --action=off\non stderr');
+    expect(r.output).toBe(
+      `argv: [] stdin: mode=echo lanplus=1 password=*** pidfile=${join(dir, 'pid')} action=off\non stderr`,
+    );
     expect(r.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("gives the agent a minimal environment, nothing of Palisade's own", async () => {
+    const r = await runAgent(inv('env'), { timeoutMs: 10_000 });
+    const env = Object.fromEntries(r.output.split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2)));
+    expect(env).toMatchObject({ PATH: SYSTEM_DIRS.join(':'), LC_ALL: 'C', LANG: 'C', PWD: '/' });
+    expect(r.output).not.toContain('not-for-agents');
+    // bash adds PWD, SHLVL and _ of its own
+    expect(Object.keys(env).sort()).toEqual([
+      'LANG',
+      'LC_ALL',
+      'PATH',
+      'PWD',
+      'PYTHONWARNINGS',
+      'SHLVL',
+      '_',
+    ]);
   });
 
   it('records a failing agent in its own words, never throws', async () => {
@@ -84,13 +109,13 @@ describe('runAgent', () => {
       {
         level: 'debug',
         msg: 'running fence agent',
-        command: 'fence_fake --mode=echo --lanplus --password=[redacted] --action=off',
+        command: `fence_fake < mode=echo lanplus=1 password=[redacted] pidfile=${join(dir, 'pid')} action=off`,
       },
       { level: 'info', msg: 'fence agent succeeded', result: 'Succeeded', lastLine: 'on stderr' },
       {
         level: 'debug',
         msg: 'running fence agent',
-        command: 'fence_fake --mode=fail --lanplus --password=[redacted] --action=off',
+        command: `fence_fake < mode=fail lanplus=1 password=[redacted] pidfile=${join(dir, 'pid')} action=off`,
       },
       {
         level: 'warn',
@@ -133,6 +158,13 @@ describe('runAgent', () => {
     const r = await run;
     expect(r).toMatchObject({ result: 'Failed', exitCode: null });
     expect(r.output).toMatch(/cancelled/);
+  });
+
+  it('never starts an agent whose input would hold a line break', async () => {
+    const bad = { ...inv('echo'), params: { '--mode': 'echo\nsudo-path=/bin/sh' } };
+    const r = await runAgent(bad, { timeoutMs: 10_000 });
+    expect(r).toMatchObject({ result: 'Failed', exitCode: null });
+    expect(r.output).toMatch(/its value holds a line break/);
   });
 
   it('an agent that is not installed fails with how to install it', async () => {

@@ -1,13 +1,17 @@
 // Runs a ClusterLabs fence agent as a subprocess. An agent's failure is a result to record
 // on the NodeFence (with its own words), never an exception: the fencing controller retries
 // or gives up on it. A timeout kills the agent's whole process group, so an ipmitool stuck
-// on an unreachable BMC does not outlive the attempt.
+// on an unreachable BMC does not outlive the attempt. The agent gets no arguments: its options
+// (the BMC password among them) go to its stdin, so no credential shows in `ps` or
+// /proc/<pid>/cmdline; and it gets a minimal environment (a fixed PATH, the C locale), never
+// Palisade's own (which holds, e.g., the PostgreSQL URL and the Kubernetes service address).
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import {
   type AgentInvocation,
-  agentArgs,
+  agentInput,
   candidatePaths,
+  SYSTEM_DIRS,
   describeInvocation,
   installHint,
   type PowerState,
@@ -60,13 +64,14 @@ function trimOutput(text: string): string {
   return `[${cut} characters trimmed]\n${t.slice(cut)}`;
 }
 
-function agentEnv(): NodeJS.ProcessEnv {
+/** All an agent's process gets: nothing of Palisade's own environment. */
+export function agentEnv(): Record<string, string> {
   return {
-    ...process.env,
     // agents call helpers such as ipmitool by absolute path, but some look on PATH
-    PATH: [process.env.PATH, '/usr/sbin', '/sbin'].filter(Boolean).join(':'),
+    PATH: SYSTEM_DIRS.join(':'),
     // fence-agents 4.12 on Python 3.11 warn about `pipes` on every run: noise in every record
     PYTHONWARNINGS: 'ignore::DeprecationWarning',
+    LANG: 'C',
     LC_ALL: 'C',
   };
 }
@@ -107,14 +112,25 @@ export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentR
   if (!bin) return Promise.resolve(done('Failed', null, installHint(inv.agent)));
   if (opts.signal?.aborted) return Promise.resolve(done('Failed', null, 'cancelled before the agent ran'));
 
+  let input: string;
+  try {
+    input = agentInput(inv);
+  } catch (e) {
+    return Promise.resolve(done('Failed', null, (e as Error).message));
+  }
   log.debug({ command: describeInvocation(inv) }, 'running fence agent');
   return new Promise((resolve) => {
-    // its own process group: one kill reaches the agent and the tools it started
-    const child = spawn(bin, agentArgs(inv), {
+    // its own process group: one kill reaches the agent and the tools it started; no argument
+    // at all (fence-agents then read their options from stdin)
+    const child = spawn(bin, [], {
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: agentEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: agentEnv() as NodeJS.ProcessEnv,
+      cwd: '/',
     });
+    // an agent that exits before reading its input closes the pipe: its exit code tells why
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
     let out = '';
     const collect = (d: Buffer) => {
       out += d.toString('utf8');

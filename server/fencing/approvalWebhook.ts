@@ -11,9 +11,16 @@ import { z } from 'zod';
 import { forbiddenMessage } from '../../lib/auth/forbidden.js';
 import { judgeFenceWrite } from '../../lib/fencing/approvalAdmission.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { POLICY_WEBHOOK_NAME, POLICY_WEBHOOK_PATH, policyWebhook } from './policyWebhook.js';
 
 export const FENCE_WEBHOOK_NAME = 'nodefences.palisade.dev';
 export const FENCE_WEBHOOK_CONFIG = 'palisade-nodefences';
+
+/** The listener path segment (/<segment>/<cellID>) of each webhook in palisade-nodefences. */
+export const FENCE_WEBHOOK_PATHS: Readonly<Record<string, 'fences' | typeof POLICY_WEBHOOK_PATH>> = {
+  [FENCE_WEBHOOK_NAME]: 'fences',
+  [POLICY_WEBHOOK_NAME]: POLICY_WEBHOOK_PATH,
+};
 
 const userInfo = z
   .object({
@@ -118,6 +125,11 @@ export async function handleFenceReview(text: string, access: FenceAccess): Prom
   return [200, answer(req.uid, true)];
 }
 
+/**
+ * palisade-nodefences: NodeFence approvals (nodefences.palisade.dev) and FencePolicy writes
+ * (fencepolicies.palisade.dev, server/fencing/policyWebhook.ts). Both get `url` here; the caller
+ * points each at its path (FENCE_WEBHOOK_PATHS).
+ */
 export function fenceWebhookConfiguration(url: string, caPem: string): k8s.V1ValidatingWebhookConfiguration {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
@@ -141,6 +153,7 @@ export function fenceWebhookConfiguration(url: string, caPem: string): k8s.V1Val
           },
         ],
       },
+      policyWebhook(url, caPem),
     ],
   };
 }

@@ -9,14 +9,22 @@
 // marks it Interrupted and verifies instead of running it again. It reads projections of the
 // cluster's shared watches (the console's nodes and node Leases, plus policies and fences).
 import { nodeHealth } from '../../lib/fencing/health.js';
+import { judgeExecAgent, verdictText } from '../../lib/fenceAgents/policy.js';
 import {
+  AGENT_REFUSED,
   type Decision,
   decide,
   type FenceWorld,
   fenceAtFor,
   type WaitReason,
 } from '../../lib/fencing/machine.js';
-import { durationMs, type FencePolicy, type NodeFence } from '../../lib/fencing/types.js';
+import {
+  durationMs,
+  type FencePolicy,
+  type FencePolicySpec,
+  type NodeFence,
+} from '../../lib/fencing/types.js';
+import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
@@ -38,6 +46,7 @@ import {
   withAttempt,
   withPhase,
   withReleaseStep,
+  withStep,
 } from './status.js';
 
 export type ExecAgentFactory = (spec: Extract<FencePolicy['spec']['agent'], { type: 'exec' }>) => FenceAgent;
@@ -53,6 +62,11 @@ export interface FencingOptions {
   verifyEveryMs?: number;
   /** reconciles at once: nodes fenced in parallel (default 32; the budget bounds them anyway) */
   concurrency?: number;
+  /**
+   * palisade.yaml fencing.credentialsNamespaces: where an exec agent's Secrets may be read (default
+   * palisade-system); a policy naming another namespace is refused before any agent runs
+   */
+  credentialsNamespaces?: readonly string[];
 }
 
 /**
@@ -213,7 +227,20 @@ export class FencingController {
   }
 
   private world(node: string, fence: NodeFence | undefined): FenceWorld | undefined {
-    return worldOf(this.informers, this.o.conn, node, fence, this.inFlight.has(node));
+    const w = worldOf(this.informers, this.o.conn, node, fence, this.inFlight.has(node));
+    return w && { ...w, agentRefused: this.refusal(w.policy) };
+  }
+
+  /**
+   * Why the policy's exec agent may not run, judged again here whatever admission let through
+   * (a policy written before the webhook, or while it was not registered, or a credentials
+   * namespace palisade.yaml no longer allows).
+   */
+  private refusal(policy: FencePolicySpec): string | undefined {
+    if (policy.agent.type !== 'exec') return undefined;
+    const namespaces = this.o.credentialsNamespaces ?? [DEFAULT_CREDENTIALS_NAMESPACE];
+    const v = judgeExecAgent(policy.agent, { credentialsNamespaces: namespaces });
+    return v.ok ? undefined : verdictText(v);
   }
 
   onViewChange(cb: () => void) {
@@ -357,8 +384,13 @@ export class FencingController {
       const again = await this.decideLive(w);
       if (again.kind !== 'phase' || again.to !== 'Cancelled') return AGAIN_LATER;
     }
-    const next = await this.api.writeStatus(withPhase(f, d.to, d.reason, d.message, Date.now()));
+    const now = Date.now();
+    // a refused agent is a step of its own (the fence holds in Fencing), told once as a warning
+    const refusedNow = d.reason === AGENT_REFUSED && processingReason(f) !== AGENT_REFUSED;
+    const moved = withPhase(f, d.to, d.reason, d.message, now);
+    const next = await this.api.writeStatus(refusedNow ? withStep(moved, d.message, now) : moved);
     if (f.status.phase !== d.to) await this.event(next, `Fence${d.to}`, d.message, d.to === 'Failed');
+    if (refusedNow) await this.event(next, 'FenceAgentRefused', d.message, true);
     return next;
   }
 
@@ -552,6 +584,8 @@ export class FencingController {
       .catch((e) => this.log.warn({ ...facts, err: errorText(e) }, 'Event not recorded'));
   }
 }
+
+const processingReason = (f: NodeFence) => f.status.conditions.find((c) => c.type === 'Processing')?.reason;
 
 /** Whether a decision holds the node's fence where a person may want to see it, and why. */
 function heldBy(d: Decision): Omit<HeldFence, 'node'> | undefined {

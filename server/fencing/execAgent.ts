@@ -2,7 +2,8 @@
 // subprocess with the policy's shared and per-node parameters and its Secret credentials, read
 // fresh for every run so a rotated password is used at once. Verified by `--action=status`.
 import type * as k8s from '@kubernetes/client-node';
-import { buildInvocation, type ExecAgentSpec } from '../../lib/fenceAgents/invocation.js';
+import { buildInvocation, type ExecAgentSpec, InvocationError } from '../../lib/fenceAgents/invocation.js';
+import { judgeExecAgent, verdictText } from '../../lib/fenceAgents/policy.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import type { Logger } from '../log.js';
 import { agentStatus, runAgent } from '../fenceAgents/run.js';
@@ -12,9 +13,19 @@ import type { FenceAgent } from './agents.js';
 /** status queries get their own, shorter limit: they are repeated while verifying */
 const STATUS_TIMEOUT_MS = 20_000;
 
-/** `logger`: where each run is logged, its command line with the credentials hidden (context such as { cluster } on it) */
-export function execAgent(kc: k8s.KubeConfig, spec: ExecAgentSpec, logger?: Logger): FenceAgent {
+export interface ExecAgentOptions {
+  /** palisade.yaml fencing.credentialsNamespaces: the only namespaces its Secrets are read from */
+  credentialsNamespaces: readonly string[];
+  /** where each run is logged, its command line with the credentials hidden (context such as { cluster } on it) */
+  logger?: Logger;
+}
+
+export function execAgent(kc: k8s.KubeConfig, spec: ExecAgentSpec, opts: ExecAgentOptions): FenceAgent {
+  const { logger } = opts;
   const invocation = async (node: string) => {
+    // judged before any Secret is read: a namespace outside the list is never read from
+    const v = judgeExecAgent(spec, opts);
+    if (!v.ok) throw new InvocationError(`the agent is refused: ${verdictText(v)}`, v.problems);
     const secrets = await readSecretParams(kc, spec.credentialsNamespace, spec.secretRefs);
     return buildInvocation(spec, node, secrets);
   };

@@ -6,16 +6,20 @@
 // consoles on one cluster never run two fence agents for one node.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
+import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { errorText, isNotFound } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import type { Manager } from '../runtime/manager.js';
 import type { ControllerRuntime } from '../runtime/runtime.js';
+import { type ConfigPolicySpecs, ConfigPolicies } from './configPolicies.js';
 import { FencingController } from './controller.js';
 import { execAgent } from './execAgent.js';
 
 export interface FencingService {
   controllers: Map<string, FencingController>;
+  /** the loops that create palisade.yaml's FencePolicies (fencing.policies), by cluster */
+  configPolicies: Map<string, ConfigPolicies>;
   /** the manager (controller Lease) each controller runs under, by cluster */
   managers: Map<string, Manager>;
   stop(): Promise<void>;
@@ -33,13 +37,20 @@ async function servesPolicies(kc: k8s.KubeConfig): Promise<true | string> {
   }
 }
 
-/** `logger`: where the controllers and agents log (the root logger by default). */
+/**
+ * `logger`: where the controllers and agents log (the root logger by default); `policies`:
+ * palisade.yaml's fencing.policies, which the leader creates on every cluster fencing runs on;
+ * `credentialsNamespaces`: palisade.yaml fencing.credentialsNamespaces, resolved (main.ts).
+ */
 export async function startFencing(
   clusters: Iterable<ClusterConnection>,
   runtime: ControllerRuntime,
   logger: Logger = rootLogger,
+  policies?: ConfigPolicySpecs,
+  credentialsNamespaces: readonly string[] = [DEFAULT_CREDENTIALS_NAMESPACE],
 ): Promise<FencingService> {
   const controllers = new Map<string, FencingController>();
+  const configPolicies = new Map<string, ConfigPolicies>();
   const managers = new Map<string, Manager>();
   for (const conn of clusters) {
     const onCluster = logger.child({ cluster: conn.id });
@@ -55,19 +66,27 @@ export async function startFencing(
     }
     const c = new FencingController({
       conn,
-      exec: (spec) => execAgent(conn.spec.kc, spec, onCluster),
+      exec: (spec) => execAgent(conn.spec.kc, spec, { credentialsNamespaces, logger: onCluster }),
       logger,
+      credentialsNamespaces,
     });
     c.start();
     const manager = runtime.manager(conn.spec);
     manager.add(c.controller);
     controllers.set(conn.id, c);
     managers.set(conn.id, manager);
+    if (policies && Object.keys(policies).length) {
+      const p = new ConfigPolicies({ kc: conn.spec.kc, policies, logger: onCluster });
+      manager.add(p.controller);
+      configPolicies.set(conn.id, p);
+    }
   }
   return {
     controllers,
+    configPolicies,
     managers,
     async stop() {
+      for (const [id, p] of configPolicies) managers.get(id)?.remove(p.controller);
       for (const [id, c] of controllers) managers.get(id)?.remove(c.controller);
       await Promise.all([...controllers.values()].map((c) => c.stop()));
     },

@@ -80,6 +80,12 @@ export function trimOutput(s: string, max = 2_000): string {
   return t.length <= max ? t : `${t.slice(0, max / 2)}\n…\n${t.slice(-max / 2)}`;
 }
 
+/** A step recorded while the phase stays (an agent refused: the fence holds in Fencing). */
+export function withStep(f: NodeFence, message: string, now: number): NodeFence {
+  const step = { phase: f.status.phase, at: isoNow(now), message };
+  return { ...f, status: { ...f.status, steps: [...f.status.steps, step] } };
+}
+
 /**
  * A release round that let go of more (a second round of force deletes) while the phase stays
  * Releasing: recorded as its own step, so every pod and attachment released is named once.

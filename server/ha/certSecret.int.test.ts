@@ -145,7 +145,8 @@ describe.skipIf(!haproxyAvailable())('the webhook Secret: cert-manager, and regi
   });
 
   describe('cert-manager mode', () => {
-    const SECRET = 'palisade-webhook-cm';
+    // the chart's name in both modes: the chart's ServiceAccount may read no other
+    const SECRET = 'palisade-webhook-serving';
     let set: Replicas;
     let ca: CertificateAuthority;
     beforeAll(async () => {
@@ -225,6 +226,10 @@ describe.skipIf(!haproxyAvailable())('the webhook Secret: cert-manager, and regi
   describe('register: false, self-managed', () => {
     let set: Replicas;
     beforeAll(async () => {
+      // not the cert-manager test's Secret: the leader makes its own
+      await cluster.core
+        .deleteNamespacedSecret({ namespace: 'kube-system', name: 'palisade-webhook-serving' })
+        .catch(() => undefined);
       set = await startReplicas({ kubeconfig, n: 3, protection: { webhook: { register: false } } });
     }, 180_000);
     afterAll(async () => {

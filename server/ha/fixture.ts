@@ -25,7 +25,16 @@ export const message = (e: unknown) => {
  */
 export async function replicasGuardingAFloor(
   cluster: Cluster,
-  o: { namespace: string; free: number; dir: string; balancer?: 'tcp' | 'http' },
+  o: {
+    namespace: string;
+    free: number;
+    dir: string;
+    balancer?: 'tcp' | 'http';
+    /** tcp, routed like a Service (the test moves replicas in and out of rotation) */
+    endpoints?: boolean;
+    /** more palisade.yaml protection keys for every replica */
+    protection?: Record<string, unknown>;
+  },
 ): Promise<Replicas> {
   const ns = o.namespace;
   await createReadyNamespace(cluster.core, ns);
@@ -42,7 +51,13 @@ export async function replicasGuardingAFloor(
   );
   const kubeconfig = join(o.dir, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kc.exportConfig());
-  const set = await startReplicas({ kubeconfig, n: 3, balancer: o.balancer });
+  const set = await startReplicas({
+    kubeconfig,
+    n: 3,
+    balancer: o.balancer,
+    endpoints: o.endpoints,
+    protection: o.protection,
+  });
   await untilRefusedThroughBalancer(cluster, ns);
   return set;
 }

@@ -19,7 +19,7 @@ import { startScenario } from '../../sim/test/clusterHarness.js';
 import { haproxyAvailable } from '../../testenv/ha/haproxy.js';
 import { scenario } from '../protection/test/protectionHarness.js';
 import { tokenOf } from '../test/client.js';
-import { type Replica, type Replicas, startReplicas } from '../test/replicas.js';
+import { REPLICA_SESSION_STORE, type Replica, type Replicas, startReplicas } from '../test/replicas.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palisade-ha-sessions-'));
 const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -79,8 +79,12 @@ const replicaOf = (identity: string) => set.replicas.find((r) => identity.includ
 const alive = (r: Replica) => r.child.exitCode === null && r.child.signalCode === null;
 
 async function sessionSecrets() {
-  return (await cluster.core.listNamespacedSecret({ namespace: 'kube-system', labelSelector: SELECTOR }))
-    .items;
+  return (
+    await cluster.core.listNamespacedSecret({
+      namespace: REPLICA_SESSION_STORE.namespace,
+      labelSelector: SELECTOR,
+    })
+  ).items;
 }
 
 describe.skipIf(!haproxyAvailable())('sessions shared by three replicas behind one address', () => {

@@ -30,6 +30,8 @@ export interface RecorderOptions {
   protection?: ProtectionService;
   fencing?: FencingService;
   logger?: Logger;
+  /** the install's audit key: only Events Palisade sealed with it become audit entries */
+  auditKey?: Buffer;
   /** after entries were written (new ones only), per cluster */
   onRecorded?: (cluster: string, entries: HistoryEntry[]) => void;
   flushEveryMs?: number;
@@ -85,7 +87,7 @@ export class HistoryRecorder {
     const node = (n: { view: NodeView }) =>
       this.record([nodeConditionEntry(id, readyFact(n.view), Date.now())]);
     conn.informers.nodes.on({ add: node, update: node });
-    const event = (e: Parameters<typeof eventEntry>[1]) => this.record([eventEntry(id, e)]);
+    const event = (e: Parameters<typeof eventEntry>[1]) => this.record([eventEntry(id, e, this.o.auditKey)]);
     conn.informers.events.on({ add: event, update: event });
     // the console's watches may have listed already: what they hold is recorded too (ids dedupe)
     for (const n of conn.informers.nodes.values()) node(n);

@@ -3,8 +3,10 @@
 // (lib/instanceIds), write the new map with a merge patch that carries the resourceVersion
 // that was read — so a write made meanwhile by anyone (another pod's request, another Palisade
 // replica, the workload's controller, kubectl) makes ours a 409, and we read and decide again,
-// after a jittered, growing wait, until a deadline. The live pods are listed (by the workload's
-// selector) only when no id is free, and never taken from a cache. What the API server refuses
+// after a jittered, growing wait, until a deadline. When no id is free, the holders are judged
+// (lib/guard/stopped.ts: its pods listed by the workload's selector, their nodes and NodeFences
+// read live, never from a cache; how a gone pod left the API from the watches) and only those
+// known to have stopped lose their ids; otherwise the pod is told to wait, and for whom. What the API server refuses
 // (the 256 KiB annotation limit, an admission webhook) is passed on in its own words: the map
 // is then exactly as it was.
 import * as k8s from '@kubernetes/client-node';
@@ -16,6 +18,9 @@ import {
   type Entry,
   invalidMapMessage,
 } from '../../lib/instanceIds/decide.js';
+import { type Departure, holderStopped, type StopVerdict } from '../../lib/guard/stopped.js';
+import type { FenceFacts, NodeFacts as GuardNode } from '../../lib/guard/types.js';
+import { type HolderRecord, nextHolderRecords, parseHolderRecords } from '../../lib/instanceIds/holders.js';
 import {
   instanceCount,
   isLivePod,
@@ -26,14 +31,26 @@ import {
 } from '../../lib/instanceIds/owner.js';
 import {
   type AcquireAnswer,
+  INSTANCE_ID_NODES_ANNOTATION,
   INSTANCE_IDS_ANNOTATION,
   type RefusalCode,
   type ReleaseAnswer,
+  type WaitingHolder,
   type WorkloadRef,
 } from '../../lib/instanceIds/types.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import { labelSelectorToString } from '../../lib/kube/labelSelector.js';
+import { FENCE_PLURAL, GROUP, parseNodeFence, VERSION } from '../../lib/fencing/types.js';
+import { parseIdMap } from '../../lib/instanceIds/map.js';
+import {
+  judgeNamespace,
+  judgeOptIn,
+  missingGrantMessage,
+  workloadResource,
+} from '../../lib/instanceIds/scope.js';
+import { fenceFacts, nodeFacts } from '../actions/live.js';
 import { component, type Logger } from '../log.js';
+import type { HolderFactsSource } from './holderFacts.js';
 
 export interface CasOptions {
   /** give up on 409s after this long (default 30 s) */
@@ -47,9 +64,22 @@ export interface CasOptions {
    * seed's protocol as it is (the race test's baseline).
    */
   batch?: boolean;
+  /**
+   * where Palisade gives out instance IDs (palisade.yaml instanceIds.namespaces; ["*"]: every
+   * namespace, the default here — the console passes the configured list)
+   */
+  namespaces?: readonly string[];
 }
 
-export type Refusal = { ok: false; status: number; code: RefusalCode; message: string; retries: number };
+export type Refusal = {
+  ok: false;
+  status: number;
+  code: RefusalCode;
+  message: string;
+  retries: number;
+  /** holder_not_stopped: the holders it waits for */
+  waiting?: WaitingHolder[];
+};
 export type Outcome<T> = ({ ok: true } & T) | Refusal;
 
 /** What a successful acquire also reports, for the log and the tests. */
@@ -67,7 +97,7 @@ export interface CasStats {
   writes: number;
   /** conditional writes that lost the compare-and-swap (409 Conflict) */
   conflicts: number;
-  /** live pod lists read because no id was free */
+  /** holder judgements (pods, nodes and fences read live) because no id was free */
   liveReads: number;
   /** the most requests one write carried */
   largestBatch: number;
@@ -78,6 +108,9 @@ interface Workload {
   uid?: string;
   resourceVersion?: string;
   annotation?: string;
+  labels?: Record<string, string>;
+  /** the holders' nodes and boots (INSTANCE_ID_NODES_ANNOTATION) */
+  records?: string;
   replicas: number;
   selector?: k8s.V1LabelSelector;
 }
@@ -90,7 +123,7 @@ type CollectOutcome = Outcome<{ workload: WorkloadRef; dropped: Entry[]; retries
 
 /** One pod's request (or the collector's sweep), waiting for a write of its workload's map. */
 type Op = { pod: string; deadline: number; retries: number } & (
-  | { kind: 'acquire'; done: (o: AcquireOutcome) => void }
+  | { kind: 'acquire'; done: (o: AcquireOutcome) => void; record?: HolderRecord }
   | { kind: 'release'; done: (o: ReleaseOutcome) => void }
   | { kind: 'collect'; done: (o: CollectOutcome) => void }
 );
@@ -116,6 +149,14 @@ const refuse = (status: number, code: RefusalCode, message: string, retries = 0)
   retries,
 });
 
+/** What one write changes: the map, the holders' record beside it, or both. */
+interface Annotations {
+  map?: string;
+  records?: string;
+}
+
+type Judged = { ok: true; holders: Map<string, StopVerdict>; nodes: Map<string, string> } | Refusal;
+
 const codeOf = (e: unknown) => (e instanceof k8s.ApiException ? e.code : undefined);
 
 /** Which pod is asking: its name, and the uid its token is bound to (checked against the live pod). */
@@ -132,6 +173,7 @@ export class InstanceIdCas {
   private readonly core: k8s.CoreV1Api;
   private readonly apps: k8s.AppsV1Api;
   private readonly batch: k8s.BatchV1Api;
+  private readonly custom: k8s.CustomObjectsApi;
   private readonly log: Logger;
   /** workload (with its uid) -> requests waiting for its next write */
   private readonly queues = new Map<string, Queue>();
@@ -148,7 +190,10 @@ export class InstanceIdCas {
     kc: k8s.KubeConfig,
     private readonly opts: CasOptions = {},
     logger?: Logger,
+    /** how gone pods left the API (the watches); without it a gone holder is judged by its node alone */
+    private readonly facts?: HolderFactsSource,
   ) {
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
     this.core = kc.makeApiClient(k8s.CoreV1Api);
     this.apps = kc.makeApiClient(k8s.AppsV1Api);
     this.batch = kc.makeApiClient(k8s.BatchV1Api);
@@ -156,8 +201,12 @@ export class InstanceIdCas {
   }
 
   async acquire(who: PodIdentity): Promise<AcquireOutcome> {
+    const scope = this.inScope(who.namespace);
+    if (scope) return scope;
     const found = await this.podAndOwner(who, 'acquire');
     if (!found.ok) return found;
+    const record = found.node ? await this.recordOf(found.node) : undefined;
+    if (record && !record.ok) return record;
     const o = await new Promise<AcquireOutcome>((done) =>
       this.submit(who.namespace, found.owner, {
         kind: 'acquire',
@@ -165,6 +214,7 @@ export class InstanceIdCas {
         deadline: this.deadline(),
         retries: 0,
         done,
+        ...(record ? { record: record.record } : {}),
       }),
     );
     if (o.ok) {
@@ -185,6 +235,8 @@ export class InstanceIdCas {
   }
 
   async release(who: PodIdentity): Promise<ReleaseOutcome> {
+    const scope = this.inScope(who.namespace);
+    if (scope) return scope;
     const found = await this.podAndOwner(who, 'release');
     if (!found.ok) return found;
     const o = await new Promise<ReleaseOutcome>((done) =>
@@ -205,6 +257,8 @@ export class InstanceIdCas {
    * the same conditional writes as the pods' own requests. The collector's sweep.
    */
   async collect(ref: WorkloadRef, uid?: string): Promise<CollectOutcome> {
+    const scope = this.inScope(ref.namespace);
+    if (scope) return scope;
     const owner: Owner = { kind: ref.kind, name: ref.name, ...(uid ? { uid } : {}) };
     return new Promise<CollectOutcome>((done) =>
       this.submit(ref.namespace, owner, {
@@ -215,6 +269,12 @@ export class InstanceIdCas {
         done,
       }),
     );
+  }
+
+  /** A refusal when palisade.yaml does not list the namespace. */
+  private inScope(namespace: string): Refusal | undefined {
+    const d = judgeNamespace(this.opts.namespaces ?? ['*'], namespace);
+    return d.ok ? undefined : refuse(403, 'not_enabled', d.message);
   }
 
   private deadline() {
@@ -255,14 +315,18 @@ export class InstanceIdCas {
   private async podAndOwner(
     who: PodIdentity,
     what: 'acquire' | 'release',
-  ): Promise<{ ok: true; owner: Owner } | Refusal> {
+  ): Promise<{ ok: true; owner: Owner; node?: string } | Refusal> {
     let pod: k8s.V1Pod;
     try {
       pod = await this.core.readNamespacedPod({ namespace: who.namespace, name: who.pod });
     } catch (e) {
       if (codeOf(e) === 404)
         return refuse(404, 'pod_not_found', `pod ${who.namespace}/${who.pod} does not exist`);
-      return this.clusterError(`reading pod ${who.namespace}/${who.pod}`, e);
+      return this.clusterError(`reading pod ${who.namespace}/${who.pod}`, e, {
+        verbs: 'get',
+        resource: 'pods',
+        namespace: who.namespace,
+      });
     }
     if (who.uid && pod.metadata?.uid !== who.uid)
       return refuse(
@@ -288,7 +352,11 @@ export class InstanceIdCas {
             'workload_not_found',
             `ReplicaSet ${who.namespace}/${step.name} of pod ${who.pod} does not exist`,
           );
-        return this.clusterError(`reading ReplicaSet ${who.namespace}/${step.name}`, e);
+        return this.clusterError(`reading ReplicaSet ${who.namespace}/${step.name}`, e, {
+          verbs: 'get',
+          resource: 'replicasets.apps',
+          namespace: who.namespace,
+        });
       }
       if (step.uid && rs.metadata?.uid !== step.uid)
         return refuse(
@@ -300,7 +368,19 @@ export class InstanceIdCas {
     }
     if (step.kind === 'none') return refuse(422, 'no_workload', step.message);
     if (step.kind !== 'owner') throw new Error('a ReplicaSet was resolved above');
-    return { ok: true, owner: step.owner };
+    return { ok: true, owner: step.owner, ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}) };
+  }
+
+  /** Where the asking pod runs now: its node and that node's boot, read live. */
+  private async recordOf(node: string): Promise<{ ok: true; record: HolderRecord } | Refusal> {
+    try {
+      const n = await this.core.readNode({ name: node });
+      const bootID = n.status?.nodeInfo?.bootID;
+      return { ok: true, record: { node, ...(bootID ? { bootID } : {}) } };
+    } catch (e) {
+      if (codeOf(e) === 404) return { ok: true, record: { node } };
+      return this.clusterError(`reading node ${node}`, e, { verbs: 'get', resource: 'nodes' });
+    }
   }
 
   /**
@@ -327,6 +407,8 @@ export class InstanceIdCas {
             `${workloadName(ref)} was replaced (uid ${w.uid}, the pod's owner was ${owner.uid})`,
           ),
         );
+      const optIn = judgeOptIn(ref, w.labels);
+      if (!optIn.ok) return this.finishAll(pending, refuse(403, 'not_enabled', optIn.message));
       const { next, results } = await this.decideAll(w, pending);
       if (next === undefined) return this.finish(pending, results);
       try {
@@ -337,7 +419,15 @@ export class InstanceIdCas {
         const code = codeOf(e);
         if (code === 404)
           return this.finishAll(pending, refuse(404, 'workload_not_found', `${workloadName(ref)} is gone`));
-        if (code === 422 || code === 400 || code === 403) {
+        if (code === 403)
+          return this.finishAll(
+            pending,
+            this.forbidden(
+              { verbs: 'get, patch', resource: workloadResource(ref), namespace, name: ref.name },
+              e,
+            ),
+          );
+        if (code === 422 || code === 400) {
           // one request's entry may be what broke the write: each alone, then
           if (pending.length > 1) {
             for (const op of pending) await this.runSafely(namespace, owner, [op]);
@@ -375,21 +465,25 @@ export class InstanceIdCas {
     }
   }
 
-  /** Every op's decision on the map as the ops before it left it; `next`: the map to write, if it changed. */
-  private async decideAll(w: Workload, ops: Op[]): Promise<{ next?: string; results: Result[] }> {
+  /**
+   * Every op's decision on the map as the ops before it left it; `next`: the annotations to
+   * write (the map and the holders' record beside it), if either changed.
+   */
+  private async decideAll(w: Workload, ops: Op[]): Promise<{ next?: Annotations; results: Result[] }> {
     let raw = w.annotation;
     let changed = false;
-    let live: Promise<{ ok: true; names: Set<string> } | Refusal> | undefined;
+    let judged: Promise<Judged> | undefined;
+    const seen = new Map<string, HolderRecord>();
     const results: Result[] = [];
     for (const op of ops) {
       if (op.kind === 'collect') {
-        live ??= this.livePods(w);
-        const l = await live;
-        if (!l.ok) {
-          results.push(l);
+        judged ??= this.judge(w);
+        const j = await judged;
+        if (!j.ok) {
+          results.push(j);
           continue;
         }
-        const d = decideCollect({ raw, live: l.names });
+        const d = decideCollect({ raw, holders: j.holders });
         if (d.kind === 'invalid') {
           results.push(refuse(422, 'invalid_map', invalidMapMessage(w.ref, d.problems)));
           continue;
@@ -422,26 +516,41 @@ export class InstanceIdCas {
       }
       let d: AcquireDecision = decideAcquire({ raw, replicas: w.replicas, pod: op.pod });
       if (d.kind === 'needLive') {
-        // read once for all the ops of this attempt that need it
-        live ??= this.livePods(w);
-        const l = await live;
-        if (!l.ok) {
-          results.push(l);
+        // judged once for all the ops of this attempt that need it
+        judged ??= this.judge(w);
+        const j = await judged;
+        if (!j.ok) {
+          results.push(j);
           continue;
         }
-        d = decideAcquire({ raw, replicas: w.replicas, pod: op.pod, live: l.names });
+        d = decideAcquire({ raw, replicas: w.replicas, pod: op.pod, holders: j.holders });
+        if (d.kind === 'wait') {
+          const waiting: WaitingHolder[] = d.unconfirmed.map((u) => ({
+            id: u.id,
+            pod: u.pod,
+            ...(j.nodes.has(u.pod) ? { node: j.nodes.get(u.pod) } : {}),
+            reason: u.verdict.reason,
+            text: u.verdict.text,
+          }));
+          results.push({
+            ...refuse(409, 'holder_not_stopped', `${workloadName(w.ref)}: ${d.message}`),
+            waiting,
+          });
+          continue;
+        }
       }
       if (d.kind === 'invalid')
         results.push(refuse(422, 'invalid_map', invalidMapMessage(w.ref, d.problems)));
       else if (d.kind === 'full')
         results.push(refuse(409, 'no_free_id', `${workloadName(w.ref)}: ${d.message}`));
-      else if (d.kind === 'needLive')
-        throw new Error('the live pods were read: the decision cannot ask for them again');
+      else if (d.kind === 'needLive' || d.kind === 'wait')
+        throw new Error('the holders were judged: the decision cannot ask for them again');
       else {
         if (d.next !== undefined) {
           raw = d.next;
           changed = true;
         }
+        if (op.record) seen.set(op.pod, op.record);
         results.push({
           ok: true,
           acquired: {
@@ -454,7 +563,13 @@ export class InstanceIdCas {
         });
       }
     }
-    return { next: changed ? raw : undefined, results };
+    // the record follows the map as it will be written; a pod that asked updates its own
+    const records = nextHolderRecords(w.records, raw, seen);
+    if (!changed && records === undefined) return { results };
+    return {
+      next: { ...(changed ? { map: raw } : {}), ...(records !== undefined ? { records } : {}) },
+      results,
+    };
   }
 
   private finish(ops: Op[], results: Result[]) {
@@ -490,37 +605,133 @@ export class InstanceIdCas {
           uid: obj.metadata?.uid,
           resourceVersion: obj.metadata?.resourceVersion,
           annotation: obj.metadata?.annotations?.[INSTANCE_IDS_ANNOTATION],
+          labels: obj.metadata?.labels,
+          records: obj.metadata?.annotations?.[INSTANCE_ID_NODES_ANNOTATION],
           replicas: instanceCount(ref.kind, obj.spec as { replicas?: number; parallelism?: number }),
           selector: obj.spec?.selector,
         },
       };
     } catch (e) {
       if (codeOf(e) === 404) return refuse(404, 'workload_not_found', `${workloadName(ref)} does not exist`);
-      return this.clusterError(`reading ${workloadName(ref)}`, e);
+      return this.clusterError(`reading ${workloadName(ref)}`, e, {
+        verbs: 'get, patch',
+        resource: workloadResource(ref),
+        namespace,
+        name,
+      });
     }
   }
 
-  /** The workload's pods that can hold an ID, listed live by its selector. */
-  private async livePods(w: Workload): Promise<{ ok: true; names: Set<string> } | Refusal> {
+  /**
+   * Whether each pod the map names stopped for sure (lib/guard/stopped.ts): the workload's pods
+   * listed live by its selector, their nodes and NodeFences read live; a pod the list does not
+   * have is judged by how the watches saw it go, or by the node recorded when it took its ID.
+   */
+  private async judge(w: Workload): Promise<Judged> {
     this.stats.liveReads++;
+    const named = [...parseIdMap(w.annotation).map.values()];
+    const records = parseHolderRecords(w.records);
+    let list: k8s.V1PodList;
     try {
-      const list = await this.core.listNamespacedPod({
+      list = await this.core.listNamespacedPod({
         namespace: w.ref.namespace,
         labelSelector: labelSelectorToString(w.selector as never) || undefined,
       });
-      return { ok: true, names: new Set(list.items.filter(isLivePod).map((p) => p.metadata!.name!)) };
     } catch (e) {
-      return this.clusterError(`listing the pods of ${workloadName(w.ref)}`, e);
+      return this.clusterError(`listing the pods of ${workloadName(w.ref)}`, e, {
+        verbs: 'list',
+        resource: 'pods',
+        namespace: w.ref.namespace,
+      });
+    }
+    const pods = new Map(list.items.map((p) => [p.metadata!.name!, p]));
+    const nodeOf = new Map<string, string>();
+    const departures = new Map<string, Departure | undefined>();
+    for (const pod of named) {
+      const p = pods.get(pod);
+      const dep = p ? undefined : this.facts?.departure(w.ref.namespace, pod);
+      departures.set(pod, dep);
+      const node = p ? p.spec?.nodeName : (dep?.nodeName ?? records.get(pod)?.node);
+      if (node) nodeOf.set(pod, node);
+    }
+    const nodeNames = [...new Set(nodeOf.values())];
+    let byNode: Map<string, { node?: GuardNode; fence?: FenceFacts }>;
+    try {
+      const [nodes, fences] = await Promise.all([
+        Promise.all(nodeNames.map((n) => this.readNodeFacts(n))),
+        Promise.all(nodeNames.map((n) => this.readFenceFacts(n))),
+      ]);
+      byNode = new Map(nodeNames.map((n, i) => [n, { node: nodes[i], fence: fences[i] }]));
+    } catch (e) {
+      return this.clusterError(`reading the nodes of ${workloadName(w.ref)}'s pods and their fences`, e, {
+        verbs: 'get',
+        resource: 'nodes and nodefences.palisade.dev',
+      });
+    }
+    const holders = new Map<string, StopVerdict>();
+    for (const pod of named) {
+      const p = pods.get(pod);
+      const node = nodeOf.get(pod);
+      const at = node ? byNode.get(node) : undefined;
+      holders.set(
+        pod,
+        holderStopped({
+          name: pod,
+          pod: p && {
+            name: pod,
+            nodeName: p.spec?.nodeName,
+            phase: p.status?.phase,
+            deletionTimestamp: p.metadata?.deletionTimestamp
+              ? String(p.metadata.deletionTimestamp)
+              : undefined,
+          },
+          departure: departures.get(pod),
+          nodeName: records.get(pod)?.node,
+          bootId: records.get(pod)?.bootID,
+          node: at?.node,
+          fence: at?.fence,
+        }),
+      );
+    }
+    return { ok: true, holders, nodes: nodeOf };
+  }
+
+  private async readNodeFacts(name: string) {
+    try {
+      return nodeFacts(await this.core.readNode({ name }));
+    } catch (e) {
+      if (codeOf(e) === 404) return undefined;
+      throw e;
     }
   }
 
-  /** A merge patch of the annotation alone, conditional on the resourceVersion read. */
-  private async patch(w: Workload, annotation: string) {
+  /** The node's NodeFence; none (404, or the CRD not installed) or one Palisade cannot read counts as no fence. */
+  private async readFenceFacts(name: string) {
+    try {
+      const raw = await this.custom.getClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: FENCE_PLURAL,
+        name,
+      });
+      const parsed = parseNodeFence(raw);
+      return parsed.ok ? fenceFacts(parsed.value) : undefined;
+    } catch (e) {
+      if (codeOf(e) === 404) return undefined;
+      throw e;
+    }
+  }
+
+  /** A merge patch of the annotations alone, conditional on the resourceVersion read. */
+  private async patch(w: Workload, next: Annotations) {
     const { namespace, name } = w.ref;
     const body = {
       metadata: {
         resourceVersion: w.resourceVersion,
-        annotations: { [INSTANCE_IDS_ANNOTATION]: annotation },
+        annotations: {
+          ...(next.map !== undefined ? { [INSTANCE_IDS_ANNOTATION]: next.map } : {}),
+          ...(next.records !== undefined ? { [INSTANCE_ID_NODES_ANNOTATION]: next.records } : {}),
+        },
       },
     };
     const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -531,7 +742,13 @@ export class InstanceIdCas {
     else await this.batch.patchNamespacedJob({ namespace, name, body }, merge);
   }
 
-  private clusterError(what: string, e: unknown): Refusal {
+  /** The API server forbade Palisade something: which grant is missing. */
+  private forbidden(what: Parameters<typeof missingGrantMessage>[0], e: unknown): Refusal {
+    return refuse(403, 'not_permitted', missingGrantMessage(what, errorText(e)));
+  }
+
+  private clusterError(what: string, e: unknown, grant?: Parameters<typeof missingGrantMessage>[0]): Refusal {
+    if (grant && codeOf(e) === 403) return this.forbidden(grant, e);
     return refuse(502, 'cluster_error', `${what} failed: ${errorText(e)}`);
   }
 }

@@ -1,12 +1,15 @@
 // The instance-ID garbage collector: a loop on the controller runtime (leader only) that drops
-// the map entries of pods that are gone, terminating or finished, so a workload whose pods died
-// without releasing (a node lost, a SIGKILL) does not carry stale entries until its map fills.
-// It sweeps the console's caches every so often for candidates (instanceIdRows' `stale`); an
-// entry seen stale in two sweeps in a row (a pod gone for a sweep's interval, not a blink of a
-// lagging cache) is collected: confirmed with the pods read live and writes through the compare-and-swap the pods' own requests use
-// (server/instanceIds/cas.ts), conditional on the workload's resourceVersion, with the term's
-// kubeconfig (no write once this console stops leading). Jobs are not watched by the console:
-// theirs are collected when their maps fill.
+// the map entries of pods known to have stopped (lib/guard/stopped.ts: not merely gone from the
+// API or Terminating — its kubelet confirmed the end, or its node is fenced, booted again or
+// gone), so a workload whose pods died without releasing (a node lost, a SIGKILL) does not
+// carry stale entries until its map fills. It sweeps the console's caches every so often for
+// candidates: an entry the watches already judge stopped, or one seen stale (gone, terminating,
+// finished) in two sweeps in a row. A candidate workload is collected through the
+// compare-and-swap the pods' own requests use (server/instanceIds/cas.ts): its holders judged
+// again from live reads, written conditionally on the workload's resourceVersion, with the
+// term's kubeconfig (no write once this console stops leading). Only opted-in workloads in the
+// namespaces palisade.yaml lists. Jobs are not watched by the console: theirs are collected
+// when their maps fill.
 import { instanceIdRows } from '../../lib/instanceIds/rows.js';
 import type { WorkloadKind } from '../../lib/instanceIds/types.js';
 import { done, requeueAfter } from '../../lib/runtime/result.js';
@@ -14,6 +17,9 @@ import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger } from '../log.js';
 import { Controller } from '../runtime/controller.js';
 import { InstanceIdCas } from './cas.js';
+import { holderFactsOf } from './holderFacts.js';
+import { parseHolderRecords } from '../../lib/instanceIds/holders.js';
+import { namespaceEnabled } from '../../lib/instanceIds/scope.js';
 
 /** the key that looks at every workload */
 const SWEEP = '*';
@@ -36,13 +42,20 @@ export class InstanceIdCollector {
     private readonly conn: ClusterConnection,
     logger?: Logger,
     private readonly everyMs = SWEEP_EVERY_MS,
+    /** palisade.yaml instanceIds.namespaces: where it may write */
+    private readonly namespaces: readonly string[] = ['*'],
   ) {
     this.log = component('instance-ids', { cluster: conn.id }, logger);
     this.controller = new Controller<CollectorWait>({
       name: 'instance-id-collector',
       reconciler: {
         begin: (term, c) => {
-          this.cas = new InstanceIdCas(term.kc(conn.spec.kc), {}, this.log);
+          this.cas = new InstanceIdCas(
+            term.kc(conn.spec.kc),
+            { namespaces: this.namespaces },
+            this.log,
+            holderFactsOf(conn),
+          );
           this.suspects.clear();
           c.enqueue(SWEEP);
         },
@@ -65,13 +78,19 @@ export class InstanceIdCollector {
       pods: this.conn.cache.podList(),
     });
     const now = new Map<string, Set<string>>();
+    const facts = holderFactsOf(this.conn);
     for (const r of rows) {
-      if (!r.valid || !r.stale.length) continue;
+      if (!r.valid || !r.stale.length || !r.enabled || !namespaceEnabled(this.namespaces, r.namespace))
+        continue;
       const key = `${r.namespace}/${r.kind}/${r.name}`;
       const entries = new Set(r.stale.map((e) => `${e.key}=${e.pod}`));
       now.set(key, entries);
       const before = this.suspects.get(key);
-      if (before && [...entries].some((e) => before.has(e))) this.controller.enqueue(key);
+      const records = parseHolderRecords(r.records);
+      const confirmed = r.stale.some(
+        (e) => e.pod && facts.judgeCached(r.namespace, e.pod, records.get(e.pod)).stopped,
+      );
+      if (confirmed || (before && [...entries].some((e) => before.has(e)))) this.controller.enqueue(key);
     }
     this.suspects = now;
     return requeueAfter<CollectorWait>(this.everyMs, 'sweep');
@@ -81,17 +100,45 @@ export class InstanceIdCollector {
     const [namespace, kind, name] = key.split('/') as [string, WorkloadKind, string];
     const o = await this.cas!.collect({ namespace, kind, name });
     if (!o.ok) {
-      // gone meanwhile, or a map Palisade will not rewrite (the page says why): nothing to retry
-      if (o.code === 'workload_not_found' || o.code === 'invalid_map') return done;
+      // gone meanwhile, a map Palisade will not rewrite or may not touch (the page says why): nothing to retry
+      if (['workload_not_found', 'invalid_map', 'not_enabled', 'not_permitted'].includes(o.code)) return done;
       throw new Error(o.message);
     }
     if (o.dropped.length) {
       this.dropped += o.dropped.length;
       this.log.info(
         { workload: `${kind} ${namespace}/${name}`, dropped: o.dropped.map((e) => `${e.id}: ${e.pod}`) },
-        'instance IDs of pods that are gone given back',
+        'instance IDs of pods known to have stopped given back',
       );
     }
     return done;
   }
+}
+
+/**
+ * On every replica (not only the leader): a pod named in an opted-in map that its kubelet was
+ * seen to remove has its entry dropped at once, through the compare-and-swap (which judges it
+ * again, live). What only a watch can see is so written down while a replica sees it: a replica
+ * started later, or the next leader, does not know how that pod left.
+ */
+export function collectOnDeparture(conn: ClusterConnection, cas: InstanceIdCas, log: Logger) {
+  holderFactsOf(conn).onDeparture((namespace, pod, d) => {
+    if (!d.confirmed) return;
+    const quoted = JSON.stringify(pod);
+    const { deployments, statefulSets } = conn.informers;
+    for (const w of [...deployments.values(), ...statefulSets.values()]) {
+      if (w.namespace !== namespace || !w.instanceIdsEnabled || !w.instanceIds?.includes(quoted)) continue;
+      const ref = { namespace, kind: w.kind as WorkloadKind, name: w.name };
+      void cas.collect(ref).then((o) => {
+        if (o.ok && o.dropped.length)
+          log.info(
+            {
+              workload: `${ref.kind} ${namespace}/${ref.name}`,
+              dropped: o.dropped.map((e) => `${e.id}: ${e.pod}`),
+            },
+            'instance ID of a pod its kubelet removed given back',
+          );
+      });
+    }
+  });
 }

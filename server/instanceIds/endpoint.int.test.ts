@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE_IDS_ANNOTATION } from '../../lib/instanceIds/types.js';
-import { onRealControlPlane } from '../../sim/apiserver/test/harness.js';
+import { eventually, onRealControlPlane } from '../../sim/apiserver/test/harness.js';
 import { startConsole } from '../console.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import { type ClusterAndConsole, rawRequest, startClusterAndConsole } from '../test/consoleHarness.js';
 import { createReadyNamespace } from '../test/namespaces.js';
-import { ask, deployment, livePods, mapOf, NOWHERE, podToken } from './test/helpers.js';
+import { ask, deployment, livePods, mapOf, NOWHERE, podToken, serviceAccountKc } from './test/helpers.js';
 
 const NS = 'ids';
 let h: ClusterAndConsole;
@@ -33,7 +33,12 @@ const setMap = (name: string, map: string | null, extra: Record<string, string |
 const nameOf = (p: k8s.V1Pod) => p.metadata!.name!;
 
 beforeAll(async () => {
-  h = await startClusterAndConsole({ name: 'ids-endpoint', rack: 'e', count: 2 });
+  h = await startClusterAndConsole({
+    name: 'ids-endpoint',
+    rack: 'e',
+    count: 2,
+    console: { instanceIdNamespaces: [NS] },
+  });
   core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
   apps = h.cluster.kc.makeApiClient(k8s.AppsV1Api);
   url = h.console.url;
@@ -196,9 +201,124 @@ describe('a pod may ask only for itself', () => {
   });
 });
 
+describe('only workloads that opted in, where palisade.yaml allows, as far as Palisade is granted', () => {
+  it('refuses a workload that is not labelled to opt in, and writes nothing', async () => {
+    await apps.createNamespacedDeployment({
+      namespace: NS,
+      body: deployment(NS, 'plain', 1, { optIn: false }),
+    });
+    const [p] = await livePods(core, NS, 'plain', 1);
+    const r = await ask(url, 'acquire', await podToken(core, p), { namespace: NS, pod: nameOf(p) });
+    expect(r).toEqual({
+      status: 403,
+      body: {
+        code: 'not_enabled',
+        error: `Deployment ${NS}/plain has not opted in to instance IDs: Palisade patches only workloads labelled palisade.dev/instance-ids-enabled=true (kubectl label deployment/plain -n ${NS} palisade.dev/instance-ids-enabled=true)`,
+      },
+    });
+    expect(await mapOf(apps, NS, 'plain')).toBeUndefined();
+  });
+
+  it('refuses a namespace palisade.yaml does not list', async () => {
+    const elsewhere = await startConsole({
+      clusters: await clustersFromKubeconfig(join(h.dir, 'kubeconfig')),
+      ui: false,
+      fencing: false,
+      instanceIdNamespaces: ['shop'],
+    });
+    try {
+      await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'unlisted', 1) });
+      const [p] = await livePods(core, NS, 'unlisted', 1);
+      const r = await ask(elsewhere.url, 'acquire', await podToken(core, p), {
+        namespace: NS,
+        pod: nameOf(p),
+      });
+      expect(r.status).toBe(403);
+      expect(r.body.code).toBe('not_enabled');
+      expect(r.body.error).toMatch(
+        new RegExp(`^namespace ${NS} is not in palisade.yaml instanceIds.namespaces \\(\\[shop\\]\\)`),
+      );
+      expect(await mapOf(apps, NS, 'unlisted')).toBeUndefined();
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
+  it('names the grant the API server says is missing (Palisade may get the workload, not patch it)', async () => {
+    const rbac = h.cluster.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await core.createNamespacedServiceAccount({ namespace: NS, body: { metadata: { name: 'ids-limited' } } });
+    const subjects = [{ kind: 'ServiceAccount', name: 'ids-limited', namespace: NS }];
+    await rbac.createClusterRole({
+      body: {
+        metadata: { name: 'ids-limited' },
+        rules: [
+          { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+          { apiGroups: [''], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['get'] },
+          { apiGroups: ['palisade.dev'], resources: ['nodefences'], verbs: ['get', 'list', 'watch'] },
+        ],
+      },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: 'ids-limited' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ids-limited' },
+        subjects,
+      },
+    });
+    await rbac.createNamespacedRole({
+      namespace: NS,
+      body: {
+        metadata: { name: 'ids-limited' },
+        rules: [
+          { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'], resourceNames: ['granted'] },
+        ],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: NS,
+      body: {
+        metadata: { name: 'ids-limited' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ids-limited' },
+        subjects,
+      },
+    });
+    const kc = await serviceAccountKc(h.cluster.kc, NS, 'ids-limited');
+    const limited = await startConsole({
+      clusters: [{ id: 'palisade-embedded', context: kc.getCurrentContext(), kc }],
+      ui: false,
+      fencing: false,
+      instanceIdNamespaces: [NS],
+    });
+    try {
+      await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'granted', 1) });
+      const [p] = await livePods(core, NS, 'granted', 1);
+      const token = await podToken(core, p);
+      const r = await eventually(async () => {
+        const a = await ask(limited.url, 'acquire', token, { namespace: NS, pod: nameOf(p) });
+        // the Role may take a moment to be in force
+        return a.body.code === 'not_permitted' && a;
+      }, 'the refusal naming the grant');
+      expect(r.status).toBe(403);
+      expect(r.body.error).toMatch(
+        new RegExp(
+          `^the API server forbade it \\(.*deployments.apps "granted" is forbidden: User "system:serviceaccount:${NS}:ids-limited" cannot patch resource "deployments" in API group "apps" in the namespace "${NS}".*\\): grant Palisade's identity get, patch on deployments.apps in namespace ${NS} \\(or a Role with resourceNames: \\[granted\\]\\)$`,
+        ),
+      );
+      expect(await mapOf(apps, NS, 'granted')).toBeUndefined();
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
 describe('the map', () => {
-  it('entries at or above a shrunk replica count are released; stale entries make room when it is full', async () => {
-    await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'shrink', 3) });
+  it('entries at or above a shrunk replica count are released; stale entries make room once their pods are known to have stopped', async () => {
+    // running pods: an unscheduled one runs nowhere, and its entry would count as stopped at once
+    await apps.createNamespacedDeployment({
+      namespace: NS,
+      body: deployment(NS, 'shrink', 3, { runs: true }),
+    });
     const pods = await livePods(core, NS, 'shrink', 3);
     const tokens = await Promise.all(pods.map((p) => podToken(core, p)));
     const ids = await Promise.all(
@@ -207,17 +327,24 @@ describe('the map', () => {
       ),
     );
     expect([...ids].sort()).toEqual([0, 1, 2]);
-    // scaled down to 2: one pod goes (Pending pods go at once), its entry stays for now
+    // scaled down to 2: one pod goes, its entry stays for now
     await apps.patchNamespacedDeploymentScale(
       { namespace: NS, name: 'shrink', body: { spec: { replicas: 2 } } },
       merge,
     );
     const left = await livePods(core, NS, 'shrink', 2);
     const tokenOf = (p: k8s.V1Pod) => tokens[pods.findIndex((x) => nameOf(x) === nameOf(p))];
-    // each pod asks again: an ID of 2 is out of range and given up for a free (or freed) one
+    // each pod asks again: an ID of 2 is out of range and given up for a free one, or for the
+    // one of the pod that went, once its kubelet confirmed it stopped (until then: wait)
     for (const p of left) {
-      const r = await ask(url, 'acquire', tokenOf(p), { namespace: NS, pod: nameOf(p) });
-      expect(r.status).toBe(200);
+      const r = await eventually(
+        async () => {
+          const a = await ask(url, 'acquire', tokenOf(p), { namespace: NS, pod: nameOf(p) });
+          if (a.status === 409) expect(a.body.code).toBe('holder_not_stopped');
+          return a.status === 200 && a;
+        },
+        `${nameOf(p)} to get an ID below 2`,
+      );
       expect(r.body.id).toBeLessThan(2);
     }
     const names = left.map(nameOf).sort();
@@ -226,10 +353,13 @@ describe('the map', () => {
     expect(Object.values(map).sort()).toEqual(names);
   });
 
-  it('drops the entries of pods gone or terminating when no ID is free, reading the pods live', async () => {
-    await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'stale', 2) });
+  it('when no ID is free, drops the entries of pods known to have stopped, and has the others wait', async () => {
+    await apps.createNamespacedDeployment({
+      namespace: NS,
+      body: deployment(NS, 'stale', 2, { runs: true }),
+    });
     const [p, q] = await livePods(core, NS, 'stale', 2);
-    // a pod held by a finalizer stays, terminating, after its deletion
+    // a pod held by a finalizer stays, terminating, after its deletion: never scheduled, it ran nowhere
     await core.createNamespacedPod({
       namespace: NS,
       body: {
@@ -238,18 +368,38 @@ describe('the map', () => {
       },
     });
     await core.deleteNamespacedPod({ namespace: NS, name: 'stale-held' });
+    // "gone-pod": a name nothing is known of (no pod, no departure seen, no node recorded)
     await setMap('stale', '{"0":"gone-pod","1":"stale-held"}');
     const cas = h.console.instanceIds.cas.values().next().value!;
     const reads = cas.stats.liveReads;
     const first = await ask(url, 'acquire', await podToken(core, p), { namespace: NS, pod: nameOf(p) });
-    expect(first.body.id).toBe(0);
-    // both stale entries went, not only the one that was needed
-    expect(await mapOf(apps, NS, 'stale')).toBe(`{"0":"${nameOf(p)}"}`);
+    expect(first.body.id).toBe(1);
+    expect(await mapOf(apps, NS, 'stale')).toBe(`{"0":"gone-pod","1":"${nameOf(p)}"}`);
     expect(cas.stats.liveReads).toBe(reads + 1);
-    // an ID is free: no pods are read
+    // q waits: the holder of 0 is not known to have stopped, and the answer says why
     const second = await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) });
-    expect(second.body.id).toBe(1);
-    expect(cas.stats.liveReads).toBe(reads + 1);
+    expect(second).toEqual({
+      status: 409,
+      body: {
+        code: 'holder_not_stopped',
+        error: `Deployment ${NS}/stale: every instance ID is held, and no holder that stopped running is confirmed stopped yet (ID 0 held by gone-pod: gone from the API, and where it ran is not known: nothing confirms it stopped): an ID is given back once its pod's kubelet confirms the end from a Ready node, or its node is fenced`,
+        waiting: [
+          {
+            id: 0,
+            pod: 'gone-pod',
+            reason: 'node-unknown',
+            text: 'gone-pod: gone from the API, and where it ran is not known: nothing confirms it stopped',
+          },
+        ],
+      },
+    });
+    expect(cas.stats.liveReads).toBe(reads + 2);
+    // a person who made sure it stopped removes the entry; q then takes 0
+    await setMap('stale', `{"1":"${nameOf(p)}"}`);
+    expect(
+      (await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) })).body.id,
+    ).toBe(0);
+    expect(cas.stats.liveReads).toBe(reads + 2);
     // a stale entry while IDs are free stays: nothing is rewritten that need not be
     await setMap('stale', `{"0":"${nameOf(p)}","5":"stale-held"}`);
     await apps.patchNamespacedDeploymentScale(
@@ -317,7 +467,7 @@ describe.skipIf(!onRealControlPlane)(
       await batch.createNamespacedJob({
         namespace: NS,
         body: {
-          metadata: { name: 'crunch' },
+          metadata: { name: 'crunch', labels: { 'palisade.dev/instance-ids-enabled': 'true' } },
           spec: {
             parallelism: 2,
             completions: 4,

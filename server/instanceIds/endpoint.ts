@@ -21,6 +21,7 @@ import { BodyError, bearerToken, readJson, sendJson } from '../auth/http.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger } from '../log.js';
 import { type CasOptions, InstanceIdCas, type Outcome } from './cas.js';
+import { holderFactsOf } from './holderFacts.js';
 
 export const EXTRA_POD_NAME = 'authentication.kubernetes.io/pod-name';
 export const EXTRA_POD_UID = 'authentication.kubernetes.io/pod-uid';
@@ -42,8 +43,15 @@ interface TokenOwner {
   podUid?: string;
 }
 
-function refusal(res: http.ServerResponse, status: number, code: RefusalCode, error: string, headers = {}) {
-  const body: InstanceIdRefusal = { code, error };
+function refusal(
+  res: http.ServerResponse,
+  status: number,
+  code: RefusalCode,
+  error: string,
+  headers = {},
+  waiting?: InstanceIdRefusal['waiting'],
+) {
+  const body: InstanceIdRefusal = { code, error, ...(waiting ? { waiting } : {}) };
   sendJson(res, status, body, headers);
 }
 
@@ -59,7 +67,10 @@ export class InstanceIdEndpoint {
   ) {
     this.log = component('instance-ids', {}, opts.logger);
     for (const c of clusters.values()) {
-      this.cas.set(c.id, new InstanceIdCas(c.spec.kc, opts.cas, this.log.child({ cluster: c.id })));
+      this.cas.set(
+        c.id,
+        new InstanceIdCas(c.spec.kc, opts.cas, this.log.child({ cluster: c.id }), holderFactsOf(c)),
+      );
       this.reviewers.set(c.id, c.spec.kc.makeApiClient(k8s.AuthenticationV1Api));
     }
   }
@@ -128,7 +139,7 @@ export class InstanceIdEndpoint {
         { cluster: who.cluster.id, pod: asked, action, code: outcome.code, retries: outcome.retries },
         `instance ID ${action} refused: ${outcome.message}`,
       );
-      return refusal(res, outcome.status, outcome.code, outcome.message);
+      return refusal(res, outcome.status, outcome.code, outcome.message, {}, outcome.waiting);
     }
     const { ok: _ok, ...answer } = outcome as Record<string, unknown>;
     if (action === 'acquire') {

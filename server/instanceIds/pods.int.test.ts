@@ -1,8 +1,9 @@
 // The embedded cluster's simulated pods that opt in take their instance IDs from the console's
 // endpoint at start and give them back on SIGTERM, over HTTP with their own pod-bound tokens;
-// the console tells them where it is through a ConfigMap. The ground-truth checker flags two
-// running pods holding one ID: a partitioned pod, force-deleted, whose entry its replacement
-// took over while its process still runs. On both back ends.
+// the console tells them where it is through a ConfigMap. Issue 23: a pod evicted from an
+// unreachable node keeps its ID while it may still run there; its replacement waits (the page
+// says why) until the node is fenced, and the ground-truth checker never sees one ID held
+// twice. On both back ends.
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIdMap } from '../../lib/instanceIds/map.js';
@@ -39,7 +40,12 @@ const optedIn = (name: string, replicas: number) =>
   });
 
 beforeAll(async () => {
-  h = await startClusterAndConsole({ name: 'ids-pods', rack: 'p', count: 3 });
+  h = await startClusterAndConsole({
+    name: 'ids-pods',
+    rack: 'p',
+    count: 3,
+    console: { instanceIdNamespaces: [NS] },
+  });
   core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
   apps = h.cluster.kc.makeApiClient(k8s.AppsV1Api);
   await createReadyNamespace(core, NS);
@@ -99,9 +105,10 @@ describe('simulated pods that opt in', () => {
     const after = await settled('web', 3);
     expect(after.map(([id]) => id)).toEqual([0, 1, 2]);
     expect(after.map(([, pod]) => pod)).not.toContain(gone);
-    expect(h.cluster.fleet.apps.counts.released).toBeGreaterThanOrEqual(1);
+    // its answer may come after the replacement took the ID over (on a busy machine)
+    await eventually(() => h.cluster.fleet.apps.counts.released >= 1, `${gone}'s release answered`);
     expect(duplicates()).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("the simulated kubelet's environment", () => {
@@ -143,8 +150,8 @@ describe("the simulated kubelet's environment", () => {
   });
 });
 
-describe('the checker', () => {
-  it('flags two running pods holding one ID: a partitioned pod force-deleted, its ID taken over', async () => {
+describe('issue 23: an instance ID is never held twice', () => {
+  it('a pod evicted from an unreachable node keeps its ID until the node is fenced; its replacement waits, told why', async () => {
     await apps.createNamespacedDeployment({ namespace: NS, body: optedIn('solo', 1) });
     const [[, first]] = await settled('solo', 1);
     const pod = await core.readNamespacedPod({ namespace: NS, name: first });
@@ -152,31 +159,81 @@ describe('the checker', () => {
     // the replacement must run elsewhere: the API still thinks the node Ready for a while
     await core.patchNode({ name: node, body: { spec: { unschedulable: true } } }, merge);
     h.cluster.infra.partition(node);
-    // what a person does with a pod stuck on an unreachable node, without fencing it first
-    await core.deleteNamespacedPod({ namespace: NS, name: first, gracePeriodSeconds: 0 });
-    const [v] = await eventually(
-      () => {
-        const open = duplicates().filter((x) => x.until === undefined);
-        return open.length > 0 && open;
+    // the unreachable taint's eviction marks the pod Terminating; it still runs there
+    const replacement = await eventually(
+      async () => {
+        const live = await livePods(core, NS, 'solo', 1);
+        const r = live[0];
+        return r.metadata!.name !== first && r.status?.phase === 'Running' && r.metadata!.name!;
       },
-      'the checker to flag the duplicate ID',
+      'the replacement running on another node',
       60_000,
     );
-    expect(v.subject).toBe(`${NS}/Deployment/solo#0`);
-    expect(v.message).toMatch(
-      new RegExp(`^2 running pods hold instance ID 0 of ${NS}/Deployment/solo: .*${first} on ${node}`),
+    const admin = trpcClient(h.console.url, h.cluster.users.admin.token);
+    const row = await eventually(
+      async () => {
+        const l = await admin.instanceIds.list.query({ cluster: 'palisade-embedded' });
+        const r = l.rows.find((x) => x.key === `${NS}/Deployment/solo`);
+        return r?.unconfirmed.length && r.waiting.includes(replacement) && r;
+      },
+      'the page to say why the replacement waits',
+      30_000,
     );
-    expect(v.evidence.map((p) => p.podName)).toContain(first);
-    // the map itself is consistent: it names only the replacement
-    const map = parseIdMap(await mapOf(apps, NS, 'solo'));
-    expect([...map.map.values()]).not.toContain(first);
+    expect(row.unconfirmed).toEqual([
+      {
+        id: 0,
+        pod: first,
+        reason: 'node-unreachable',
+        text: `${first} on ${node}: node unreachable (Ready=Unknown), not fenced`,
+      },
+    ]);
+    // the replacement's program asks again and again: still no ID, and never two holders
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(holders(`${NS}/Deployment/solo`)).toEqual([[0, first]]);
+    expect(duplicates()).toEqual([]);
 
-    // healed: the kubelet finds its pod gone and kills the orphan; the violation ends
+    // fenced: powered off, and a NodeFence says so for this node and this boot
+    const n = await core.readNode({ name: node });
+    h.cluster.infra.powerOff(node);
+    const custom = h.cluster.kc.makeApiClient(k8s.CustomObjectsApi);
+    const fenceApi = { group: 'palisade.dev', version: 'v1alpha1', plural: 'nodefences' };
+    await custom.createClusterCustomObject({
+      ...fenceApi,
+      body: {
+        apiVersion: 'palisade.dev/v1alpha1',
+        kind: 'NodeFence',
+        metadata: { name: node },
+        spec: { nodeName: node, policy: 'by-hand' },
+      },
+    });
+    await custom.patchClusterCustomObjectStatus(
+      {
+        ...fenceApi,
+        name: node,
+        body: {
+          status: {
+            phase: 'Fenced',
+            nodeUid: n.metadata!.uid,
+            nodeBootId: n.status!.nodeInfo!.bootID,
+            fencedAt: new Date().toISOString(),
+          },
+        },
+      },
+      merge,
+    );
+    await eventually(
+      () => JSON.stringify(holders(`${NS}/Deployment/solo`)) === JSON.stringify([[0, replacement]]),
+      'the replacement to take ID 0 once the node is fenced',
+      60_000,
+    );
+    expect(duplicates()).toEqual([]);
+
+    await custom.deleteClusterCustomObject({ ...fenceApi, name: node });
     h.cluster.infra.heal(node);
-    await eventually(() => v.until !== undefined, 'the duplicate to end', 60_000);
+    h.cluster.infra.powerOn(node);
     await core.patchNode({ name: node, body: { spec: { unschedulable: false } } }, merge);
     await settled('solo', 1);
-  });
+  }, 180_000);
 });
 
 describe("the console's view (instanceIds.list and .get)", () => {

@@ -39,6 +39,7 @@ const another = async (batch: boolean) =>
     ui: false,
     fencing: false,
     instanceIds: { deadlineMs: batch ? DEADLINE_MS : HERD_DEADLINE_MS, batch },
+    instanceIdNamespaces: [NS],
   });
 
 beforeAll(async () => {
@@ -46,7 +47,7 @@ beforeAll(async () => {
     name: 'ids-race',
     rack: 'r',
     count: 2,
-    console: { instanceIds: { deadlineMs: DEADLINE_MS } },
+    console: { instanceIds: { deadlineMs: DEADLINE_MS }, instanceIdNamespaces: [NS] },
   });
   [second, unbatched] = await Promise.all([another(true), another(false)]);
   core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);

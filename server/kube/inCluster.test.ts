@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCertificateAuthority } from '../../lib/pki/certificates.js';
-import { clustersInCluster, inClusterAvailable, SERVICE_ACCOUNT_DIR } from './kubeconfig.js';
+import { clustersInCluster, inClusterAvailable, podNamespace, SERVICE_ACCOUNT_DIR } from './kubeconfig.js';
 
 let root: string;
 let server: https.Server;
@@ -48,6 +48,13 @@ describe('inClusterAvailable', () => {
     expect(inClusterAvailable({ env: env(), root })).toBe(true);
     expect(inClusterAvailable({ env: {}, root })).toBe(false);
     expect(inClusterAvailable({ env: env(), root: join(root, 'elsewhere') })).toBe(false);
+  });
+});
+
+describe('podNamespace', () => {
+  it("is the ServiceAccount mount's namespace (fence-agent credentials default to it), else undefined", () => {
+    expect(podNamespace({ root })).toBe('palisade');
+    expect(podNamespace({ root: join(root, 'elsewhere') })).toBeUndefined();
   });
 });
 

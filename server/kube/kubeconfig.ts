@@ -1,6 +1,6 @@
 // Turns a kubeconfig file and the chosen contexts into cluster specs, with startup
 // errors that name the file and say what is wrong with it.
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { delimiter } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -140,6 +140,15 @@ export interface InClusterOptions {
 }
 
 const serviceAccountFile = (root: string, name: string) => `${root}${SERVICE_ACCOUNT_DIR}/${name}`;
+
+/** The namespace this pod runs in (its ServiceAccount mount's `namespace`), undefined when unreadable. */
+export function podNamespace(opts: InClusterOptions = {}): string | undefined {
+  try {
+    return readFileSync(serviceAccountFile(opts.root ?? '', 'namespace'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Is this a pod whose ServiceAccount Palisade can use: KUBERNETES_SERVICE_HOST set (the kubelet

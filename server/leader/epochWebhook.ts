@@ -34,6 +34,20 @@ const review = z.object({
 /** The ValidatingWebhookConfiguration of the epoch check, on each cell's cluster. */
 export const EPOCH_WEBHOOK_CONFIG = 'palisade-leader-epochs';
 
+/**
+ * Only a leader's writes carry an epoch (its fieldManager): every other write — people, kubectl,
+ * the kubelet's node status, the admission buckets every replica writes — is let through by the
+ * API server without a call (handleEpochReview would admit it anyway), so no Node UPDATE in the
+ * cluster waits on Palisade but its own.
+ */
+export const EPOCH_MATCH_CONDITIONS: k8s.V1MatchCondition[] = [
+  {
+    name: 'leader-write',
+    expression:
+      "has(request.options) && has(request.options.fieldManager) && request.options.fieldManager.startsWith('palisade-leader-e')",
+  },
+];
+
 export type StaleWrite = {
   verdict: Extract<EpochVerdict, { kind: 'stale' | 'malformed' }>;
   lease: EpochLease;
@@ -46,6 +60,8 @@ export interface EpochWebhookDeps {
   readLease(): Promise<EpochLease>;
   /** told of every refused write (metrics, an Event) */
   refused?(w: StaleWrite): void;
+  /** told of every review that parsed (the resource, and whether it carried a leader's epoch) */
+  reviewed?(r: { resource: string; leaderWrite: boolean }): void;
 }
 
 function answer(uid: string, allowed: boolean, message?: string, stale = false) {
@@ -65,6 +81,14 @@ function answer(uid: string, allowed: boolean, message?: string, stale = false) 
   };
 }
 
+const REVIEWED = new Set([
+  'nodes',
+  'nodefences',
+  'nodefences/status',
+  'podprotectors',
+  'podprotectors/status',
+]);
+
 /** One review: [HTTP status, body]. Malformed: 400. */
 export async function handleEpochReview(text: string, deps: EpochWebhookDeps): Promise<[number, unknown]> {
   let req: z.infer<typeof review>['request'];
@@ -80,7 +104,11 @@ export async function handleEpochReview(text: string, deps: EpochWebhookDeps): P
     return [400, `error parsing JSON body: ${(e as Error).message}`];
   }
   const fieldManager = req.options?.fieldManager;
-  if (!fieldManager?.startsWith('palisade-leader-e')) return [200, answer(req.uid, true)];
+  const leaderWrite = !!fieldManager?.startsWith('palisade-leader-e');
+  const resource = `${req.resource.resource}${req.subResource ? `/${req.subResource}` : ''}`;
+  // the resources the configuration sends (a forged review's names never become metric labels)
+  deps.reviewed?.({ resource: REVIEWED.has(resource) ? resource : 'other', leaderWrite });
+  if (!leaderWrite) return [200, answer(req.uid, true)];
   let lease: EpochLease;
   try {
     lease = await deps.readLease();
@@ -132,6 +160,7 @@ export function epochWebhookConfiguration(url: string, caPem: string): k8s.V1Val
     timeoutSeconds: 10,
     clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
     rules: [rule],
+    matchConditions: EPOCH_MATCH_CONDITIONS,
   });
   const ops = ['CREATE', 'UPDATE'];
   return {
@@ -211,12 +240,22 @@ export function epochReviews(o: {
       const events = new LeaseEventWriter(c.cluster.kc, o.logger);
       const deps: EpochWebhookDeps = {
         readLease: liveLease(c.cluster.kc, namespace, name),
+        reviewed: (r) =>
+          o.metrics.epochReviews.inc({
+            cluster: c.cluster.id,
+            resource: r.resource,
+            leader_write: String(r.leaderWrite),
+          }),
         refused: (w) => {
           const epoch = w.verdict.kind === 'stale' ? w.verdict.epoch : -1;
+          // an epoch no leader has held yet (or none at all) is one label: a forged review's
+          // number never becomes a metric series or an Event of its own
+          const held = epoch >= 0 && epoch <= w.lease.transitions;
+          const label = held ? String(epoch) : epoch < 0 ? 'malformed' : 'ahead';
           o.metrics.staleWritesRefused.inc({
             cluster: c.cluster.id,
             lease: `${namespace}/${name}`,
-            epoch: String(epoch),
+            epoch: label,
           });
           o.logger.warn(
             { cluster: c.cluster.id, write: w.what, user: w.user, epoch, current: w.lease.transitions },
@@ -227,7 +266,7 @@ export function epochReviews(o: {
               { namespace, name },
               { epoch, what: w.what, message: w.verdict.message, by: o.identity, at: new Date() },
             ),
-            String(epoch),
+            label,
           );
         },
       };

@@ -34,7 +34,7 @@ import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.j
 import { errorText } from '../../lib/kube/errorText.js';
 
 /** why an aggregator looks at a protector again later */
-export type AggregatorWait = 'aggregation-rate' | 'min-ready-seconds' | 'conflict';
+export type AggregatorWait = 'aggregation-rate' | 'min-ready-seconds' | 'conflict' | 'namespace-label';
 
 export interface AggregatorOptions {
   cellId: string;
@@ -49,6 +49,11 @@ export interface AggregatorOptions {
   defaults?: HistoryConfig;
   /** where its lines go (component 'aggregator', with the cell); context such as { cluster } on it */
   logger?: Logger;
+  /**
+   * Does the webhook match this namespace on the cell's cluster (namespaceLabels.ts)? No status
+   * is written until it does: a protector that reads as aggregated is enforced.
+   */
+  enforced?: (namespace: string) => boolean;
 }
 
 export class Aggregator {
@@ -215,6 +220,9 @@ export class Aggregator {
       this.o.metrics.reconciles.inc({ cell: this.o.cellId, outcome: 'unchanged' });
       return later;
     }
+    // the namespace is labelled first: a protector aggregated here is one the webhook reviews
+    if (this.o.enforced && !this.o.enforced(p.metadata.namespace))
+      return requeueAfter(100, 'namespace-label');
     const written = await this.write(key, { ...p, status: { ...(p.status ?? {}), ...statusOf(cells, now) } });
     return written ?? later;
   }

@@ -56,6 +56,18 @@ export function protectionMetrics() {
       labelNames: ['reason'] as const,
       registers: r,
     }),
+    enforced: new Gauge({
+      name: 'palisade_webhook_enforced',
+      help: 'On the leader, per cell: 1 while the pod-deletion webhook has the configured failurePolicy and the last self-probe through the API server reached a replica, else 0',
+      labelNames: ['cell'] as const,
+      registers: r,
+    }),
+    probes: new Counter({
+      name: 'palisade_webhook_probes_total',
+      help: "The leader's self-probes through the API server by cell and outcome (reached, unauthenticated, unreachable, not-called, error)",
+      labelNames: ['cell', 'outcome'] as const,
+      registers: r,
+    }),
     generator: new Counter({
       name: 'palisade_protection_generator_actions_total',
       help: 'Generator actions (create, sync, delete, dangling, remove-cells)',

@@ -1,11 +1,14 @@
 // One AdmissionReview v1 (pods DELETE, pods/eviction CREATE) from its text to the HTTP
 // answer, apart from the listener so it can be driven directly (tests, fuzzing): 400 for a
 // malformed review, 500 for an internal error (failurePolicy Fail keeps the pod), otherwise
-// 200 with an AdmissionResponse carrying the request's uid.
+// 200 with an AdmissionResponse carrying the request's uid. A dry-run deletion of the probe pod
+// (the leader's self-probe through the API server) is refused with this replica's name.
 import type * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { AdmissionAnswer, AdmissionInput } from './admission.js';
 import type { ProtectionMetrics } from './metrics.js';
+import { PROBE_ANSWER } from '../../lib/protection/enforcement.js';
+import { PROBE_LABEL } from './register.js';
 import { component, type Logger } from '../log.js';
 
 const review = z.object({
@@ -116,6 +119,8 @@ export interface ReviewDeps {
   metrics: ProtectionMetrics;
   /** the webhook's logger: an internal error is logged (the answer fails closed) */
   log?: Logger;
+  /** this replica's name, in the answer to the leader's self-probe */
+  identity?: string;
 }
 
 /** [HTTP status, body (string: text/plain), whether a protector was consulted] */
@@ -148,7 +153,10 @@ async function interpret(r: Review['request'], cells: Map<string, CellClient>, c
         name: meta.name || r.name,
       },
     } as k8s.V1Pod;
-    return { operation: 'DELETE' as const, pod, dryRun: !!r.dryRun || dryRunIn(r.options) };
+    const dryRun = !!r.dryRun || dryRunIn(r.options);
+    // the leader's self-probe (enforcement.ts): proof that the API server reached a replica
+    if (dryRun && meta.labels?.[PROBE_LABEL] === 'true') return { probe: true as const };
+    return { operation: 'DELETE' as const, pod, dryRun };
   }
   if (isPods && r.operation === 'CREATE' && r.subResource === 'eviction') {
     if (!r.object || typeof r.object !== 'object')
@@ -216,6 +224,16 @@ export async function handleReview(
   try {
     const subject = await interpret(req, deps.cells, cellId);
     if (!subject) return [200, answer(req.uid, { allowed: true }), false];
+    if ('probe' in subject)
+      return [
+        200,
+        answer(req.uid, {
+          allowed: false,
+          code: 403,
+          message: `${PROBE_ANSWER} ${deps.identity ?? 'unnamed'} (cell ${cellId}); a dry run, nothing deleted`,
+        }),
+        false,
+      ];
     if ('notFound' in subject)
       return [200, answer(req.uid, { allowed: false, code: 404, message: subject.notFound }), false];
     const a = await deps.admission.decide({

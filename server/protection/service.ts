@@ -31,11 +31,22 @@ import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
 import { applyWebhookConfiguration, WEBHOOK_NAME, webhookConfiguration } from './register.js';
 import {
+  Enforcer,
+  type EnforcementStatus,
+  ENFORCEMENT_ANNOTATION,
+  parseEnforcementAnnotation,
+} from './enforcement.js';
+import { NamespaceLabels } from './namespaceLabels.js';
+import { ownEndpoints } from './drain.js';
+import {
   FENCE_WEBHOOK_CONFIG,
+  FENCE_WEBHOOK_PATHS,
   fenceWebhookConfiguration,
   handleFenceReview,
   subjectAccess,
 } from '../fencing/approvalWebhook.js';
+import { handlePolicyReview, policySubjectAccess, selfOn } from '../fencing/policyWebhook.js';
+import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { EPOCH_WEBHOOK_CONFIG, epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { type CellClient, handleReview, type ReviewResult } from './review.js';
@@ -69,6 +80,20 @@ export interface ProtectionService {
   certificates: { mode: string; secret?: string; controller?: CertificateController };
   /** what keeps the webhook from being ready (empty: it listens with a certificate) */
   notReady(): string[];
+  /** on the leader: each cell's webhook that is not enforced, in a sentence (readiness detail) */
+  warnings(): string[];
+  /** what the leader found of each cell's pod-deletion webhook (on a follower: read from the configuration) */
+  enforcement(): Promise<EnforcementStatus[]>;
+  /** the loop that puts the webhook's failurePolicy in force (leader only) */
+  enforcer: Enforcer;
+  /** the loop that keeps protected namespaces labelled (leader only) */
+  namespaceLabels: NamespaceLabels;
+  /**
+   * SIGTERM: keep answering, every answer closing its connection, until this replica's
+   * endpoints are gone (or protection.webhook.drainTimeout passed), then stop listening once
+   * the open connections are done. Nothing to drain for a webhook no one else shares.
+   */
+  drain(): Promise<void>;
   /** judge one AdmissionReview text for a cell as the listener does, past its caller check */
   review(text: string, cellId: string, timeoutMs?: number): Promise<ReviewResult>;
   stop(): Promise<void>;
@@ -99,8 +124,14 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
 /** protection's part of palisade.yaml, as written (defaults not yet applied) */
 export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 
-/** How long a replica behind a shared webhook address keeps answering its open connections when it stops. */
-const DRAIN_MS = 5_000;
+/** The listener's paths: /<path>/<cellID> */
+type WebhookPath = 'admission' | 'fences' | 'fencepolicies' | 'epochs';
+
+/** how long a follower's reading of the leader's enforcement annotation is kept */
+const FOLLOWER_VIEW_MS = 5_000;
+
+/** a stop() with no drain() before it: the open connections get this long to finish */
+const CLOSE_MS = 2_000;
 
 export async function startProtection(opts: {
   config?: ProtectionConfigInput;
@@ -113,6 +144,8 @@ export async function startProtection(opts: {
   election?: Partial<LeaderElection>;
   /** a cluster's shared watches (the console's connection's; default: its own per cluster) */
   informers?: (c: ClusterSpec) => InformerRegistry | undefined;
+  /** palisade.yaml fencing.credentialsNamespaces, resolved: what the FencePolicy webhook allows */
+  credentialsNamespaces?: readonly string[];
 }): Promise<ProtectionService> {
   const root = opts.logger ?? rootLogger;
   const log = component('protection', {}, root);
@@ -161,6 +194,17 @@ export async function startProtection(opts: {
   );
   // NodeFence approvals are judged for each cell's own cluster, with Palisade's credentials there
   const fenceAccess = new Map(cellSpecs.map((c) => [c.id, subjectAccess(c.cluster.kc)]));
+  // FencePolicy writes are judged the same way: the verbs pause / configure, and the agent rule
+  const policyReviews = new Map(
+    cellSpecs.map((c) => [
+      c.id,
+      {
+        access: policySubjectAccess(c.cluster.kc),
+        isSelf: selfOn(c.cluster.kc),
+        credentialsNamespaces: opts.credentialsNamespaces ?? [DEFAULT_CREDENTIALS_NAMESPACE],
+      },
+    ]),
+  );
   // replicas behind one url or Service serve one certificate from a Secret (certs/)
   const sharedUrl = cfg.webhook.url ? new URL(cfg.webhook.url).hostname.replace(/^\[|\]$/g, '') : undefined;
   const service = cfg.webhook.service;
@@ -196,6 +240,8 @@ export async function startProtection(opts: {
     serving: certs.mode === 'process' ? undefined : initial,
     clientAuth,
     fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
+    policies: (text, cellId) => handlePolicyReview(text, policyReviews.get(cellId)!),
+    identity: runtime.identity,
     epochs: epochReviews({
       cells: cellSpecs,
       election: runtime.election,
@@ -208,6 +254,17 @@ export async function startProtection(opts: {
   const base = cfg.webhook.url ?? webhook.url;
   const webhookLog = component('webhook', {}, root);
 
+  // each cell's cluster once: its protected namespaces labelled, its webhook enforced
+  const cellClusters = [...new Map(cellSpecs.map((c) => [c.cluster.id, c])).values()];
+  const namespaceLabels = new NamespaceLabels({
+    clusters: cellClusters.map((c) => ({
+      id: c.cluster.id,
+      kc: c.cluster.kc,
+      registry: registryOf(c.cluster),
+    })),
+    store,
+    logger: onCore,
+  });
   const aggregators = cellSpecs.map(
     (c) =>
       new Aggregator({
@@ -218,6 +275,7 @@ export async function startProtection(opts: {
         metrics,
         protectorSelector: cfg.aggregator.protectorSelector,
         logger: root.child({ cluster: c.cluster.id }),
+        enforced: (ns) => namespaceLabels.enforced(c.cluster.id, ns),
       }),
   );
   const triggers = cfg.aggregator.updateTrigger.enabled
@@ -238,10 +296,16 @@ export async function startProtection(opts: {
     : undefined;
 
   await store.whenSynced();
-  await Promise.all([...aggregators.map((a) => a.start()), generator?.start()]);
+  await Promise.all([...aggregators.map((a) => a.start()), generator?.start(), namespaceLabels.start()]);
+  // SIGTERM in a pod behind the Service: the drain ends once the pod left its EndpointSlices
+  const endpoints =
+    service && process.env.POD_NAME
+      ? ownEndpoints(registryOf(core), { ...service, pod: process.env.POD_NAME })
+      : undefined;
   // the loops run while this console leads the core cluster's controller Lease
   const manager = runtime.manager(core);
   const loops = [
+    namespaceLabels.controller,
     ...aggregators.map((a) => a.controller),
     ...triggers.map((t) => t.controller),
     ...(generator ? [generator.controller] : []),
@@ -250,10 +314,7 @@ export async function startProtection(opts: {
   const cells: CellInfo[] = [];
   const epochsOn = new Set<string>();
   // the API servers call the Service when one is set, else the url (else this listener)
-  const clientConfig = (
-    kind: 'admission' | 'fences' | 'epochs',
-    cell: string,
-  ): k8s.AdmissionregistrationV1WebhookClientConfig =>
+  const clientConfig = (kind: WebhookPath, cell: string): k8s.AdmissionregistrationV1WebhookClientConfig =>
     service
       ? {
           service: {
@@ -264,13 +325,13 @@ export async function startProtection(opts: {
           },
         }
       : { url: `${base}/${kind}/${cell}` };
-  const withClient = (
-    c: k8s.V1ValidatingWebhookConfiguration,
-    kind: 'admission' | 'fences' | 'epochs',
-    cell: string,
-  ) => {
+  const withClient = (c: k8s.V1ValidatingWebhookConfiguration, kind: WebhookPath, cell: string) => {
+    // palisade-nodefences holds two webhooks, each with its own path
     for (const w of c.webhooks ?? [])
-      w.clientConfig = { ...clientConfig(kind, cell), caBundle: w.clientConfig.caBundle };
+      w.clientConfig = {
+        ...clientConfig(FENCE_WEBHOOK_PATHS[w.name] ?? kind, cell),
+        caBundle: w.clientConfig.caBundle,
+      };
     return c;
   };
   // self-managed: the configurations whose caBundle the leader keeps equal to ca.crt, per cluster
@@ -360,6 +421,38 @@ export async function startProtection(opts: {
       { allowedNames: clientAuth.allowedNames, signedBy: clientAuth.source },
       'webhook callers: client certificates only',
     );
+  const notReady = () => {
+    const out: string[] = [];
+    if (!webhook.listening)
+      out.push(
+        certs.mode === 'process'
+          ? 'the webhook is not listening'
+          : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
+      );
+    if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
+    if (webhook.draining) out.push('the webhook is draining (stopping)');
+    return out;
+  };
+  // once registered: the leader probes through the API server and puts the policy in force
+  const enforcer = new Enforcer({
+    targets: cellClusters.map((c) => ({ cell: c.id, cluster: c.cluster.id, kc: c.cluster.kc })),
+    probeNamespace: cfg.aggregator.updateTrigger.namespace,
+    configured: cfg.webhook.failurePolicy,
+    notReady,
+    synced: () => store.whenSynced(),
+    metrics,
+    eventsNamespace: runtime.election.namespace,
+    identity: runtime.identity,
+    logger: onCore,
+  });
+  manager.add(enforcer.controller);
+  if (cfg.webhook.failurePolicy === 'Ignore')
+    log.warn(
+      { setting: 'protection.webhook.failurePolicy: Ignore' },
+      'protected pods can be deleted whenever no replica answers the API server',
+    );
+  let drained: Promise<void> | undefined;
+  let followerView: { at: number; value: EnforcementStatus[] } | undefined;
 
   return {
     core,
@@ -377,28 +470,83 @@ export async function startProtection(opts: {
       ...(certs.mode !== 'process' ? { secret: `${certs.secret.namespace}/${certs.secret.name}` } : {}),
       controller: certController,
     },
-    notReady() {
-      const out: string[] = [];
-      if (!webhook.listening)
-        out.push(
-          certs.mode === 'process'
-            ? 'the webhook is not listening'
-            : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
-        );
-      if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
-      return out;
+    enforcer,
+    namespaceLabels,
+    notReady,
+    warnings: () =>
+      enforcer
+        .current()
+        .filter((e) => e.state === 'not-enforced' || e.state === 'enforced-unreachable')
+        .map((e) => `cell ${e.cell}: ${e.message}`),
+    async enforcement() {
+      if (manager.isLeader()) return enforcer.current();
+      // a follower reads what the leader wrote on each configuration (at most every few seconds)
+      if (followerView && Date.now() - followerView.at < FOLLOWER_VIEW_MS) return followerView.value;
+      const value = await Promise.all(
+        cellClusters.map(async (c): Promise<EnforcementStatus> => {
+          const base = { cell: c.id, cluster: c.cluster.id };
+          try {
+            const cfg = await c.cluster.kc
+              .makeApiClient(k8s.AdmissionregistrationV1Api)
+              .readValidatingWebhookConfiguration({ name: WEBHOOK_NAME });
+            const found = parseEnforcementAnnotation(cfg.metadata?.annotations?.[ENFORCEMENT_ANNOTATION]);
+            const policy = cfg.webhooks?.find((w) => w.name === WEBHOOK_NAME)?.failurePolicy as
+              | 'Fail'
+              | 'Ignore'
+              | undefined;
+            return found
+              ? { ...base, ...found, policy: policy ?? found.policy }
+              : {
+                  ...base,
+                  state: 'pending',
+                  policy,
+                  message: 'no leader has probed the webhook yet',
+                  at: Date.now(),
+                };
+          } catch (e) {
+            return {
+              ...base,
+              state: 'pending',
+              message: `the configuration cannot be read: ${(e as Error).message}`,
+              at: Date.now(),
+            };
+          }
+        }),
+      );
+      followerView = { at: Date.now(), value };
+      return value;
+    },
+    drain() {
+      drained ??=
+        sharedUrl || service
+          ? webhook.drain({ until: endpoints?.gone(), maxMs: cfg.webhook.drainTimeout })
+          : Promise.resolve();
+      return drained;
     },
     review: (text, cellId, timeoutMs = 10_000) =>
-      handleReview({ admission, cells: cellClients, metrics, log: webhookLog }, text, cellId, timeoutMs),
+      handleReview(
+        { admission, cells: cellClients, metrics, log: webhookLog, identity: runtime.identity },
+        text,
+        cellId,
+        timeoutMs,
+      ),
     async stop() {
       // a replica behind a shared address drains first, while it can still judge what arrives
-      if (sharedUrl || service) await webhook.drain(DRAIN_MS);
+      // (stopped without SIGTERM's drain: it stops listening now, its open connections finish)
+      await (drained ??=
+        sharedUrl || service ? webhook.drain({ maxMs: 0, closeMs: CLOSE_MS }) : Promise.resolve());
       // then every loop at once
-      for (const l of loops) manager.remove(l);
+      for (const l of [...loops, enforcer.controller]) manager.remove(l);
       if (certController) manager.remove(certController.controller);
       await watch?.stop();
       admission.stop();
-      await Promise.all([...aggregators.map((a) => a.stop()), generator?.stop(), store.stop()]);
+      endpoints?.stop();
+      await Promise.all([
+        ...aggregators.map((a) => a.stop()),
+        generator?.stop(),
+        store.stop(),
+        namespaceLabels.stop(),
+      ]);
       // a runtime of its own: release the Lease so another console takes over at once
       if (!opts.runtime) await runtime.stop();
       await Promise.all([...ownRegistries.values()].map((r) => r.stop()));

@@ -2,7 +2,10 @@
 // rewritten every interval, so each aggregator sees an event at least that often and a
 // stale bucket (a deletion that was admitted but never happened) cannot block deletions
 // for long. Podseidon's update trigger, on by default here. A loop on the controller runtime
-// with one key: only the leader writes the heartbeat (every interval, as requeueAfter).
+// with one key: only the leader writes the heartbeat (every interval, as requeueAfter). The
+// Helm chart makes the pod (Palisade's ServiceAccount may patch that pod, not create pods:
+// creating a pod in a namespace reaches every Secret there), so the pod is created only when a
+// heartbeat finds it missing, where Palisade runs with the right to.
 import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
 import { errorText } from '../../lib/kube/errorText.js';
@@ -41,8 +44,10 @@ export class UpdateTrigger {
   readonly controller: Controller<'interval'>;
   private core: k8s.CoreV1Api | undefined;
   private readonly log: Logger;
-  /** the trigger pod may not exist yet (first term, or deleted by someone): create it first */
-  private create = true;
+  /** the trigger pod was missing at the last heartbeat: create it first */
+  private create = false;
+  /** the pod is missing and may not be created: told once a term, not every interval */
+  private toldForbidden = false;
 
   constructor(
     private readonly o: {
@@ -69,7 +74,8 @@ export class UpdateTrigger {
 
   private begin(term: Term) {
     this.core = term.kc(this.o.kc).makeApiClient(k8s.CoreV1Api);
-    this.create = true;
+    this.create = false;
+    this.toldForbidden = false;
     this.controller.enqueue(KEY);
   }
 
@@ -92,7 +98,14 @@ export class UpdateTrigger {
     } catch (e) {
       recreate = (e as { code?: number }).code === 404;
       this.o.metrics.heartbeats.inc({ cell: this.o.cellId, outcome: 'error' });
-      if (!recreate && !isNotLeader(e)) this.log.warn({ err: errorText(e) }, 'heartbeat not written');
+      if (this.create && (e as { code?: number }).code === 403) {
+        if (!this.toldForbidden)
+          this.log.warn(
+            { pod: `${this.o.namespace}/${TRIGGER_POD}`, err: errorText(e) },
+            'the update-trigger pod is missing and Palisade may not create it: `helm upgrade` makes it again',
+          );
+        this.toldForbidden = true;
+      } else if (!recreate && !isNotLeader(e)) this.log.warn({ err: errorText(e) }, 'heartbeat not written');
       else this.log.debug({ pod: `${this.o.namespace}/${TRIGGER_POD}` }, 'trigger pod gone: recreating it');
     }
     this.create = recreate;

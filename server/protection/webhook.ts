@@ -1,21 +1,24 @@
 // The admission webhook's own HTTPS listener: POST /admission/<cellID> with an
 // AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts), and
 // POST /fences/<cellID> for NodeFence writes that approve or cancel a fence (judged in
-// server/fencing/approvalWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
+// server/fencing/approvalWebhook.ts), POST /fencepolicies/<cellID> for FencePolicy writes
+// (server/fencing/policyWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
 // writes to Palisade-owned state (server/leader/epochWebhook.ts). The serving certificate comes
 // from a CA generated at start, or from the Secret replicas share (server/protection/certs/):
 // setServing() swaps it in for new connections (https.Server#setSecureContext) without
 // dropping any open one; given none yet, the listener waits for the first before it listens.
 //
 // Only the API servers are heard (mutual TLS, clientAuth.ts): the listener asks for a
-// client certificate and drops a connection without one, or with one no trusted CA signed,
-// as soon as the handshake ends, before any HTTP is read; a trusted certificate whose names
-// are not allowed, or whose CA is not its cell's, gets 403 naming it, the body unread and
-// the connection closed. Each refusal is counted; each cause (reason, peer address, detail)
-// is logged once.
+// client certificate and answers a connection without one, or with one no trusted CA signed,
+// as soon as the handshake ends with a 403 saying so, before any HTTP is read (the API
+// server's error then says why, and the leader's self-probe reads it); a trusted certificate
+// whose names are not allowed, or whose CA is not its cell's, gets 403 naming it, the body
+// unread. Each refused connection is closed, each refusal counted; each cause (reason, peer
+// address, detail) is logged once.
 import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { CALLER_REFUSED } from '../../lib/protection/enforcement.js';
 import { newServingPair } from './servingSecret.js';
 import type { Admission } from './admission.js';
 import {
@@ -52,13 +55,17 @@ export interface WebhookServer {
   /** resolves once it listens */
   whenListening(): Promise<void>;
   /**
-   * Drain, as a replica behind a shared address must before it stops: take no new connections
-   * (the balancer's health check then sends them elsewhere), answer every request still arriving
-   * on the kept-alive ones with `Connection: close` — the API server then stops using that
-   * connection itself, so no request is ever sent on a socket being closed (it does not retry a
-   * POST that failed) — until they are all gone or the time is up. Requests are still judged.
+   * Drain, as a replica behind a shared address must before it stops (SIGTERM): every request
+   * is still judged, every answer carries `Connection: close` — the API server then stops using
+   * that connection itself, so no request is ever sent on a socket being closed (it does not
+   * retry a POST that failed) — and new connections are still taken, because whatever routes
+   * to this replica (kube-proxy, a balancer) goes on sending them until its endpoints are gone:
+   * until `until` resolves (they are gone) or `maxMs` passed. Then it stops listening and waits
+   * up to `closeMs` for the connections still open to finish.
    */
-  drain(ms: number): Promise<void>;
+  drain(o: { until?: Promise<unknown>; maxMs: number; closeMs?: number }): Promise<void>;
+  /** draining: answers close their connections */
+  readonly draining: boolean;
   stop(): Promise<void>;
 }
 
@@ -90,6 +97,24 @@ function refusalLog(log: Logger) {
   };
 }
 
+/** What a refused caller is told (the API server puts it in its error): the reason and why. */
+export const refusalText = (reason: RefusalReason, detail: string) =>
+  `${CALLER_REFUSED} (${reason}): ${detail}`;
+
+/**
+ * A 403 written on a connection whose request is never parsed: what the caller sent is read
+ * and dropped (closing with unread data would reset the connection and lose the answer), and
+ * the connection goes once the answer is out or after a second.
+ */
+function answerUnheard(socket: TLSSocket, text: string) {
+  socket.on('data', () => undefined);
+  socket.on('error', () => undefined);
+  socket.end(
+    `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
 /** The names the serving certificate must carry: loopback, the listening host, and any more given. */
 export function webhookNames(host: string, more: string[] = []): string[] {
   return [...new Set(['localhost', '127.0.0.1', host, ...more])].filter((h) => h !== '0.0.0.0' && h !== '::');
@@ -107,6 +132,8 @@ export async function startWebhook(opts: {
   hosts?: string[];
   /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
   fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
+  /** FencePolicy reviews (POST /fencepolicies/<cellID>): [HTTP status, body] */
+  policies?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /** leader-epoch reviews of writes to Palisade-owned state (POST /epochs/<cellID>) */
   epochs?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /**
@@ -116,6 +143,8 @@ export async function startWebhook(opts: {
   serving?: ServingPair | null;
   /** where its lines go (component 'webhook'; the root logger by default) */
   logger?: Logger;
+  /** this replica's name (its answer to the leader's self-probe says it) */
+  identity?: string;
 }): Promise<WebhookServer> {
   const log = component('webhook', {}, opts.logger);
   const trust = opts.clientAuth;
@@ -158,15 +187,22 @@ export async function startWebhook(opts: {
       const caller = trust.required ? callers.get(socket) : undefined;
       if (trust.required && !caller?.ok) {
         const refusal = caller && !caller.ok ? caller : undefined;
-        refuse(peer, refusal?.reason ?? 'no-certificate', refusal?.detail ?? 'no client certificate');
-        return send(refusal?.status ?? 401, refusal?.detail ?? 'client certificate required', true);
+        const reason = refusal?.reason ?? 'no-certificate';
+        const detail = refusal?.detail ?? 'no client certificate';
+        refuse(peer, reason, detail);
+        return send(403, refusalText(reason, detail), true);
       }
       const url = new URL(req.url ?? '/', 'https://webhook');
-      const m = /^\/(admission|fences|epochs)\/([^/]+)$/.exec(url.pathname);
-      const other = m?.[1] === 'fences' ? opts.fences : m?.[1] === 'epochs' ? opts.epochs : undefined;
+      const m = /^\/(admission|fences|fencepolicies|epochs)\/([^/]+)$/.exec(url.pathname);
+      const others = { fences: opts.fences, fencepolicies: opts.policies, epochs: opts.epochs };
+      const other = m && m[1] !== 'admission' ? others[m[1] as keyof typeof others] : undefined;
       // answers given before the body is read close the connection: it holds an unread body
       if (req.method !== 'POST' || !m || (m[1] !== 'admission' && !other))
-        return send(404, 'not found: POST /admission/<cellID>, /fences/<cellID> or /epochs/<cellID>', true);
+        return send(
+          404,
+          'not found: POST /admission/<cellID>, /fences/<cellID>, /fencepolicies/<cellID> or /epochs/<cellID>',
+          true,
+        );
       let cellId: string;
       try {
         cellId = decodeURIComponent(m[2]);
@@ -177,7 +213,7 @@ export async function startWebhook(opts: {
       if (trust.required && caller?.ok && !callerMaySpeakFor(caller, trust.cellCas.get(cellId))) {
         const detail = `client certificate "${caller.name}" is not signed by a CA trusted for cell "${cellId}"`;
         refuse(peer, 'wrong-cell', detail);
-        return send(403, detail, true);
+        return send(403, refusalText('wrong-cell', detail), true);
       }
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
@@ -188,7 +224,13 @@ export async function startWebhook(opts: {
       req.on('end', () => {
         const started = process.hrtime.bigint();
         void handleReview(
-          { admission: opts.admission, cells: opts.cells, metrics: opts.metrics, log },
+          {
+            admission: opts.admission,
+            cells: opts.cells,
+            metrics: opts.metrics,
+            log,
+            identity: opts.identity,
+          },
           Buffer.concat(chunks).toString('utf8'),
           cellId,
           timeoutOf(url),
@@ -226,9 +268,11 @@ export async function startWebhook(opts: {
         trust.allowedNames,
       );
       if (!caller.ok && caller.status === undefined) {
-        // no certificate, or none a trusted CA signed: the connection ends with the handshake
+        // no certificate, or none a trusted CA signed: answered at once and closed, nothing of
+        // the request parsed — the answer is what the API server's error (and the leader's
+        // self-probe) will say
         refuse(peer, caller.reason, caller.detail);
-        socket.destroy();
+        answerUnheard(socket, refusalText(caller.reason, caller.detail));
         return;
       }
       callers.set(socket, caller);
@@ -285,12 +329,21 @@ export async function startWebhook(opts: {
       serving = pair;
       if (!stopped) await (starting ??= listen());
     },
-    async drain(ms: number) {
+    get draining() {
+      return draining;
+    },
+    async drain(o: { until?: Promise<unknown>; maxMs: number; closeMs?: number }) {
       draining = true;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        o.until ?? new Promise(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, o.maxMs))),
+      ]);
+      clearTimeout(timer);
       // net.Server's own close: stop listening but leave open connections alone (http's close()
       // would also close the idle kept-alive ones, racing the API server's next request)
       if (server.listening) net.Server.prototype.close.call(server);
-      const deadline = Date.now() + ms;
+      const deadline = Date.now() + (o.closeMs ?? 2_000);
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     },
     async stop() {

@@ -6,18 +6,18 @@
 // the tests' own setup (pods, nodes, faults) stays on the admin's.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { serviceAccountReady } from '../../sim/apiserver/test/harness.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CHART_DIR = join(ROOT, 'deploy/helm/palisade');
-const RBAC_DIR = join(CHART_DIR, 'templates/rbac');
 export const KUBECTL = join(ROOT, '.palisade/bin/kubectl');
 
 /**
@@ -28,10 +28,56 @@ export const TEST_RELEASE_NAMESPACE = 'kube-system';
 export const SERVICE_ACCOUNT = 'palisade';
 export const SERVICE_ACCOUNT_USER = `system:serviceaccount:${TEST_RELEASE_NAMESPACE}:${SERVICE_ACCOUNT}`;
 
-/** the values the tests install with: the update trigger where the tests' config puts it */
+/** the chart's default sessions namespace for the tests' release (console.session.namespace) */
+export const TEST_SESSION_NAMESPACE = `${TEST_RELEASE_NAMESPACE}-sessions`;
+
+/** the Secrets the tests' exec fence agents read: the least-privilege test's, the demo policy's */
+export const TEST_CREDENTIAL_SECRETS = ['bmc', 'palisade-bmc'];
+
+/** the FencePolicies the tests' palisade.yaml defines (server/fencing/test/configPolicies.int.test.ts) */
+export const TEST_CONFIG_POLICIES = ['from-config', 'taken-over'];
+
+/**
+ * the values the tests install with: the update trigger where the tests' config puts it, the
+ * fence agents' credentials where the tests' FencePolicies read them, by name, and the
+ * FencePolicies of the tests' palisade.yaml (their names are what the RBAC grants)
+ */
 export const TEST_VALUES: Record<string, string> = {
   'rbac.updateTriggerNamespace': 'default',
   'rbac.fenceAgentCredentials.namespace': 'palisade-system',
+  'rbac.fenceAgentCredentials.secretNames': `{${TEST_CREDENTIAL_SECRETS.join(',')}}`,
+  ...Object.fromEntries(TEST_CONFIG_POLICIES.map((p) => [`fencing.policies.${p}.agent.type`, 'power'])),
+};
+
+/** OIDC sign-in on (impersonation is granted only then): the values the schema requires with it */
+export const OIDC_VALUES: Record<string, string> = {
+  'auth.oidc.enabled': 'true',
+  'auth.oidc.issuer': 'https://dex.example.com',
+  'auth.oidc.clientID': 'palisade',
+  'auth.oidc.clientSecret.existingSecret': 'palisade-oidc',
+};
+
+/**
+ * Every value set whose RBAC the rule list must cover (server/rbac/chart.test.ts): the defaults,
+ * what the tests install, the documented examples, and each value that adds a rule.
+ */
+export const VALUE_SETS: Record<string, { values?: Record<string, string>; files?: string[] }> = {
+  defaults: {},
+  tests: { values: TEST_VALUES },
+  'least-privilege test': {
+    values: {
+      ...TEST_VALUES,
+      ...OIDC_VALUES,
+      'rbac.impersonation.groups[0]': 'palisade-oncall',
+      'instanceIds.namespaces[0]': 'shop',
+      'fencing.policies.lp-config.agent.type': 'power',
+    },
+  },
+  production: { files: [join(CHART_DIR, '../../test/values/production.yaml')] },
+  'cert-manager': { files: [join(CHART_DIR, '../../test/values/cert-manager.yaml')] },
+  'OIDC with groups': { values: { ...OIDC_VALUES, 'rbac.impersonation.groups': '{sre,db-oncall}' } },
+  'instance IDs in two namespaces': { values: { 'instanceIds.namespaces': '{shop,billing}' } },
+  'instance IDs everywhere': { values: { 'instanceIds.namespaces[0]': '*' } },
 };
 
 /**
@@ -83,18 +129,41 @@ export function helm(): Promise<string> {
   return helmBin;
 }
 
-/** `helm template` of the chart's RBAC templates only (the rest of the chart is another concern). */
+/**
+ * `helm template` of the chart's RBAC templates (the rest of the chart is another concern), and
+ * of the update-trigger pod, which the chart makes so that Palisade need not create pods.
+ */
 export async function renderRbac(
-  o: { namespace?: string; values?: Record<string, string> } = {},
+  o: {
+    namespace?: string;
+    values?: Record<string, string>;
+    files?: string[];
+    /** the cluster serves ValidatingAdmissionPolicies: the workload guard is rendered (helm install sees it) */
+    admissionPolicies?: boolean;
+  } = {},
 ): Promise<string> {
-  const files = (await readdir(RBAC_DIR)).filter((f) => f.endsWith('.yaml')).sort();
   const args = ['template', 'palisade', CHART_DIR, '--namespace', o.namespace ?? TEST_RELEASE_NAMESPACE];
   // helm's own default is an old version the chart's kubeVersion refuses
   args.push('--kube-version', '1.34.0');
-  for (const f of files) args.push('--show-only', `templates/rbac/${f}`);
+  if (o.admissionPolicies) args.push('--api-versions', ADMISSION_POLICY_API);
+  for (const f of o.files ?? []) args.push('-f', f);
   for (const [k, v] of Object.entries(o.values ?? {})) args.push('--set', `${k}=${v}`);
   const { stdout } = await run(await helm(), args, { maxBuffer: 16 << 20 });
-  return stdout;
+  // the documents of those templates (--show-only refuses a template that renders nothing)
+  const mine = /^# Source: [^/\n]+\/templates\/(rbac\/[^\n]+|update-trigger\.yaml)$/m;
+  return stdout
+    .split(/^---$/m)
+    .filter((d) => mine.test(d))
+    .join('---');
+}
+
+/** the kind `helm install` finds in a cluster that serves ValidatingAdmissionPolicies (1.30+) */
+export const ADMISSION_POLICY_API = 'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy';
+
+/** Whether the cluster serves ValidatingAdmissionPolicies (kube-apiserver 1.30+; not the embedded one). */
+export async function servesAdmissionPolicies(kc: k8s.KubeConfig): Promise<boolean> {
+  const r = await kc.makeApiClient(k8s.AdmissionregistrationV1Api).getAPIResources();
+  return r.resources.some((x) => x.name === 'validatingadmissionpolicies');
 }
 
 /** The objects of a multi-document YAML text (empty documents dropped). */
@@ -180,7 +249,14 @@ export async function installChartRbac(admin: k8s.KubeConfig, rendered?: string,
   try {
     const path = join(dir, 'kubeconfig');
     await writeFile(path, admin.exportConfig());
-    const yaml = rendered ?? (await renderRbac({ values: TEST_VALUES }));
+    const yaml =
+      rendered ??
+      (await renderRbac({ values: TEST_VALUES, admissionPolicies: await servesAdmissionPolicies(admin) }));
+    // the chart's update-trigger pod needs its namespace's default ServiceAccount (a fresh
+    // cluster's controller makes it a moment after start)
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    for (const pod of objectsOf(yaml).filter((o) => o.kind === 'Pod'))
+      await serviceAccountReady(core, pod.metadata!.namespace!);
     // FencePolicies' default credentialsNamespace, which the tests' exec agents read from
     const ns = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: palisade-system\n';
     await kubectlApply(path, `${ns}---\n${yaml}${registration ? `\n---\n${TEST_REGISTRATION_ROLE}` : ''}`);

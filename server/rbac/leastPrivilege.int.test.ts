@@ -38,8 +38,10 @@ import {
   objectsOf,
   renderRbac,
   SERVICE_ACCOUNT_USER,
+  servesAdmissionPolicies,
   TEST_RELEASE_NAMESPACE as RELEASE_NS,
-  TEST_VALUES,
+  TEST_SESSION_NAMESPACE as SESSION_NS,
+  VALUE_SETS,
 } from './chart.js';
 
 type Cluster = Awaited<ReturnType<typeof startScenario>>;
@@ -60,11 +62,18 @@ let rbac: k8s.RbacAuthorizationV1Api;
 let taintNode: string;
 let releaseNode: string;
 
-const VALUES = { ...TEST_VALUES, 'rbac.impersonation.groups[0]': GROUP_ALLOWED };
+// OIDC on (impersonation), a group, instance IDs in NS, a FencePolicy from palisade.yaml
+const VALUES = VALUE_SETS['least-privilege test'].values!;
+const CONFIG_POLICY = 'lp-config';
+const SESSION_KEY = 'palisade-session-key';
 
 beforeAll(async () => {
   c = await startScenario(rwoDatabaseScenario({ name: 'least-privilege', namespace: NS, nodes: 3 }));
-  const rendered = await renderRbac({ values: VALUES });
+  // the workload guard too, where the cluster serves ValidatingAdmissionPolicies (as helm install does)
+  const rendered = await renderRbac({
+    values: VALUES,
+    admissionPolicies: await servesAdmissionPolicies(c.kc),
+  });
   roles = objectsOf(rendered)
     .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
     .filter(
@@ -125,11 +134,63 @@ interface Case {
   /** the admin's preparation before each run (fixtures; idempotent) */
   setup?: () => Promise<void>;
   /** rules also removed for this case (a rule of another role that grants a superset here) */
-  alsoRemove?: { role: string; resources: string[] }[];
+  alsoRemove?: { role: string; resources: string[]; verbs?: string[] }[];
   run: () => Promise<unknown>;
   /** whether this cluster serves what the scenario needs (default: yes) */
   served?: () => Promise<boolean>;
 }
+
+const configPolicy = () => ({
+  apiVersion: `${FENCE_GROUP}/${FENCE_VERSION}`,
+  kind: 'FencePolicy',
+  metadata: { name: CONFIG_POLICY, annotations: { 'palisade.dev/defined-in': 'palisade.yaml' } },
+  spec: { agent: { type: 'power' }, paused: true },
+});
+
+/** a Deployment the generator would select, in a namespace instanceIds.namespaces does not list */
+const generatedDeployment = async () => {
+  await c.apps
+    .createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'lp-generated', labels: { 'podseidon.kubewharf.io/protect': 'true' } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'lp-generated' } },
+          template: {
+            metadata: { labels: { app: 'lp-generated' } },
+            spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+      },
+    })
+    .catch(exists);
+};
+
+/** the embedded API server serves no Jobs: those scenarios run on the real control plane */
+const servesJobs = async () =>
+  (await c.kc.makeApiClient(k8s.BatchV1Api).getAPIResources()).resources.some((r) => r.name === 'jobs');
+
+const suspendedJob = async (namespace: string) => {
+  await c.kc
+    .makeApiClient(k8s.BatchV1Api)
+    .createNamespacedJob({
+      namespace,
+      body: {
+        metadata: { name: 'lp-job' },
+        spec: {
+          suspend: true,
+          template: {
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
+            },
+          },
+        },
+      },
+    })
+    .catch(exists);
+};
 
 const lease = (name: string, holder: string): k8s.V1Lease => ({
   metadata: { name, namespace: RELEASE_NS },
@@ -195,6 +256,28 @@ const CASES: Case[] = [
   },
   {
     role: 'console',
+    resources: ['deployments', 'statefulsets'],
+    verbs: ['get'],
+    what: 'the Instance IDs page reads a workload live, where no instance-ID grant reaches (server/trpc/instanceIds.ts)',
+    needs: ['get', 'deployments'],
+    setup: () => generatedDeployment(),
+    run: () =>
+      kc
+        .makeApiClient(k8s.AppsV1Api)
+        .readNamespacedDeployment({ namespace: 'default', name: 'lp-generated' }),
+  },
+  {
+    role: 'console',
+    resources: ['jobs'],
+    verbs: ['get'],
+    what: 'the Instance IDs page reads a Job live, where no instance-ID grant reaches (server/trpc/instanceIds.ts)',
+    needs: ['get', 'jobs'],
+    served: servesJobs,
+    setup: () => suspendedJob('default'),
+    run: () => kc.makeApiClient(k8s.BatchV1Api).readNamespacedJob({ namespace: 'default', name: 'lp-job' }),
+  },
+  {
+    role: 'console',
     resources: ['volumeattachments'],
     verbs: ['list', 'watch'],
     what: 'the VolumeAttachment informer lists',
@@ -227,24 +310,60 @@ const CASES: Case[] = [
     role: 'sessions',
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
-    what: 'a browser session Secret: listed, created, updated, deleted (server/auth/sessionSecrets.ts)',
+    what: "a browser session Secret in the sessions' namespace: listed, created, updated, deleted (server/auth/sessionSecrets.ts)",
     needs: ['list', 'secrets'],
     run: async () => {
       const core = kc.makeApiClient(k8s.CoreV1Api);
       const selector = 'app.kubernetes.io/component=session';
-      await core.listNamespacedSecret({ namespace: RELEASE_NS, labelSelector: selector });
+      await core.listNamespacedSecret({ namespace: SESSION_NS, labelSelector: selector });
       const name = `palisade-session-lp-${Date.now()}`;
       const s = await core.createNamespacedSecret({
-        namespace: RELEASE_NS,
+        namespace: SESSION_NS,
         body: { metadata: { name, labels: { 'app.kubernetes.io/component': 'session' } }, data: {} },
       });
       await core.replaceNamespacedSecret({
-        namespace: RELEASE_NS,
+        namespace: SESSION_NS,
         name,
         body: { ...s, data: { a: 'Yg==' } },
       });
-      await core.deleteNamespacedSecret({ namespace: RELEASE_NS, name });
+      await core.deleteNamespacedSecret({ namespace: SESSION_NS, name });
     },
+  },
+  {
+    role: 'session-key',
+    resources: ['secrets'],
+    verbs: ['create'],
+    what: 'the first replica makes the session key Secret (the serving Secret Role grants create too)',
+    needs: ['create', 'secrets'],
+    alsoRemove: [{ role: 'webhook-serving', resources: ['secrets'], verbs: ['create'] }],
+    setup: () =>
+      admin
+        .core()
+        .deleteNamespacedSecret({ namespace: RELEASE_NS, name: SESSION_KEY })
+        .then(() => {}, gone),
+    run: () =>
+      kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({
+        namespace: RELEASE_NS,
+        body: { metadata: { name: SESSION_KEY }, data: { key: Buffer.alloc(32).toString('base64') } },
+      }),
+  },
+  {
+    role: 'session-key',
+    resources: ['secrets'],
+    verbs: ['get'],
+    resourceNames: true,
+    what: 'every replica reads the session key, by name',
+    needs: ['get', 'secrets'],
+    setup: () =>
+      admin
+        .core()
+        .createNamespacedSecret({
+          namespace: RELEASE_NS,
+          body: { metadata: { name: SESSION_KEY }, data: { key: Buffer.alloc(32).toString('base64') } },
+        })
+        .then(() => {}, exists),
+    run: () =>
+      kc.makeApiClient(k8s.CoreV1Api).readNamespacedSecret({ namespace: RELEASE_NS, name: SESSION_KEY }),
   },
   // the webhooks
   {
@@ -342,9 +461,9 @@ const CASES: Case[] = [
     role: 'webhook-serving',
     resources: ['secrets'],
     verbs: ['create'],
-    what: 'the first replica makes the serving Secret (sessions off: their Role grants it too)',
+    what: "the first replica makes the serving Secret (the session key's Role grants create too)",
     needs: ['create', 'secrets'],
-    alsoRemove: [{ role: 'sessions', resources: ['secrets'] }],
+    alsoRemove: [{ role: 'session-key', resources: ['secrets'], verbs: ['create'] }],
     setup: () =>
       admin
         .core()
@@ -365,9 +484,8 @@ const CASES: Case[] = [
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch', 'update', 'patch'],
     resourceNames: true,
-    what: 'every replica reads and watches the serving Secret, the leader rotates and stamps it (sessions off)',
+    what: 'every replica reads and watches the serving Secret, the leader rotates and stamps it',
     needs: ['get', 'secrets'],
-    alsoRemove: [{ role: 'sessions', resources: ['secrets'] }],
     setup: () =>
       admin
         .core()
@@ -526,6 +644,55 @@ const CASES: Case[] = [
   },
   {
     role: 'controllers',
+    resources: ['fencepolicies'],
+    verbs: ['create'],
+    what: "the leader creates a FencePolicy of palisade.yaml's fencing.policies (configPolicies.ts)",
+    needs: ['create', 'fencepolicies'],
+    setup: () =>
+      admin
+        .custom()
+        .deleteClusterCustomObject({
+          group: FENCE_GROUP,
+          version: FENCE_VERSION,
+          plural: POLICY_PLURAL,
+          name: CONFIG_POLICY,
+        })
+        .then(() => {}, gone),
+    run: () =>
+      kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({
+        group: FENCE_GROUP,
+        version: FENCE_VERSION,
+        plural: POLICY_PLURAL,
+        body: configPolicy(),
+      }),
+  },
+  {
+    role: 'controllers',
+    resources: ['fencepolicies'],
+    verbs: ['get', 'update'],
+    resourceNames: true,
+    what: "the leader brings a palisade.yaml FencePolicy's spec to the file's, by name (configPolicies.ts)",
+    needs: ['get', 'fencepolicies'],
+    setup: async () => {
+      await admin
+        .custom()
+        .createClusterCustomObject({
+          group: FENCE_GROUP,
+          version: FENCE_VERSION,
+          plural: POLICY_PLURAL,
+          body: configPolicy(),
+        })
+        .catch(exists);
+    },
+    run: async () => {
+      const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+      const ref = { group: FENCE_GROUP, version: FENCE_VERSION, plural: POLICY_PLURAL, name: CONFIG_POLICY };
+      const p = (await custom.getClusterCustomObject(ref)) as k8s.KubernetesObject;
+      await custom.replaceClusterCustomObject({ ...ref, body: p });
+    },
+  },
+  {
+    role: 'controllers',
     resources: ['podprotectors'],
     verbs: ['create', 'update', 'patch', 'delete'],
     what: 'the generator creates, replaces, annotates and deletes a PodProtector (generator.ts)',
@@ -552,6 +719,50 @@ const CASES: Case[] = [
     },
   },
   {
+    role: 'controllers',
+    resources: ['deployments', 'statefulsets'],
+    verbs: ['patch'],
+    what: 'the generator adds and removes its finalizer on a labelled workload, in any namespace (generator.ts)',
+    needs: ['patch', 'deployments'],
+    setup: () => generatedDeployment(),
+    run: async () => {
+      const apps = kc.makeApiClient(k8s.AppsV1Api);
+      // the generator's view is its informer (list and watch), then a merge patch with that resourceVersion
+      const [d] = (
+        await apps.listNamespacedDeployment({
+          namespace: 'default',
+          fieldSelector: 'metadata.name=lp-generated',
+        })
+      ).items;
+      const patch = (resourceVersion: string | undefined, finalizers: string[]) =>
+        apps.patchNamespacedDeployment(
+          { namespace: 'default', name: 'lp-generated', body: { metadata: { resourceVersion, finalizers } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+      const added = await patch(d.metadata?.resourceVersion, ['podseidon.kubewharf.io/generator']);
+      await patch(added.metadata?.resourceVersion, []);
+    },
+  },
+  {
+    role: 'controllers',
+    resources: ['namespaces'],
+    verbs: ['list', 'watch', 'patch'],
+    what: "deletion protection's namespace label: the namespace informer lists, the leader labels a namespace holding a protector (namespaceLabels.ts)",
+    needs: ['list', 'namespaces'],
+    run: async () => {
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      await core.listNamespace({ limit: 1 });
+      await core.patchNamespace(
+        {
+          name: NS,
+          dryRun: 'All',
+          body: { metadata: { labels: { 'palisade.dev/deletion-protection': 'enabled' } } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    },
+  },
+  {
     role: 'leader-election',
     resources: ['leases'],
     verbs: ['get', 'create', 'update'],
@@ -572,45 +783,9 @@ const CASES: Case[] = [
   {
     role: 'update-trigger',
     resources: ['pods'],
-    verbs: ['create'],
-    what: "Podseidon's update trigger pod is created (server/protection/updateTrigger.ts)",
-    needs: ['create', 'pods'],
-    setup: () =>
-      admin
-        .core()
-        .deleteNamespacedPod({ namespace: 'default', name: TRIGGER_POD, gracePeriodSeconds: 0 })
-        .then(() =>
-          eventually(
-            () =>
-              admin
-                .core()
-                .readNamespacedPod({ namespace: 'default', name: TRIGGER_POD })
-                .then(
-                  () => false,
-                  () => true,
-                ),
-            'trigger pod gone',
-          ),
-        )
-        .then(() => {}, gone),
-    run: () =>
-      kc.makeApiClient(k8s.CoreV1Api).createNamespacedPod({
-        namespace: 'default',
-        body: {
-          metadata: { name: TRIGGER_POD, labels: { 'podseidon-update-trigger-dummy-pod': 'true' } },
-          spec: {
-            nodeName: 'podseidon-update-trigger-no-such-node',
-            containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
-          },
-        },
-      }),
-  },
-  {
-    role: 'update-trigger',
-    resources: ['pods'],
     verbs: ['patch'],
     resourceNames: true,
-    what: "Podseidon's update trigger annotates its pod every interval",
+    what: "Podseidon's update trigger annotates the chart's pod every interval (updateTrigger.ts)",
     needs: ['patch', 'pods'],
     setup: () =>
       admin
@@ -644,7 +819,8 @@ const CASES: Case[] = [
     role: 'fence-agent-credentials',
     resources: ['secrets'],
     verbs: ['get'],
-    what: "an exec fence agent's credentials are read before a run (server/fenceAgents/secrets.ts)",
+    resourceNames: true,
+    what: "an exec fence agent's credentials are read before a run, by name (server/fenceAgents/secrets.ts)",
     needs: ['get', 'secrets'],
     setup: () =>
       admin
@@ -698,11 +874,16 @@ const CASES: Case[] = [
         .createTokenReview({ body: { spec: { token: 'not-a-token' } } }),
   },
   {
-    role: 'instance-ids',
+    role: 'instance-id-workloads',
     resources: ['deployments', 'statefulsets'],
     verbs: ['get', 'patch'],
-    what: "an instance ID is taken by compare-and-swap on the workload's annotation (cas.ts)",
+    what: 'an instance ID is taken by compare-and-swap on the annotation of a workload in a listed namespace (cas.ts)',
     needs: ['get', 'statefulsets'],
+    // the console's live read and the generator's finalizer grant each half of it everywhere
+    alsoRemove: [
+      { role: 'console', resources: ['deployments', 'statefulsets'], verbs: ['get'] },
+      { role: 'controllers', resources: ['deployments', 'statefulsets'], verbs: ['patch'] },
+    ],
     run: async () => {
       const apps = kc.makeApiClient(k8s.AppsV1Api);
       const s = await apps.readNamespacedStatefulSet({ namespace: NS, name: 'web' });
@@ -713,7 +894,8 @@ const CASES: Case[] = [
           body: {
             metadata: {
               resourceVersion: s.metadata?.resourceVersion,
-              annotations: { 'palisade.dev/lp': String(Date.now()) },
+              // the instance-ID map, the one annotation the workload guard lets Palisade write
+              annotations: { 'palisade.dev/instance-ids': '{}' },
             },
           },
         },
@@ -748,39 +930,24 @@ const CASES: Case[] = [
     run: () => kc.makeApiClient(k8s.AppsV1Api).readNamespacedReplicaSet({ namespace: NS, name: 'lp-rs' }),
   },
   {
-    role: 'instance-ids',
+    role: 'instance-id-workloads',
     resources: ['jobs'],
     verbs: ['get', 'patch'],
     what: "a Job's instance IDs live on the Job (cas.ts)",
     needs: ['get', 'jobs'],
+    alsoRemove: [{ role: 'console', resources: ['jobs'], verbs: ['get'] }],
     // the embedded API server serves no Jobs: this one runs on the real control plane
-    served: async () =>
-      (await c.kc.makeApiClient(k8s.BatchV1Api).getAPIResources()).resources.some((r) => r.name === 'jobs'),
-    setup: async () => {
-      await c.kc
-        .makeApiClient(k8s.BatchV1Api)
-        .createNamespacedJob({
-          namespace: NS,
-          body: {
-            metadata: { name: 'lp-job' },
-            spec: {
-              suspend: true,
-              template: {
-                spec: {
-                  restartPolicy: 'Never',
-                  containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
-                },
-              },
-            },
-          },
-        })
-        .catch(exists);
-    },
+    served: servesJobs,
+    setup: () => suspendedJob(NS),
     run: async () => {
       const batch = kc.makeApiClient(k8s.BatchV1Api);
       await batch.readNamespacedJob({ namespace: NS, name: 'lp-job' });
       await batch.patchNamespacedJob(
-        { namespace: NS, name: 'lp-job', body: { metadata: { annotations: { 'palisade.dev/lp': 'yes' } } } },
+        {
+          namespace: NS,
+          name: 'lp-job',
+          body: { metadata: { annotations: { 'palisade.dev/instance-ids': '{}' } } },
+        },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
     },
@@ -861,7 +1028,7 @@ describe('least privilege: each rule the chart grants is needed', () => {
       const i = ruleIndex(role, k.resources, k.verbs, k.resourceNames ?? false);
       const others = (k.alsoRemove ?? []).map((x) => {
         const r = roleOf(x.role);
-        return { role: r, index: ruleIndex(r, x.resources) };
+        return { role: r, index: ruleIndex(r, x.resources, x.verbs) };
       });
       // with the chart's roles: passes
       expect(

@@ -23,7 +23,8 @@ export class AuditFeed {
       socket.on('audit:unsubscribe', () => void socket.leave(AUDIT_ROOM));
     });
     for (const conn of clusters) {
-      const mark = (e: EventView) => e.source === CONSOLE_COMPONENT && this.mark(conn.id);
+      // only what may be a sealed record of Palisade's (the audit query checks the seal)
+      const mark = (e: EventView) => e.source === CONSOLE_COMPONENT && !!e.seal && this.mark(conn.id);
       conn.informers.events.on({ add: mark, update: mark });
     }
   }

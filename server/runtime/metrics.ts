@@ -38,6 +38,12 @@ export function runtimeMetrics() {
       labelNames: ['cluster', 'lease', 'epoch'] as const,
       registers: r,
     }),
+    epochReviews: new Counter({
+      name: 'palisade_leader_epoch_reviews_total',
+      help: "Writes the API server sent to this replica's leader-epoch webhook, by resource and whether they carried a leader's epoch (leader_write)",
+      labelNames: ['cluster', 'resource', 'leader_write'] as const,
+      registers: r,
+    }),
     queueDepth: new Gauge({
       name: 'palisade_controller_queue_depth',
       help: 'Keys waiting for a worker, per loop',

@@ -1,7 +1,8 @@
 // Counting real fence agent runs across processes: a wrapper named like the agent (fence_ipmilan)
 // in a folder put first on the replicas' PATH appends one line per run — when, its pid and its
-// --action, never its other arguments (the password is one) — to a log file, then execs the
-// real agent, so every run still goes to the BMC over IPMI. Palisade finds agents on PATH
+// action (from the `action=` line of its stdin, where Palisade passes every option), never its
+// other options (the password is one) — to a log file, then execs the real agent with the same
+// stdin, so every run still goes to the BMC over IPMI. Palisade finds agents on PATH
 // first (lib/fenceAgents/invocation.ts), so no configuration changes.
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,10 +31,11 @@ export async function recordAgentRuns(dir: string, agent = 'fence_ipmilan'): Pro
   await mkdir(binDir, { recursive: true });
   await writeFile(log, '');
   const script = `#!/bin/bash
+input=$(cat)
 action=
-for a in "$@"; do case $a in --action=*) action=\${a#--action=} ;; esac; done
+while IFS= read -r line; do case $line in action=*) action=\${line#action=} ;; esac; done <<< "$input"
 printf '%s %s %s\\n' "$(date +%s%3N)" "$$" "\${action:-unknown}" >> '${log}'
-exec '${real}' "$@"
+exec '${real}' "$@" <<< "$input"
 `;
   const wrapper = join(binDir, agent);
   await writeFile(wrapper, script);

@@ -35,6 +35,7 @@ export async function signedIn(c: Console, token: string): Promise<SignedInConte
     identity: check.identity,
     access: c.auth.access,
     limits: c.auth.limits,
+    auditKey: c.auth.keys.audit,
   };
 }
 

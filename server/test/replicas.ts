@@ -13,6 +13,11 @@
 // cluster's kubeconfig, CN kube-apiserver-webhook-client), and calls the replicas with a client
 // certificate of its own (CN palisade-balancer, from a CA made here), which the replicas trust
 // through protection.webhook.clientAuth.caFile and allowedNames — no direct caller is heard.
+//
+// The replicas keep their sessions where the chart puts them for the tests' release
+// (kube-system): Secrets in kube-system-sessions (made here when missing), the key
+// kube-system/palisade-session-key — so the chart's ServiceAccount (PALISADE_TEST_IDENTITY=chart)
+// needs no more than the chart grants.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,7 +31,26 @@ import { type Balancer, type TlsTermination, startBalancer } from '../../testenv
 import { kubeconfigCaPem } from '../protection/clientAuth.js';
 import { sharedServingPair } from '../protection/servingSecret.js';
 import { webhookNames } from '../protection/webhook.js';
+import { TEST_RELEASE_NAMESPACE, TEST_SESSION_NAMESPACE } from '../rbac/chart.js';
 import { palisadeKubeconfig } from './identity.js';
+
+/** palisade.yaml server.session.store of every replica: the chart's layout for the tests' release */
+export const REPLICA_SESSION_STORE = {
+  kind: 'kubernetes',
+  namespace: TEST_SESSION_NAMESPACE,
+  keySecret: { namespace: TEST_RELEASE_NAMESPACE, name: 'palisade-session-key' },
+};
+
+async function ensureSessionNamespace(kubeconfig: string) {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  await kc
+    .makeApiClient(k8s.CoreV1Api)
+    .createNamespace({ body: { metadata: { name: TEST_SESSION_NAMESPACE } } })
+    .catch((e) => {
+      if ((e as { code?: number }).code !== 409) throw e;
+    });
+}
 
 /** the name on the http balancer's client certificate, the one the replicas allow */
 export const BALANCER_CLIENT_CN = 'palisade-balancer';
@@ -54,6 +78,8 @@ export interface Replicas {
   /** with `console: true`: the one console address browsers use, and its balancer */
   consoleUrl?: string;
   consoleBalancer?: Balancer;
+  /** start replica `index` again (a new process, same port and configuration): a rolling update's next pod */
+  restart(index: number): Promise<Replica>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +90,7 @@ async function startReplica(
   webhookPort: number,
   env: Record<string, string> = {},
   consolePort = 0,
+  startTimeoutMs = 90_000,
 ): Promise<Replica> {
   const child = spawn(
     process.execPath,
@@ -95,7 +122,10 @@ async function startReplica(
   child.stderr?.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`replica ${index} did not start:\n${out}`)), 90_000);
+    const timer = setTimeout(
+      () => fail(new Error(`replica ${index} did not start within ${startTimeoutMs / 1000} s:\n${out}`)),
+      startTimeoutMs,
+    );
     const look = () => {
       const m = out.match(/Palisade console: (http:\/\/\S+)/);
       if (m) {
@@ -131,6 +161,13 @@ export async function startReplicas(o: {
   balancer?: 'tcp' | 'http';
   /** balancer http: how long a replica may take before its request is replayed (default 5s) */
   responseTimeout?: string;
+  /**
+   * balancer tcp routing like kube-proxy (testenv/ha/haproxy.ts `endpoints`): no health checks
+   * or retries; the test puts replicas in and out of rotation (balancer.setServer)
+   */
+  endpoints?: boolean;
+  /** how long a replica may take to start listening (default 90 s) */
+  startTimeoutMs?: number;
 }): Promise<Replicas> {
   const dir = await mkdtemp(join(tmpdir(), 'palisade-replicas-'));
   const lbPort = await freePort();
@@ -167,12 +204,16 @@ export async function startReplicas(o: {
   const balancer = await startBalancer(
     lbPort,
     ports.map((port) => ({ host: '127.0.0.1', port })),
-    o.balancer === 'http' ? { mode: 'http', tls, responseTimeout: o.responseTimeout } : {},
+    o.balancer === 'http'
+      ? { mode: 'http', tls, responseTimeout: o.responseTimeout }
+      : { endpoints: o.endpoints },
   );
   let consoleBalancer: Balancer | undefined;
   let consoleUrl: string | undefined;
   let consolePorts: number[] = [];
   const replicas: Replica[] = [];
+  let kubeconfig = '';
+  const spawnArgs: Parameters<typeof startReplica>[] = [];
   try {
     if (o.console) {
       const port = await freePort();
@@ -184,9 +225,18 @@ export async function startReplicas(o: {
         { balance: 'source' },
       );
     }
-    const server = { ...o.server, ...(consoleUrl ? { publicURL: consoleUrl } : {}) };
+    await ensureSessionNamespace(o.kubeconfig);
+    const given = o.server as { session?: Record<string, unknown> } | undefined;
+    const server = {
+      ...o.server,
+      session: {
+        ...given?.session,
+        store: { ...REPLICA_SESSION_STORE, ...(given?.session?.store as object) },
+      },
+      ...(consoleUrl ? { publicURL: consoleUrl } : {}),
+    };
     // the replicas' identity (PALISADE_TEST_IDENTITY=chart: the chart's ServiceAccount)
-    const kubeconfig = await palisadeKubeconfig(o.kubeconfig);
+    kubeconfig = await palisadeKubeconfig(o.kubeconfig);
     for (let i = 0; i < o.n; i++) {
       const config = join(dir, `palisade-${i}.yaml`);
       const protection = {
@@ -205,12 +255,14 @@ export async function startReplicas(o: {
         config,
         JSON.stringify({ ...o.config, protection, ...(Object.keys(server).length ? { server } : {}) }),
       );
-      replicas.push(await startReplica(i, kubeconfig, config, ports[i], o.env, consolePorts[i]));
+      spawnArgs.push([i, kubeconfig, config, ports[i], o.env, consolePorts[i], o.startTimeoutMs]);
+      replicas.push(await startReplica(...spawnArgs[i]));
     }
     // every replica in the balancer's rotation before a test kills any: haproxy takes a server
     // only after two good health checks, and a test that stopped the first two replicas while
-    // the last was still rising found no server at all
-    await allUp(balancer);
+    // the last was still rising found no server at all (without checks: every one ready)
+    if (o.endpoints) await Promise.all(replicas.map((r) => untilReady(r.url)));
+    else await allUp(balancer);
     if (consoleBalancer) await allUp(consoleBalancer);
   } catch (e) {
     for (const r of replicas) r.signal('SIGKILL');
@@ -226,6 +278,13 @@ export async function startReplicas(o: {
       identity ? replicas.find((r) => identity.includes(`_${r.child.pid}_`)) : undefined,
     consoleUrl,
     consoleBalancer,
+    async restart(index) {
+      const old = replicas[index];
+      if (old.child.exitCode === null && old.child.signalCode === null)
+        throw new Error(`replica ${index} is still running`);
+      replicas[index] = await startReplica(...spawnArgs[index]);
+      return replicas[index];
+    },
     async stop() {
       for (const r of replicas) {
         if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
@@ -240,6 +299,22 @@ export async function startReplicas(o: {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Until the replica's /readyz answers 200 (its informers synced, its webhook serving). */
+export async function untilReady(url: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < until) {
+    const r = await fetch(`${url}/readyz`).then(
+      async (x) => [x.status, await x.text()] as const,
+      (e) => [0, String(e)] as const,
+    );
+    if (r[0] === 200) return;
+    last = `${r[0]} ${r[1]}`;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`${url}/readyz not 200 within ${timeoutMs} ms: ${last}`);
 }
 
 async function allUp(b: Balancer, timeoutMs = 30_000) {

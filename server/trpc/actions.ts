@@ -134,6 +134,7 @@ function seam(ctx: SignedInContext, clusterId: string) {
     conn,
     actor: actorOf(ctx.identity, conn.id),
     authorize: (a: Parameters<typeof may>[2]) => may(ctx, conn.id, a),
+    auditKey: ctx.auditKey,
     heldByBudget: (node: string) =>
       ctx.fencing?.controllers
         .get(conn.id)
@@ -169,7 +170,7 @@ export const actionsRouter = router({
     const visible = await listableNamespaces(ctx, conn.id, { resource: 'events' }, namespaces);
     const fromEvents = events
       .filter((e) => !visible || visible.has(e.namespace ?? ''))
-      .map((e) => auditRow(e, CONSOLE_COMPONENT))
+      .map((e) => auditRow(e, CONSOLE_COMPONENT, ctx.auditKey))
       .filter((r): r is AuditRow => !!r);
     // the fences' own steps: for whoever may list NodeFences
     const fences = (await may(ctx, conn.id, { verb: 'list', group: GROUP, resource: FENCE_PLURAL })).allowed;

@@ -9,7 +9,7 @@ import type { NodeFence, Released } from '../../lib/fencing/types.js';
 import { agentLabel, progressOf } from '../../lib/fencing/view.js';
 import { PAUSE_ANNOTATIONS } from '../actions/fencePolicy.js';
 import { upcomingFences, waitingOn } from '../fencing/world.js';
-import { allow, clusterInput as cluster, clusterOf, procedure, router } from './trpc.js';
+import { allow, clusterInput as cluster, clusterOf, listableNamespaces, procedure, router } from './trpc.js';
 
 export const fencingRouter = router({
   list: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
@@ -45,6 +45,22 @@ export const fencingRouter = router({
           : undefined,
       }))
       .sort((a, b) => a.name.localeCompare(b.name));
+    // what waits on each node: its pods only in the namespaces where the person may list pods
+    const waiting = new Map(
+      [...inf.fences.values()]
+        .filter((f) => f.value)
+        .map(({ value: f }) => [f!.spec.nodeName, waitingOn(conn, f!.spec.nodeName)]),
+    );
+    const mayPods = await listableNamespaces(
+      ctx,
+      conn.id,
+      { resource: 'pods' },
+      [...waiting.values()].flatMap((w) => w.pods.map((p) => p.namespace)),
+    );
+    const scoped = (node: string) => {
+      const w = waiting.get(node) ?? { pods: [], volumes: [] };
+      return mayPods ? { ...w, pods: w.pods.filter((p) => mayPods.has(p.namespace)) } : w;
+    };
     const fences = [...inf.fences.values()]
       .filter((f) => f.value)
       .map(({ value: f }) => {
@@ -62,7 +78,7 @@ export const fencingRouter = router({
           /** the fence's policy is paused (a Detected fence is held) */
           paused: policy?.spec.paused ?? false,
           released: releasedBy(f!),
-          waiting: waitingOn(conn, f!.spec.nodeName),
+          waiting: scoped(f!.spec.nodeName),
           createdAt: f!.metadata.creationTimestamp,
           spec: f!.spec,
           status: f!.status,

@@ -7,6 +7,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { simulatedFaultEvent } from '../../lib/console/actionEvents.js';
+import { withAuditSeal } from '../../lib/guard/auditSeal.js';
 import { judgeAction } from '../../lib/console/actionGuard.js';
 import { microTime } from '../../lib/protection/buckets.js';
 import type { ClusterConnection } from '../kube/connection.js';
@@ -25,12 +26,22 @@ export const actInput = z.object({
   confirm: z.string().max(253, 'confirmation is longer than 253 characters').optional(),
 });
 
-async function record(conn: ClusterConnection, node: string, verb: ConsoleVerb, by: string) {
+async function record(
+  conn: ClusterConnection,
+  node: string,
+  verb: ConsoleVerb,
+  by: string,
+  auditKey?: Buffer,
+) {
   const at = new Date();
   const event = simulatedFaultEvent({ verb, node, by, at, mode: conn.spec.mode ?? 'normal' });
   // eventTime is a metav1.MicroTime: kube-apiserver parses exactly six fractional digits and
-  // answers 400 to the three client-node would send for a Date
-  const body = { ...event, eventTime: microTime(at.getTime()) as unknown as k8s.V1MicroTime };
+  // answers 400 to the three client-node would send for a Date; sealed as Palisade's own record
+  const body = withAuditSeal(
+    { ...event, eventTime: microTime(at.getTime()) as unknown as k8s.V1MicroTime },
+    at.getTime(),
+    auditKey,
+  );
   try {
     await conn.core.createNamespacedEvent({ namespace: 'default', body });
     return { recorded: true as const };
@@ -80,7 +91,7 @@ export const infraRouter = router({
       throw new TRPCError({ code, message: `infrastructure: ${e.message}`, cause: e });
     }
     const user = nameOn(ctx.identity, conn.id);
-    const recorded = await record(conn, input.node, input.verb, user);
+    const recorded = await record(conn, input.node, input.verb, user, ctx.auditKey);
     auditLog.info(
       {
         event: 'simulated-fault',

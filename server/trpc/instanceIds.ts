@@ -4,7 +4,8 @@
 // terminating or finished), conflicts (an id written twice, a pod with several ids, ids at or
 // above the replica count), free ids and pods still waiting, from the console's informers; on
 // the embedded cluster also who really holds which ID (the ground truth) and IDs held twice.
-// `get` reads one workload live, Jobs included. Each answers only what the person may list.
+// Stale entries whose pods are not known to have stopped say why their IDs are not given to
+// another pod (lib/guard/stopped.ts, from the watches). `get` reads one workload live, Jobs included. Each answers only what the person may list.
 import * as k8s from '@kubernetes/client-node';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
@@ -15,6 +16,8 @@ import { INSTANCE_IDS_ANNOTATION, INSTANCE_IDS_LABEL, workloadKey } from '../../
 import { describeIdMap } from '../../lib/instanceIds/view.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import { labelSelectorToString } from '../../lib/kube/labelSelector.js';
+import type { HolderRecord } from '../../lib/instanceIds/holders.js';
+import { holderFactsOf } from '../instanceIds/holderFacts.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { runningProcesses } from '../kube/infra.js';
 import {
@@ -102,10 +105,13 @@ export const instanceIdsRouter = router({
     const { deployments, statefulSets, replicaSets } = conn.informers;
     const now = Date.now();
     const health = conn.health();
+    const facts = holderFactsOf(conn);
+    const judge = (ns: string, pod: string, record?: HolderRecord) => facts.judgeCached(ns, pod, record);
     const first = instanceIdRows({
       workloads: [...deployments.values(), ...statefulSets.values()],
       replicaSets: replicaSets.values(),
       pods: conn.cache.podList(),
+      judge,
     });
     const read = first.length ? await readTruth(conn) : { truth: { available: !!conn.spec.infra } };
     const rows = read.processes
@@ -114,6 +120,7 @@ export const instanceIdsRouter = router({
           replicaSets: replicaSets.values(),
           pods: conn.cache.podList(),
           truth: read.processes,
+          judge,
         })
       : first;
     return {

@@ -106,6 +106,13 @@ export const protectionRouter = router({
       core: { cluster: svc.core.id, context: svc.core.context },
       synced: svc.store.synced,
       webhook: svc.webhook.url,
+      // is the pod-deletion webhook enforced on each cell (the leader's self-probe), and why not
+      enforcement: (await svc.enforcement()).map((e) => ({
+        cell: e.cell,
+        state: e.state,
+        policy: e.policy,
+        message: e.message,
+      })),
       cells: svc.cells.map((c) => ({
         ...c,
         snapshotTime: svc.aggregators.find((a) => a.cellId === c.id)?.lastSnapshotTime || undefined,

@@ -15,7 +15,16 @@ import { leadershipRouter } from './leadership.js';
 import { historyRouter } from './history.js';
 import { podDetails } from './pods.js';
 import { protectionRouter } from './protection.js';
-import { allow, clusterInput as cluster, clusterOf, objectName, procedure, router } from './trpc.js';
+import {
+  allow,
+  clusterInput as cluster,
+  clusterOf,
+  listableNamespaces,
+  may,
+  objectName,
+  procedure,
+  router,
+} from './trpc.js';
 
 const clusters = router({
   /** every cluster the console shows, and who the person is on each (null: not signed in there) */
@@ -36,18 +45,38 @@ const clusters = router({
 });
 
 const nodes = router({
+  /** the node, and its pods in the namespaces where the person may list pods */
   get: procedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
     await allow(ctx, conn.id, { verb: 'get', resource: 'nodes', name: input.name });
     const node = conn.cache.node(input.name);
     if (!node) throw new TRPCError({ code: 'NOT_FOUND', message: `node "${input.name}" not found` });
-    return { node, pods: conn.cache.podsOnNode(input.name) };
+    const pods = conn.cache.podsOnNode(input.name);
+    const visible = await listableNamespaces(
+      ctx,
+      conn.id,
+      { resource: 'pods' },
+      pods.map((p) => p.namespace),
+    );
+    const shown = visible ? pods.filter((p) => visible.has(p.namespace)) : pods;
+    return {
+      node,
+      pods: shown,
+      ...(shown.length < pods.length ? { hiddenPods: pods.length - shown.length } : {}),
+    };
   }),
-  /** the node's Kubernetes Events (kubelet, node lifecycle, Palisade's own records) */
+  /** the node's Kubernetes Events (kubelet, node lifecycle, Palisade's own records) where the person may list Events */
   events: procedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
     await allow(ctx, conn.id, { verb: 'get', resource: 'nodes', name: input.name });
-    return conn.cache.eventsFor('Node', '', input.name);
+    const events = conn.cache.eventsFor('Node', '', input.name);
+    const visible = await listableNamespaces(
+      ctx,
+      conn.id,
+      { resource: 'events' },
+      events.map((e) => e.namespace),
+    );
+    return visible ? events.filter((e) => visible.has(e.namespace)) : events;
   }),
 });
 
@@ -62,7 +91,19 @@ const pods = router({
         namespace: input.namespace,
         name: input.name,
       });
-      return podDetails(conn, input.namespace, input.name);
+      const details = await podDetails(conn, input.namespace, input.name);
+      // its Events are objects of their own: shown where the person may list Events
+      const events = await may(ctx, conn.id, {
+        verb: 'list',
+        resource: 'events',
+        namespace: input.namespace,
+      });
+      if (events.allowed) return details;
+      return {
+        ...details,
+        events: [],
+        ...(details.replaced ? { replaced: { ...details.replaced, events: [] } } : {}),
+      };
     }),
 });
 

@@ -34,6 +34,8 @@ export interface Context {
   /** asks the cluster what the person may do (SelfSubjectAccessReview, cached) */
   access: AccessReviews;
   limits?: RateLimits;
+  /** the install's audit key: seals Palisade's records and tells them from anyone's Events */
+  auditKey?: Buffer;
 }
 
 export type SignedInContext = Context & { identity: Identity };

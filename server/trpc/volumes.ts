@@ -19,9 +19,11 @@ import {
   type Context,
   clusterInput as cluster,
   clusterOf,
+  listableNamespaces,
   objectName,
   procedure,
   router,
+  type SignedInContext,
 } from './trpc.js';
 import { readVolumeTruth } from './volumesTruth.js';
 import { forceDetachOf, KUBE_FORCE_DETACH } from '../kube/forceDetach.js';
@@ -182,12 +184,35 @@ function eventsOf(conn: ClusterConnection, row: RwoRow): EventView[] {
     .slice(0, 200);
 }
 
+/**
+ * Which rows the person may see: a PersistentVolume is cluster-scoped, but its row tells of its
+ * claim and of the pods using or waiting for it, all in the claim's namespace (a pod can only
+ * mount a claim of its own namespace). A bound volume's row is shown only where the person may
+ * list both claims and pods; an unbound one has nothing namespaced to tell.
+ */
+async function claimScope(ctx: SignedInContext, conn: ClusterConnection, rows: readonly RwoRow[]) {
+  const namespaces = rows.flatMap((r) => (r.claim ? [r.claim.namespace] : []));
+  const [claims, pods] = await Promise.all([
+    listableNamespaces(ctx, conn.id, { resource: 'persistentvolumeclaims' }, namespaces),
+    listableNamespaces(ctx, conn.id, { resource: 'pods' }, namespaces),
+  ]);
+  return (ns: string | undefined) =>
+    ns === undefined || ((!claims || claims.has(ns)) && (!pods || pods.has(ns)));
+}
+
 export const volumesRouter = router({
   list: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
     await allow(ctx, conn.id, { verb: 'list', resource: 'persistentvolumes' });
-    const { departed: _, ...list } = await rowsOf(ctx, conn);
-    return list;
+    const { departed: _, rows, ...list } = await rowsOf(ctx, conn);
+    const mayRead = await claimScope(ctx, conn, rows);
+    const shown = rows.filter((r) => mayRead(r.claim?.namespace));
+    return {
+      ...list,
+      rows: shown,
+      /** volumes bound to claims in namespaces the person may not list (left out) */
+      ...(shown.length < rows.length ? { hidden: rows.length - shown.length } : {}),
+    };
   }),
   get: procedure.input(z.object({ cluster, name: objectName })).query(async ({ ctx, input }) => {
     const conn = clusterOf(ctx, input.cluster);
@@ -196,7 +221,28 @@ export const volumesRouter = router({
     const row = rows[0];
     if (!row)
       throw new TRPCError({ code: 'NOT_FOUND', message: `PersistentVolume "${input.name}" not found` });
-    return { ...meta, row, departed, events: eventsOf(conn, row) };
+    // its claim, pods and their events: only where the person may list claims and pods
+    if (row.claim)
+      await allow(ctx, conn.id, {
+        verb: 'list',
+        resource: 'persistentvolumeclaims',
+        namespace: row.claim.namespace,
+      });
+    if (row.claim)
+      await allow(ctx, conn.id, { verb: 'list', resource: 'pods', namespace: row.claim.namespace });
+    const events = eventsOf(conn, row);
+    const mayEvents = await listableNamespaces(
+      ctx,
+      conn.id,
+      { resource: 'events' },
+      events.map((e) => e.namespace),
+    );
+    return {
+      ...meta,
+      row,
+      departed: departed.filter((d) => d.namespace === row.claim?.namespace),
+      events: mayEvents ? events.filter((e) => mayEvents.has(e.namespace)) : events,
+    };
   }),
 });
 

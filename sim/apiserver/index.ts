@@ -108,6 +108,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     ...(opts.tokens ?? []),
   ]);
   core.rbacWriteCheck = auth.checkRbacWrite;
+  core.admission.authorize = (a) => auth.authorizer.authorize(a);
   await seed(core);
   const aggregation = new ClusterRoleAggregation(core);
   const gc = new GarbageCollector(core);

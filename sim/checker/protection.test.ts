@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Violation } from './checker.js';
 import { PROTECTION_INVARIANT, ProtectionChecker, type ViewPod } from './protection.js';
+import { nodeInService } from './protectionWatch.js';
 
 const NOW = Date.parse('2025-01-01T00:10:00Z');
 const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
@@ -144,4 +145,22 @@ describe('ProtectionChecker', () => {
     f.del('a');
     expect(f.checker.list().map((v) => v.subject)).toEqual(['shop/web']);
   });
+});
+
+describe('which nodes still run their pods (protectionWatch)', () => {
+  const node = (ready: string, taints: { key: string; effect: string }[] = []) => ({
+    status: { conditions: [{ type: 'Ready', status: ready }] },
+    spec: { taints },
+  });
+  it.each([
+    ['Ready', node('True'), true],
+    ['Unknown', node('Unknown'), false],
+    ['unknown node', undefined, false],
+    // a fence powered it off; the API has not noticed yet, the release tainted it at once
+    [
+      'Ready but out of service',
+      node('True', [{ key: 'node.kubernetes.io/out-of-service', effect: 'NoExecute' }]),
+      false,
+    ],
+  ] as const)('%s', (_what, n, want) => expect(nodeInService(n as never)).toBe(want));
 });

@@ -1,7 +1,8 @@
 // Deletion protection judged from the API view (seed 004): an API deletion of an available
 // protected pod must never leave its PodProtector's pods below minAvailable. Node failures
-// are excluded: a pod deleted while its node is not Ready (taint eviction, pod GC, a fence's
-// release) was lost to the node, not pushed out by the API. One violation stays open per
+// are excluded: a pod deleted while its node is not Ready or out of service (taint eviction,
+// pod GC, a fence's release — which can come before the API marks a powered-off node
+// NotReady) was lost to the node, not pushed out by the API. One violation stays open per
 // protector until its available count is back at the floor or the protector is gone.
 import type * as k8s from '@kubernetes/client-node';
 import { type Floor, type FloorPod, availableCount, judgeDeletion } from '../../lib/protection/floorCheck.js';
@@ -19,7 +20,10 @@ export type ViewPod = FloorPod & {
 export interface ProtectionView {
   pods(namespace: string): ViewPod[];
   protectors(namespace: string): unknown[];
-  /** whether the node's Ready condition is True (false for an unknown node) */
+  /**
+   * whether the node's Ready condition is True and it is not tainted out of service (false for
+   * an unknown node)
+   */
   nodeReady(name: string): boolean;
 }
 

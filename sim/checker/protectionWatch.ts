@@ -13,8 +13,15 @@ export interface SharedInformers {
 /** how often open violations are re-judged with no pod event (minReadySeconds passing) */
 const RECHECK_MS = 1000;
 
-const nodeReady = (n: k8s.V1Node | undefined) =>
-  n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+/**
+ * The node still runs what the API says runs there: Ready, and not declared shut down by the
+ * out-of-service taint. A fence powers a node off before the API notices (its Ready condition
+ * lags by the node-monitor grace period) and taints it out of service at once: the pods its
+ * release then deletes were lost to the node, even though the API still said Ready.
+ */
+export const nodeInService = (n: k8s.V1Node | undefined) =>
+  (n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false) &&
+  !(n?.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service');
 
 export async function watchProtection(
   kc: k8s.KubeConfig,
@@ -32,7 +39,7 @@ export async function watchProtection(
     {
       pods: (ns) => shared.pods.list(ns),
       protectors: (ns) => protectors.list(ns),
-      nodeReady: (name) => nodeReady(shared.nodes.get(name)),
+      nodeReady: (name) => nodeInService(shared.nodes.get(name)),
     },
     opts,
   );

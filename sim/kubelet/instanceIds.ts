@@ -119,7 +119,9 @@ export class InstanceIdApps {
       await app.client.release();
       this.counts.released++;
     } catch (e) {
-      // unreachable (a partition): the entry stays until a full map drops it as stale
+      // unreachable (a partition): the entry stays until its pod is known to have stopped
+      // (lib/guard/stopped.ts: its kubelet confirms the end, or its node is fenced) and a full
+      // map or the collector drops it
       this.counts.failed++;
       this.lastError = `${app.proc.namespace}/${app.proc.podName}: ${(e as Error).message}`;
     }

@@ -35,6 +35,8 @@ export interface Balancer {
   stats(): Promise<BackendStats>;
   /** each server's state and last health check, as haproxy sees them (for a failing test to print) */
   servers(): Promise<string[]>;
+  /** put server `index` in rotation (ready) or take it out (maint); open connections stay */
+  setServer(index: number, state: 'ready' | 'maint'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,12 @@ export interface BalancerOptions {
    * (default 5s: inside the API server's default webhook timeout of 10s)
    */
   responseTimeout?: string;
+  /**
+   * mode tcp, as kube-proxy routes to a Service: no health checks, no retry, no redispatch — a
+   * server is in rotation exactly while the test says so (setServer: its "endpoints"), and a
+   * connection sent to a server that refuses it fails
+   */
+  endpoints?: boolean;
 }
 
 /** The files haproxyConfig names, in the balancer's directory. */
@@ -128,10 +136,14 @@ export function haproxyConfig(
     '  timeout connect 1s',
     '  timeout client 60s',
     `  timeout server ${http ? (opts.responseTimeout ?? '5s') : '60s'}`,
-    '  retries 6',
-    // a dead server's refused connection goes to the next server at once, not after 3 tries;
-    // in http mode every retry goes to another server
-    '  option redispatch 1',
+    ...(opts.endpoints
+      ? ['  retries 0']
+      : [
+          '  retries 6',
+          // a dead server's refused connection goes to the next server at once, not after 3
+          // tries; in http mode every retry goes to another server
+          '  option redispatch 1',
+        ]),
     ...(http
       ? [
           // replay a request whose server refused the connection, closed it or reset it before
@@ -163,7 +175,10 @@ export function haproxyConfig(
     // its refused connections are redispatched (retries 6: two dead replicas still in the
     // rotation cannot use up every attempt).
     '  timeout check 2s',
-    ...backends.map((b, i) => `  server r${i} ${b.host}:${b.port}${serverTls} check inter 200 fall 2 rise 2`),
+    ...backends.map(
+      (b, i) =>
+        `  server r${i} ${b.host}:${b.port}${serverTls}${opts.endpoints ? '' : ' check inter 200 fall 2 rise 2'}`,
+    ),
     '',
   ].join('\n');
 }
@@ -261,6 +276,10 @@ export async function startBalancer(
     child,
     stats: async () => backendStats(await adminCommand(join(dir, 'admin.sock'), 'show stat')),
     servers: async () => serverStates(await adminCommand(join(dir, 'admin.sock'), 'show stat')),
+    async setServer(index, state) {
+      const out = await adminCommand(join(dir, 'admin.sock'), `set server replicas/r${index} state ${state}`);
+      if (out.trim()) throw new Error(`haproxy: set server r${index} ${state}: ${out.trim()}`);
+    },
     async stop() {
       process.off('exit', onExit);
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -48,6 +48,13 @@ export interface IdentityProvider {
   state: string;
   users: string[];
   clients: string[];
+  /**
+   * An outage: stop listening and drop every connection (callers get "connection refused"),
+   * keeping the provider's state (sessions, grants, refresh tokens) for resume()
+   */
+  suspend(): Promise<void>;
+  /** listen on the same port again, where suspend() left off */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -116,6 +123,19 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
       state,
       users: users.usernames,
       clients: options.clients.map((c) => c.clientId),
+      suspend: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+      resume: () =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, '127.0.0.1', () => {
+            server.off('error', reject);
+            resolve();
+          });
+        }),
       stop,
     };
   } catch (e) {

@@ -12,7 +12,8 @@ afterEach(async () => {
   t = undefined;
 });
 
-const EXEC = { type: 'exec', agent: 'fence_test' };
+// an agent the policy rule knows (lib/fenceAgents/policy.ts); the test agents stand in for it
+const EXEC = { type: 'exec', agent: 'fence_ipmilan' };
 
 /** A test agent: counts its runs, and powers the node off (or not) through the infrastructure. */
 function testAgent(f: () => Fenced, behave: (run: number) => 'off' | 'lie' | 'fail' | 'hang' | 'slow') {

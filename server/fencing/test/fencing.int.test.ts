@@ -4,7 +4,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
-import { installBmcSecret, ipmiAgent } from '../../../sim/fencing/demoPolicy.js';
+import { CREDENTIALS_NAMESPACE, installBmcSecret, ipmiAgent } from '../../../sim/fencing/demoPolicy.js';
 import { type Bmcs, missingIpmiTools, startBmcs } from '../../../sim/infra/ipmi/bmcs.js';
 import { execAgent } from '../execAgent.js';
 import { type Fenced, fencingScenario, pathOf, quickPolicy, startFencing } from './fencingHarness.js';
@@ -136,7 +136,9 @@ describe('fencing controller', { timeout: 240_000 }, () => {
     `exec: fence_ipmilan over IPMI powers the node off, and the replacement runs${ipmiSkip ? ` (skipped: ${missing.join(', ')} missing; apt-get install openipmi fence-agents ipmitool)` : ''}`,
     async () => {
       let bmcs: Bmcs | undefined;
-      t = await startFencing(fencingScenario(), { exec: (spec) => execAgent(t!.cluster.kc, spec) });
+      t = await startFencing(fencingScenario(), {
+        exec: (spec) => execAgent(t!.cluster.kc, spec, { credentialsNamespaces: [CREDENTIALS_NAMESPACE] }),
+      });
       try {
         bmcs = await startBmcs(t.cluster.infra, {
           infraUrl: t.cluster.infraApi.url,

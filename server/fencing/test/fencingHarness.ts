@@ -37,7 +37,7 @@ const noExec: ExecAgentFactory = () => {
 
 export async function startFencing(
   yaml: string,
-  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number } = {},
+  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number; credentialsNamespaces?: string[] } = {},
 ) {
   const cluster = await startScenario(yaml);
   const conn = new ClusterConnection({
@@ -65,6 +65,7 @@ export async function startFencing(
       logger: logs.logger,
       verifyWindowMs: opts.verifyWindowMs ?? 3_000,
       verifyEveryMs: 200,
+      credentialsNamespaces: opts.credentialsNamespaces,
     });
     return { c, runtime, leader: undefined as Manager | undefined };
   };

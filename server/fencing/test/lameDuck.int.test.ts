@@ -56,7 +56,8 @@ describe('fencing: a term that ends before the agent starts', { timeout: 240_000
       return push(...l);
     };
 
-    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_test' }));
+    // fence_ipmilan: an agent the policy rule knows; the test agent stands in for it
+    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_ipmilan' }));
     const pod = await eventually(
       async () =>
         (await t!.cluster.core.listNamespacedPod({ namespace: 'shop' })).items.find(

@@ -56,7 +56,8 @@ describe('fencing leader election', { timeout: 240_000 }, () => {
     expect(b.elector.isLeader()).toBe(false);
     expect((await leaseOf(t)).spec?.holderIdentity).toBe(a.elector.identity);
 
-    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_test' }));
+    // fence_ipmilan: an agent the policy rule knows; the test agent stands in for it
+    await t.policy('exec', quickPolicy({ type: 'exec', agent: 'fence_ipmilan' }));
     const pod = await eventually(
       async () =>
         (await t!.cluster.core.listNamespacedPod({ namespace: 'shop' })).items.find(

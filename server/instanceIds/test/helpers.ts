@@ -2,8 +2,9 @@
 // decides who asks, and when), pod-bound tokens as a kubelet gets them, and the endpoint's
 // answers read raw.
 import type * as k8s from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
-import { INSTANCE_IDS_ANNOTATION } from '../../../lib/instanceIds/types.js';
+import { INSTANCE_IDS_ANNOTATION, INSTANCE_IDS_LABEL } from '../../../lib/instanceIds/types.js';
 
 /** matches no node: the pods exist and never run */
 export const NOWHERE = { 'palisade.dev/test-nowhere': 'true' };
@@ -17,12 +18,20 @@ export function deployment(
     env?: k8s.V1EnvVar[];
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    /** labelled palisade.dev/instance-ids-enabled=true (default) */
+    optIn?: boolean;
   } = {},
 ): k8s.V1Deployment {
+  const optIn: Record<string, string> = opts.optIn === false ? {} : { [INSTANCE_IDS_LABEL]: 'true' };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace, labels: { app: name, ...opts.labels }, annotations: opts.annotations },
+    metadata: {
+      name,
+      namespace,
+      labels: { app: name, ...optIn, ...opts.labels },
+      annotations: opts.annotations,
+    },
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
@@ -125,4 +134,30 @@ export async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>
     }),
   );
   return out;
+}
+
+/**
+ * A kubeconfig for a ServiceAccount of the cluster (its token requested now), the way Palisade
+ * runs with the rights a person granted it.
+ */
+export async function serviceAccountKc(
+  admin: k8s.KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<k8s.KubeConfig> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const r = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster()!;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name, token: r.status!.token }],
+    contexts: [{ name: admin.getCurrentContext(), cluster: cluster.name, user: name }],
+    currentContext: admin.getCurrentContext(),
+  });
+  return kc;
 }

@@ -3,7 +3,7 @@
 // user would, and pods in the style of Podseidon's e2e fixtures — never scheduled, their
 // readiness (and its time) set through the status subresource, so counts are exact.
 import * as k8s from '@kubernetes/client-node';
-import { failure } from '../../../sim/apiserver/test/harness.js';
+import { eventually, failure } from '../../../sim/apiserver/test/harness.js';
 import { startScenario, tinyDurations } from '../../../sim/test/clusterHarness.js';
 import { type Cell, statusOf } from '../../../lib/protection/status.js';
 import type { ClusterSpec } from '../../kube/connection.js';
@@ -306,4 +306,35 @@ export async function podPhase(core: k8s.CoreV1Api, ns: string, name: string) {
   const p = await core.readNamespacedPod({ namespace: ns, name });
   const ready = p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
   return { phase: p.status?.phase, ready, nodeName: p.spec?.nodeName };
+}
+
+// ---- the webhook's enforcement -------------------------------------------------------------
+
+/** The pod-deletion webhook's failurePolicy and what the leader wrote of it (palisade.dev/enforcement). */
+export async function enforcementOf(kc: k8s.KubeConfig) {
+  const vwc = await kc
+    .makeApiClient(k8s.AdmissionregistrationV1Api)
+    .readValidatingWebhookConfiguration({ name: WEBHOOK });
+  const note = vwc.metadata?.annotations?.['palisade.dev/enforcement'];
+  return {
+    policy: vwc.webhooks?.find((w) => w.name === WEBHOOK)?.failurePolicy,
+    state: note ? (JSON.parse(note) as { state: string; probe?: string; message: string }) : undefined,
+  };
+}
+
+/** Until the leader's self-probe reached a replica and failurePolicy Fail is in force. */
+export async function untilEnforced(kc: k8s.KubeConfig, timeoutMs = 30_000) {
+  await eventually(
+    async () => {
+      const e = await enforcementOf(kc);
+      return e.policy === 'Fail' && e.state?.state === 'enforced';
+    },
+    'the pod-deletion webhook enforced (failurePolicy Fail after a self-probe)',
+    timeoutMs,
+  );
+}
+
+/** The namespace's labels, as the API has them. */
+export async function namespaceLabels(core: k8s.CoreV1Api, ns: string) {
+  return (await core.readNamespace({ name: ns })).metadata?.labels ?? {};
 }

@@ -53,19 +53,30 @@ describe('the webhook behind a Service', () => {
       name: 'palisade-webhook-serving',
     });
     const api = cluster.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
-    const paths: Record<string, string> = {
-      'podseidon.kubewharf.io': '/admission/svc-cell',
-      'palisade-nodefences': '/fences/svc-cell',
-      'palisade-leader-epochs': '/epochs/svc-cell',
+    // by webhook: palisade-nodefences holds two, each on its own path
+    const paths: Record<string, Record<string, string>> = {
+      // the self-probe webhook answers on the admission path too (dry-run deletions only)
+      'podseidon.kubewharf.io': {
+        'podseidon.kubewharf.io': '/admission/svc-cell',
+        'self-probe.palisade.dev': '/admission/svc-cell',
+      },
+      'palisade-nodefences': {
+        'nodefences.palisade.dev': '/fences/svc-cell',
+        'fencepolicies.palisade.dev': '/fencepolicies/svc-cell',
+      },
+      'palisade-leader-epochs': {},
     };
-    for (const [name, path] of Object.entries(paths)) {
+    for (const [name, byWebhook] of Object.entries(paths)) {
       const c = await api.readValidatingWebhookConfiguration({ name });
       for (const w of c.webhooks ?? []) {
         expect(w.clientConfig).toEqual({
-          service: { ...SERVICE, port: 443, path },
+          service: { ...SERVICE, port: 443, path: byWebhook[w.name] ?? '/epochs/svc-cell' },
           caBundle: secret.data?.['ca.crt'],
         });
       }
+      expect((c.webhooks ?? []).map((w) => w.name).filter((n) => byWebhook[n])).toEqual(
+        Object.keys(byWebhook),
+      );
     }
     const cert = new X509Certificate(Buffer.from(secret.data?.['tls.crt'] ?? '', 'base64'));
     expect(cert.checkHost(HOST)).toBeTruthy();

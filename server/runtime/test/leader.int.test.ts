@@ -156,7 +156,9 @@ describe('the controller Lease: one console runs the loops', { timeout: 240_000 
     expect(a.manager.loops.map((l) => l.name).sort()).toEqual([
       `aggregator:${CELL}`,
       'generator',
+      'namespace-labels',
       `update-trigger:${CELL}`,
+      'webhook-enforcement',
     ]);
     expect(loopsRunning(b.manager)).toBe(0);
 
@@ -193,7 +195,13 @@ describe('the controller Lease: one console runs the loops', { timeout: 240_000 
       (v) => v.metricName === 'palisade_controller_reconcile_duration_seconds_count' && v.value > 0,
     );
     expect(new Set(reconciled.map((v) => v.labels.controller))).toEqual(
-      new Set([`aggregator:${CELL}`, 'generator', `update-trigger:${CELL}`]),
+      new Set([
+        `aggregator:${CELL}`,
+        'generator',
+        'namespace-labels',
+        `update-trigger:${CELL}`,
+        'webhook-enforcement',
+      ]),
     );
     expect((await b.runtime.metrics.renewSeconds.get()).values.length).toBeGreaterThan(0);
 

@@ -27,6 +27,7 @@ import {
   simulatedFaultEvent,
 } from '../../../lib/console/actionEvents.js';
 import { auditMessage } from '../../../lib/guard/audit.js';
+import { withAuditSeal } from '../../../lib/guard/auditSeal.js';
 import { microTime } from '../../../lib/protection/buckets.js';
 import { eventually, serviceAccountReady } from '../../../sim/apiserver/test/harness.js';
 import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../../sim/cluster.js';
@@ -178,7 +179,6 @@ beforeAll(async () => {
     },
   });
   await createFences();
-  await createAuditEvents();
   const limited = await limitedToken();
   tokens = {
     viewer: cluster.users.viewer.token,
@@ -193,10 +193,21 @@ beforeAll(async () => {
     protection: { webhook: { register: true } },
     // the history store (timeline, replay, the audit's records), in a temporary directory
     history: { location: { kind: 'temporary' }, retentionMs: 86_400_000 },
-    // thousands of mutations a minute from one person: the rate limit is not under test here
-    auth: { limits: { signInPerMinute: 20, mutationsPerMinute: 1_000_000 } },
+    // thousands of mutations a minute from one person, hundreds of forged tokens from one
+    // client: the rate limits are not under test here (server/attacks/ tests them)
+    auth: {
+      limits: {
+        signInPerMinute: 20,
+        mutationsPerMinute: 1_000_000,
+        failuresPerMinute: 1_000_000,
+        failuresPerTokenPerMinute: 1_000_000,
+        authenticationsPerUserPerMinute: 1_000_000,
+      },
+    },
   });
   await Promise.all([...c.clusters.values()].map((x) => x.synced()));
+  // written once the console's audit key is known: Palisade seals the records it writes
+  await createAuditEvents(c.auth.keys.audit);
   // what the generator of the leading console would have made for the protected Deployment
   await custom.createNamespacedCustomObject({
     group: 'podseidon.kubewharf.io',
@@ -270,8 +281,8 @@ async function createFences() {
   }
 }
 
-/** The console's own Events, as an earlier session would have left them: rows for actions.audit. */
-async function createAuditEvents() {
+/** The console's own Events, sealed as it writes them: rows for actions.audit. */
+async function createAuditEvents(auditKey: Buffer) {
   const at = new Date(Date.now() - 60_000);
   const odd = 'stuck 💥 for "20" min;\nvendor: {{x}} <b>dead</b> \u202e';
   const events = [
@@ -308,7 +319,11 @@ async function createAuditEvents() {
     await core.createNamespacedEvent({
       namespace: body.metadata!.namespace!,
       // a metav1.MicroTime: six fractional digits (server/trpc/infra.ts writes it the same way)
-      body: { ...body, eventTime: microTime(at.getTime()) as unknown as k8s.V1MicroTime },
+      body: withAuditSeal(
+        { ...body, eventTime: microTime(at.getTime()) as unknown as k8s.V1MicroTime },
+        at.getTime(),
+        auditKey,
+      ),
     });
 }
 
@@ -1392,9 +1407,9 @@ describe('the transport', () => {
               return;
             }
             expect(a.body, `${shown}: not JSON`).toBeDefined();
-            // the gate's own refusals (who is asking, what kind of body): {error, code}
+            // the gate's own refusals (who is asking, what kind and size of body): {error, code}
             if (typeof a.body.error === 'string') {
-              expect([401, 415], shown).toContain(a.status);
+              expect([401, 405, 413, 415], shown).toContain(a.status);
               return void expect(a.body, shown).toMatchObject({ code: expect.any(String) });
             }
             expect(who, `${shown}: past the gate without a token`).not.toBe('anonymous');

@@ -16,7 +16,7 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject | null;
   options?: Record<string, unknown>;
   dryRun: boolean;
-  user: { username: string; uid?: string; groups: string[] };
+  user: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
 }
 
 export interface RuleWithOperations {
@@ -25,6 +25,13 @@ export interface RuleWithOperations {
   apiVersions?: string[];
   resources?: string[];
   scope?: string;
+}
+
+/** request.options: the operation's options with their kind, as webhooks and CEL see them */
+export function reviewOptions(a: AdmissionAttributes): Record<string, unknown> {
+  const kind =
+    a.operation === 'DELETE' ? 'DeleteOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'CreateOptions';
+  return { ...(a.options ?? {}), kind, apiVersion: 'meta.k8s.io/v1' };
 }
 
 const has = (list: string[] | undefined, v: string) => (list ?? []).some((x) => x === '*' || x === v);

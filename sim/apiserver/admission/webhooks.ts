@@ -7,9 +7,17 @@ import https from 'node:https';
 import tls from 'node:tls';
 import { z } from 'zod';
 import { type StatusBody, StatusError, errors } from '../http/errors.js';
-import type { KubeObject } from '../resources/types.js';
+import { type KubeObject, qualifiedResource } from '../resources/types.js';
+import type { Authorize } from './cel/authorizer.js';
 import { type WebhookClientAuth, urlHostPort } from './clientAuth.js';
-import { type AdmissionAttributes, type RuleWithOperations, ruleMatches, selectorsMatch } from './match.js';
+import {
+  type AdmissionAttributes,
+  type RuleWithOperations,
+  reviewOptions,
+  ruleMatches,
+  selectorsMatch,
+} from './match.js';
+import { type MatchCondition, ConditionCache, activation, evaluateConditions } from './matchConditions.js';
 
 export interface Webhook {
   name: string;
@@ -24,6 +32,7 @@ export interface Webhook {
   timeoutSeconds?: number;
   namespaceSelector?: any;
   objectSelector?: any;
+  matchConditions?: MatchCondition[];
 }
 
 export interface WebhookDeps {
@@ -51,17 +60,47 @@ const keepAlive = new https.Agent({ keepAlive: true, maxSockets: 64 });
 const staleSocket = (e: NodeJS.ErrnoException, reused: boolean) =>
   reused && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
 
+/** NewForbidden's subject: `pods "name"`, or the resource alone when the request names none */
+function forbiddenSubject(a: AdmissionAttributes): string {
+  return a.name ? `${qualifiedResource(a.resource)} "${a.name}"` : qualifiedResource(a.resource);
+}
+
 export class WebhookAdmission {
+  private readonly conditions = new ConditionCache();
+  /** the cluster's authorizer, for matchConditions' `authorizer` (set once auth exists) */
+  authorize?: Authorize;
+
   constructor(private readonly deps: WebhookDeps) {}
 
+  /**
+   * The webhooks to call, in configuration order. Throws the 403 kube-apiserver answers
+   * when a matchCondition of a failurePolicy Fail webhook cannot be evaluated.
+   */
   matching(a: AdmissionAttributes): Webhook[] {
     const out: Webhook[] = [];
+    let vars: ReturnType<typeof activation> | undefined;
+    const lazyVars = () => {
+      vars ??= activation(a, this.authorize);
+      return vars;
+    };
     for (const cfg of this.deps.configurations()) {
-      for (const w of ((cfg as any).webhooks ?? []) as Webhook[]) {
-        if (!(w.rules ?? []).some((r) => ruleMatches(r, a))) continue;
+      const hooks = ((cfg as any).webhooks ?? []) as Webhook[];
+      hooks.forEach((w, i) => {
+        if (!(w.rules ?? []).some((r) => ruleMatches(r, a))) return;
         const nsLabels = a.namespace ? this.deps.namespaceLabels(a.namespace) : undefined;
-        if (selectorsMatch(w, a, nsLabels)) out.push(w);
-      }
+        if (!selectorsMatch(w, a, nsLabels)) return;
+        if (w.matchConditions?.length) {
+          const outcome = evaluateConditions(this.conditions.conditions(cfg, i), lazyVars, w.failurePolicy);
+          if (outcome.error !== undefined)
+            throw errors.forbidden(
+              `${forbiddenSubject(a)} is forbidden: ${outcome.error}`,
+              a.resource,
+              a.name,
+            );
+          if (!outcome.call) return;
+        }
+        out.push(w);
+      });
     }
     return out;
   }
@@ -253,10 +292,6 @@ function denial(name: string, result: Partial<StatusBody> | undefined): StatusEr
   return new StatusError(code, result?.reason ?? '', message, result?.details);
 }
 
-function optionsKind(op: AdmissionAttributes['operation']) {
-  return op === 'DELETE' ? 'DeleteOptions' : op === 'UPDATE' ? 'UpdateOptions' : 'CreateOptions';
-}
-
 export function buildReview(a: AdmissionAttributes) {
   const resource = { group: a.resource.group, version: a.resource.version, resource: a.resource.plural };
   const request: Record<string, unknown> = {
@@ -270,7 +305,7 @@ export function buildReview(a: AdmissionAttributes) {
     object: a.object ?? null,
     oldObject: a.oldObject ?? null,
     dryRun: a.dryRun,
-    options: { ...(a.options ?? {}), kind: optionsKind(a.operation), apiVersion: 'meta.k8s.io/v1' },
+    options: reviewOptions(a),
   };
   // omitempty: a deletecollection item or a generateName CREATE has none
   if (a.name) request.name = a.name;

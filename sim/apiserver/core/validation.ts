@@ -6,6 +6,7 @@ import {
   labelSelectorMatches,
   validateLabelSelector,
 } from '../../../lib/kube/labelSelector.js';
+import { matchConditionsUnchanged, validateMatchConditions } from '../admission/matchConditions.js';
 import { validateRbac } from '../auth/validation.js';
 import type { StatusCause } from '../http/errors.js';
 import type { KubeObject } from '../resources/types.js';
@@ -82,7 +83,13 @@ function validatePdb(o: Obj): StatusCause[] {
   return [];
 }
 
-function validateWebhooks(o: Obj): StatusCause[] {
+/**
+ * validateValidatingWebhookConfiguration, in its order: each webhook's own fields (name,
+ * failurePolicy, sideEffects, timeoutSeconds, clientConfig, matchConditions), then its
+ * admissionReviewVersions, then its name's uniqueness. `checkConditions` is false on an
+ * update that changes no webhook's matchConditions.
+ */
+function validateWebhooks(o: Obj, checkConditions = true): StatusCause[] {
   const out: StatusCause[] = [];
   const names = new Set<string>();
   (o.webhooks ?? []).forEach((w: Obj, i: number) => {
@@ -92,27 +99,14 @@ function validateWebhooks(o: Obj): StatusCause[] {
       out.push(
         invalid(`${p}.name`, w.name, 'should be a domain with at least three segments separated by dots'),
       );
-    else if (names.has(w.name))
-      out.push({
-        reason: 'FieldValueDuplicate',
-        message: `Duplicate value: "${w.name}"`,
-        field: `${p}.name`,
-      });
-    names.add(w.name);
-    const cc: Obj = w.clientConfig ?? {};
-    if (!cc.url === !cc.service) out.push(required(`${p}.clientConfig`));
-    if (cc.url && !String(cc.url).startsWith('https://'))
-      out.push(invalid(`${p}.clientConfig.url`, cc.url, "'https' is the only allowed URL scheme"));
+    if (w.failurePolicy && !['Ignore', 'Fail'].includes(w.failurePolicy))
+      out.push(invalid(`${p}.failurePolicy`, w.failurePolicy, 'supported values: "Fail", "Ignore"'));
     if (!['None', 'NoneOnDryRun'].includes(w.sideEffects))
       out.push({
         reason: 'FieldValueNotSupported',
         message: `Unsupported value: ${JSON.stringify(w.sideEffects ?? '')}: supported values: "None", "NoneOnDryRun"`,
         field: `${p}.sideEffects`,
       });
-    if (!Array.isArray(w.admissionReviewVersions) || !w.admissionReviewVersions.includes('v1'))
-      out.push(required(`${p}.admissionReviewVersions`));
-    if (w.failurePolicy && !['Ignore', 'Fail'].includes(w.failurePolicy))
-      out.push(invalid(`${p}.failurePolicy`, w.failurePolicy, 'supported values: "Fail", "Ignore"'));
     if (w.timeoutSeconds !== undefined && (w.timeoutSeconds < 1 || w.timeoutSeconds > 30))
       out.push(
         invalid(
@@ -121,6 +115,20 @@ function validateWebhooks(o: Obj): StatusCause[] {
           'the timeout value must be between 1 and 30 seconds',
         ),
       );
+    const cc: Obj = w.clientConfig ?? {};
+    if (!cc.url === !cc.service) out.push(required(`${p}.clientConfig`));
+    if (cc.url && !String(cc.url).startsWith('https://'))
+      out.push(invalid(`${p}.clientConfig.url`, cc.url, "'https' is the only allowed URL scheme"));
+    if (checkConditions) out.push(...validateMatchConditions(w.matchConditions, `${p}.matchConditions`));
+    if (!Array.isArray(w.admissionReviewVersions) || !w.admissionReviewVersions.includes('v1'))
+      out.push(required(`${p}.admissionReviewVersions`));
+    if (w.name && names.has(w.name))
+      out.push({
+        reason: 'FieldValueDuplicate',
+        message: `Duplicate value: "${w.name}"`,
+        field: `${p}.name`,
+      });
+    if (w.name) names.add(w.name);
   });
   return out;
 }
@@ -185,6 +193,8 @@ export function validateUpdate(kind: string, group: string, o: KubeObject, old: 
     return [...validateWorkload(n, kind), ...immutable('spec.selector', p.spec?.selector, n.spec?.selector)];
   if (group === 'storage.k8s.io' && kind === 'VolumeAttachment') return immutable('spec', p.spec, n.spec);
   if (group === 'rbac.authorization.k8s.io') return validateRbac(o, old);
+  if (group === 'admissionregistration.k8s.io')
+    return validateWebhooks(n, !matchConditionsUnchanged(n.webhooks, p.webhooks));
   if (group === '' && kind === 'PersistentVolumeClaim' && p.spec?.volumeName)
     return immutable('spec.volumeName', p.spec.volumeName, n.spec?.volumeName);
   return validateCreate(kind, group, o);

@@ -45,6 +45,8 @@ export class StatusError extends Error {
       reason: this.reason,
       code: this.code,
     };
+    // metav1.Status drops an empty reason (omitempty): a webhook's denial may carry none
+    if (!this.reason) delete (body as Partial<StatusBody>).reason;
     if (this.details) body.details = this.details;
     return body;
   }

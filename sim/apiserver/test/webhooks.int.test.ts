@@ -286,3 +286,52 @@ describe('validating admission webhooks', () => {
     expect(deletes()).toHaveLength(2);
   });
 });
+
+describe('matchConditions (CEL) decide whether a webhook is called', () => {
+  const NOT_TERMINATING = "request.operation != 'DELETE' || !has(oldObject.metadata.deletionTimestamp)";
+  const conditions = (...expressions: string[]) => ({
+    matchConditions: expressions.map((expression, i) => ({ name: `c${i}`, expression })),
+  });
+
+  it('the kubelet’s final delete of a terminating pod skips the webhook, even one that is down', async () => {
+    await register('not-terminating', conditions(NOT_TERMINATING));
+    await c.core.createNamespacedPod({
+      namespace: 'wh',
+      body: podSpec('finishing', { spec: { nodeName: 'n1' } as never }),
+    });
+    await c.core.deleteNamespacedPod({ namespace: 'wh', name: 'finishing', gracePeriodSeconds: 30 });
+    const deletes = () => hook.reviews.filter((r) => r.request.operation === 'DELETE');
+    expect(deletes()).toHaveLength(1);
+    // Palisade's webhook is gone (an outage): the final delete still goes through
+    hook.decide = () => 'garbage';
+    await c.core.deleteNamespacedPod({ namespace: 'wh', name: 'finishing', gracePeriodSeconds: 0 });
+    expect(deletes()).toHaveLength(1);
+    const gone = await failure(c.core.readNamespacedPod({ namespace: 'wh', name: 'finishing' }));
+    expect(gone.code).toBe(404);
+  });
+
+  it('a condition that cannot be evaluated: Fail refuses with 403, Ignore skips', async () => {
+    await register('broken', { ...conditions("object.spec.nope == 'x'") });
+    const refused = await failure(c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('cel-a') }));
+    expect(refused.code).toBe(403);
+    expect(refused.status.message).toBe(
+      `pods "cel-a" is forbidden: expression 'object.spec.nope == 'x'' resulted in error: no such key: nope`,
+    );
+    await admission().deleteValidatingWebhookConfiguration({ name: 'broken' });
+    await register('broken-ignored', { ...conditions("object.spec.nope == 'x'"), failurePolicy: 'Ignore' });
+    await c.core.createNamespacedPod({ namespace: 'wh', body: podSpec('cel-b') });
+    expect(hook.reviews).toHaveLength(0);
+  });
+
+  it('refuses a configuration whose condition does not compile to a bool', async () => {
+    const err = await failure(register('not-bool', conditions('object.metadata.name')));
+    expect(err.code).toBe(422);
+    expect(err.status.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "object.metadata.name": must evaluate to bool but got dyn',
+        field: 'webhooks[0].matchConditions[0].expression',
+      },
+    ]);
+  });
+});

@@ -112,3 +112,19 @@ palisade-system
 {{- .Release.Namespace -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+The pod-deletion webhook's failurePolicy as the chart writes it: Ignore on install (no replica
+answers yet), else the one in force (the leader set it after its self-probe; an upgrade must
+not switch enforcement off). `helm template` looks at no cluster: Ignore.
+*/}}
+{{- define "palisade.podWebhookFailurePolicy" -}}
+{{- $policy := "Ignore" -}}
+{{- $live := lookup "admissionregistration.k8s.io/v1" "ValidatingWebhookConfiguration" "" "podseidon.kubewharf.io" -}}
+{{- range (dig "webhooks" list $live) -}}
+{{- if and (eq .name "podseidon.kubewharf.io") (has .failurePolicy (list "Fail" "Ignore")) -}}
+{{- $policy = .failurePolicy -}}
+{{- end -}}
+{{- end -}}
+{{- $policy -}}
+{{- end -}}
