@@ -22,7 +22,7 @@
 # test (scripts/image/test.ts) unpacks it itself, checking every digest.
 #
 # The image runs as 65532:65532 with a read-only root file system: it writes only under /tmp
-# (HOME=/tmp; tsx's cache; .next/cache is a link into /tmp).
+# (HOME=/tmp; .next/cache is a link into /tmp).
 #
 #   PALISADE_IMAGE_CACHE  where layer tars are cached (default ~/.cache/palisade/image)
 #   SOURCE_DATE_EPOCH     the app layer's and the config's time (default: the last commit's time)
