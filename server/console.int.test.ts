@@ -22,6 +22,16 @@ let consoleServer: Console;
 let trpc: ReturnType<typeof trpcClient>;
 let token: string;
 const CLUSTER = 'palisade-embedded';
+/** KiB of a simulated snapshot still on its way to each socket (0: the real queues, which stay empty here) */
+let simulatedSnapshotKiB = 0;
+const inFlight = new Map<string, number>();
+/** each socket's queue as if its snapshot were that big and drained 1 000 KiB a tick */
+const simulatedQueue = (socket: { id: string }) => {
+  if (!simulatedSnapshotKiB) return 0;
+  const left = inFlight.get(socket.id) ?? simulatedSnapshotKiB;
+  inFlight.set(socket.id, Math.max(0, left - 1_000));
+  return left;
+};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'palisade-console-'));
@@ -49,7 +59,7 @@ beforeAll(async () => {
   consoleServer = await startConsole({
     clusters: [embedded, plain, guarded, frozen, rejected],
     ui: false,
-    hub: { intervalMs: 100 },
+    hub: { intervalMs: 100, queued: simulatedQueue },
   });
   token = tokenOf(cluster.kc);
   trpc = trpcClient(consoleServer.url, token);
@@ -85,6 +95,28 @@ describe('live nodes over socket.io', () => {
       expect(sub.deltas.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 100) + 1);
     } finally {
       sub.close();
+    }
+  });
+
+  it('a snapshot that takes a while to reach the browser does not make it slow: no second snapshot', async () => {
+    // 150 000 pods are a 50 MB snapshot: the socket's queue holds it for seconds. Counted as
+    // falling behind, the next delta earned the socket another whole snapshot once it drained,
+    // and again, for as long as the map was open (RSS 0.6 -> 1.8 GiB at that size)
+    simulatedSnapshotKiB = 30_000;
+    const sub = subscribe<NodeView>(consoleServer.url, token, CLUSTER, 'nodes', nodeKey);
+    try {
+      await eventually(() => sub.snapshots.length === 1, 'a snapshot');
+      // lease renewals: node deltas keep coming while the snapshot drains (3 s), and after it
+      await eventually(() => sub.deltas.length >= 3, 'deltas while the snapshot drains', 10_000);
+      await eventually(() => inFlight.get(sub.socket.id!) === 0, 'the snapshot drained', 10_000);
+      const deltas = sub.deltas.length;
+      await eventually(() => sub.deltas.length > deltas + 2, 'deltas after it', 10_000);
+      expect(sub.snapshots).toHaveLength(1);
+      expect(sub.gaps).toBe(0);
+    } finally {
+      sub.close();
+      simulatedSnapshotKiB = 0;
+      inFlight.clear();
     }
   });
 

@@ -1,10 +1,10 @@
 // server/main.ts as a process: bad command lines and unreadable kubeconfigs end it at
-// once with a message that says what is wrong.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// once with a message that says what is wrong; and the same compiled (dist/server/main.js).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'palisade-main-'));
 const badMode = join(dir, 'palisade.yaml');
@@ -46,3 +46,72 @@ describe('server/main.ts', () => {
     expect(r.code).toBe(code);
   });
 });
+
+// The image and `npm start` run the server compiled ahead of time (scripts/build-server.mjs):
+// built into a directory of its own, it must answer as the sources do, and start the embedded
+// cluster from dist/sim/ (the scenarios, CRDs and roles it reads from the checkout).
+describe('the compiled server (npm run build:server)', () => {
+  mkdirSync('.palisade', { recursive: true });
+  const out = mkdtempSync(join('.palisade', 'build-test-'));
+  const state = mkdtempSync(join(tmpdir(), 'palisade-main-compiled-'));
+  const main = join(out, 'server', 'main.js');
+  beforeAll(() => {
+    const b = spawnSync(process.execPath, ['scripts/build-server.mjs', '--outdir', out], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(b.stderr).toMatch(/\[build:server\]/);
+    expect(b.status).toBe(0);
+  }, 150_000);
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it('is plain JavaScript: no TypeScript, no test code', () => {
+    const text = readFileSync(main, 'utf8');
+    expect(text).not.toMatch(/from ["']tsx|from ["']vitest|\.test\.ts/);
+    expect(readFileSync(`${main}.map`, 'utf8')).not.toMatch(/\.test\.ts|server\/test\//);
+  });
+
+  it('refuses a bad command line as the sources do', () => {
+    const r = spawnSync(process.execPath, [main, '--port', 'eighty'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.stderr).toMatch(/--port: must be an integer between 0 and 65535, got "eighty"/);
+    expect(r.status).toBe(2);
+  });
+
+  it('starts the embedded cluster from dist/sim/ and serves', async () => {
+    const child = spawn(
+      process.execPath,
+      [main, '--scenario', 'tiny', '--fence-policy', 'none', '--port', '0', '--state-dir', state],
+      { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const url = await eventually(
+        () => /Palisade console: (\S+)/.exec(out)?.[1],
+        120_000,
+        () => out,
+      );
+      const res = await fetch(`${url}/healthz`);
+      expect(res.status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 180_000);
+});
+
+async function eventually<T>(get: () => T | undefined, ms: number, why: () => string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = get();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`not in ${ms} ms:\n${why().slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

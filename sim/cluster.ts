@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { createCertificateAuthority } from '../lib/pki/certificates.js';
@@ -28,6 +27,7 @@ import { type RealControlPlane, startRealControlPlane } from './real/controlPlan
 import type { AuthenticationConfigInput } from './real/authConfig.js';
 import type { Binaries } from './real/binaries.js';
 import { CRD_DIR, installCrds } from './crdInstall.js';
+import { fromRoot } from './root.js';
 import {
   type Controller,
   type ControllerContext,
@@ -125,9 +125,7 @@ export type DemoRole = 'viewer' | 'operator' | 'admin';
 export type DemoUsers = Record<DemoRole, { username: string; token: string; clusterRole: string }>;
 
 /** Palisade's ClusterRoles (viewer ⊂ operator ⊂ admin, by aggregation) */
-export const PALISADE_ROLES_FILE = fileURLToPath(
-  new URL('../deploy/rbac/palisade-roles.yaml', import.meta.url),
-);
+export const PALISADE_ROLES_FILE = fromRoot('deploy', 'rbac', 'palisade-roles.yaml');
 
 const DEMO_ROLES: DemoRole[] = ['viewer', 'operator', 'admin'];
 

@@ -3,11 +3,11 @@
 // until each one is Established so the resources are served before anything uses them.
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import YAML from 'yaml';
+import { fromRoot } from './root.js';
 
-export const CRD_DIR = fileURLToPath(new URL('../deploy/crds/', import.meta.url));
+export const CRD_DIR = fromRoot('deploy', 'crds');
 
 /** Every CustomResourceDefinition in the folder's *.yaml / *.yml files, in file order. */
 export async function readCrds(dir = CRD_DIR): Promise<k8s.V1CustomResourceDefinition[]> {

@@ -57,8 +57,11 @@ export async function openMap(
   nodes: number,
   pods: number,
   profilePath?: string,
+  timeoutMs = RENDER_TIMEOUT_MS,
 ): Promise<OpenMap> {
-  const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  // the probe's checks are strings Playwright evaluates in the page, which the console's CSP
+  // (no 'unsafe-eval') would refuse: the bench's own context bypasses it
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 }, bypassCSP: true });
   try {
     const signIn = await ctx.request.post(`${url}/auth/token`, { data: { token }, headers: { origin: url } });
     if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()} ${await signIn.text()}`);
@@ -66,7 +69,7 @@ export async function openMap(
     await page.addInitScript({ content: probeScript(nodes, pods) });
     const profiled = profilePath ? await profilePage(ctx, page) : undefined;
     await page.goto(url, { waitUntil: 'commit' });
-    await page.waitForFunction(IS_FULL, null, { timeout: RENDER_TIMEOUT_MS, polling: 250 });
+    await page.waitForFunction(IS_FULL, null, { timeout: timeoutMs, polling: 250 });
     await profiled?.(profilePath!);
     const state = (await page.evaluate(READ_STATE)) as ProbeState;
     const nav = (await page.evaluate(

@@ -1,31 +1,58 @@
-// The console server in a process of its own, started exactly as `npm start` starts it
-// (node --import tsx server/main.ts), so /proc/<pid> measures the console alone.
+// The console server in a process of its own, started as the container image starts it (plain
+// node on the compiled dist/server/main.js: `npm run build:server`, which run.ts makes first), so
+// /proc/<pid> measures the console alone.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sleep } from '../common.js';
 import { killOnExit } from '../cluster/session.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** the compiled server, as the image runs it */
+export const SERVER = 'dist/server/main.js';
 const START_TIMEOUT_MS = 90_000;
 const LOG_TAIL = 30;
 
 export class ConsoleChild {
   readonly log: string[] = [];
   private readonly proc: ChildProcess;
+  private readonly startTimeoutMs: number;
   private exited = false;
 
-  /** profileDir: write a V8 CPU profile of the console there when it stops */
-  constructor(kubeconfig: string, profileDir?: string) {
+  /**
+   * profileDir: write a V8 CPU profile of the console there when it stops; args: more of
+   * main.ts's options (e.g. --config); env: more environment; wrap: a command around it
+   */
+  constructor(
+    kubeconfig: string,
+    profileDir?: string,
+    opts: {
+      args?: string[];
+      env?: Record<string, string>;
+      wrap?: (argv: string[]) => string[];
+      /** how long it may take to print its URL (default 90 s) */
+      startTimeoutMs?: number;
+    } = {},
+  ) {
+    this.startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
     const prof = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const args = [...prof, '--import', 'tsx', 'server/main.ts', '--kubeconfig', kubeconfig];
-    this.proc = spawn(process.execPath, [...args, '--port', '0', '--host', '127.0.0.1'], {
+    const args = [...prof, SERVER, '--kubeconfig', kubeconfig, ...(opts.args ?? [])];
+    // wrap: e.g. start it in a memory cgroup (bench/memory/cgroup.ts); it execs node, same pid
+    const argv = (opts.wrap ?? ((a) => a))([process.execPath, ...args, '--port', '0', '--host', '127.0.0.1']);
+    this.proc = spawn(argv[0], argv.slice(1), {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_ENV: 'production', ...opts.env },
     });
     killOnExit(this.proc);
     this.proc.on('exit', () => (this.exited = true));
     this.proc.stdout?.on('data', (c: Buffer) => this.keep(c));
     this.proc.stderr?.on('data', (c: Buffer) => this.keep(c));
+  }
+
+  /** how it ended (exit code or signal), undefined while it runs */
+  get ended(): string | undefined {
+    if (this.proc.signalCode) return this.proc.signalCode;
+    return this.proc.exitCode === null ? undefined : `exit ${this.proc.exitCode}`;
   }
 
   get pid(): number {
@@ -39,14 +66,14 @@ export class ConsoleChild {
 
   /** The URL main.ts prints once it serves. */
   async url(): Promise<string> {
-    const deadline = Date.now() + START_TIMEOUT_MS;
+    const deadline = Date.now() + this.startTimeoutMs;
     while (Date.now() < deadline) {
       if (this.exited) throw new Error(`console exited early:\n${this.log.join('\n')}`);
       const m = this.log.map((l) => /Palisade console: (\S+)/.exec(l)).find(Boolean);
       if (m) return m[1];
       await sleep(100);
     }
-    throw new Error(`console did not print its URL in ${START_TIMEOUT_MS} ms:\n${this.log.join('\n')}`);
+    throw new Error(`console did not print its URL in ${this.startTimeoutMs} ms:\n${this.log.join('\n')}`);
   }
 
   /** SIGTERM (main.ts then stops cleanly and --cpu-prof writes its file); SIGKILL after graceMs. */

@@ -13,7 +13,7 @@ import type { Rig, Sample } from './rig.js';
 import { Heartbeats, type UpdateRun, flipReadiness, wallNow } from './traffic.js';
 
 export interface Config {
-  mode: 'full' | 'quick';
+  mode: 'full' | 'quick' | 'scale';
   shape: Shape;
   /** fresh-page first renders */
   renders: number;
@@ -26,6 +26,10 @@ export interface Config {
   /** quiet time between the last render and the updates */
   settleMs: number;
   deadlineMs: number;
+  /** how long loading each kind may take (default 300 s) */
+  loadBudgetMs?: number;
+  /** how long a first render may take (default 60 s) */
+  renderTimeoutMs?: number;
 }
 
 const log = (m: string) => console.log(`[bench:console] ${m}`);
@@ -35,7 +39,7 @@ export async function clusterPhase(rig: Rig, cfg: Config): Promise<LoadResult> {
   await rig.startApi();
   const { nodes, pods } = cfg.shape;
   log(`loading ${nodes} nodes, their Leases and ${pods} pods through the API`);
-  const load = await loadCluster(rig.client(64), cfg.shape);
+  const load = await loadCluster(rig.client(64), cfg.shape, cfg.loadBudgetMs);
   log(`loaded in ${(load.ms / 1000).toFixed(1)} s`);
   rig.heartbeats = new Heartbeats(rig.client(8), nodes);
   return load;
@@ -49,11 +53,19 @@ export interface ConsoleStart {
   idle: ProcReading | undefined;
 }
 
-export async function consolePhase(rig: Rig): Promise<ConsoleStart> {
+export async function consolePhase(
+  rig: Rig,
+  opts?: {
+    args?: string[];
+    env?: Record<string, string>;
+    wrap?: (argv: string[]) => string[];
+    syncTimeoutMs?: number;
+  },
+): Promise<ConsoleStart> {
   const t0 = performance.now();
-  const url = await rig.startConsole().url();
+  const url = await rig.startConsole({ ...opts, startTimeoutMs: opts?.syncTimeoutMs }).url();
   log(`console at ${url}; waiting for its informers`);
-  await waitSynced(url, rig.token, 120_000);
+  await waitSynced(url, rig.token, opts?.syncTimeoutMs ?? 120_000);
   const syncMs = performance.now() - t0;
   log(`console synced ${(syncMs / 1000).toFixed(1)} s after start`);
   await sleep(2_000);
@@ -69,7 +81,15 @@ export async function renderPhase(rig: Rig, url: string, cfg: Config) {
     await open?.ctx.close();
     // --profile: the first load only, so that the profiler's overhead stays out of the median
     const profile = rig.profileDir && i === 0 ? profilePath(rig.profileDir, 'render') : undefined;
-    open = await openMap(rig.browser, url, rig.token, cfg.shape.nodes, cfg.shape.pods, profile);
+    open = await openMap(
+      rig.browser,
+      url,
+      rig.token,
+      cfg.shape.nodes,
+      cfg.shape.pods,
+      profile,
+      cfg.renderTimeoutMs,
+    );
     if (profile) profiles.push(profile);
     renders.push(open.render);
     log(`render ${i + 1}/${cfg.renders}: full map after ${(open.render.fullMs / 1000).toFixed(2)} s`);

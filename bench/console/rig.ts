@@ -53,8 +53,9 @@ export class Rig {
     return path;
   }
 
-  startConsole(): ConsoleChild {
-    this.console = new ConsoleChild(this.kubeconfig(), this.profileDir);
+  /** opts: more of main.ts's options and environment (bench:memory gives it palisade.yaml) */
+  startConsole(opts?: ConstructorParameters<typeof ConsoleChild>[2]): ConsoleChild {
+    this.console = new ConsoleChild(this.kubeconfig(), this.profileDir, opts);
     // /proc is read from here: it answers even when the console's event loop is busy
     this.sampler = setInterval(() => this.samples.push(this.read()), 500);
     return this.console;

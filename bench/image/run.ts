@@ -71,7 +71,8 @@ const LAYER_NAMES = [
   'base (Debian 12, fence-agents, ipmitool)',
   'node 20',
   'deps (npm ci --omit=dev)',
-  'app',
+  'history (the history store template)',
+  'app (the compiled server, the UI build, the SBOM)',
 ];
 
 async function main() {

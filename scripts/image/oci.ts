@@ -18,7 +18,13 @@ export interface Descriptor {
 export function readImage(
   layout: string,
   version: string,
-): { layers: Descriptor[]; diffIds: string[]; config: ImageConfig } {
+): {
+  layers: Descriptor[];
+  diffIds: string[];
+  config: ImageConfig;
+  /** the manifest's annotations */
+  annotations: Record<string, string>;
+} {
   const blob = (digest: string) => JSON.parse(readFileSync(blobPath(layout, digest), 'utf8'));
   const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8'));
   const desc = index.manifests.find(
@@ -28,7 +34,12 @@ export function readImage(
   if (!desc) throw new Error(`the archive's index names no image "${version}"`);
   const manifest = blob(desc.digest);
   const config = blob(manifest.config.digest);
-  return { layers: manifest.layers, diffIds: config.rootfs.diff_ids, config: config.config };
+  return {
+    layers: manifest.layers,
+    diffIds: config.rootfs.diff_ids,
+    config: config.config,
+    annotations: manifest.annotations ?? {},
+  };
 }
 
 const blobPath = (layout: string, digest: string) => join(layout, 'blobs', ...digest.split(':'));

@@ -28,6 +28,7 @@ export interface ImageConfig {
   Env?: string[];
   Entrypoint?: string[];
   Cmd?: string[];
+  Labels?: Record<string, string>;
 }
 
 /** One process as it runs: what the script below needs, all resolved. */

@@ -35,6 +35,7 @@ import { join, resolve } from 'node:path';
 import tls from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
 import YAML from 'yaml';
+import { contentProblems } from './contents.js';
 import { readImage, unpack } from './oci.js';
 import { imageProcess, inRoot, podProcess, type Running, start } from './pod.js';
 
@@ -229,10 +230,16 @@ async function main() {
   const layout = join(work, 'layout');
   mkdirSync(layout);
   execFileSync('tar', ['-xf', archive, '-C', layout]);
-  const { layers, diffIds, config } = readImage(layout, version);
+  const { layers, diffIds, config, annotations } = readImage(layout, version);
   const rootfs = join(work, 'rootfs');
   await unpack(layout, layers, diffIds, rootfs);
   say(`unpacked ${archive}: ${layers.length} layers, digests checked`);
+  const sbomBeside = archive.replace(/\.oci\.tar$/, '.sbom.cdx.json');
+  const problems = contentProblems({ rootfs, config, annotations, version, sbomBeside });
+  if (problems.length) fail(`what the image carries:\n${problems.join('\n')}`);
+  say(
+    `${config.Entrypoint!.join(' ')}: the compiled server, no TypeScript, tests, simulator, tsx or Playwright; OCI labels on the config and the manifest; the SBOM in /app and at ${sbomBeside}; the history template`,
+  );
 
   // the exec fence agents, as Palisade runs them: fence_ipmilan (Python) and the ipmitool it calls
   const agent = start(
@@ -594,6 +601,28 @@ async function main() {
     );
   if (forbidden().length) fail(`"forbidden" in the log:\n${forbidden().join('\n')}`);
 
+  // the history store (no PostgreSQL in the chart's default) opens from the image's template, and
+  // no replica used more memory than the chart's limit allows (a pod would be OOM-killed)
+  for (const r of running)
+    await until(`${r.name}: its history store open`, 120_000, () =>
+      /history store open/.test(r.output.text) ? true : undefined,
+    );
+  if (running.some((r) => /no template yet/.test(r.output.text)))
+    fail('a replica ran initdb: the image template was not used');
+  const limit = quantityBytes(String(container.resources?.limits?.memory ?? ''));
+  const memory = running.map((r) => {
+    const status = readFileSync(`/proc/${r.child.pid}/status`, 'utf8');
+    const kb = (k: string) => Number(status.match(new RegExp(`^${k}:\\s*(\\d+) kB`, 'm'))?.[1] ?? 0) * 1024;
+    return { name: r.name, rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  });
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+  say(
+    `memory: ${memory.map((m) => `${m.name} ${mib(m.rss)} now, ${mib(m.hwm)} peak`).join('; ')} (the chart's limit ${container.resources?.limits?.memory ?? 'none'})`,
+  );
+  const over = memory.filter((m) => limit && m.hwm > limit);
+  if (over.length)
+    fail(`above the chart's memory limit: ${over.map((m) => `${m.name} ${mib(m.hwm)}`).join(', ')}`);
+
   // 7. stop as the kubelet does: the leader first; another replica takes the Lease
   const stopped = async (r: Replica) => {
     const code = await Promise.race([
@@ -627,6 +656,15 @@ async function main() {
   console.log('image: 1 passed, 0 failed');
   // (keep-alive sockets of the API clients would hold the process a while longer)
   process.exit(0);
+}
+
+/** a Kubernetes memory quantity in bytes (512Mi, 1Gi, 600M, 1e9); 0 when there is none */
+function quantityBytes(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q.trim());
+  if (!m) return 0;
+  const unit =
+    { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2] ?? ''] ?? 1;
+  return Number(m[1]) * unit;
 }
 
 main().catch((e) => fail((e as Error).stack ?? String(e)));

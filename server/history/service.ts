@@ -3,13 +3,13 @@
 // its retention by a bounded prune every few minutes, closed at stop. Until it is open the
 // recorder keeps what it sees in memory and the timeline waits for it.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { retentionCutoff } from '../../lib/history/retention.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, migrate } from './migrations.js';
 import { pgliteSql, postgresSql, redactedUrl } from './sql.js';
 import { type HistoryStore, SqlHistoryStore } from './store.js';
 
@@ -102,42 +102,96 @@ function pgliteVersion(): string {
 }
 
 /**
- * A fresh, migrated store's files, kept in the temporary directory: a new PGlite directory starts
- * from it instead of running initdb (measured: 1.7 s instead of 11 s on a busy 2-core machine),
+ * A fresh, migrated store's directory, kept in the temporary directory: a new PGlite directory is
+ * a copy of it instead of an initdb (measured: 1.7 s instead of 11 s on a busy 2-core machine),
  * which matters where every process opens a new one (test replicas, pods without PostgreSQL).
+ * A copy, not PGlite's own loadDataDir: that untars through PGlite's JavaScript and kept about
+ * 100 MiB more of the process's memory (bench/memory).
  */
 export const templatePath = () =>
-  join(tmpdir(), `palisade-history-template-m${MIGRATIONS.at(-1)?.version}-pglite${pgliteVersion()}.tgz`);
+  join(tmpdir(), `palisade-history-template-m${MIGRATIONS.at(-1)?.version}-pglite${pgliteVersion()}`);
+
+/**
+ * A template made ahead of time (the container image's, made when it is built: a pod never runs
+ * initdb, whose peak is 500-600 MiB); read only, used when its PostgreSQL files are there.
+ */
+export const SHIPPED_TEMPLATE_ENV = 'PALISADE_HISTORY_TEMPLATE';
+
+const hasDatabase = (dir: string) => existsSync(join(dir, 'PG_VERSION'));
+
+/**
+ * Makes a fresh, migrated, closed store in `dir` (initdb). In a PGlite worker of its own, stopped
+ * before the store opens for good: initdb's memory (a second PostgreSQL and initdb.wasm) goes
+ * with it instead of staying in the process.
+ */
+export async function createStore(dir: string): Promise<void> {
+  const sql = await pgliteSql(dir);
+  try {
+    await migrate(sql);
+  } finally {
+    await sql.close();
+  }
+}
+
+/** The template to copy, making the temporary directory's when there is none yet. */
+async function template(log: Logger): Promise<string> {
+  const shipped = process.env[SHIPPED_TEMPLATE_ENV];
+  if (shipped && hasDatabase(shipped)) return shipped;
+  const tpl = templatePath();
+  if (hasDatabase(tpl)) return tpl;
+  // made whole, then renamed: a reader never sees half a template
+  const part = `${tpl}.${process.pid}.part`;
+  await rm(part, { recursive: true, force: true });
+  log.info({ template: tpl }, 'history: no template yet: creating one (initdb, once per machine)');
+  await createStore(part);
+  // PGlite makes its files writable by all: the directory keeps other users out of them
+  await chmod(part, 0o700);
+  await rm(tpl, { recursive: true, force: true });
+  await rename(part, tpl).catch(async (e) => {
+    // another process made it meanwhile: theirs stands
+    await rm(part, { recursive: true, force: true });
+    if (!hasDatabase(tpl)) throw e;
+  });
+  return tpl;
+}
+
+/** A new store in `dir`: a copy of the template; returns the template's path. */
+export async function newStoreFromTemplate(dir: string, log: Logger = rootLogger): Promise<string> {
+  const tpl = await template(log);
+  await rm(dir, { recursive: true, force: true });
+  await cp(tpl, dir, { recursive: true });
+  return tpl;
+}
+
+/** A new store in `dir`, from the template when there is one or it can be made, else in place. */
+async function newStore(dir: string, log: Logger): Promise<string | undefined> {
+  try {
+    return await newStoreFromTemplate(dir, log);
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'history: no template: creating the store in place');
+    await rm(dir, { recursive: true, force: true });
+    await createStore(dir);
+    return undefined;
+  }
+}
 
 async function openPglite(dir: string, log: Logger) {
   const unlock = await lockDirectory(dir);
   try {
-    const fresh = !existsSync(join(dir, 'PG_VERSION'));
-    const tpl = templatePath();
-    let template = fresh ? await readFile(tpl).catch(() => undefined) : undefined;
-    const sql = await pgliteSql(dir, template).catch(async (e) => {
-      if (!template) throw e;
+    const tpl = hasDatabase(dir) ? undefined : await newStore(dir, log);
+    const sql = await pgliteSql(dir).catch(async (e) => {
+      if (!tpl) throw e;
       // a template this PGlite cannot read: start the directory afresh without it
       log.warn(
         { err: (e as Error).message, template: tpl },
         'history: template unusable, creating the store afresh',
       );
-      template = undefined;
       await rm(dir, { recursive: true, force: true });
-      await unlink(tpl).catch(() => undefined);
+      if (tpl === templatePath()) await rm(tpl, { recursive: true, force: true });
+      await createStore(dir);
       return pgliteSql(dir);
     });
     const store = await SqlHistoryStore.open(sql, dir);
-    if (fresh && !template)
-      // written whole, then renamed: a reader never sees half a template
-      void sql
-        .dump()
-        .then(async (b) => {
-          const part = `${tpl}.${process.pid}.part`;
-          await writeFile(part, b);
-          await rename(part, tpl);
-        })
-        .catch((e) => log.debug({ err: (e as Error).message }, 'history: no template written'));
     return { store, cleanup: unlock };
   } catch (e) {
     await unlock();

@@ -23,14 +23,27 @@ export interface Sql {
 }
 
 /**
- * PGlite in `dir`, in a worker thread (pgliteWorker.mjs: its WebAssembly runs synchronously, and
- * on the main thread it stalled the webhook); a new directory starts from `template` (a dump of a
- * fresh, migrated store) when given, which skips initdb (about a fifth of the time); `dump` makes
- * such a template.
+ * What the PGlite worker may use (measured in bench/memory; docs/operations.md#memory): its
+ * PostgreSQL's shared_buffers, the most its WebAssembly memory may grow to (PostgreSQL answers
+ * "out of memory" to a query that needs more) and its JavaScript heap (results in transit; past
+ * it the worker stops and the store reports itself gone, the server runs on).
  */
-export async function pgliteSql(dir: string, template?: Buffer): Promise<Sql & { dump(): Promise<Buffer> }> {
+export interface PgliteLimits {
+  sharedBuffersMb: number;
+  wasmMaxMb: number;
+  heapMb: number;
+}
+
+export const PGLITE_LIMITS: PgliteLimits = { sharedBuffersMb: 8, wasmMaxMb: 192, heapMb: 64 };
+
+/**
+ * PGlite in `dir`, in a worker thread (pgliteWorker.mjs: its WebAssembly runs synchronously, and
+ * on the main thread it stalled the webhook), within `limits`. A new directory gets an initdb.
+ */
+export async function pgliteSql(dir: string, limits: PgliteLimits = PGLITE_LIMITS): Promise<PgliteSql> {
   const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), {
-    workerData: { dir, template: template ? new Uint8Array(template) : undefined },
+    workerData: { dir, limits },
+    resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 8 },
   });
   // the console's stop closes it; a process that never does must still be able to exit
   worker.unref();
@@ -81,9 +94,17 @@ export async function pgliteSql(dir: string, template?: Buffer): Promise<Sql & {
       await call({ op: 'close' }).catch(() => undefined);
       await worker.terminate();
     },
-    dump: async () => Buffer.from(await call<Uint8Array>({ op: 'dump' })),
+    memory: () => call<PgliteMemory>({ op: 'memory' }),
   };
 }
+
+/** the worker's WebAssembly memory (its current size) and JavaScript heap in use, bytes */
+export interface PgliteMemory {
+  wasmBytes: number;
+  heap: number;
+}
+
+export type PgliteSql = Sql & { memory(): Promise<PgliteMemory> };
 
 export function postgresSql(url: string, onError: (e: Error) => void): Sql {
   const pool = new pg.Pool({ connectionString: url, max: 4, idleTimeoutMillis: 30_000 });

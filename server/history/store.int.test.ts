@@ -13,8 +13,8 @@ import { situationOf } from '../../lib/incident/situation.js';
 import { type PostgresServer, postgresMissing, startPostgres } from '../../testenv/postgres/server.js';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { pruneOnce, startHistory, templatePath } from './service.js';
-import { pgliteSql, postgresSql, redactedUrl } from './sql.js';
+import { newStoreFromTemplate, pruneOnce, startHistory, templatePath } from './service.js';
+import { PGLITE_LIMITS, pgliteSql, postgresSql, redactedUrl } from './sql.js';
 import { type HistoryStore, SqlHistoryStore } from './store.js';
 
 const T0 = Date.parse('2026-11-27T10:00:00Z');
@@ -313,20 +313,43 @@ describe('the service', () => {
       const first = history('first');
       await first.ready;
       await first.stop();
-      // the first fresh store wrote the template (in the background)
-      for (let i = 0; i < 100 && !existsSync(templatePath()); i++)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(existsSync(templatePath())).toBe(true);
+      // the first fresh store made the template (a closed, migrated store) before it opened
+      expect(existsSync(join(templatePath(), 'PG_VERSION'))).toBe(true);
       const second = history('second');
       const store = await second.ready;
       console.log(`PGlite: a new directory from the template opened in ${second.openMs} ms`);
       expect(await store!.append(HISTORY)).toBe(HISTORY.length);
       await second.stop();
-      await writeFile(templatePath(), 'not a data directory');
+      await writeFile(join(templatePath(), 'PG_VERSION'), 'not a version');
       const third = history('third');
       expect(await (await third.ready)!.append(HISTORY)).toBe(HISTORY.length);
       await third.stop();
+      // the unusable template is gone: the next new store makes it again
+      expect(existsSync(join(templatePath(), 'PG_VERSION'))).toBe(false);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('keeps PGlite within its memory bounds: a query past them fails, the store serves on', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'palisade-history-mem-'));
+    // the module's smallest memory is 128 MiB; 32 more is where this test caps it
+    await newStoreFromTemplate(join(dir, 'db'));
+    const sql = await pgliteSql(join(dir, 'db'), { ...PGLITE_LIMITS, wasmMaxMb: 160 });
+    try {
+      const store = await SqlHistoryStore.open(sql, dir);
+      await store.append(HISTORY);
+      // shared_buffers of 8 MB: the store opens and writes within the module's first 128 MiB
+      // (PGlite's default of 128 MB grew it to about 190 MiB at once)
+      expect((await sql.memory()).wasmBytes).toBeLessThanOrEqual(128 * 1024 * 1024);
+      // a 100 MB value needs more than the cap allows: PostgreSQL refuses it, nothing crashes
+      await expect(
+        sql.query("select length(string_agg(repeat('x', 1000), '')) as n from generate_series(1, 100000)"),
+      ).rejects.toThrow(/out of memory/);
+      expect((await sql.memory()).wasmBytes).toBeLessThanOrEqual(160 * 1024 * 1024);
+      expect(await store.query({ cluster: 'c1', from: at(0), to: at(100) })).toHaveLength(7);
+    } finally {
+      await sql.close();
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -50,6 +50,13 @@ export interface InformerTuning {
   maxBackoffMs?: number;
 }
 
+/** one object of a list: its key, its version and each projection's view of it */
+interface Staged {
+  k: string;
+  rv?: string;
+  views: [SupervisedInformer<any, any>, unknown][];
+}
+
 export const objectKey = (o: Obj) =>
   o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata?.name ?? '');
 
@@ -147,13 +154,17 @@ export class SharedInformer<T extends Obj> {
   private async relist() {
     const gen = ++this.generation;
     try {
-      const { items, resourceVersion } = await this.listAll();
+      // each page is projected as it arrives and then dropped: until the list is complete only
+      // the views are kept (at 150 000 pods the list's full objects took about a GiB), then they
+      // are applied at once, so a projection never sees half a list
+      const staged: Staged[] = [];
+      const resourceVersion = await this.listAll(gen, (o) => staged.push(this.stage(o)));
       if (gen !== this.generation) return;
-      this.replace(items);
+      this.replace(staged);
       this.resourceVersion = resourceVersion;
       if (this.loggedError !== undefined)
-        this.log.info({ objects: items.length, restarts: this.health.restarts }, 'synced again');
-      else this.log.debug({ objects: items.length }, 'synced');
+        this.log.info({ objects: staged.length, restarts: this.health.restarts }, 'synced again');
+      else this.log.debug({ objects: staged.length }, 'synced');
       this.loggedError = undefined;
       this.lastEventAt = Date.now();
       this.downSince = undefined;
@@ -166,30 +177,48 @@ export class SharedInformer<T extends Obj> {
     }
   }
 
-  // pages like client-go (500 a page); the first page's version is where the watch
-  // resumes, so at worst a change is replayed, never missed
-  private async listAll() {
-    const items: T[] = [];
+  // pages like client-go (500 a page), each handed to `each` and dropped; the first page's
+  // version is where the watch resumes, so at worst a change is replayed, never missed. Stops
+  // early when a newer relist or a stop replaced this one.
+  private async listAll(gen: number, each: (o: T) => void): Promise<string> {
     let resourceVersion = '';
     let token: string | undefined;
     do {
-      const page = await this.spec.list({ limit: this.tuning.pageSize ?? 500, _continue: token });
-      items.push(...page.items);
-      resourceVersion ||= page.metadata?.resourceVersion ?? '';
-      token = page.metadata?._continue || undefined;
+      const page = await this.listPage(gen, token, each);
+      if (!page) return resourceVersion;
+      resourceVersion ||= page.resourceVersion;
+      token = page.next;
     } while (token);
-    return { items, resourceVersion };
+    return resourceVersion;
   }
 
-  private replace(items: T[]) {
+  /** One page, handed to `each`; its objects are not referenced once this returns. */
+  private async listPage(gen: number, token: string | undefined, each: (o: T) => void) {
+    const page = await this.spec.list({ limit: this.tuning.pageSize ?? 500, _continue: token });
+    if (gen !== this.generation) return undefined;
+    for (const o of page.items) each(o);
+    return {
+      resourceVersion: page.metadata?.resourceVersion ?? '',
+      next: page.metadata?._continue || undefined,
+    };
+  }
+
+  /** An object of a list as its projections will take it: their views, made now. */
+  private stage(o: T): Staged {
+    const k = objectKey(o);
+    const rv = o.metadata?.resourceVersion;
+    // unchanged since delivered: only a projection that lacks it (one that just joined) hears of it
+    const same = rv !== undefined && this.versions.get(k) === rv;
+    const views: [SupervisedInformer<T, any>, unknown][] = [];
+    for (const p of this.projections) if (!same || !p.has(k)) views.push([p, p.project(o)]);
+    return { k, rv, views };
+  }
+
+  private replace(staged: Staged[]) {
     const present = new Set<string>();
-    for (const o of items) {
-      const k = objectKey(o);
+    for (const { k, rv, views } of staged) {
       present.add(k);
-      const rv = o.metadata?.resourceVersion;
-      // unchanged since delivered: only a projection that lacks it (one that just joined) hears of it
-      const same = rv !== undefined && this.versions.get(k) === rv;
-      for (const p of this.projections) if (!same || !p.has(k)) p.upsert(k, o);
+      for (const [p, view] of views) p.upsertView(k, view);
       if (rv !== undefined) this.versions.set(k, rv);
       else this.versions.delete(k);
     }
@@ -381,7 +410,16 @@ export class SupervisedInformer<T extends Obj, V> {
 
   /** @internal */
   upsert(k: string, o: T) {
-    const view = this.spec.project(o);
+    this.upsertView(k, this.spec.project(o));
+  }
+
+  /** @internal this projection's view of an object */
+  project(o: T): V {
+    return this.spec.project(o);
+  }
+
+  /** @internal */
+  upsertView(k: string, view: V) {
     const old = this.store.get(k);
     this.store.set(k, view);
     for (const h of this.handlers) {

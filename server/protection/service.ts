@@ -21,6 +21,7 @@ import { InformerRegistry } from '../kube/informer.js';
 import type { LeaderElection } from '../runtime/manager.js';
 import { ControllerRuntime } from '../runtime/runtime.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
+import { fromRoot } from '../root.js';
 import { Admission } from './admission.js';
 import { Aggregator } from './aggregator.js';
 import { resolveClientTrust } from './clientAuth.js';
@@ -98,7 +99,7 @@ export interface ProtectionService {
   stop(): Promise<void>;
 }
 
-const CRD_DIR = join(import.meta.dirname, '../../deploy/crds');
+const CRD_DIR = fromRoot('deploy', 'crds');
 
 /** Install the PodProtector CRD on the core cluster when it is missing (same file as kubectl apply). */
 async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {

@@ -1,8 +1,8 @@
 // The socket.io hub: browsers subscribe to (cluster, kind) rooms and get a snapshot (or
 // only the deltas they missed), then one coalesced delta per room at most every 100 ms,
-// and their clusters' health. A socket whose outgoing buffer backs up is skipped rather
-// than waited for, and gets a fresh snapshot once it drains, so one slow browser never
-// slows the others. A socket sees only what its person may list: a room is joined after the
+// and their clusters' health. A socket whose outgoing buffer backs up with deltas (not with its
+// own snapshot, lib/console/backlog.ts) is skipped rather than waited for, and gets a fresh
+// snapshot once it drains, so one slow browser never slows the others. A socket sees only what its person may list: a room is joined after the
 // cluster says so (SelfSubjectAccessReview), and a person limited to some namespaces gets the
 // room's snapshot and deltas filtered to them, re-checked as access answers expire.
 import type { Server, Socket } from 'socket.io';
@@ -17,6 +17,7 @@ import {
   type Snapshot,
   SocketEvents,
 } from '../../lib/console/protocol.js';
+import { Backlog } from '../../lib/console/backlog.js';
 import { ACCESS_TTL_MS } from '../auth/access.js';
 import type { ConsoleAuth } from '../auth/service.js';
 import { identityOf } from '../auth/sockets.js';
@@ -26,8 +27,10 @@ import { filterDelta, filterSnapshot, type Scope, sameScope, scopeOf } from './s
 
 export interface HubOptions {
   intervalMs?: number;
-  /** packets queued for one socket beyond which it counts as slow */
+  /** packets queued for one socket (beyond its last snapshot) beyond which it counts as slow */
   maxQueuedPackets?: number;
+  /** how much is queued for a socket, about a KiB a packet (default: engine.io's and the websocket's queues) */
+  queued?: (socket: Socket) => number;
 }
 
 const subscribeRequest = z.object({
@@ -81,6 +84,9 @@ export class RealtimeHub {
   private readonly behind = new Map<string, Set<string>>();
   /** per room: socket id -> its limited subscription */
   private readonly limited = new Map<string, Map<string, Limited>>();
+  /** per socket: how much of its queue its last snapshot may still be */
+  private readonly backlog = new Backlog();
+  private readonly queued: (socket: Socket) => number;
   private readonly timer: NodeJS.Timeout;
   private readonly rescoper: NodeJS.Timeout;
 
@@ -90,6 +96,7 @@ export class RealtimeHub {
     private readonly auth: ConsoleAuth,
     private readonly opts: HubOptions = {},
   ) {
+    this.queued = opts.queued ?? queued;
     for (const conn of clusters.values()) {
       const f = feedsFor(conn);
       this.feeds.set(room(conn.id, 'nodes'), f.nodes);
@@ -124,6 +131,7 @@ export class RealtimeHub {
     socket.on('disconnect', () => {
       for (const set of this.behind.values()) set.delete(socket.id);
       for (const m of this.limited.values()) m.delete(socket.id);
+      this.backlog.forget(socket.id);
     });
   }
 
@@ -169,11 +177,7 @@ export class RealtimeHub {
     const missed =
       resumeFrom === undefined || scope.kind !== 'all' ? undefined : feed.since(resumeFrom, epoch);
     if (missed) for (const d of missed) socket.emit(SocketEvents.delta, d);
-    else
-      socket.emit(
-        SocketEvents.snapshot,
-        filterSnapshot<unknown>(scope, feed.snapshot() as Snapshot<unknown>),
-      );
+    else this.sendSnapshot(socket, filterSnapshot<unknown>(scope, feed.snapshot() as Snapshot<unknown>));
     socket.emit(SocketEvents.health, conn.health());
     return { ok: true, seq: feed.seq, resumed: missed !== undefined, scope: scope.kind };
   }
@@ -196,12 +200,15 @@ export class RealtimeHub {
           l.socket.emit('subscribe-error', next.message);
           continue;
         }
-        l.socket.emit(
-          SocketEvents.snapshot,
-          filterSnapshot<unknown>(next, feed.snapshot() as Snapshot<unknown>),
-        );
+        this.sendSnapshot(l.socket, filterSnapshot<unknown>(next, feed.snapshot() as Snapshot<unknown>));
       }
     }
+  }
+
+  /** A snapshot for one socket; what it puts in the socket's queue does not count as falling behind. */
+  private sendSnapshot(socket: Socket, snapshot: Snapshot<unknown>) {
+    socket.emit(SocketEvents.snapshot, snapshot);
+    this.backlog.snapshotSent(socket.id, this.queued(socket));
   }
 
   private tick() {
@@ -223,13 +230,13 @@ export class RealtimeHub {
     for (const id of members) {
       const socket = this.io.sockets.sockets.get(id);
       if (!socket) continue;
-      const slow = queued(socket) > limit;
+      const slow = this.backlog.slow(id, this.queued(socket), limit);
       if (slow && delta) {
         if (!behind) this.behind.set(r, (behind = new Set()));
         behind.add(id);
       } else if (!slow && behind?.delete(id)) {
         // it drained: the snapshot carries everything, this tick's delta included
-        socket.emit(SocketEvents.snapshot, feed.snapshot());
+        this.sendSnapshot(socket, feed.snapshot());
         caughtUp.push(id);
       }
     }

@@ -4,7 +4,7 @@
 // with a heartbeat while a long compile is quiet.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../root.js';
 
 export interface Binaries {
   etcd: string;
@@ -12,7 +12,7 @@ export interface Binaries {
   kubeControllerManager: string;
 }
 
-const BUILD_SCRIPT = fileURLToPath(new URL('../../testenv/build.sh', import.meta.url));
+const BUILD_SCRIPT = fromRoot('testenv', 'build.sh');
 const NEEDED = ['etcd', 'kube-apiserver', 'kube-controller-manager'];
 
 export class BuildError extends Error {}

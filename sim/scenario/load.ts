@@ -1,8 +1,7 @@
 // Reads a scenario file (YAML or JSON) or a built-in profile by name.
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { fromRoot } from '../root.js';
 import { type Scenario, scenarioSchema } from './schema.js';
 
 export const builtinProfiles = ['demo', 'tiny', 'scale'] as const;
@@ -10,10 +9,8 @@ export const builtinProfiles = ['demo', 'tiny', 'scale'] as const;
 export const multiClusterProfiles = ['cells'] as const;
 export type ProfileName = (typeof builtinProfiles)[number] | (typeof multiClusterProfiles)[number];
 
-const here = dirname(fileURLToPath(import.meta.url));
-
 export function profilePath(name: ProfileName): string {
-  return join(here, '..', '..', 'scenarios', `${name}.yaml`);
+  return fromRoot('scenarios', `${name}.yaml`);
 }
 
 export class ScenarioError extends Error {}
