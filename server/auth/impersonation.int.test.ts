@@ -24,7 +24,7 @@ describe('a console without OIDC sign-in', () => {
     const r = await rawRequest(c.port, 'GET', '/api/trpc/clusters.list', {
       host: `127.0.0.1:${c.port}`,
       origin,
-      cookie: `${c.auth.cookie.name}=${id}`,
+      cookie: `${c.auth.cookie.name}=${c.auth.cookieValueFor(id)}`,
     });
     expect(r.status).toBe(401);
     expect(JSON.parse(r.body).error).toContain('OIDC sign-in is off');

@@ -382,8 +382,11 @@ function lacks(user: unknown, groupList: unknown, verb: Verb): boolean {
   return !gs.some((g) => Object.hasOwn(GROUPS, g as string) && GROUPS[g as string].includes(verb));
 }
 
+// sorted by key alone: the default sort turns each [key, value] pair into a string, which throws
+// for a value like {"toString": {}} (found by this fuzz on the real control plane)
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
 const canon = (v: unknown) =>
-  JSON.stringify(v ?? null, (_k, x) => (isObj(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
+  JSON.stringify(v ?? null, (_k, x) => (isObj(x) ? Object.fromEntries(Object.entries(x).sort(byKey)) : x));
 
 /** The verbs a NodeFence write needs, and whether it names someone else: undefined when it makes no claim. */
 function fenceClaim(
