@@ -47,4 +47,15 @@ describe('ProtectorHistory.admissionOf', () => {
       /no booking of checkout-1 in the last 1 version\(s\).*without quota/,
     );
   });
+
+  it('lists the leader changes and the longest gap between Lease writes before a moment', () => {
+    const h = new ProtectorHistory(new k8s.KubeConfig());
+    const inner = h as unknown as { leaders: unknown[]; renewals: number[] };
+    inner.leaders.push({ at: 1_000, holder: 'a' }, { at: 50_000, holder: 'b' });
+    inner.renewals.push(1_000, 2_000, 50_000, 51_000);
+    expect(h.leadersBefore(60_000, 30_000)).toBe(
+      'leader changes in the 30 s before: 00:00:50.000 b; Lease writes 2, longest gap 1.0 s',
+    );
+    expect(h.leadersBefore(60_000, 60_000)).toContain('Lease writes 4, longest gap 48.0 s');
+  });
 });

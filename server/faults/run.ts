@@ -32,6 +32,7 @@ import {
   type Schedule,
 } from '../../sim/faults/schedule.js';
 import { parseScenario } from '../../sim/scenario/load.js';
+import { DEFAULT_LEADER_ELECTION } from '../runtime/manager.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
 
 export const FAULT_SCENARIO = `
@@ -306,7 +307,10 @@ async function explain(rig: FaultRig, v: Violation, note: (l: string) => void) {
         `  pod ${key}: ${pod ? `on ${node}, ${pod.metadata?.deletionTimestamp ? 'Terminating' : pod.status?.phase}` : 'gone'}`,
       );
     }
-    if (v.invariant === PROTECTION_INVARIANT) note(`  ${rig.protectors.admissionOf(v.message)}`);
+    if (v.invariant === PROTECTION_INVARIANT) {
+      note(`  ${rig.protectors.admissionOf(v.message)}`);
+      note(`  ${rig.protectors.leadersBefore(v.since, 60_000)}`);
+    }
     const nodes = (await core.listNode()).items.map(
       (n) =>
         `${n.metadata?.name}=${n.status?.conditions?.find((c) => c.type === 'Ready')?.status}${(n.spec?.taints ?? []).map((t) => `+${t.key.replace('node.kubernetes.io/', '')}`).join('')}`,
@@ -338,12 +342,55 @@ const HISTORY = 200;
  */
 export class ProtectorHistory {
   private readonly seen: Seen[] = [];
+  /** the controller Lease's holder changes (the leader runs the aggregators), newest last */
+  private readonly leaders: { at: number; holder: string }[] = [];
+  /** when each renewal of the controller Lease arrived */
+  private readonly renewals: number[] = [];
   private abort: AbortController | undefined;
+  private leaseAbort: AbortController | undefined;
   private stopped = false;
 
   constructor(private readonly kc: k8s.KubeConfig) {}
 
   async start() {
+    await Promise.all([this.watchProtectors(), this.watchLeader()]);
+  }
+
+  private async watchLeader() {
+    if (this.stopped) return;
+    const { namespace, name } = DEFAULT_LEADER_ELECTION;
+    const again = () => setTimeout(() => void this.watchLeader().catch(() => undefined), 500);
+    this.leaseAbort = await new k8s.Watch(this.kc)
+      .watch(
+        `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+        { fieldSelector: `metadata.name=${name}` },
+        (_type, lease: k8s.V1Lease) => {
+          const holder = lease.spec?.holderIdentity ?? '';
+          this.renewals.push(Date.now());
+          if (this.renewals.length > 10 * HISTORY) this.renewals.shift();
+          if (this.leaders.at(-1)?.holder === holder) return;
+          this.leaders.push({ at: Date.now(), holder });
+          if (this.leaders.length > HISTORY) this.leaders.shift();
+        },
+        again,
+      )
+      .catch(() => {
+        again();
+        return undefined;
+      });
+  }
+
+  /** Holder changes of the controller Lease within `ms` before `at`. */
+  leadersBefore(at: number, ms: number): string {
+    const changes = this.leaders.filter((l) => l.at <= at && l.at > at - ms);
+    const t = (x: number) => new Date(x).toISOString().slice(11, 23);
+    const seen = this.renewals.filter((r) => r <= at && r > at - ms);
+    let gap = 0;
+    for (let i = 1; i < seen.length; i++) gap = Math.max(gap, seen[i] - seen[i - 1]);
+    return `leader changes in the ${ms / 1000} s before: ${changes.length ? changes.map((l) => `${t(l.at)} ${l.holder || '(none)'}`).join(', ') : 'none'}; Lease writes ${seen.length}, longest gap ${(gap / 1000).toFixed(1)} s`;
+  }
+
+  private async watchProtectors() {
     if (this.stopped) return;
     const path = `/apis/${PROTECTION_GROUP}/${PROTECTION_VERSION}/${PROTECTOR_PLURAL}`;
     this.abort = await new k8s.Watch(this.kc)
@@ -355,10 +402,10 @@ export class ProtectorHistory {
           this.seen.push({ rv: Number(obj.metadata?.resourceVersion), at: Date.now(), protector: obj });
           if (this.seen.length > HISTORY) this.seen.shift();
         },
-        () => setTimeout(() => void this.start().catch(() => undefined), 500),
+        () => setTimeout(() => void this.watchProtectors().catch(() => undefined), 500),
       )
       .catch(() => {
-        setTimeout(() => void this.start().catch(() => undefined), 500);
+        setTimeout(() => void this.watchProtectors().catch(() => undefined), 500);
         return undefined;
       });
   }
@@ -366,6 +413,7 @@ export class ProtectorHistory {
   stop() {
     this.stopped = true;
     this.abort?.abort();
+    this.leaseAbort?.abort();
   }
 
   /** "deleting pod NS/POD left … of PodProtector NS/NAME": the webhook's booking of that deletion. */
