@@ -16,7 +16,14 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { API_VERSION, FENCE_PLURAL, GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { INSTANCE_IDS_LABEL } from '../../lib/instanceIds/types.js';
+import {
+  GROUP as PROTECTION_GROUP,
+  PLURAL as PROTECTOR_PLURAL,
+  VERSION as PROTECTION_VERSION,
+  type PodProtector,
+} from '../../lib/protection/types.js';
 import type { Violation } from '../../sim/checker/checker.js';
+import { PROTECTION_INVARIANT } from '../../sim/checker/protection.js';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
 import {
   describeIncident,
@@ -25,6 +32,7 @@ import {
   type Schedule,
 } from '../../sim/faults/schedule.js';
 import { parseScenario } from '../../sim/scenario/load.js';
+import { DEFAULT_LEADER_ELECTION } from '../runtime/manager.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
 
 export const FAULT_SCENARIO = `
@@ -125,6 +133,8 @@ const POLICY = {
 export interface FaultRig {
   cluster: EmbeddedCluster;
   replicas: Replicas;
+  /** every PodProtector status written lately, for a violation's evidence */
+  protectors: ProtectorHistory;
   nodes: string[];
   /** which replicas are down now (killed by an incident) */
   down: Set<number>;
@@ -188,12 +198,16 @@ export async function startFaultRig(o: RigOptions = {}): Promise<FaultRig> {
     .list()
     .map((n) => n.name)
     .sort();
+  const protectors = new ProtectorHistory(cluster.kc);
+  await protectors.start();
   const rig: FaultRig = {
     cluster,
     replicas,
+    protectors,
     nodes,
     down: new Set(),
     async stop() {
+      protectors.stop();
       await rig.replicas.stop();
       await cluster.stop();
       await rm(dir, { recursive: true, force: true });
@@ -293,6 +307,10 @@ async function explain(rig: FaultRig, v: Violation, note: (l: string) => void) {
         `  pod ${key}: ${pod ? `on ${node}, ${pod.metadata?.deletionTimestamp ? 'Terminating' : pod.status?.phase}` : 'gone'}`,
       );
     }
+    if (v.invariant === PROTECTION_INVARIANT) {
+      note(`  ${rig.protectors.admissionOf(v.message)}`);
+      note(`  ${rig.protectors.leadersBefore(v.since, 60_000)}`);
+    }
     const nodes = (await core.listNode()).items.map(
       (n) =>
         `${n.metadata?.name}=${n.status?.conditions?.find((c) => c.type === 'Ready')?.status}${(n.spec?.taints ?? []).map((t) => `+${t.key.replace('node.kubernetes.io/', '')}`).join('')}`,
@@ -309,6 +327,120 @@ async function explain(rig: FaultRig, v: Violation, note: (l: string) => void) {
     );
   } catch (e) {
     note(`  (evidence could not be read: ${(e as Error).message})`);
+  }
+}
+
+type Seen = { rv: number; at: number; protector: PodProtector };
+const HISTORY = 200;
+
+/**
+ * The last PodProtector versions written (a watch, each version with the time it arrived), so
+ * that a protected-workload-above-floor violation says what the webhook judged on: Palisade
+ * books an admitted deletion of an available pod in the protector's status (a bucket naming
+ * the pod) before it answers, beside the aggregated counts it judged against. No such
+ * bucket: the pod was admitted without quota (judged not available, or forced).
+ */
+export class ProtectorHistory {
+  private readonly seen: Seen[] = [];
+  /** the controller Lease's holder changes (the leader runs the aggregators), newest last */
+  private readonly leaders: { at: number; holder: string }[] = [];
+  /** when each renewal of the controller Lease arrived */
+  private readonly renewals: number[] = [];
+  private abort: AbortController | undefined;
+  private leaseAbort: AbortController | undefined;
+  private stopped = false;
+
+  constructor(private readonly kc: k8s.KubeConfig) {}
+
+  async start() {
+    await Promise.all([this.watchProtectors(), this.watchLeader()]);
+  }
+
+  private async watchLeader() {
+    if (this.stopped) return;
+    const { namespace, name } = DEFAULT_LEADER_ELECTION;
+    const again = () => setTimeout(() => void this.watchLeader().catch(() => undefined), 500);
+    this.leaseAbort = await new k8s.Watch(this.kc)
+      .watch(
+        `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+        { fieldSelector: `metadata.name=${name}` },
+        (_type, lease: k8s.V1Lease) => {
+          const holder = lease.spec?.holderIdentity ?? '';
+          this.renewals.push(Date.now());
+          if (this.renewals.length > 10 * HISTORY) this.renewals.shift();
+          if (this.leaders.at(-1)?.holder === holder) return;
+          this.leaders.push({ at: Date.now(), holder });
+          if (this.leaders.length > HISTORY) this.leaders.shift();
+        },
+        again,
+      )
+      .catch(() => {
+        again();
+        return undefined;
+      });
+  }
+
+  /** Holder changes of the controller Lease within `ms` before `at`. */
+  leadersBefore(at: number, ms: number): string {
+    const changes = this.leaders.filter((l) => l.at <= at && l.at > at - ms);
+    const t = (x: number) => new Date(x).toISOString().slice(11, 23);
+    const seen = this.renewals.filter((r) => r <= at && r > at - ms);
+    let gap = 0;
+    for (let i = 1; i < seen.length; i++) gap = Math.max(gap, seen[i] - seen[i - 1]);
+    return `leader changes in the ${ms / 1000} s before: ${changes.length ? changes.map((l) => `${t(l.at)} ${l.holder || '(none)'}`).join(', ') : 'none'}; Lease writes ${seen.length}, longest gap ${(gap / 1000).toFixed(1)} s`;
+  }
+
+  private async watchProtectors() {
+    if (this.stopped) return;
+    const path = `/apis/${PROTECTION_GROUP}/${PROTECTION_VERSION}/${PROTECTOR_PLURAL}`;
+    this.abort = await new k8s.Watch(this.kc)
+      .watch(
+        path,
+        {},
+        (type, obj: PodProtector) => {
+          if (type !== 'ADDED' && type !== 'MODIFIED') return;
+          this.seen.push({ rv: Number(obj.metadata?.resourceVersion), at: Date.now(), protector: obj });
+          if (this.seen.length > HISTORY) this.seen.shift();
+        },
+        () => setTimeout(() => void this.watchProtectors().catch(() => undefined), 500),
+      )
+      .catch(() => {
+        setTimeout(() => void this.watchProtectors().catch(() => undefined), 500);
+        return undefined;
+      });
+  }
+
+  stop() {
+    this.stopped = true;
+    this.abort?.abort();
+    this.leaseAbort?.abort();
+  }
+
+  /** "deleting pod NS/POD left … of PodProtector NS/NAME": the webhook's booking of that deletion. */
+  admissionOf(message: string): string {
+    const m = /deleting pod ([^/\s]+)\/(\S+) left .* PodProtector [^/\s]+\/(\S+)$/.exec(message);
+    if (!m) return 'admission: (message not understood)';
+    const [, ns, pod, name] = m;
+    const versions = this.seen.filter(
+      (s) => s.protector.metadata.namespace === ns && s.protector.metadata.name === name,
+    );
+    const i = versions.findIndex((s) =>
+      (s.protector.status?.cells ?? []).some((c) =>
+        (c.admissionHistory?.buckets ?? []).some((b) => b.podName === pod),
+      ),
+    );
+    const counts = (s: Seen) =>
+      (s.protector.status?.cells ?? [])
+        .map(
+          (c) =>
+            `${c.cellID}: available ${c.aggregation.availableReplicas}/${c.aggregation.totalReplicas}, ${(c.admissionHistory?.buckets ?? []).length} bucket(s), aggregated up to ${c.aggregation.lastEventTime ?? '-'}`,
+        )
+        .join('; ');
+    if (i < 0)
+      return `admission: no booking of ${pod} in the last ${versions.length} version(s) of ${ns}/${name}: admitted without quota (judged not available, already terminating, or forced)`;
+    const booked = versions[i];
+    const before = versions[i - 1];
+    return `admission: ${pod} booked in ${ns}/${name} rv ${booked.rv} at ${new Date(booked.at).toISOString().slice(11, 23)} (${counts(booked)})${before ? `; the version before, rv ${before.rv}: ${counts(before)}` : ''}`;
   }
 }
 

@@ -5,6 +5,11 @@
 // keeps the condition taints in line with the conditions (not-ready / unreachable,
 // NoSchedule and NoExecute; pressure and cordon taints NoSchedule) and takes them off when
 // the kubelet reports Ready again. Pure decisions live in lib/kube/nodeHealth.ts.
+// As kube-controller-manager: nodes are handled by several workers at once
+// (nodeUpdateWorkerSize), so one node's slow pod writes never hold up another's taints, and a
+// taint write that loses a race with the kubelet's status post is retried at once on a fresh
+// read of the node (RemoveTaintOffNode / SwapNodeControllerTaint: RetryOnConflict), not left
+// to the next pass on a cache that may still be behind.
 import type * as k8s from '@kubernetes/client-node';
 import { podCondition, setPodCondition } from '../../lib/kube/conditions.js';
 import {
@@ -26,7 +31,13 @@ import { mergePatch } from './runtime/patches.js';
 import { WorkQueue } from './runtime/queue.js';
 
 const COMPONENT = 'node-controller';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE_NAMESPACE = 'kube-node-lease';
+/** kube-controller-manager's nodeUpdateWorkerSize: nodes handled at once in a monitor pass */
+export const NODE_UPDATE_WORKERS = 8;
+/** UpdateTaintBackoff: 5 tries, 100 ms apart plus up to 100 % jitter */
+const TAINT_TRIES = 5;
+const TAINT_RETRY_MS = 100;
 
 export class NodeLifecycleController implements Controller {
   readonly name = 'node-lifecycle';
@@ -42,6 +53,7 @@ export class NodeLifecycleController implements Controller {
     this.queue = new WorkQueue(
       (name) => this.sync(name),
       (name, err) => ctx.log(this.name, `node ${name}: ${errorText(err)}`),
+      NODE_UPDATE_WORKERS,
     );
     void ctx.informers.leases;
     this.podsByNode = new PodsByNode(ctx.informers.pods);
@@ -160,7 +172,28 @@ export class NodeLifecycleController implements Controller {
     return updated;
   }
 
-  private async reconcileTaints(node: k8s.V1Node, now: number) {
+  /**
+   * The controller's taints in line with the node's conditions. The first try writes on the
+   * cached node; a conflict (the kubelet posted status since, or the cache is behind) reads
+   * the node afresh and judges again from what it now says, as RetryOnConflict does.
+   */
+  private async reconcileTaints(cached: k8s.V1Node, now: number) {
+    let node: k8s.V1Node | undefined = cached;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeTaints(node, now);
+      } catch (err) {
+        if (statusCode(err) !== 409 || attempt >= TAINT_TRIES) throw err;
+      }
+      await sleep(TAINT_RETRY_MS * (1 + Math.random()));
+      node = await this.ctx.clients.core
+        .readNode({ name: cached.metadata!.name! })
+        .catch((e) => (statusCode(e) === 404 ? undefined : Promise.reject(e)));
+      if (!node) return;
+    }
+  }
+
+  private async writeTaints(node: k8s.V1Node, now: number) {
     const mode = this.modeFor(zoneKey(node.metadata?.labels));
     const taints = reconcileNodeTaints(
       node.spec?.taints,

@@ -3,7 +3,9 @@
 // tolerationSeconds is evicted when that runs out, counted from the taint's timeAdded.
 // Eviction marks the pod (DisruptionTarget=True, DeletionByTaintManager) and then deletes
 // it gracefully: the kubelet still decides when it is gone. A scheduled eviction is
-// cancelled when the taint goes away.
+// cancelled when the taint goes away. Evictions run side by side, as kube-controller-manager
+// fires each pod's timer in a goroutine of its own: one deletion the API (or an admission
+// webhook) answers slowly never delays another pod's eviction past its deadline.
 import type * as k8s from '@kubernetes/client-node';
 import { setPodCondition, toMillis } from '../../lib/kube/conditions.js';
 import { noExecutePlan, type Taint } from '../../lib/kube/tolerations.js';
@@ -13,6 +15,8 @@ import { podKey } from './runtime/conventions.js';
 import { WorkQueue } from './runtime/queue.js';
 
 const COMPONENT = 'taint-eviction-controller';
+/** pods judged and evicted at once (kube-controller-manager: UpdateWorkerSize, and a goroutine per eviction) */
+export const EVICTION_WORKERS = 8;
 
 /** emitPodDeletionEvent's reference: namespace and name only, no uid or resourceVersion */
 const podRef = (pod: k8s.V1Pod) => ({
@@ -42,6 +46,7 @@ export class TaintEvictionController implements Controller {
     this.queue = new WorkQueue(
       (key) => this.sync(key),
       (key, err) => ctx.log(this.name, `pod ${key}: ${errorText(err)}`),
+      EVICTION_WORKERS,
     );
     this.podsByNode = new PodsByNode(ctx.informers.pods);
     ctx.informers.pods.on({
