@@ -101,8 +101,40 @@ describe('holderStopped: has the pod stopped for sure?', () => {
       'node-fenced',
     ],
     [
-      'the node booted again since the pod took its ID there',
+      'Terminating, and the node booted again since the pod took its ID there',
+      { pod: terminating, bootId: 'boot-1', node: node({ bootId: 'boot-2', ready: 'Unknown' }) },
+      true,
+      'node-rebooted',
+    ],
+    [
+      'gone from the API, not seen going, and the node booted again since',
+      { nodeName: 'c2-2', bootId: 'boot-1', node: node({ bootId: 'boot-2' }) },
+      true,
+      'node-rebooted',
+    ],
+    [
+      // fault run, seeds 3 and 4: power-cycled, restarted in place, its ID given to another pod
+      'still listed, not Terminating, and the node booted again: its kubelet started it again',
+      { pod: running, bootId: 'boot-1', node: node({ bootId: 'boot-2' }) },
+      false,
+      'running',
+      /running again since node c2-2 booted again/,
+    ],
+    [
+      'still listed, the node booted again and is unreachable now: it may run',
       { pod: running, bootId: 'boot-1', node: node({ bootId: 'boot-2', ready: 'Unknown' }) },
+      false,
+      'node-unreachable',
+    ],
+    [
+      'still listed, its node fenced in the boot it ran in, then booted again: it may run again',
+      { pod: running, bootId: 'boot-1', node: node({ bootId: 'boot-2' }), fence: fence('Released') },
+      false,
+      'running',
+    ],
+    [
+      'Failed, still listed, on a node that booted again: its kubelet does not start it',
+      { pod: { ...running, phase: 'Failed' }, bootId: 'boot-1', node: node({ bootId: 'boot-2' }) },
       true,
       'node-rebooted',
     ],

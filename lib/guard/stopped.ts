@@ -11,7 +11,8 @@
 // - its node is fenced (a NodeFence Fenced, Releasing or Released about this node and the boot the
 //   pod ran in);
 // - its node booted again since the pod ran there (a new bootID: the old processes are gone — the
-//   fence's own recovery rule, lib/fencing/health.ts cameBack);
+//   fence's own recovery rule, lib/fencing/health.ts cameBack), and the API lists it no more or as
+//   Terminating: a pod still listed is started again by the kubelet of the new boot;
 // - its Node object is gone (Kubernetes' own signal of a node removed for good: PodGC then deletes
 //   its pods itself).
 //
@@ -104,8 +105,15 @@ export function holderStopped(f: HolderFacts): StopVerdict {
       `node ${nodeName} of ${f.name} no longer exists: Kubernetes takes that as confirmation that its processes are gone`,
     );
   const fence = fenceOfBoot(f, nodeName);
+  // A pod the API still lists on a node that booted again, neither finished nor Terminating, is
+  // started again by that node's kubelet (restartPolicy): the old boot's processes are gone, but
+  // the pod may run in the new one. Only its node's state can tell (fault run, seeds 3 and 4: a
+  // pod restarted in place held its instance ID while it was given to another pod).
+  const rebooted = Boolean(f.bootId && f.node.bootId && f.bootId !== f.node.bootId);
+  const restartable = f.pod && !f.pod.deletionTimestamp && !TERMINAL.has(f.pod.phase ?? '');
+  if (rebooted && restartable) return afterRestart(f, f.pod as HolderPod, nodeName, f.node);
   if (fence.fenced) return stopped('node-fenced', fence.text);
-  if (f.bootId && f.node.bootId && f.bootId !== f.node.bootId)
+  if (rebooted)
     return stopped(
       'node-rebooted',
       `node ${nodeName} booted again since ${f.name} ran there (bootID ${f.node.bootId}, was ${f.bootId}): its processes are gone`,
@@ -129,6 +137,17 @@ export function holderStopped(f: HolderFacts): StopVerdict {
       `${f.name} on ${nodeName}: Terminating, its kubelet (node Ready) is stopping it`,
     );
   return running('running', `${f.name} on ${nodeName}: running`);
+}
+
+/** A listed pod on a node that booted since it ran there: it runs again once its kubelet is up. */
+function afterRestart(f: HolderFacts, pod: HolderPod, nodeName: string, node: NodeFacts): StopVerdict {
+  const boot = `node ${nodeName} booted again (bootID ${node.bootId}, was ${f.bootId})`;
+  if (node.ready !== 'True')
+    return running(
+      'node-unreachable',
+      `${f.name} on ${nodeName}: ${boot} and its kubelet restarts the pods it still has; node ${readyWords(node)}`,
+    );
+  return running('running', `${pod.name} on ${nodeName}: running again since ${boot}`);
 }
 
 /** fenceState, and the fence must be about the boot the pod ran in (or the node's boot now). */
