@@ -153,6 +153,51 @@ describe('the instance-ID client', () => {
     expect(f.calls).toHaveLength(1);
   });
 
+  it('asks again after a rate limit (429), no sooner than its Retry-After', async () => {
+    // the fault run: pods behind one address hit the per-client limit and gave up for good
+    const limited = new Response(
+      JSON.stringify({ code: 'rate_limited', error: 'too many failed sign-ins' }),
+      {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      },
+    );
+    const f = scripted([limited, json(200, ANSWER)]);
+    const c = new InstanceIdClient({
+      url: 'http://p',
+      namespace: 'shop',
+      pod: 'web-1',
+      token: 't',
+      fetch: f.fetch,
+    });
+    const started = Date.now();
+    expect(await c.acquire({ baseDelayMs: 1 })).toEqual(ANSWER);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(f.calls).toHaveLength(2);
+  });
+
+  it('gives up on a 429 whose Retry-After is past its deadline', async () => {
+    const f = scripted([
+      new Response(JSON.stringify({ code: 'rate_limited', error: 'slow down' }), {
+        status: 429,
+        headers: { 'retry-after': '60' },
+      }),
+    ]);
+    const c = new InstanceIdClient({
+      url: 'http://p',
+      namespace: 'shop',
+      pod: 'web-1',
+      token: 't',
+      fetch: f.fetch,
+    });
+    await expect(c.acquire({ baseDelayMs: 1, deadlineMs: 5_000 })).rejects.toMatchObject({
+      status: 429,
+      retryable: true,
+      retryAfterMs: 60_000,
+    });
+    expect(f.calls).toHaveLength(1);
+  });
+
   it('an answer that is not Palisade (a proxy page) says what came back', async () => {
     const f = scripted([
       new Response('<html>Bad Gateway</html>', { status: 502, statusText: 'Bad Gateway' }),

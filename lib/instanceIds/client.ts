@@ -42,6 +42,8 @@ export class InstanceIdError extends Error {
     message: string,
     /** holder_not_stopped: whose ID it waits for, and why */
     readonly waiting?: WaitingHolder[],
+    /** a 429's Retry-After: when asking again is any use */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'InstanceIdError';
@@ -49,10 +51,12 @@ export class InstanceIdError extends Error {
 
   /**
    * Worth asking again later: every id held (or held by a pod not yet known to have stopped), a
-   * deadline, Palisade or the cluster unreachable.
+   * deadline, too many requests (429: a rate limit of Palisade's), Palisade or the cluster
+   * unreachable.
    */
   get retryable(): boolean {
     return (
+      this.status === 429 ||
       this.code === 'no_free_id' ||
       this.code === 'holder_not_stopped' ||
       this.code === 'deadline' ||
@@ -99,7 +103,10 @@ export class InstanceIdClient {
       } catch (e) {
         if (!(e instanceof InstanceIdError) || !e.retryable || Date.now() + delay > deadline) throw e;
         if (retry.signal?.aborted) throw e;
-        await sleep(delay / 2 + Math.random() * (delay / 2), retry.signal);
+        const jittered = delay / 2 + Math.random() * (delay / 2);
+        const wait = Math.max(jittered, e.retryAfterMs ?? 0);
+        if (Date.now() + wait > deadline) throw e;
+        await sleep(wait, retry.signal);
         delay = Math.min(delay * 2, retry.maxDelayMs ?? 5_000);
       }
     }
@@ -138,14 +145,23 @@ export class InstanceIdClient {
     }
     if (res.ok && body && typeof body === 'object') return body as T;
     const refusal = body as Partial<InstanceIdRefusal> | undefined;
+    const retryAfterMs = retryAfter(res.headers.get('retry-after'));
     if (refusal?.code && refusal.error)
-      throw new InstanceIdError(res.status, refusal.code, refusal.error, refusal.waiting);
+      throw new InstanceIdError(res.status, refusal.code, refusal.error, refusal.waiting, retryAfterMs);
     throw new InstanceIdError(
       res.status,
       'bad_answer',
       `Palisade answered ${res.status} ${res.statusText}: ${text.slice(0, 200) || '(no body)'}`,
+      undefined,
+      retryAfterMs,
     );
   }
+}
+
+/** Retry-After in seconds (the only form Palisade sends), as milliseconds; capped at 5 minutes. */
+function retryAfter(header: string | null): number | undefined {
+  if (!header || !/^\d+$/.test(header.trim())) return undefined;
+  return Math.min(Number(header.trim()) * 1000, 300_000);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
