@@ -20,6 +20,9 @@ export default defineConfig({
             'deploy/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
+          // beside the other phases of npm test on two cores (load 15-30), a test that runs helm
+          // or hashes with scrypt took just over vitest's 5 s default; a hang still fails
+          testTimeout: 30_000,
         },
       },
       {

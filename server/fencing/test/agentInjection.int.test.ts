@@ -268,9 +268,22 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
       body: without,
     });
     const injected = { ...agent(node, { '--use-sudo': '', '--sudo-path': `/bin/sh -c 'id >> ${pwned}'` }) };
-    await createPolicy(custom(h.cluster.kc), 'bypassed', {
-      ...policySpec(node, { ...injected, credentialsNamespace: 'other-team' }),
-    });
+    // kube-apiserver reloads webhook configurations from its own watch: until it has, the
+    // webhook still refuses the write (seen once on the real control plane at load 12)
+    await eventually(
+      () =>
+        createPolicy(custom(h.cluster.kc), 'bypassed', {
+          ...policySpec(node, { ...injected, credentialsNamespace: 'other-team' }),
+        }).then(
+          () => true,
+          (e) => {
+            if (!String((e as { body?: unknown }).body ?? e).includes('fencepolicies.palisade.dev')) throw e;
+            return false;
+          },
+        ),
+      'the policy written while its webhook is away',
+      30_000,
+    );
     await admission.replaceValidatingWebhookConfiguration({
       name: 'palisade-nodefences',
       body: {
