@@ -245,6 +245,13 @@ export async function startWebhook(opts: {
     },
   );
 
+  // Idle kept-alive connections are the caller's to close. kube-apiserver's client (Go's
+  // transport) drops its idle ones after 90 s and does not retry a POST whose reused connection
+  // the server closed under it: with Node's 5 s default, every idle pause of a deletion storm
+  // raced the API server's next review, which failed with EOF (seen on the real control plane in
+  // server/ha/rollingUpdate.int.test.ts, where a drain lasts longer than 5 s)
+  server.keepAliveTimeout = 120_000;
+
   // every socket, handshaking or not, so stop() does not wait on a half-open one
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
