@@ -23,10 +23,12 @@ const N = 200;
 const DEADLINE_MS = 120_000;
 /**
  * one write per pod: the herd wins one write per read-decide-write round trip, so its last pod
- * waits about 200 of them; on a loaded 2-core machine that passed 120 s (the test is of
- * correctness: distinct IDs, no lost update; the time is printed and belongs to the benchmark)
+ * waits about 200 of them; on a loaded 2-core machine that passed 120 s, and on the real control
+ * plane as the chart's identity (each write judged by the workload guard's CEL) at load 15 it
+ * passed 300 s (the test is of correctness: distinct IDs, no lost update; the time is printed and
+ * belongs to the benchmark)
  */
-const HERD_DEADLINE_MS = 300_000;
+const HERD_DEADLINE_MS = 540_000;
 let h: ClusterAndConsole;
 let second: Console;
 let unbatched: Console;
@@ -125,4 +127,4 @@ it(`${N} pods asking at once with one write each (no batching): the same, throug
   expect(r.writes).toBe(N);
   // the race was real: writers collided
   expect(r.conflicts).toBeGreaterThan(0);
-}, 420_000);
+}, 660_000);
