@@ -259,17 +259,29 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
     // written while the FencePolicy webhook is away (an older Palisade, or a cluster where it was removed)
     const admission = h.cluster.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
     const config = await admission.readValidatingWebhookConfiguration({ name: 'palisade-nodefences' });
-    const without = {
-      ...config,
-      webhooks: config.webhooks!.filter((w) => w.name !== 'fencepolicies.palisade.dev'),
-    };
-    const replaced = await admission.replaceValidatingWebhookConfiguration({
-      name: 'palisade-nodefences',
-      body: without,
-    });
+    const policyHook = config.webhooks!.find((w) => w.name === 'fencepolicies.palisade.dev')!;
+    // the leader writes this configuration too (its caBundle, its failurePolicy): each change is
+    // made on a fresh read and made again after a 409
+    const rewrite = (change: (hooks: k8s.V1ValidatingWebhook[]) => k8s.V1ValidatingWebhook[]) =>
+      eventually(async () => {
+        const now = await admission.readValidatingWebhookConfiguration({ name: 'palisade-nodefences' });
+        return admission
+          .replaceValidatingWebhookConfiguration({
+            name: 'palisade-nodefences',
+            body: { ...now, webhooks: change(now.webhooks ?? []) },
+          })
+          .then(
+            () => true,
+            (e) => {
+              if ((e as { code?: number }).code !== 409) throw e;
+              return false;
+            },
+          );
+      }, 'palisade-nodefences rewritten');
+    await rewrite((hooks) => hooks.filter((w) => w.name !== policyHook.name));
     const injected = { ...agent(node, { '--use-sudo': '', '--sudo-path': `/bin/sh -c 'id >> ${pwned}'` }) };
     // kube-apiserver reloads webhook configurations from its own watch: until it has, the
-    // webhook still refuses the write (seen once on the real control plane at load 12)
+    // webhook still refuses the write
     await eventually(
       () =>
         createPolicy(custom(h.cluster.kc), 'bypassed', {
@@ -284,13 +296,7 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
       'the policy written while its webhook is away',
       30_000,
     );
-    await admission.replaceValidatingWebhookConfiguration({
-      name: 'palisade-nodefences',
-      body: {
-        ...config,
-        metadata: { ...config.metadata, resourceVersion: replaced.metadata!.resourceVersion },
-      },
-    });
+    await rewrite((hooks) => [...hooks.filter((w) => w.name !== policyHook.name), policyHook]);
 
     h.cluster.infra.partition(node);
     const fence = await eventually(
