@@ -345,9 +345,11 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
         },
       },
     });
-    await eventually(async () => (await recorded()).includes('stdin:action=off'), 'the agent run', 60_000);
+    // the stub appends its record line by line: wait for the whole of it (its env: line is last)
+    const complete = async () =>
+      (await recorded()).split('--\n').find((r) => r.includes('stdin:action=off') && /^env:/m.test(r));
+    const off = await eventually(complete, 'the agent run, recorded whole', 60_000);
     const runs = (await recorded()).split('--\n').filter(Boolean);
-    const off = runs.find((r) => r.includes('stdin:action=off'))!;
     expect(off).toContain('argv:\n');
     expect(off).toContain(`stdin:password=${PASSWORD}`);
     expect(off).toContain('stdin:ip=127.0.0.1');
