@@ -14,8 +14,7 @@ import * as k8s from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION as FENCING_API } from '../../lib/fencing/types.js';
-import { FENCE_WEBHOOK_CONFIG } from '../fencing/approvalWebhook.js';
-import { POLICY_WEBHOOK_NAME } from '../fencing/policyWebhook.js';
+import { policyWebhookAway } from '../fencing/test/policyWebhookAway.js';
 import { INSTANCE_IDS_ANNOTATION, INSTANCE_IDS_LABEL } from '../../lib/instanceIds/types.js';
 import { ANNOTATIONS, API_VERSION as PROTECTION_API } from '../../lib/protection/types.js';
 import { eventually } from '../../sim/apiserver/test/harness.js';
@@ -165,23 +164,7 @@ interface Kind {
  * those must stop no loop either. So the FencePolicy fuzz runs with that webhook taken out of
  * palisade-nodefences (registered once at startup), and puts it back afterwards.
  */
-const policyWebhook = {
-  saved: undefined as k8s.V1ValidatingWebhook | undefined,
-  api: () => cluster.kc.makeApiClient(k8s.AdmissionregistrationV1Api),
-  async remove() {
-    const cfg = await this.api().readValidatingWebhookConfiguration({ name: FENCE_WEBHOOK_CONFIG });
-    this.saved = cfg.webhooks?.find((w) => w.name === POLICY_WEBHOOK_NAME);
-    cfg.webhooks = cfg.webhooks?.filter((w) => w.name !== POLICY_WEBHOOK_NAME);
-    await this.api().replaceValidatingWebhookConfiguration({ name: FENCE_WEBHOOK_CONFIG, body: cfg });
-  },
-  async restore() {
-    if (!this.saved) return;
-    const cfg = await this.api().readValidatingWebhookConfiguration({ name: FENCE_WEBHOOK_CONFIG });
-    cfg.webhooks = [...(cfg.webhooks ?? []), this.saved];
-    await this.api().replaceValidatingWebhookConfiguration({ name: FENCE_WEBHOOK_CONFIG, body: cfg });
-    this.saved = undefined;
-  },
-};
+let restorePolicyWebhook: (() => Promise<void>) | undefined;
 
 const created = {
   protectors: [] as string[],
@@ -410,8 +393,10 @@ const KINDS: Kind[] = [
   {
     name: 'FencePolicy and NodeFence (fencing controller, NodeFence webhooks)',
     defaultCases: 60,
-    before: () => policyWebhook.remove(),
-    after: () => policyWebhook.restore(),
+    before: async () => {
+      restorePolicyWebhook = await policyWebhookAway(cluster.kc);
+    },
+    after: () => restorePolicyWebhook?.() ?? Promise.resolve(),
     hostile: fc
       .oneof(
         policies.map((p) => ['policy', p] as const),

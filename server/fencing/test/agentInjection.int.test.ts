@@ -18,6 +18,7 @@ import { kubeConfigWithToken } from '../../auth/kubeAs.js';
 import { type ClusterAndConsole, startClusterAndConsole } from '../../test/consoleHarness.js';
 import { trpcClient } from '../../test/client.js';
 import { FENCE_API } from '../../actions/live.js';
+import { policyWebhookAway } from './policyWebhookAway.js';
 
 const POLICY = { group: GROUP, version: VERSION, plural: POLICY_PLURAL };
 const CREDENTIALS = 'palisade-system';
@@ -257,28 +258,7 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
 
   it('is refused again by the controller, said on the NodeFence and in an Event, and never run', async () => {
     // written while the FencePolicy webhook is away (an older Palisade, or a cluster where it was removed)
-    const admission = h.cluster.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
-    const config = await admission.readValidatingWebhookConfiguration({ name: 'palisade-nodefences' });
-    const policyHook = config.webhooks!.find((w) => w.name === 'fencepolicies.palisade.dev')!;
-    // the leader writes this configuration too (its caBundle, its failurePolicy): each change is
-    // made on a fresh read and made again after a 409
-    const rewrite = (change: (hooks: k8s.V1ValidatingWebhook[]) => k8s.V1ValidatingWebhook[]) =>
-      eventually(async () => {
-        const now = await admission.readValidatingWebhookConfiguration({ name: 'palisade-nodefences' });
-        return admission
-          .replaceValidatingWebhookConfiguration({
-            name: 'palisade-nodefences',
-            body: { ...now, webhooks: change(now.webhooks ?? []) },
-          })
-          .then(
-            () => true,
-            (e) => {
-              if ((e as { code?: number }).code !== 409) throw e;
-              return false;
-            },
-          );
-      }, 'palisade-nodefences rewritten');
-    await rewrite((hooks) => hooks.filter((w) => w.name !== policyHook.name));
+    const restore = await policyWebhookAway(h.cluster.kc);
     const injected = { ...agent(node, { '--use-sudo': '', '--sudo-path': `/bin/sh -c 'id >> ${pwned}'` }) };
     // kube-apiserver reloads webhook configurations from its own watch: until it has, the
     // webhook still refuses the write
@@ -296,7 +276,7 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
       'the policy written while its webhook is away',
       30_000,
     );
-    await rewrite((hooks) => [...hooks.filter((w) => w.name !== policyHook.name), policyHook]);
+    await restore();
 
     h.cluster.infra.partition(node);
     const fence = await eventually(
