@@ -3,7 +3,7 @@
 // it breaks. Files are read at call time: the server writes them when it starts, after the
 // test files have been loaded.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { type APIRequestContext, expect, type Page } from '@playwright/test';
@@ -66,6 +66,65 @@ export const RESERVED = {
   /** history.spec.ts: its fault is looked for on the timeline, in Audit and in replay */
   history: 'c1-2',
 } as const;
+
+/**
+ * Hold a node across Playwright workers (one process each) while `fn` breaks and heals it: a
+ * directory made atomically under the e2e state directory, with the holder's pid so that a lock
+ * left by a worker that died is taken over. Specs that share a reserved node take it this way.
+ */
+export async function withNode<T>(node: string, fn: () => Promise<T>): Promise<T> {
+  const release = await holdNode(node);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+const held = new Set<string>();
+
+/** Take the node's lock (see withNode); the returned function, or releaseHeldNodes, gives it back. */
+export async function holdNode(node: string): Promise<() => void> {
+  const dir = resolve(STATE_DIR, 'locks', node);
+  mkdirSync(resolve(STATE_DIR, 'locks'), { recursive: true });
+  await expect(async () => {
+    try {
+      mkdirSync(dir);
+    } catch {
+      if (holderAlive(dir)) throw new Error(`node ${node} is held by another spec`);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+    }
+    writeFileSync(resolve(dir, 'pid'), String(process.pid));
+  }).toPass({ timeout: 240_000, intervals: [500, 1000, 2000] });
+  held.add(dir);
+  return () => {
+    held.delete(dir);
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+/** For test.afterEach: give back every node lock this worker holds. */
+export function releaseHeldNodes(): void {
+  for (const dir of held) rmSync(dir, { recursive: true, force: true });
+  held.clear();
+}
+
+function holderAlive(dir: string): boolean {
+  let pid = Number.NaN;
+  try {
+    pid = Number(readFileSync(resolve(dir, 'pid'), 'utf8'));
+  } catch {
+    return true; // made a moment ago, the pid not written yet
+  }
+  if (pid === process.pid) return false; // a worker runs one test at a time: left by an earlier one
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export function infraEndpoint(): { url: string; token: string } {
   return JSON.parse(readFileSync(resolve(STATE_DIR, 'infra.json'), 'utf8'));

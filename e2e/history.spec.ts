@@ -1,5 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { clusterId, healAndWait, RESERVED, tile } from './helpers';
+import { clusterId, healAndWait, holdNode, RESERVED, releaseHeldNodes, tile } from './helpers';
+
+test.afterEach(releaseHeldNodes);
 
 // The incident history: a partition simulated from the console appears on the timeline and in
 // the Audit page; the timeline's shareable link reproduces the filtered view; replay shows the
@@ -12,6 +14,7 @@ test('a simulated fault on the timeline, in the audit, in a shared link and in r
 }) => {
   test.setTimeout(120_000);
   const node = RESERVED.history;
+  await holdNode(node); // shared with incident.spec.ts
   const cluster = await clusterId(request);
   const before = new Date(Date.now() - 1000).toISOString();
 

@@ -1,39 +1,78 @@
-import { expect, test } from '@playwright/test';
-import { core, healAndWait, infra, RESERVED, tile } from './helpers';
+import * as k8s from '@kubernetes/client-node';
+import { expect, type Page, test } from '@playwright/test';
+import { core, E2E_KUBECONFIG, healAndWait, infra, RESERVED, tile, withNode } from './helpers';
 import { checkA11y } from './axe';
 
 /**
- * A Ready node no other spec breaks, running pods but no StatefulSet pod (the fencing and
- * partition specs pick orders-db nodes) and no instance-ID pod (metrics: after a partition its
- * pods wait for their instance ID, so the cluster would not be calm again soon): its pods.
+ * The node this spec breaks: one of the zone-c nodes other specs reserve (zone c runs no
+ * StatefulSet), shared with its owner through helpers.withNode, and one with no instance-ID pod
+ * (metrics: after a partition its replacements wait for their instance IDs, so the cluster would
+ * not be calm again soon). Earlier specs' partitions may have emptied it: pods of its own,
+ * pinned to it, make sure it runs some.
  */
-async function quietNode(): Promise<{ node: string; pods: string[] }> {
+const CANDIDATES = [RESERVED.history, RESERVED.reconnect, RESERVED.screenshots];
+const NS = 'e2e-incident';
+const NAME = 'incident-probe';
+
+async function quietNode(): Promise<string> {
+  const pods = await core().listNamespacedPod({ namespace: 'monitoring' });
+  const busy = new Set(pods.items.map((p) => p.spec?.nodeName));
+  const node = CANDIDATES.find((n) => !busy.has(n));
+  if (!node) throw new Error(`every candidate node runs a monitoring pod: ${CANDIDATES.join(', ')}`);
+  return node;
+}
+
+function apps(): k8s.AppsV1Api {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(E2E_KUBECONFIG);
+  return kc.makeApiClient(k8s.AppsV1Api);
+}
+
+/** Two pods pinned to `node`, Running; their names. */
+async function podsPinnedTo(node: string): Promise<string[]> {
   const api = core();
-  let found: { node: string; pods: string[] } | undefined;
+  await removePinnedPods(); // an earlier run's, if it was killed
   await expect(async () => {
-    const nodes = await api.listNode();
-    const pods = await api.listPodForAllNamespaces();
-    const ready = nodes.items
-      .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-      .map((n) => n.metadata!.name!)
-      .filter((n) => !Object.values<string>(RESERVED).includes(n))
-      .sort()
-      .reverse(); // zone c first: no StatefulSets run there
-    for (const node of ready) {
-      const on = pods.items.filter((p) => p.spec?.nodeName === node && !p.metadata?.deletionTimestamp);
-      if (on.some((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'StatefulSet'))) continue;
-      if (on.some((p) => p.metadata?.namespace === 'monitoring')) continue;
-      const running = on
-        .filter((p) => p.status?.phase === 'Running')
-        .map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`);
-      if (running.length > 0) {
-        found = { node, pods: running };
-        return;
-      }
-    }
-    throw new Error('no quiet node with running pods yet');
-  }).toPass({ timeout: 30_000 });
-  return found!;
+    await api.createNamespace({ body: { metadata: { name: NS } } });
+  }).toPass({ timeout: 60_000 }); // 409 while an earlier one is still being deleted
+  const labels = { app: NAME };
+  await apps().createNamespacedDeployment({
+    namespace: NS,
+    body: {
+      metadata: { name: NAME, namespace: NS },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            nodeSelector: { 'kubernetes.io/hostname': node },
+            terminationGracePeriodSeconds: 2,
+            containers: [{ name: 'app', image: 'registry.example/probe:1' }],
+          },
+        },
+      },
+    },
+  });
+  let running: string[] = [];
+  await expect(async () => {
+    const list = await api.listNamespacedPod({ namespace: NS, labelSelector: `app=${NAME}` });
+    running = list.items
+      .filter(
+        (p) => p.spec?.nodeName === node && p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp,
+      )
+      .map((p) => `${NS}/${p.metadata!.name}`);
+    expect(running.length).toBeGreaterThan(0);
+  }).toPass({ timeout: 60_000 });
+  return running;
+}
+
+async function removePinnedPods(): Promise<void> {
+  await core()
+    .deleteNamespace({ name: NS })
+    .catch((e) => {
+      if (e?.code !== 404) throw e;
+    });
 }
 
 // The incident view through an incident: a partitioned node is counted, its pods are at risk with
@@ -41,8 +80,17 @@ async function quietNode(): Promise<{ node: string; pods: string[] }> {
 // delete dialog says why not yet; the node has its remediation row; healed, all is calm again.
 test('the incident view follows a partitioned node, then says nothing is broken', async ({ page }) => {
   test.setTimeout(180_000);
-  const { node, pods } = await quietNode();
+  const node = await quietNode();
+  await withNode(node, async () => {
+    try {
+      await incidentOn(page, node, await podsPinnedTo(node));
+    } finally {
+      await removePinnedPods();
+    }
+  });
+});
 
+async function incidentOn(page: Page, node: string, pods: string[]): Promise<void> {
   await page.goto('/');
   const t = tile(page, node);
   await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Ready`), { timeout: 30_000 });
@@ -98,7 +146,7 @@ test('the incident view follows a partitioned node, then says nothing is broken'
     await expect(dialog).toHaveCount(0);
 
     // the taint manager evicts the node's pods once their toleration (20 s) runs out: the row
-    // follows live (and the cluster replaces them elsewhere, so it can be calm after the heal)
+    // follows live (their replacements, pinned to the node, start once it is healed)
     await expect(row).toContainText('(Terminating)', { timeout: 45_000 });
   } finally {
     await healAndWait(node);
@@ -111,4 +159,4 @@ test('the incident view follows a partitioned node, then says nothing is broken'
   // the remediation rows' links open the node on the map
   await page.goto(`/?node=${node}`);
   await expect(page.getByRole('complementary', { name: `Node ${node}` })).toBeVisible();
-});
+}

@@ -2,7 +2,19 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { checkA11y } from './axe';
-import { clusterId, core, healAndWait, infra, RESERVED, runningStorefrontPod, tile } from './helpers';
+import {
+  clusterId,
+  core,
+  healAndWait,
+  infra,
+  holdNode,
+  RESERVED,
+  releaseHeldNodes,
+  runningStorefrontPod,
+  tile,
+} from './helpers';
+
+test.afterEach(releaseHeldNodes);
 
 // Screenshots for the README, taken from the live console: docs/console-map.png and
 // docs/console-timeline.png.
@@ -15,6 +27,7 @@ test.beforeAll(() => mkdirSync(DOCS, { recursive: true }));
 test('screenshot: the map with a partitioned node', async ({ page }) => {
   test.setTimeout(60_000);
   const node = RESERVED.screenshots;
+  await holdNode(node); // shared with incident.spec.ts
   await page.goto('/');
   const t = tile(page, node);
   await expect(t).toHaveAccessibleName(new RegExp(`^Node ${node}: Ready`));
