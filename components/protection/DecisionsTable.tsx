@@ -42,7 +42,15 @@ export function DecisionsTable({ decisions }: { decisions: readonly Decision[] }
                 {d.allowed ? 'allowed' : 'denied'}
               </td>
               <td className="pr-3 tabular-nums">{d.code}</td>
-              <td className="pr-3 text-xs">{d.message || d.note || '—'}</td>
+              <td className="pr-3 text-xs">
+                {d.message || d.note || '—'}
+                {d.snapshot?.indexed !== undefined && (
+                  <span className="block text-dim">
+                    judged on {d.snapshot.indexed} available this replica sees (aggregated:{' '}
+                    {d.snapshot.aggregated})
+                  </span>
+                )}
+              </td>
               <td className="pr-3 font-mono text-xs">{d.requester}</td>
               <td className="pr-3">{d.dryRun ? 'yes' : ''}</td>
             </tr>

@@ -1,6 +1,16 @@
 // One RetryBatch round for one protector, as pure data: judge the queued requests on the
 // protector as last read, and say what its status becomes. Dry runs are judged on the
 // same state but leave no bucket; a batch with nothing to write is a no-op.
+//
+// Beyond Podseidon: the aggregated counts are only as fresh as the aggregator's last write,
+// and while it stalls (a leader change, a slow API server) pods can stop being available
+// without the status saying so. Where this replica indexes a cell's pods itself (`live`),
+// each count of that cell is judged as at most the index's count plus the cell's lag (the
+// deletions admitted that the aggregation has not seen: the index may already have seen
+// them go). With a fresh aggregation that ceiling is never below the aggregated count, so
+// nothing changes; with a stale one, a floor the pods no longer stand above is kept.
+import { lagOf } from './buckets.js';
+import type { Counts } from './counts.js';
 import { admitBatch, admits, type BatchItem, quotaState, type Verdict } from './quota.js';
 import {
   type Cell,
@@ -43,6 +53,26 @@ export interface BatchRound {
   /** the state judged against, for decisions to show */
   aggregated: number;
   estimated: number;
+  /** the available count judged on, when this replica's pod index lowered the aggregated one */
+  indexed?: number;
+}
+
+/** Per cell: the counts this replica's own pod index gives the protector now. */
+export type LiveCounts = ReadonlyMap<string, Omit<Counts, 'total'>>;
+
+const FIELDS = ['available', 'ready', 'running', 'scheduled'] as const;
+
+/** The cells with each indexed count lowered to the index's count plus the cell's lag. */
+export function withinIndex(cells: readonly Cell[], live: LiveCounts | undefined): Cell[] {
+  if (!live?.size) return [...cells];
+  return cells.map((c) => {
+    const seen = live.get(c.id);
+    if (!seen) return c;
+    const lag = lagOf(c.buckets);
+    const counts = { ...c.counts };
+    for (const f of FIELDS) counts[f] = Math.min(counts[f], seen[f] + lag);
+    return { ...c, counts };
+  });
 }
 
 export function evaluateBatch(
@@ -50,10 +80,12 @@ export function evaluateBatch(
   requests: readonly BatchRequest[],
   now: number,
   defaults: HistoryConfig = DEFAULT_HISTORY_CONFIG,
+  live?: LiveCounts,
 ): BatchRound {
   const cfg = historyConfig(p, defaults);
   let cells = cellsOf(p);
   const summary = summarize(cells, now);
+  const judgedOn = summarize(withinIndex(cells, live), now);
   const lag = totalLag(cells);
   // a repeated deletion of a pod already admitted (a client retry, an eviction then a
   // delete) spends no quota twice: its bucket is refreshed instead
@@ -68,10 +100,10 @@ export function evaluateBatch(
   );
   const state = quotaState(
     {
-      available: summary.aggregatedAvailableReplicas,
-      ready: summary.aggregatedReady,
-      running: summary.aggregatedRunning,
-      scheduled: summary.aggregatedScheduled,
+      available: judgedOn.aggregatedAvailableReplicas,
+      ready: judgedOn.aggregatedReady,
+      running: judgedOn.aggregatedRunning,
+      scheduled: judgedOn.aggregatedScheduled,
     },
     p.spec.minAvailable,
     lag,
@@ -105,6 +137,9 @@ export function evaluateBatch(
     ...(changed ? { cells } : {}),
     aggregated: summary.aggregatedAvailableReplicas,
     estimated: summary.estimatedAvailableReplicas,
+    ...(judgedOn.aggregatedAvailableReplicas < summary.aggregatedAvailableReplicas
+      ? { indexed: judgedOn.aggregatedAvailableReplicas }
+      : {}),
   };
 }
 

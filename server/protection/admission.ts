@@ -10,6 +10,8 @@ import {
   type BatchRequest,
   type BatchRound,
   evaluateBatch,
+  type LiveCounts,
+  withinIndex,
 } from '../../lib/protection/batch.js';
 import { lagOf } from '../../lib/protection/buckets.js';
 import type { PodFacts } from '../../lib/protection/counts.js';
@@ -73,6 +75,8 @@ export class Admission {
     private readonly metrics: ProtectionMetrics,
     private readonly decisions: DecisionLog,
     private readonly defaults: HistoryConfig = DEFAULT_HISTORY_CONFIG,
+    /** per cell this replica indexes, its pods' counts for a protector now (see batch.ts) */
+    private readonly live: (p: PodProtector) => LiveCounts | undefined = () => undefined,
   ) {
     this.status = keepAliveStatusApi(coreKc);
     this.batch = new RetryBatch({
@@ -188,7 +192,7 @@ export class Admission {
   private async judgeDry(key: string, req: AdmitRequest): Promise<Verdict> {
     const p = this.current(key);
     if (!p) return 'Ok';
-    return evaluateBatch(p, [req], Date.now(), this.defaults).verdicts[0];
+    return evaluateBatch(p, [req], Date.now(), this.defaults, this.live(p)).verdicts[0];
   }
 
   private current(key: string): PodProtector | undefined {
@@ -208,7 +212,7 @@ export class Admission {
     const p = attempt > 0 && !entry.dangling ? await this.read(key) : this.current(key);
     if (!p) return { kind: 'done', results: reqs.map((r) => (r.kind === 'release' ? 'Released' : 'Ok')) };
     const now = Date.now();
-    const round = evaluateBatch(p, reqs, now, this.defaults);
+    const round = evaluateBatch(p, reqs, now, this.defaults, this.live(p));
     if (!round.cells) return { kind: 'done', results: round.verdicts };
     const next: PodProtector = { ...p, status: { ...(p.status ?? {}), ...statusOf(round.cells, now) } };
     this.metrics.lag.set(
@@ -273,7 +277,7 @@ export class Admission {
         requester: input.user,
         dryRun: input.dryRun,
         ...(note ? { note } : {}),
-        ...(p ? { snapshot: snapshotOf(p, now) } : {}),
+        ...(p ? { snapshot: snapshotOf(p, now, this.live(p)) } : {}),
       });
     }
     return answer;
@@ -291,12 +295,16 @@ function newerThan(a: PodProtector, b: PodProtector): boolean {
   return BigInt(x) > BigInt(y);
 }
 
-function snapshotOf(p: PodProtector, now: number) {
-  const s = statusOf(cellsOf(p), now).summary;
+function snapshotOf(p: PodProtector, now: number, live: LiveCounts | undefined) {
+  const cells = cellsOf(p);
+  const s = statusOf(cells, now).summary;
+  const bounded = statusOf(withinIndex(cells, live), now).summary.aggregatedAvailableReplicas;
   return {
     aggregated: s.aggregatedAvailableReplicas,
     estimated: s.estimatedAvailableReplicas,
     minAvailable: p.spec.minAvailable,
+    // this replica's pod index saw fewer available than the aggregation says (batch.ts)
+    ...(bounded < s.aggregatedAvailableReplicas ? { indexed: bounded } : {}),
   };
 }
 

@@ -181,16 +181,32 @@ export class Aggregator {
     return Math.max(now + jittered, (this.lastRun.get(key) ?? 0) + rate) - now;
   }
 
+  /** The pods this cell's index counts for a protector (its aggregationSelector, or selector). */
+  private podsOf(p: PodProtector): PodFacts[] {
+    const sel = p.spec.aggregationSelector ?? p.spec.selector;
+    return [...(this.byNamespace.get(p.metadata.namespace)?.values() ?? [])].filter((f) =>
+      labelSelectorMatches(sel as never, f.labels, { nilMatches: false }),
+    );
+  }
+
+  /**
+   * The counts this replica's own index gives a protector now, for the webhook to bound a stale
+   * aggregation with (lib/protection/batch.ts). Undefined when the index is not complete (not
+   * listed yet, or its watch is down) or the protector is not this aggregator's to count (its
+   * selector leaves it to another aggregator or to whoever writes its status).
+   */
+  liveCounts(p: PodProtector, now = Date.now()): Counts | undefined {
+    if (this.stopped || !this.pods.health.synced || !this.wanted(p)) return undefined;
+    return aggregate(this.podsOf(p), p.spec.minReadySeconds, now);
+  }
+
   private async reconcile(key: string): Promise<Result<AggregatorWait>> {
     const entry = this.o.store.get(key);
     if (!entry || entry.dangling || !this.wanted(entry.protector)) return done;
     this.lastRun.set(key, Date.now());
     const p = entry.protector;
     const now = Date.now();
-    const sel = p.spec.aggregationSelector ?? p.spec.selector;
-    const pods = [...(this.byNamespace.get(p.metadata.namespace)?.values() ?? [])].filter((f) =>
-      labelSelectorMatches(sel as never, f.labels, { nilMatches: false }),
-    );
+    const pods = this.podsOf(p);
     const counts = aggregate(pods, p.spec.minReadySeconds, now);
     const before = cellsOf(p);
     const here = this.byNamespace.get(p.metadata.namespace);

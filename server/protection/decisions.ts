@@ -17,7 +17,8 @@ export interface Decision {
   requester: string;
   dryRun: boolean;
   note?: string;
-  snapshot?: { aggregated: number; estimated: number; minAvailable: number };
+  /** indexed: the available count judged on, when this replica's pod index saw fewer */
+  snapshot?: { aggregated: number; estimated: number; minAvailable: number; indexed?: number };
 }
 
 export interface HistoryPoint {

@@ -23,6 +23,9 @@ import { ControllerRuntime } from '../runtime/runtime.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import { fromRoot } from '../root.js';
 import { Admission } from './admission.js';
+import type { LiveCounts } from '../../lib/protection/batch.js';
+import type { Counts } from '../../lib/protection/counts.js';
+import type { PodProtector } from '../../lib/protection/types.js';
 import { Aggregator } from './aggregator.js';
 import { resolveClientTrust } from './clientAuth.js';
 import { DecisionLog } from './decisions.js';
@@ -188,7 +191,11 @@ export async function startProtection(opts: {
   const store = new ProtectorStore(core.kc, onCore);
   store.onChange((key, e) => e && decisions.observe(key, e.protector));
   store.start();
-  const admission = new Admission(core.kc, store, metrics, decisions);
+  // each cell's aggregator, once made: its pod index bounds a stale aggregation (lib/protection/batch.ts)
+  const indexes = new Map<string, Aggregator>();
+  const admission = new Admission(core.kc, store, metrics, decisions, undefined, (p) =>
+    liveCountsOf(indexes, p),
+  );
   const cellClients = new Map<string, CellClient>(
     cellSpecs.map((c) => [c.id, { id: c.id, core: c.cluster.kc.makeApiClient(k8s.CoreV1Api) }]),
   );
@@ -278,6 +285,7 @@ export async function startProtection(opts: {
         enforced: (ns) => namespaceLabels.enforced(c.cluster.id, ns),
       }),
   );
+  for (const a of aggregators) indexes.set(a.cellId, a);
   const triggers = cfg.aggregator.updateTrigger.enabled
     ? cellSpecs.map(
         (c) =>
@@ -553,4 +561,15 @@ export async function startProtection(opts: {
       await webhook.stop();
     },
   };
+}
+
+/** Per cell this replica indexes (its watch up), the protector's pods' counts now. */
+function liveCountsOf(indexes: ReadonlyMap<string, Aggregator>, p: PodProtector): LiveCounts | undefined {
+  const now = Date.now();
+  const out = new Map<string, Counts>();
+  for (const [cell, a] of indexes) {
+    const counts = a.liveCounts(p, now);
+    if (counts) out.set(cell, counts);
+  }
+  return out.size ? out : undefined;
 }

@@ -13,7 +13,6 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { ANN_PRESTOP_MS, ANN_SIGTERM_EXIT_MS } from '../../../sim/controllers/runtime/conventions.js';
-import { createReadyNamespace } from '../../test/namespaces.js';
 import { type ProtectionService, startProtection } from '../service.js';
 import {
   baseConfig,
