@@ -80,31 +80,89 @@ describe('the compiled server (npm run build:server)', () => {
     expect(r.status).toBe(2);
   });
 
-  it('starts the embedded cluster from dist/sim/ and serves', async () => {
+  /** the compiled console with the tiny embedded cluster; resolves once it printed its URL */
+  async function startCompiled() {
     const child = spawn(
       process.execPath,
       [main, '--scenario', 'tiny', '--fence-policy', 'none', '--port', '0', '--state-dir', state],
       { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    try {
-      const url = await eventually(
-        () => /Palisade console: (\S+)/.exec(out)?.[1],
-        120_000,
-        () => out,
-      );
-      const res = await fetch(`${url}/healthz`);
-      expect(res.status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
+    const url = await eventually(
+      () => /Palisade console: (\S+)/.exec(text)?.[1],
+      120_000,
+      () => text,
+    ).catch((e) => {
       child.kill('SIGKILL');
+      throw e;
+    });
+    // the embedded cluster runs in a process of its own, the console's child (sim/child.ts)
+    const cluster = childrenOf(child.pid!).find((pid) =>
+      cmdline(pid).includes(join(out, 'sim', 'child.js')),
+    );
+    return { child, url, exited, cluster, output: () => text };
+  }
+
+  it('starts the embedded cluster from dist/sim/, in a process of its own, and serves', async () => {
+    const c = await startCompiled();
+    try {
+      expect(c.cluster, c.output()).toBeDefined();
+      const res = await fetch(`${c.url}/healthz`);
+      expect(res.status).toBe(200);
+      c.child.kill('SIGTERM');
+      expect(await c.exited).toBe(0);
+      // stopped with the console
+      await eventually(() => (alive(c.cluster!) ? undefined : true), 30_000, c.output);
+    } finally {
+      c.child.kill('SIGKILL');
+      if (c.cluster && alive(c.cluster)) process.kill(c.cluster, 'SIGKILL');
+    }
+  }, 180_000);
+
+  it('a console killed outright (SIGKILL) leaves no cluster running behind it', async () => {
+    const c = await startCompiled();
+    try {
+      expect(c.cluster, c.output()).toBeDefined();
+      c.child.kill('SIGKILL');
+      await c.exited;
+      await eventually(() => (alive(c.cluster!) ? undefined : true), 30_000, c.output);
+    } finally {
+      if (c.cluster && alive(c.cluster)) process.kill(c.cluster, 'SIGKILL');
     }
   }, 180_000);
 });
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function eventually<T>(get: () => T | undefined, ms: number, why: () => string): Promise<T> {
   const deadline = Date.now() + ms;

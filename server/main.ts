@@ -2,8 +2,8 @@
 // Palisade's console in one process. With no kubeconfig (no --kubeconfig, no $KUBECONFIG,
 // none in palisade.yaml) in a pod (KUBERNETES_SERVICE_HOST and the ServiceAccount token mounted)
 // it uses its ServiceAccount, context `in-cluster`; elsewhere it starts the embedded cluster
-// in-process, demo scenario, and connects to that: like SQLite, the default back end needs
-// nothing installed.
+// (demo scenario) in a child process of its own (sim/child.ts) and connects to that: like
+// SQLite, the default back end needs nothing installed.
 //
 // What it says to the person who started it stays plain lines on stdout and stderr (the URL, the
 // one-time sign-in link, the demo users, usage and startup errors): people and scripts read
@@ -32,6 +32,7 @@ import {
 import { startConsole } from './console.js';
 import { DEFAULT_KEY_SECRET_NAME } from './auth/keys.js';
 import { runningEmbeddedCluster } from './kube/attach.js';
+import { startClusterProcess } from './kube/clusterProcess.js';
 import {
   clustersFromKubeconfig,
   clustersInCluster,
@@ -104,8 +105,6 @@ const MAX_IPMI_NODES = 64;
 
 /** The embedded cluster writes its demo users' tokens beside its kubeconfig. */
 const tokensFileFor = (kubeconfigPath: string) => join(dirname(kubeconfigPath), 'tokens.csv');
-const nodeCount = (s: { nodes: { zones: { racks: { count: number }[] }[] } }) =>
-  s.nodes.zones.reduce((n, z) => n + z.racks.reduce((m, r) => m + r.count, 0), 0);
 
 /** The simulator's modules; the container image ships without them (sim/ is not in it). */
 async function withSimulator<T>(load: () => Promise<T>): Promise<T> {
@@ -119,7 +118,7 @@ async function withSimulator<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in-process. */
+/** The embedded cluster, when no kubeconfig was given: the one already running, else a new one in a child process. */
 async function startEmbedded(
   stateDir: string,
   scenario: string,
@@ -147,29 +146,21 @@ async function startEmbedded(
       stop: async () => undefined,
     };
   }
-  // imported lazily: a console for a real cluster never loads the simulator
-  const [{ startEmbeddedCluster }, { loadScenario }, { ipmiAvailable }] = await withSimulator(() =>
-    Promise.all([
-      import('../sim/cluster.js'),
-      import('../sim/scenario/load.js'),
-      import('../sim/infra/ipmi/bmcs.js'),
-    ]),
-  );
-  const loaded = await loadScenario(scenario);
   const what = real ? 'real control plane' : 'embedded cluster';
-  const simLog = component('embedded', { backend: real ? 'real' : 'embedded' });
-  const cluster = await startEmbeddedCluster({
-    scenario: loaded,
+  const cluster = await startClusterProcess({
+    scenario,
     backend: real ? 'real' : 'embedded',
-    // a real BMC per node for fence_ipmilan: an ipmi_sim process each, so not at scale
-    ipmi: ipmiAvailable() && nodeCount(loaded) <= MAX_IPMI_NODES,
+    kubeconfigPath,
     demoFencePolicy: fencePolicy === 'demo',
     // named apart, so the console and merged kubeconfigs tell the real control plane from the embedded one
-    contextName: real ? 'palisade-real' : undefined,
-    kubeconfigPath,
-    log: (m) => simLog.info(m),
+    ...(real ? { contextName: 'palisade-real' } : {}),
+    // a real BMC per node for fence_ipmilan: an ipmi_sim process each, so not at scale
+    maxIpmiNodes: MAX_IPMI_NODES,
   });
-  log.info({ scenario, kubeconfig: kubeconfigPath }, `${what} ready`);
+  log.info(
+    { scenario, kubeconfig: kubeconfigPath, pid: cluster.pid },
+    `${what} ready (a process of its own)`,
+  );
   return {
     kubeconfigPath,
     tokensFile: tokensFileFor(kubeconfigPath),

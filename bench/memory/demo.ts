@@ -1,6 +1,6 @@
 // bench:memory on the demo cluster: the breakdown by component (a process per stage, stage.ts)
 // and the whole server as it is run (dist/server/main.js: alone beside the demo cluster, as the
-// image runs it; and as `npm start` runs it, the embedded cluster in the same process).
+// image runs it; and as `npm start` runs it, the embedded cluster in a child process of its own).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +112,8 @@ export interface WholeRun {
   historyS: number;
   loads: number;
   errors: string[];
+  /** its child processes together (npm start: the embedded cluster and its BMCs) */
+  descendants: { steady: number; peak: number };
 }
 
 async function until(what: string, ms: number, check: () => Promise<boolean>) {
@@ -154,9 +156,20 @@ export async function wholeRun(
     const from = Date.now();
     await sleep(opts.cfg.windowMs);
     const steady = m.steady(from);
+    const descendants = m.descendantsRss(from);
     await live.live.close();
     const errors = [...pages.errors, ...live.errors];
-    return { label, steady, peak: m.peak(), urlS, readyS, historyS, loads: pages.loads + live.loads, errors };
+    return {
+      label,
+      steady,
+      peak: m.peak(),
+      urlS,
+      readyS,
+      historyS,
+      loads: pages.loads + live.loads,
+      errors,
+      descendants,
+    };
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${label}'s output:\n${m.tail()}`);
   } finally {

@@ -2,6 +2,7 @@
 // /proc/<pid>/status every 250 ms (VmRSS now, VmHWM the kernel's own high-water mark, which
 // catches a peak between two samples). It dies with the bench.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { killOnExit } from '../cluster/session.js';
 import { type ProcReading, readProc } from '../cluster/procfs.js';
 import { sleep } from '../common.js';
@@ -11,6 +12,8 @@ const TAIL = 60;
 
 export class Measured {
   readonly samples: ProcReading[] = [];
+  /** the VmRSS of its descendants together (npm start's embedded cluster and its BMCs), per sample */
+  readonly descendants: { at: number; rss: number }[] = [];
   readonly lines: string[] = [];
   private readonly sampler: NodeJS.Timeout;
   private exited = false;
@@ -27,6 +30,7 @@ export class Measured {
     this.sampler = setInterval(() => {
       const r = proc.pid ? readProc(proc.pid) : undefined;
       if (r) this.samples.push(r);
+      if (proc.pid) this.descendants.push({ at: Date.now(), rss: descendantsRss(proc.pid) });
     }, SAMPLE_MS);
   }
 
@@ -90,6 +94,18 @@ export class Measured {
     return v.length ? v[Math.floor(v.length / 2)] : Number.NaN;
   }
 
+  /** the descendants' median summed VmRSS since `since`, and their highest sum sampled */
+  descendantsRss(since: number): { steady: number; peak: number } {
+    const v = this.descendants
+      .filter((s) => s.at >= since)
+      .map((s) => s.rss)
+      .sort((a, b) => a - b);
+    return {
+      steady: v.length ? v[Math.floor(v.length / 2)] : 0,
+      peak: Math.max(0, ...this.descendants.map((s) => s.rss)),
+    };
+  }
+
   async stop(graceMs = 15_000) {
     clearInterval(this.sampler);
     if (this.exited) return;
@@ -98,5 +114,32 @@ export class Measured {
     const timer = setTimeout(() => this.proc.kill('SIGKILL'), graceMs);
     await gone;
     clearTimeout(timer);
+  }
+}
+
+/** The summed VmRSS of every process below `pid` (Linux's /proc/<pid>/task/<tid>/children). */
+function descendantsRss(pid: number): number {
+  let sum = 0;
+  for (const child of childrenOf(pid)) {
+    try {
+      const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child}/status`, 'utf8'));
+      sum += m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      // it has just exited
+    }
+    sum += descendantsRss(child);
+  }
+  return sum;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
   }
 }

@@ -101,6 +101,17 @@ export function wholeRows(runs: WholeRun[], targeted: string[]): Row[] {
         unit: 'MiB',
         ...(t ? { target: { op: '<=' as const, value: TARGETS.peakMiB } } : {}),
       },
+      ...(r.descendants.peak > 0
+        ? [
+            {
+              section: 'whole server',
+              metric: `${r.label}: its child processes, steady RSS`,
+              value: mib(r.descendants.steady),
+              unit: 'MiB',
+              note: `the embedded cluster (sim/child.ts) and its BMCs (ipmi_sim), which a pod never runs; their highest sum sampled: ${fmt(mib(r.descendants.peak))} MiB`,
+            },
+          ]
+        : []),
     ];
   });
 }

@@ -47,7 +47,7 @@ const QUICK: DemoConfig = { rounds: 1, settleMs: 5_000, windowMs: 5_000 };
 
 export const ALONE = 'server beside the demo cluster (as the image runs it)';
 const FIRST = 'the same, first start on a machine with no history template (initdb)';
-const NPM_START = 'npm start (the embedded demo cluster in the same process)';
+const NPM_START = 'npm start (the embedded demo cluster in a child process)';
 
 /** stage.ts bundled as dist/server/main.js is (plain node, no transpiler), its PGlite worker beside it */
 async function buildStage(): Promise<string> {
@@ -147,7 +147,7 @@ function setup(cfg: DemoConfig, scale: boolean, before?: string): string[] {
   return [
     'Demo cluster: `npm run cluster` (scenarios/demo.yaml: 12 nodes in 3 zones, StatefulSets with RWO volumes, Deployments, its controllers and kubelets) in a process of its own, shared by every run below.',
     `Components: a process per stage (bench/memory/stage.ts, bundled like dist/server/main.js, plain node --expose-gc, NODE_ENV=production), each built up further: ${STAGES.join(', ')}; RSS (VmRSS) read after two full GCs; each figure is a stage less the one before. The UI stages are signed in from Debian's Chromium with the cluster's admin token, open every page (${PAGES.join(' ')}) ${cfg.rounds} time(s), close the tab and settle ${cfg.settleMs / 1000} s, then keep ${LIVE.join(' ')} open in tabs (a socket.io session each) for ${cfg.settleMs / 1000} s.`,
-    `Whole server: \`node dist/server/main.js\` (compiled by \`npm run build:server\`, NODE_ENV=production) with --kubeconfig of the demo cluster, a palisade.yaml turning deletion protection on (as the chart does) and --state-dir (its history store: PGlite, a new directory from the template); and as \`npm start\` runs it (no kubeconfig: the embedded demo cluster in the same process). Each: started, /readyz 200, the history store open, then the same pages as above; steady = the median VmRSS over ${cfg.windowMs / 1000} s after ${cfg.settleMs / 1000} s of settling with the pages open; peak = VmHWM, start to end; /proc read every 0.25 s.`,
+    `Whole server: \`node dist/server/main.js\` (compiled by \`npm run build:server\`, NODE_ENV=production) with --kubeconfig of the demo cluster, a palisade.yaml turning deletion protection on (as the chart does) and --state-dir (its history store: PGlite, a new directory from the template); and as \`npm start\` runs it (no kubeconfig: the embedded demo cluster in a child process of its own, whose RSS with its BMCs is reported apart). Each: started, /readyz 200, the history store open, then the same pages as above; steady = the median VmRSS over ${cfg.windowMs / 1000} s after ${cfg.settleMs / 1000} s of settling with the pages open; peak = VmHWM, start to end; /proc read every 0.25 s.`,
     ...(before
       ? [
           `Before: the same whole-server runs of the checkout in ${before} as it ran then (\`node --import tsx server/main.ts\`: TypeScript transpiled at run time, PGlite with its defaults).`,
@@ -183,7 +183,7 @@ async function main() {
   }
   const rows: Row[] = [
     ...componentRows(demo.baseline, demo.stages, cfg.rounds),
-    ...wholeRows(demo.runs, [ALONE]),
+    ...wholeRows(demo.runs, [ALONE, NPM_START]),
     ...(scale ? scaleRows(scale) : []),
   ];
   const findings = [
