@@ -6,11 +6,12 @@
 // SubjectAccessReview for the requesting user — name, groups, uid and extra from the
 // AdmissionReview — and refuses with kube-apiserver's own Forbidden wording. Anything it cannot
 // judge is refused (failurePolicy Fail): an approval is never let through by an error.
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
 import { forbiddenMessage } from '../../lib/auth/forbidden.js';
 import { judgeFenceWrite } from '../../lib/fencing/approvalAdmission.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { reviewUserInfo, userAccess } from '../kube/subjectAccess.js';
 import { POLICY_WEBHOOK_NAME, POLICY_WEBHOOK_PATH, policyWebhook } from './policyWebhook.js';
 
 export const FENCE_WEBHOOK_NAME = 'nodefences.palisade.dev';
@@ -22,14 +23,7 @@ export const FENCE_WEBHOOK_PATHS: Readonly<Record<string, 'fences' | typeof POLI
   [POLICY_WEBHOOK_NAME]: POLICY_WEBHOOK_PATH,
 };
 
-const userInfo = z
-  .object({
-    username: z.string().default(''),
-    uid: z.string().optional(),
-    groups: z.array(z.string()).optional(),
-    extra: z.record(z.string(), z.array(z.string())).optional(),
-  })
-  .default({ username: '' });
+const userInfo = reviewUserInfo;
 
 const fenceObject = z.object({
   metadata: z.object({ name: z.string().optional() }).passthrough().optional(),
@@ -56,25 +50,9 @@ export type FenceAccess = (
   name: string,
 ) => Promise<{ allowed: boolean; reason?: string }>;
 
-export function subjectAccess(kc: k8s.KubeConfig): FenceAccess {
-  const api = kc.makeApiClient(k8s.AuthorizationV1Api);
-  return async (user, verb, name) => {
-    const r = await api.createSubjectAccessReview({
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          groups: user.groups ?? [],
-          ...(user.extra ? { extra: user.extra } : {}),
-          resourceAttributes: { verb, group: 'palisade.dev', resource: 'nodefences', name },
-        },
-      },
-    });
-    return { allowed: r.status?.allowed === true, reason: r.status?.reason || undefined };
-  };
-}
+/** NodeFence approvals and cancellations: the verbs approve and cancel on palisade.dev nodefences */
+export const subjectAccess = (kc: k8s.KubeConfig): FenceAccess =>
+  userAccess(kc, { group: 'palisade.dev', resource: 'nodefences' });
 
 function answer(uid: string, allowed: boolean, message?: string, code = 403, reason = 'Forbidden') {
   return {

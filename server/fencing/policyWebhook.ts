@@ -13,19 +13,13 @@ import { forbiddenMessage } from '../../lib/auth/forbidden.js';
 import { judgePolicyWrite, type PolicyVerb } from '../../lib/fencing/policyAdmission.js';
 import { GROUP, POLICY_PLURAL } from '../../lib/fencing/types.js';
 import { errorText } from '../../lib/kube/errorText.js';
+import { reviewUserInfo, userAccess } from '../kube/subjectAccess.js';
 
 export const POLICY_WEBHOOK_NAME = 'fencepolicies.palisade.dev';
 /** the listener's path segment: POST /fencepolicies/<cellID> */
 export const POLICY_WEBHOOK_PATH = 'fencepolicies';
 
-const userInfo = z
-  .object({
-    username: z.string().default(''),
-    uid: z.string().optional(),
-    groups: z.array(z.string()).optional(),
-    extra: z.record(z.string(), z.array(z.string())).optional(),
-  })
-  .default({ username: '' });
+const userInfo = reviewUserInfo;
 
 export type RequestUser = z.infer<typeof userInfo>;
 
@@ -62,25 +56,9 @@ export interface PolicyReviewContext {
   credentialsNamespaces: readonly string[];
 }
 
-export function policySubjectAccess(kc: k8s.KubeConfig): PolicyReviewContext['access'] {
-  const api = kc.makeApiClient(k8s.AuthorizationV1Api);
-  return async (user, verb, name) => {
-    const r = await api.createSubjectAccessReview({
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          groups: user.groups ?? [],
-          ...(user.extra ? { extra: user.extra } : {}),
-          resourceAttributes: { verb, group: GROUP, resource: POLICY_PLURAL, name },
-        },
-      },
-    });
-    return { allowed: r.status?.allowed === true, reason: r.status?.reason || undefined };
-  };
-}
+/** FencePolicy writes: the verbs pause and configure, and the agent rule's, on FencePolicies */
+export const policySubjectAccess = (kc: k8s.KubeConfig): PolicyReviewContext['access'] =>
+  userAccess(kc, { group: GROUP, resource: POLICY_PLURAL });
 
 /**
  * Palisade's own user name on a cluster, asked once (SelfSubjectReview: no grant needed); until an
