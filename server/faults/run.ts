@@ -252,7 +252,7 @@ export async function runSeed(rig: FaultRig, seed: number, o: SeedOptions = {}):
   // a violation's evidence, read the moment it is seen: who did what to the pod, and its node
   const evidence: Promise<void>[] = [];
   const onViolation = (e: { type: string; violation?: Violation }) => {
-    if (e.type === 'violation' && e.violation) evidence.push(explain(rig, e.violation, note));
+    if (e.type === 'violation' && e.violation) evidence.push(explain(rig, e.violation, note, t0));
   };
   rig.cluster.infra.truth.on('event', onViolation);
   try {
@@ -285,7 +285,7 @@ export async function runSeed(rig: FaultRig, seed: number, o: SeedOptions = {}):
 }
 
 /** What the API says about a violation's pods when it is seen: their Events and their nodes. */
-async function explain(rig: FaultRig, v: Violation, note: (l: string) => void) {
+async function explain(rig: FaultRig, v: Violation, note: (l: string) => void, since: number) {
   note(`violation seen: ${v.invariant}: ${v.message}`);
   const core = rig.cluster.kc.makeApiClient(k8s.CoreV1Api);
   const pods = new Set<string>(v.evidence.map((p) => `${p.namespace}/${p.podName}`));
@@ -297,9 +297,13 @@ async function explain(rig: FaultRig, v: Violation, note: (l: string) => void) {
         namespace,
         fieldSelector: `involvedObject.name=${name}`,
       });
-      for (const e of events.items.slice(-12))
+      // this seed's only (the rig's earlier seeds had pods of the same names), oldest first
+      const at = (e: k8s.CoreV1Event) =>
+        new Date(e.eventTime ?? e.lastTimestamp ?? e.firstTimestamp ?? 0).getTime();
+      const mine = events.items.filter((e) => at(e) >= since - 1000).sort((a, b) => at(a) - at(b));
+      for (const e of mine.slice(-20))
         note(
-          `  event ${key}: ${e.reason} (${e.source?.component ?? e.reportingComponent ?? '?'}): ${e.message}`,
+          `  event ${key} at +${((at(e) - since) / 1000).toFixed(1)}s: ${e.reason} (${e.source?.component ?? e.reportingComponent ?? '?'}${e.source?.host ? ` on ${e.source.host}` : ''}): ${e.message}`,
         );
       const pod = await core.readNamespacedPod({ namespace, name }).catch(() => undefined);
       const node = pod?.spec?.nodeName;
