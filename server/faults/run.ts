@@ -14,6 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { PodTrail } from './podTrail.js';
 import { API_VERSION, FENCE_PLURAL, GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { INSTANCE_IDS_LABEL } from '../../lib/instanceIds/types.js';
 import {
@@ -135,6 +136,8 @@ export interface FaultRig {
   replicas: Replicas;
   /** every PodProtector status written lately, for a violation's evidence */
   protectors: ProtectorHistory;
+  /** what happened to each pod in the API lately, for a violation's evidence */
+  pods: PodTrail;
   nodes: string[];
   /** which replicas are down now (killed by an incident) */
   down: Set<number>;
@@ -200,14 +203,18 @@ export async function startFaultRig(o: RigOptions = {}): Promise<FaultRig> {
     .sort();
   const protectors = new ProtectorHistory(cluster.kc);
   await protectors.start();
+  const pods = new PodTrail(cluster.kc);
+  await pods.start();
   const rig: FaultRig = {
     cluster,
     replicas,
     protectors,
+    pods,
     nodes,
     down: new Set(),
     async stop() {
       protectors.stop();
+      pods.stop();
       await rig.replicas.stop();
       await cluster.stop();
       await rm(dir, { recursive: true, force: true });
@@ -311,6 +318,8 @@ async function explain(rig: FaultRig, v: Violation, note: (l: string) => void, s
         `  pod ${key}: ${pod ? `on ${node}, ${pod.metadata?.deletionTimestamp ? 'Terminating' : pod.status?.phase}` : 'gone'}`,
       );
     }
+    const uids = [...new Set(v.evidence.map((p) => p.podUid).filter((u): u is string => !!u))];
+    for (const step of rig.pods.of(uids, since)) note(`  pod ${step}`);
     if (v.invariant === PROTECTION_INVARIANT) {
       note(`  ${rig.protectors.admissionOf(v.message)}`);
       note(`  ${rig.protectors.leadersBefore(v.since, 60_000)}`);
