@@ -38,7 +38,13 @@ const common = {
 };
 
 /** the embedded cluster's modules main.ts imports (dynamically, only without a cluster) */
-const SIM_ENTRIES = ['sim/child.ts', 'sim/cluster.ts', 'sim/cells.ts', 'sim/scenario/load.ts', 'sim/infra/ipmi/bmcs.ts'];
+const SIM_ENTRIES = [
+  'sim/child.ts',
+  'sim/cluster.ts',
+  'sim/cells.ts',
+  'sim/scenario/load.ts',
+  'sim/infra/ipmi/bmcs.ts',
+];
 
 async function main() {
   const t0 = performance.now();

@@ -100,9 +100,7 @@ describe('the compiled server (npm run build:server)', () => {
       throw e;
     });
     // the embedded cluster runs in a process of its own, the console's child (sim/child.ts)
-    const cluster = childrenOf(child.pid!).find((pid) =>
-      cmdline(pid).includes(join(out, 'sim', 'child.js')),
-    );
+    const cluster = childrenOf(child.pid!).find((pid) => cmdline(pid).includes(join(out, 'sim', 'child.js')));
     return { child, url, exited, cluster, output: () => text };
   }
 

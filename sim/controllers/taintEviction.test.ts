@@ -3,7 +3,7 @@
 // issue 23): the other pods of a tainted node are evicted at their deadline all the same, as
 // kube-controller-manager fires each eviction in a goroutine of its own. Evicted one after
 // the other, the last ones of seeds 2 and 16 went 10-16 s late, after their node was back.
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TAINT_UNREACHABLE } from '../../lib/kube/nodeHealth.js';
 import type { ControllerContext } from './runtime/context.js';
