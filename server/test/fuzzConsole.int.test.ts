@@ -49,6 +49,7 @@ import {
   wrongTyped,
 } from '../trpc/test/fuzzInputs.js';
 import { tokenOf } from './client.js';
+import { watchProcess } from './processWatch.js';
 
 const CLUSTER = 'palisade-embedded';
 const NS = 'shop';
@@ -84,15 +85,10 @@ let sessionCookie: string;
 /** pod uid -> namespace */
 const podNamespace = new Map<string, string>();
 let baseline: Awaited<ReturnType<typeof snapshot>>;
-const unhandled: unknown[] = [];
-const onUnhandled = (e: unknown) => unhandled.push(e);
-const uncaught: unknown[] = [];
-const onUncaught = (e: unknown) => uncaught.push(e);
-const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
+const watch = watchProcess();
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  process.on('uncaughtExceptionMonitor', onUncaught);
+  watch.start();
   dir = await mkdtemp(join(tmpdir(), 'palisade-console-fuzz-'));
   cluster = await startEmbeddedCluster({
     scenario: parseScenario(SCENARIO, 'console fuzz'),
@@ -171,8 +167,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled);
-  process.off('uncaughtExceptionMonitor', onUncaught);
+  watch.stop();
   await c?.stop();
   await cluster?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -1077,10 +1072,7 @@ describe('HTTP routes outside tRPC', () => {
 
 describe('afterwards', () => {
   it('no unhandled rejection, no uncaught exception, no polluted prototype, nothing changed, still serving', async () => {
-    expect(unhandled.map(String)).toEqual([]);
-    expect(uncaught.map((e) => (e instanceof Error ? e.stack : String(e)))).toEqual([]);
-    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);
-    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    watch.expectClean();
     expect(await snapshot()).toEqual(baseline);
     expect((await send('GET', '/readyz', {})).status).toBe(200);
   });

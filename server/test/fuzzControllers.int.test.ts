@@ -43,6 +43,7 @@ import {
   NODE_FENCE_CRD,
   PROTECTOR_CRD,
 } from './fuzzCrd.js';
+import { watchProcess } from './processWatch.js';
 
 const CLUSTER = 'palisade-embedded';
 const NS = 'fuzz';
@@ -63,16 +64,12 @@ let c: Console;
 let custom: k8s.CustomObjectsApi;
 let apps: k8s.AppsV1Api;
 let core: k8s.CoreV1Api;
-const unhandled: unknown[] = [];
-const onUnhandled = (e: unknown) => unhandled.push(e);
-const uncaught: unknown[] = [];
-const onUncaught = (e: unknown) => uncaught.push(e);
+const watch = watchProcess();
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${seq++}`;
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  process.on('uncaughtExceptionMonitor', onUncaught);
+  watch.start();
   h = await startClusterAndConsole({
     name: 'controllers-fuzz',
     rack: 'c1',
@@ -95,8 +92,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled);
-  process.off('uncaughtExceptionMonitor', onUncaught);
+  watch.stop();
   await h?.stop();
 });
 
@@ -640,8 +636,7 @@ describe('fuzzing what the controllers read, through the API of a cluster they r
   }
 
   it('afterwards: no unhandled rejection, no uncaught exception, every loop running', async () => {
-    expect(unhandled.map(String)).toEqual([]);
-    expect(uncaught.map((e) => (e instanceof Error ? e.stack : String(e)))).toEqual([]);
+    watch.expectClean();
     await loopsRunning();
   });
 });

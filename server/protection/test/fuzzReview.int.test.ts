@@ -32,6 +32,7 @@ import {
   markReady,
   startEnv,
 } from './protectionHarness.js';
+import { watchProcess } from '../../test/processWatch.js';
 
 const NS = 'fuzz';
 const GUARDED = ['guarded-0', 'guarded-1', 'guarded-2'];
@@ -47,13 +48,12 @@ let client: ClientCert;
 let agent: https.Agent;
 /** each pod as the API server would send it (JSON wire form) */
 const wire = new Map<string, any>();
-const unhandled: unknown[] = [];
-const onUnhandled = (e: unknown) => unhandled.push(e);
+const watch = watchProcess();
 const why = new Map<string, number>();
 const tally = { cases: 0, http: 0, byStatus: new Map<number, number>(), refusedProtected: 0, ms: 0 };
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
+  watch.start();
   ca = await createCertificateAuthority('fuzz-apiserver-ca');
   client = await issueClientCert(ca, 'kube-apiserver-webhook-client');
   const dir = await mkdtemp(join(tmpdir(), 'palisade-fuzz-'));
@@ -85,7 +85,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled);
+  watch.stop();
   agent?.destroy();
   await env?.stop();
 });
@@ -710,7 +710,7 @@ describe('fuzzing the AdmissionReview handler (fast-check)', () => {
     expect(bucketsOf(p, CELL)).toEqual([]);
     expect(p.status.summary.aggregatedAvailableReplicas).toBe(3);
     expect(p.status.summary.estimatedAvailableReplicas).toBe(3);
-    expect(unhandled).toEqual([]);
+    watch.expectClean();
     // the pods are all still there: nothing here deletes anything
     for (const n of GUARDED)
       expect(

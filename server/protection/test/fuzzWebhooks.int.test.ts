@@ -38,6 +38,7 @@ import {
 import { type ProtectionService, startProtection } from '../service.js';
 import { type ClientCert, issueClientCert } from './clientCerts.js';
 import { baseConfig, CELL, type Cluster, scenario } from './protectionHarness.js';
+import { watchProcess } from '../../test/processWatch.js';
 
 /** the controller Lease's epoch during the run (held by another console: nothing here moves it) */
 const EPOCH = 5;
@@ -61,13 +62,12 @@ let protection: ProtectionService;
 let ca: CertificateAuthority;
 let client: ClientCert;
 let agent: https.Agent;
-const unhandled: unknown[] = [];
-const onUnhandled = (e: unknown) => unhandled.push(e);
+const watch = watchProcess();
 let staleEventsBefore = 0;
 let startedAt = 0;
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
+  watch.start();
   ca = await createCertificateAuthority('fuzz-webhooks-apiserver-ca');
   client = await issueClientCert(ca, 'kube-apiserver-webhook-client');
   const dir = await mkdtemp(join(tmpdir(), 'palisade-fuzz-webhooks-'));
@@ -108,7 +108,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled);
+  watch.stop();
   agent?.destroy();
   await protection?.stop();
   await cluster?.stop();
@@ -666,7 +666,7 @@ describe('fuzzing the NodeFence and leader-epoch admission paths (fast-check, ov
   }
 
   it('afterwards: no unhandled rejection, the Lease as it was, stale-write Events bounded, still answering', async () => {
-    expect(unhandled).toEqual([]);
+    watch.expectClean();
     const lease = await cluster.kc
       .makeApiClient(k8s.CoordinationV1Api)
       .readNamespacedLease({ namespace: LEASE.namespace, name: LEASE.name });

@@ -58,6 +58,7 @@ import {
   reporter,
   type Size,
 } from './fuzzInputs.js';
+import { watchProcess } from '../../test/processWatch.js';
 
 const SEED = FUZZ_SEED;
 /** cases per procedure in npm test (fuzzCases scales them); the mutations get more */
@@ -145,15 +146,10 @@ let tokens: Record<Exclude<Who, 'anonymous' | 'forged'>, string>;
 let world: World;
 let baseline: State;
 let agent: http.Agent;
-const unhandled: unknown[] = [];
-const onUnhandled = (e: unknown) => unhandled.push(e);
-const uncaught: unknown[] = [];
-const onUncaught = (e: unknown) => uncaught.push(e);
-const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
+const watch = watchProcess();
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  process.on('uncaughtExceptionMonitor', onUncaught);
+  watch.start();
   dir = await mkdtemp(join(tmpdir(), 'palisade-trpc-fuzz-'));
   cluster = await startEmbeddedCluster({
     scenario: parseScenario(SCENARIO, 'tRPC fuzz'),
@@ -232,8 +228,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled);
-  process.off('uncaughtExceptionMonitor', onUncaught);
+  watch.stop();
   agent?.destroy();
   await c?.stop();
   await cluster?.stop();
@@ -1505,10 +1500,7 @@ describe('afterwards', () => {
   });
 
   it('the process: no unhandled rejection, no uncaught exception, no polluted prototype, still serving', async () => {
-    expect(unhandled.map(String)).toEqual([]);
-    expect(uncaught.map((e) => (e instanceof Error ? e.stack : String(e)))).toEqual([]);
-    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);
-    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    watch.expectClean();
     expect((await send('GET', '/readyz', {})).status).toBe(200);
     const list = await call(wire('clusters.list', 'query', undefined), {
       who: 'viewer',
