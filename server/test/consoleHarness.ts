@@ -51,16 +51,19 @@ export async function startClusterAndConsole(o: {
     ...o.console,
   });
   await Promise.all([...console.clusters.values()].map((x) => x.synced()));
-  return {
+  const h = {
     cluster,
     console,
     dir,
     async stop() {
-      await console.stop();
+      // the console it has now: a test may have replaced it (history.int restarts it on a store
+      // inside dir, which must be closed before dir is removed)
+      await h.console.stop();
       await cluster.stop();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
+  return h;
 }
 
 export interface RawAnswer {
