@@ -135,7 +135,7 @@ describe.skipIf(!haproxyAvailable())('a leader paused past its Lease, then woken
       await eventually(
         async () => (await aggregatorWrites(other)) > newBefore,
         'the new leader writes',
-        20_000,
+        60_000,
       );
       const resumedAt = old.output().length;
       old.signal('SIGCONT');
@@ -163,5 +163,5 @@ describe.skipIf(!haproxyAvailable())('a leader paused past its Lease, then woken
     expect(after.spec?.leaseTransitions).toBe(first.epoch + 1);
     expect(await metric(old, 'palisade_leader_is_leader')).toBe(0);
     expect(await metric(other, 'palisade_leader_is_leader')).toBe(1);
-  }, 120_000);
+  }, 180_000);
 });

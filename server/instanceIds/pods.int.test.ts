@@ -106,9 +106,9 @@ describe('simulated pods that opt in', () => {
     expect(after.map(([id]) => id)).toEqual([0, 1, 2]);
     expect(after.map(([, pod]) => pod)).not.toContain(gone);
     // its answer may come after the replacement took the ID over (on a busy machine)
-    await eventually(() => h.cluster.fleet.apps.counts.released >= 1, `${gone}'s release answered`);
+    await eventually(() => h.cluster.fleet.apps.counts.released >= 1, `${gone}'s release answered`, 60_000);
     expect(duplicates()).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("the simulated kubelet's environment", () => {

@@ -68,11 +68,15 @@ describe('scheduler', () => {
     await create(cpuPod('big1', '1500m'));
     await create(cpuPod('big2', '1500m'));
     expect([await boundTo('big1'), await boundTo('big2')]).toEqual(['s1', 's2']);
-    const scheduled = await cp.c.core.listNamespacedEvent({
-      namespace: ns,
-      fieldSelector: 'involvedObject.name=big1,reason=Scheduled',
-    });
-    expect(scheduled.items[0]?.message).toBe('Successfully assigned default/big1 to s1');
+    // the scheduler records its Event after the binding, as kube-scheduler does: wait for it
+    const scheduled = await eventually(async () => {
+      const list = await cp.c.core.listNamespacedEvent({
+        namespace: ns,
+        fieldSelector: 'involvedObject.name=big1,reason=Scheduled',
+      });
+      return list.items[0];
+    }, 'the Scheduled Event of big1');
+    expect(scheduled.message).toBe('Successfully assigned default/big1 to s1');
 
     await create(cpuPod('big3', '1500m'));
     expect(await unschedulable('big3')).toBe(
