@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childrenOf } from '../bench/cluster/procfs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palisade-main-'));
 const badMode = join(dir, 'palisade.yaml');
@@ -132,18 +133,6 @@ describe('the compiled server (npm run build:server)', () => {
     }
   }, 180_000);
 });
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 function cmdline(pid: number): string {
   try {

@@ -84,3 +84,16 @@ export function cpuShare(a: ProcReading, b: ProcReading): CpuShare {
     steal: pct(b.hostStealMs - a.hostStealMs),
   };
 }
+
+/** A process's children (Linux's /proc/<pid>/task/<pid>/children); none when it has exited. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}

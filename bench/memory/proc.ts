@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { killOnExit } from '../cluster/session.js';
-import { type ProcReading, readProc } from '../cluster/procfs.js';
+import { childrenOf, type ProcReading, readProc } from '../cluster/procfs.js';
 import { sleep } from '../common.js';
 
 const SAMPLE_MS = 250;
@@ -130,16 +130,4 @@ function descendantsRss(pid: number): number {
     sum += descendantsRss(child);
   }
   return sum;
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 }
