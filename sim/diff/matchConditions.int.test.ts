@@ -280,9 +280,13 @@ describe('matchConditions decide whether a webhook is called', () => {
         other: await patch('?fieldManager=kubelet'),
       };
       await call(b, 'DELETE', '/api/v1/nodes/epoch-node');
+      // kube-apiserver runs a PATCH again when its update conflicts (kube-controller-manager's
+      // node lifecycle controller writes this kubelet-less node too): the webhook may be asked
+      // twice for one request. Whether it is asked is the question, not how often.
+      const once = (called: string[]) => [...new Set(called)];
       return {
-        stamped: { code: out.stamped.code, called: out.stamped.called },
-        other: { code: out.other.code, called: out.other.called },
+        stamped: { code: out.stamped.code, called: once(out.stamped.called) },
+        other: { code: out.other.code, called: once(out.other.called) },
       };
     });
     expect(r.embedded).toEqual(r.real);
