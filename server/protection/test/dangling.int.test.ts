@@ -10,7 +10,6 @@ import { removeFromStorage } from '../../../sim/test/storage.js';
 import { protectorRow } from '../../trpc/protection.js';
 import {
   bufferFull,
-  CELL,
   createFixturePods,
   createProtector,
   denied,
@@ -24,8 +23,8 @@ import {
   podGone,
   refusal,
   startEnv,
-  statusMatches,
   VERSION,
+  untilAllAvailable,
 } from './protectionHarness.js';
 
 const spaces = ['dangling', 'retired'];
@@ -42,21 +41,7 @@ async function fixture(ns: string) {
     selector: labels,
     finalizers: ['podseidon.kubewharf.io/generator'],
   });
-  await eventually(
-    async () =>
-      statusMatches(await getProtector(env.custom, ns, 'protector'), {
-        total: 4,
-        aggregated: 4,
-        estimated: 4,
-        cells: { [CELL]: [4, 4] },
-      }),
-    `${ns}/protector counts 4`,
-    15_000,
-  );
-  await eventually(
-    () => env.protection.store.get(`${ns}/protector`)?.protector.status?.summary?.totalReplicas === 4,
-    'the webhook sees it',
-  );
+  await untilAllAvailable(env, ns, 'protector', 4, 15_000);
 }
 
 beforeAll(async () => {

@@ -176,6 +176,31 @@ export function statusMatches(
 export const describeStatus = (p: any) =>
   JSON.stringify({ summary: p?.status?.summary, cells: p?.status?.cells });
 
+/**
+ * Wait until the aggregator has written `n` pods, all available, into the protector's status
+ * (one cell, CELL), and the webhook's informer has that status: the start of most scenarios.
+ */
+export async function untilAllAvailable(env: Env, ns: string, name: string, n: number, timeoutMs = 20_000) {
+  await eventually(
+    async () =>
+      statusMatches(await getProtector(env.custom, ns, name), {
+        total: n,
+        aggregated: n,
+        estimated: n,
+        cells: { [CELL]: [n, n] },
+      }),
+    `the aggregator counts ${n} available in ${ns}/${name}`,
+    timeoutMs,
+  ).catch(async (e) => {
+    throw new Error(`${e.message}: ${describeStatus(await getProtector(env.custom, ns, name))}`);
+  });
+  await eventually(
+    () =>
+      env.protection.store.get(`${ns}/${name}`)?.protector.status?.summary?.aggregatedAvailableReplicas === n,
+    `the webhook sees ${n} available in ${ns}/${name}`,
+  );
+}
+
 // ---- pods ----------------------------------------------------------------------------
 
 /** A pod no scheduler takes and no kubelet runs: its status is whatever the test writes. */

@@ -7,21 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import {
-  CELL,
   createFixturePods,
   createProtector,
   denied,
-  describeStatus,
   type Env,
-  getProtector,
   markReady,
   markRunningNotReady,
   podAlive,
   podGone,
   refusal,
   startEnv,
-  statusMatches,
   tooFew,
+  untilAllAvailable,
 } from './protectionHarness.js';
 
 const ns = 'stale';
@@ -35,23 +32,7 @@ beforeAll(async () => {
   const hourAgo = new Date(Date.now() - 3_600_000);
   for (const p of ['p-0', 'p-1', 'p-2']) await markReady(env.core, ns, p, hourAgo);
   await createProtector(env.custom, ns, 'protector', { minAvailable: 2, selector: labels });
-  await eventually(
-    async () =>
-      statusMatches(await getProtector(env.custom, ns, 'protector'), {
-        total: 3,
-        aggregated: 3,
-        estimated: 3,
-        cells: { [CELL]: [3, 3] },
-      }),
-    'the aggregator counts 3 available',
-    20_000,
-  ).catch(async (e) => {
-    throw new Error(`${e.message}: ${describeStatus(await getProtector(env.custom, ns, 'protector'))}`);
-  });
-  await eventually(
-    () => env.protection.store.get(key)?.protector.status?.summary?.aggregatedAvailableReplicas === 3,
-    'the webhook sees 3 available',
-  );
+  await untilAllAvailable(env, ns, 'protector', 3);
 }, 60_000);
 
 afterAll(() => env?.stop());
