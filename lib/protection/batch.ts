@@ -63,7 +63,7 @@ export type LiveCounts = ReadonlyMap<string, Omit<Counts, 'total'>>;
 const FIELDS = ['available', 'ready', 'running', 'scheduled'] as const;
 
 /** The cells with each indexed count lowered to the index's count plus the cell's lag. */
-export function withinIndex(cells: readonly Cell[], live: LiveCounts | undefined): Cell[] {
+function withinIndex(cells: readonly Cell[], live: LiveCounts | undefined): Cell[] {
   if (!live?.size) return [...cells];
   return cells.map((c) => {
     const seen = live.get(c.id);
@@ -75,6 +75,17 @@ export function withinIndex(cells: readonly Cell[], live: LiveCounts | undefined
   });
 }
 
+/**
+ * The summary as aggregated, the one judged on (bounded by `live`), and the available count
+ * judged on when the bound lowered it (for decisions to show).
+ */
+export function judgedSummary(cells: readonly Cell[], live: LiveCounts | undefined, now: number) {
+  const summary = summarize(cells, now);
+  const judgedOn = live?.size ? summarize(withinIndex(cells, live), now) : summary;
+  const lowered = judgedOn.aggregatedAvailableReplicas < summary.aggregatedAvailableReplicas;
+  return { summary, judgedOn, indexed: lowered ? judgedOn.aggregatedAvailableReplicas : undefined };
+}
+
 export function evaluateBatch(
   p: PodProtector,
   requests: readonly BatchRequest[],
@@ -84,8 +95,7 @@ export function evaluateBatch(
 ): BatchRound {
   const cfg = historyConfig(p, defaults);
   let cells = cellsOf(p);
-  const summary = summarize(cells, now);
-  const judgedOn = summarize(withinIndex(cells, live), now);
+  const { summary, judgedOn, indexed } = judgedSummary(cells, live, now);
   const lag = totalLag(cells);
   // a repeated deletion of a pod already admitted (a client retry, an eviction then a
   // delete) spends no quota twice: its bucket is refreshed instead
@@ -137,9 +147,7 @@ export function evaluateBatch(
     ...(changed ? { cells } : {}),
     aggregated: summary.aggregatedAvailableReplicas,
     estimated: summary.estimatedAvailableReplicas,
-    ...(judgedOn.aggregatedAvailableReplicas < summary.aggregatedAvailableReplicas
-      ? { indexed: judgedOn.aggregatedAvailableReplicas }
-      : {}),
+    ...(indexed !== undefined ? { indexed } : {}),
   };
 }
 

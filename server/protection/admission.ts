@@ -10,8 +10,8 @@ import {
   type BatchRequest,
   type BatchRound,
   evaluateBatch,
+  judgedSummary,
   type LiveCounts,
-  withinIndex,
 } from '../../lib/protection/batch.js';
 import { lagOf } from '../../lib/protection/buckets.js';
 import type { PodFacts } from '../../lib/protection/counts.js';
@@ -296,15 +296,13 @@ function newerThan(a: PodProtector, b: PodProtector): boolean {
 }
 
 function snapshotOf(p: PodProtector, now: number, live: LiveCounts | undefined) {
-  const cells = cellsOf(p);
-  const s = statusOf(cells, now).summary;
-  const bounded = statusOf(withinIndex(cells, live), now).summary.aggregatedAvailableReplicas;
+  const { summary: s, indexed } = judgedSummary(cellsOf(p), live, now);
   return {
     aggregated: s.aggregatedAvailableReplicas,
     estimated: s.estimatedAvailableReplicas,
     minAvailable: p.spec.minAvailable,
     // this replica's pod index saw fewer available than the aggregation says (batch.ts)
-    ...(bounded < s.aggregatedAvailableReplicas ? { indexed: bounded } : {}),
+    ...(indexed !== undefined ? { indexed } : {}),
   };
 }
 
