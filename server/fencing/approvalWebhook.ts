@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { forbiddenMessage } from '../../lib/auth/forbidden.js';
 import { judgeFenceWrite } from '../../lib/fencing/approvalAdmission.js';
 import { errorText } from '../../lib/kube/errorText.js';
-import { reviewUserInfo, userAccess } from '../kube/subjectAccess.js';
+import { reviewUserInfo, type UserAccess, userAccess } from '../kube/subjectAccess.js';
 import { POLICY_WEBHOOK_NAME, POLICY_WEBHOOK_PATH, policyWebhook } from './policyWebhook.js';
 
 export const FENCE_WEBHOOK_NAME = 'nodefences.palisade.dev';
@@ -22,8 +22,6 @@ export const FENCE_WEBHOOK_PATHS: Readonly<Record<string, 'fences' | typeof POLI
   [FENCE_WEBHOOK_NAME]: 'fences',
   [POLICY_WEBHOOK_NAME]: POLICY_WEBHOOK_PATH,
 };
-
-const userInfo = reviewUserInfo;
 
 const fenceObject = z.object({
   metadata: z.object({ name: z.string().optional() }).passthrough().optional(),
@@ -37,18 +35,14 @@ const review = z.object({
     uid: z.string().min(1),
     operation: z.string(),
     name: z.string().optional(),
-    userInfo,
+    userInfo: reviewUserInfo,
     object: fenceObject.nullish(),
     oldObject: fenceObject.nullish(),
   }),
 });
 
 /** Asks the cluster whether a user may do a verb on a NodeFence (Palisade's own credentials). */
-export type FenceAccess = (
-  user: z.infer<typeof userInfo>,
-  verb: 'approve' | 'cancel',
-  name: string,
-) => Promise<{ allowed: boolean; reason?: string }>;
+export type FenceAccess = UserAccess<'approve' | 'cancel'>;
 
 /** NodeFence approvals and cancellations: the verbs approve and cancel on palisade.dev nodefences */
 export const subjectAccess = (kc: k8s.KubeConfig): FenceAccess =>

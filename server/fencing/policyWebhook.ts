@@ -13,15 +13,11 @@ import { forbiddenMessage } from '../../lib/auth/forbidden.js';
 import { judgePolicyWrite, type PolicyVerb } from '../../lib/fencing/policyAdmission.js';
 import { GROUP, POLICY_PLURAL } from '../../lib/fencing/types.js';
 import { errorText } from '../../lib/kube/errorText.js';
-import { reviewUserInfo, userAccess } from '../kube/subjectAccess.js';
+import { type ReviewUser, reviewUserInfo, userAccess } from '../kube/subjectAccess.js';
 
 export const POLICY_WEBHOOK_NAME = 'fencepolicies.palisade.dev';
 /** the listener's path segment: POST /fencepolicies/<cellID> */
 export const POLICY_WEBHOOK_PATH = 'fencepolicies';
-
-const userInfo = reviewUserInfo;
-
-export type RequestUser = z.infer<typeof userInfo>;
 
 const policyObject = z.object({
   metadata: z
@@ -41,7 +37,7 @@ const review = z.object({
     uid: z.string().min(1),
     operation: z.string(),
     name: z.string().optional(),
-    userInfo,
+    userInfo: reviewUserInfo,
     object: policyObject.nullish(),
     oldObject: policyObject.nullish(),
   }),
@@ -49,7 +45,7 @@ const review = z.object({
 
 export interface PolicyReviewContext {
   /** may this user do this verb on the FencePolicy? (SubjectAccessReview with Palisade's credentials) */
-  access(user: RequestUser, verb: PolicyVerb, name: string): Promise<{ allowed: boolean; reason?: string }>;
+  access(user: ReviewUser, verb: PolicyVerb, name: string): Promise<{ allowed: boolean; reason?: string }>;
   /** is this user Palisade itself on this cluster? */
   isSelf(username: string): Promise<boolean>;
   /** palisade.yaml fencing.credentialsNamespaces */
