@@ -5,17 +5,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ChildMessage, ChildOptions } from '../../sim/child.js';
 import { component } from '../log.js';
 
-/** what sim/child.ts takes (its zod schema checks it there) */
-export interface ClusterProcessOptions {
-  scenario: string;
-  backend: 'embedded' | 'real';
-  kubeconfigPath: string;
-  demoFencePolicy: boolean;
-  contextName?: string;
-  maxIpmiNodes: number;
-}
+/** what sim/child.ts takes (its zod schema checks it there); a type only: the image has no sim/ */
+export type ClusterProcessOptions = ChildOptions;
 
 export interface ClusterProcess {
   pid: number;
@@ -43,9 +37,9 @@ export function startClusterProcess(opts: ClusterProcessOptions): Promise<Cluste
       child.kill('SIGKILL');
       reject(new Error(`the embedded cluster did not start: ${why}`));
     };
-    child.on('message', (m: { log?: string; ready?: boolean; error?: string }) => {
-      if (typeof m.log === 'string') log.info(m.log);
-      else if (typeof m.error === 'string') failed(m.error);
+    child.on('message', (m: ChildMessage) => {
+      if ('log' in m) log.info(m.log);
+      else if ('error' in m) failed(m.error);
       else if (m.ready) {
         ready = true;
         resolve({
