@@ -6,6 +6,7 @@
 //                               one ES module; npm packages stay imports of node_modules
 //   dist/server/pgliteWorker.mjs  the history store's worker (server/history/sql.ts loads it
 //                               beside the module that starts it)
+//   dist/server/ipmitool-env.sh  fence_ipmilan's ipmitool shim (server/fenceAgents/run.ts)
 //   dist/sim/                   the embedded cluster, which main.js imports only when no cluster
 //                               is given (`npm start`); the container image leaves it out
 //
@@ -59,6 +60,8 @@ async function main() {
   });
   mkdirSync(join(out, 'server'), { recursive: true });
   copyFileSync(join(root, 'server/history/pgliteWorker.mjs'), join(out, 'server/pgliteWorker.mjs'));
+  // fence_ipmilan's ipmitool (server/fenceAgents/run.ts finds it beside the module); cp keeps its mode
+  copyFileSync(join(root, 'server/fenceAgents/ipmitool-env.sh'), join(out, 'server/ipmitool-env.sh'));
   const sim = await build({
     ...common,
     entryPoints: SIM_ENTRIES,

@@ -3,6 +3,7 @@ import { agentSpec } from '../fencing/types.js';
 import {
   agentInput,
   agentInputLines,
+  agentProcessInput,
   buildInvocation,
   candidatePaths,
   describeInvocation,
@@ -192,5 +193,36 @@ describe('finding agents', () => {
   it('says how to install a missing agent', () => {
     expect(installHint('fence_ipmilan')).toMatch(/apt-get install fence-agents ipmitool/);
     expect(installHint('fence_virsh')).toMatch(/apt-get install fence-agents"/);
+  });
+});
+
+describe('agentProcessInput', () => {
+  const SHIM = '/app/dist/server/ipmitool-env.sh';
+  const pw = `pä$$ w'o"rd `;
+  const cases: [string, string, string | undefined, Record<string, string>, boolean][] = [
+    // name, agent, shim, expected env, password on stdin
+    [
+      'fence_ipmilan with the shim: the password in the environment',
+      'fence_ipmilan',
+      SHIM,
+      { IPMI_PASSWORD: pw },
+      false,
+    ],
+    ['fence_idrac (the same script) too', 'fence_idrac', SHIM, { IPMI_PASSWORD: pw }, false],
+    ['without the shim: on stdin', 'fence_ipmilan', undefined, {}, true],
+    ['another agent: on stdin', 'fence_redfish', SHIM, {}, true],
+  ];
+  it.each(cases)('%s', (_, agent, shim, env, onStdin) => {
+    const inv = { ...buildInvocation(spec(), 'n1', { '--password': pw }), agent };
+    const input = agentProcessInput(inv, shim);
+    expect(input.env).toEqual(env);
+    expect(input.stdin.includes('password=')).toBe(onStdin);
+    expect(input.stdin.includes(`ipmitool-path=${SHIM}\n`)).toBe(!onStdin);
+    expect(input.stdin).toMatch(/action=off\n$/);
+  });
+
+  it("leaves a run without a password as it is (fence_ipmilan then passes -P '')", () => {
+    const inv = buildInvocation(spec({ secretRefs: [] }), 'n1', {});
+    expect(agentProcessInput(inv, SHIM)).toEqual({ stdin: agentInput(inv), env: {} });
   });
 });

@@ -131,6 +131,40 @@ export function agentInput(inv: AgentInvocation): string {
   return `${agentInputLines(inv).join('\n')}\n`;
 }
 
+/** fence_ipmilan and the agents that are the same script under another name */
+export const IPMITOOL_AGENTS: ReadonlySet<string> = new Set([
+  'fence_ipmilan',
+  'fence_ipmilanplus',
+  'fence_idrac',
+  'fence_ilo3',
+  'fence_ilo4',
+  'fence_ilo5',
+  'fence_imm',
+]);
+
+/** What the agent's process gets besides the runner's fixed environment. */
+export interface AgentProcessInput {
+  stdin: string;
+  env: Record<string, string>;
+}
+
+/**
+ * The agent's stdin and extra environment. fence_ipmilan hands its password to ipmitool as
+ * `-P <password>`, on ipmitool's command line until ipmitool overwrites it (milliseconds, more
+ * on a loaded machine). Given Palisade's ipmitool shim (server/fenceAgents/ipmitool-env.sh),
+ * an ipmitool agent gets no password on stdin but `ipmitool-path=<shim>`, and the password as
+ * IPMI_PASSWORD in its environment, which the shim has ipmitool read with -E. Without a shim,
+ * or for other agents, every option goes to stdin.
+ */
+export function agentProcessInput(inv: AgentInvocation, ipmitoolShim?: string): AgentProcessInput {
+  const password = inv.params['--password'];
+  if (!ipmitoolShim || !IPMITOOL_AGENTS.has(inv.agent) || !password)
+    return { stdin: agentInput(inv), env: {} };
+  const { '--password': _, ...params } = inv.params;
+  params['--ipmitool-path'] = ipmitoolShim;
+  return { stdin: agentInput({ ...inv, params }), env: { IPMI_PASSWORD: password } };
+}
+
 /** Replace every secret value in text; longest first so one secret inside another is covered. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -257,7 +257,20 @@ async function main() {
   children.push(ipmitool.child);
   if ((await ipmitool.exited) !== 0 || !/ipmitool version/.test(ipmitool.output.text))
     fail('ipmitool -V in the image', ipmitool.output.text, "ipmitool's");
-  say('fence_ipmilan and ipmitool run in the image');
+  // fence_ipmilan's ipmitool as Palisade runs it (server/fenceAgents/ipmitool-env.sh): an
+  // executable beside main.js that finds ipmitool on the agents' PATH
+  const shim = start(
+    imageProcess(
+      rootfs,
+      config,
+      ['PATH=/usr/sbin:/usr/bin:/sbin:/bin'],
+      ['/app/dist/server/ipmitool-env.sh', '-V'],
+    ),
+  );
+  children.push(shim.child);
+  if ((await shim.exited) !== 0 || !/ipmitool version/.test(shim.output.text))
+    fail('/app/dist/server/ipmitool-env.sh -V in the image', shim.output.text, "the ipmitool shim's");
+  say('fence_ipmilan, ipmitool and the ipmitool shim run in the image');
 
   // outside a pod, with no kubeconfig: a clear refusal, not a stack trace (sim/ is not in the image)
   const bare = start(imageProcess(rootfs, config, []));

@@ -65,6 +65,15 @@ function processesMentioning(text: string): number[] {
   return found;
 }
 
+/** a process's argv, or undefined once it has exited */
+function commandLine(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return undefined;
+  }
+}
+
 async function udpPortFree(port: number): Promise<boolean> {
   const s = dgram.createSocket('udp4');
   try {
@@ -137,12 +146,19 @@ describe.skipIf(missing.length > 0 && !inCi)(`fence_ipmilan against ipmi_sim BMC
   });
 
   it('the BMC password is on no command line while the agent and ipmitool run', async () => {
-    // Palisade passes it on fence_ipmilan's stdin; ipmitool, which gets it as -P, masks it at once
-    const seen = new Set<string>();
+    // Palisade gives fence_ipmilan no password: its ipmitool shim has ipmitool read it from the
+    // environment (-E), so no process, not even ipmitool before it masks -P, shows it in ps
+    const withPassword = new Set<string>();
+    const ipmitoolArgs = new Set<string>();
+    const port = String(bmcs.endpoint('n2').port);
     let running = true;
     const watch = (async () => {
       while (running) {
-        for (const pid of processesMentioning(password)) seen.add(String(pid));
+        for (const pid of processesMentioning(password)) withPassword.add(String(pid));
+        for (const pid of processesMentioning(port)) {
+          const argv = commandLine(pid);
+          if (argv?.[0]?.endsWith('ipmitool')) ipmitoolArgs.add(argv.slice(1).join(' '));
+        }
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
@@ -150,7 +166,13 @@ describe.skipIf(missing.length > 0 && !inCi)(`fence_ipmilan against ipmi_sim BMC
     running = false;
     await watch;
     expect(r.result).toBe('Succeeded');
-    expect([...seen]).toEqual([]);
+    expect([...withPassword]).toEqual([]);
+    // ipmitool ran, reading the password from IPMI_PASSWORD rather than from -P
+    expect([...ipmitoolArgs].length).toBeGreaterThan(0);
+    for (const args of ipmitoolArgs) {
+      expect(args).toMatch(/(^| )-E( |$)/);
+      expect(args).not.toMatch(/(^| )-P( |$)/);
+    }
   });
 
   it('status follows power changed elsewhere (the console powering a node on)', async () => {

@@ -5,14 +5,19 @@
 // (the BMC password among them) go to its stdin, so no credential shows in `ps` or
 // /proc/<pid>/cmdline; and it gets a minimal environment (a fixed PATH, the C locale), never
 // Palisade's own (which holds, e.g., the PostgreSQL URL and the Kubernetes service address).
+// fence_ipmilan would put the password on ipmitool's command line: it runs Palisade's ipmitool
+// shim instead, with the password in its environment (lib/fenceAgents/invocation.ts).
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import {
   type AgentInvocation,
-  agentInput,
+  type AgentProcessInput,
+  agentProcessInput,
   candidatePaths,
   SYSTEM_DIRS,
   describeInvocation,
+  IPMITOOL_AGENTS,
   installHint,
   type PowerState,
   parseStatus,
@@ -55,6 +60,19 @@ export function findAgent(agent: string): string | undefined {
       return false;
     }
   });
+}
+
+/** beside this module in the source, beside main.js in dist/server (scripts/build-server.mjs) */
+const SHIM = fileURLToPath(new URL('./ipmitool-env.sh', import.meta.url));
+
+/** Palisade's ipmitool shim, if it is there and executable */
+export function ipmitoolShim(): string | undefined {
+  try {
+    accessSync(SHIM, constants.X_OK);
+    return SHIM;
+  } catch {
+    return undefined;
+  }
 }
 
 function trimOutput(text: string): string {
@@ -112,12 +130,18 @@ export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentR
   if (!bin) return Promise.resolve(done('Failed', null, installHint(inv.agent)));
   if (opts.signal?.aborted) return Promise.resolve(done('Failed', null, 'cancelled before the agent ran'));
 
-  let input: string;
+  let input: AgentProcessInput;
+  const shim = ipmitoolShim();
   try {
-    input = agentInput(inv);
+    input = agentProcessInput(inv, shim);
   } catch (e) {
     return Promise.resolve(done('Failed', null, (e as Error).message));
   }
+  if (!shim && IPMITOOL_AGENTS.has(inv.agent) && inv.params['--password'])
+    log.warn(
+      { shim: SHIM },
+      "ipmitool shim missing: the password is on ipmitool's command line until it masks it",
+    );
   log.debug({ command: describeInvocation(inv) }, 'running fence agent');
   return new Promise((resolve) => {
     // its own process group: one kill reaches the agent and the tools it started; no argument
@@ -125,12 +149,12 @@ export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentR
     const child = spawn(bin, [], {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: agentEnv() as NodeJS.ProcessEnv,
+      env: { ...agentEnv(), ...input.env } as NodeJS.ProcessEnv,
       cwd: '/',
     });
     // an agent that exits before reading its input closes the pipe: its exit code tells why
     child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
+    child.stdin.end(input.stdin);
     let out = '';
     const collect = (d: Buffer) => {
       out += d.toString('utf8');

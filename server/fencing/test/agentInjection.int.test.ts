@@ -6,7 +6,8 @@
 // bad policy that got past admission (written while the webhook was away) is refused again by
 // the controller and never run. The agent is a stub on PATH named fence_ipmilan that records
 // its argv, its stdin and its environment: nothing is recorded until the policy is valid, and
-// then the BMC password arrives on stdin, not on argv.
+// then the BMC password arrives in its environment (IPMI_PASSWORD, for Palisade's ipmitool
+// shim), neither on argv nor on stdin.
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,13 +34,14 @@ let pwned: string;
 const oldPath = process.env.PATH;
 
 /**
- * fence_ipmilan as a stub: appends its argv, its stdin and its environment's names to `records`,
+ * fence_ipmilan as a stub: appends its argv, its stdin, whether IPMI_PASSWORD holds the password
+ * and its environment's names to `records`,
  * answers status from a state file (OFF once an `off` ran); it never runs what it is told.
  */
 function stub(dir: string) {
   return `#!/bin/bash
 input=$(cat)
-{ printf 'argv:%s\\n' "$*"; printf '%s\\n' "$input" | sed 's/^/stdin:/'; printf 'env:%s\\n' "$(env | cut -d= -f1 | sort | tr '\\n' ' ')"; echo '--'; } >> '${records}'
+{ printf 'argv:%s\\n' "$*"; printf '%s\\n' "$input" | sed 's/^/stdin:/'; [ "$IPMI_PASSWORD" = '${PASSWORD}' ] && echo 'password:in IPMI_PASSWORD'; printf 'env:%s\\n' "$(env | cut -d= -f1 | sort | tr '\\n' ' ')"; echo '--'; } >> '${records}'
 action=$(printf '%s\\n' "$input" | sed -n 's/^action=//p')
 case $action in
   off) echo off > '${dir}/power'; echo 'Success: Powered OFF' ;;
@@ -316,7 +318,7 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
       status: { attempts: [] },
     });
 
-    // fixed by someone who may configure: the agent runs, and gets its password on stdin only
+    // fixed by someone who may configure: the agent runs, and gets its password in its environment only
     await patchAs(custom(h.cluster.kc), 'bypassed', {
       spec: {
         agent: {
@@ -331,14 +333,16 @@ describe('issue 23 finding 1: a bad policy that got past admission', () => {
     const off = await eventually(complete, 'the agent run, recorded whole', 60_000);
     const runs = (await recorded()).split('--\n').filter(Boolean);
     expect(off).toContain('argv:\n');
-    expect(off).toContain(`stdin:password=${PASSWORD}`);
+    expect(off).toContain('password:in IPMI_PASSWORD');
+    expect(off).not.toContain(PASSWORD);
+    expect(off).toMatch(/^stdin:ipmitool-path=\/.*\/ipmitool-env\.sh$/m);
     expect(off).toContain('stdin:ip=127.0.0.1');
     expect(off).not.toContain('sudo');
     for (const r of runs) expect(r.split('\n').find((l) => l.startsWith('argv:'))).toBe('argv:');
     // a minimal environment: none of Palisade's own variables
     const env = off.split('\n').find((l) => l.startsWith('env:'))!;
     expect(env.split(' ').filter(Boolean).sort()).toEqual(
-      ['env:LANG', 'LC_ALL', 'PATH', 'PWD', 'PYTHONWARNINGS', 'SHLVL', '_'].sort(),
+      ['env:IPMI_PASSWORD', 'LANG', 'LC_ALL', 'PATH', 'PWD', 'PYTHONWARNINGS', 'SHLVL', '_'].sort(),
     );
     expect(existsSync(pwned)).toBe(false);
   }, 180_000);
