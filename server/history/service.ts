@@ -146,13 +146,27 @@ async function template(log: Logger): Promise<string> {
   await createStore(part);
   // PGlite makes its files writable by all: the directory keeps other users out of them
   await chmod(part, 0o700);
-  await rm(tpl, { recursive: true, force: true });
+  // a leftover without a database is moved aside, never a template another process may be
+  // copying (a test run's shards and servers share the temporary directory)
+  if (existsSync(tpl) && !hasDatabase(tpl)) await discard(tpl);
   await rename(part, tpl).catch(async (e) => {
     // another process made it meanwhile: theirs stands
     await rm(part, { recursive: true, force: true });
     if (!hasDatabase(tpl)) throw e;
   });
   return tpl;
+}
+
+/** Renamed first (one step, so no reader sees it half gone under its name), then removed. */
+async function discard(dir: string) {
+  const aside = `${dir}.${process.pid}.${Date.now()}.discarded`;
+  if (
+    await rename(dir, aside).then(
+      () => true,
+      () => false,
+    )
+  )
+    await rm(aside, { recursive: true, force: true });
 }
 
 /** A new store in `dir`: a copy of the template; returns the template's path. */
@@ -187,7 +201,7 @@ async function openPglite(dir: string, log: Logger) {
         'history: template unusable, creating the store afresh',
       );
       await rm(dir, { recursive: true, force: true });
-      if (tpl === templatePath()) await rm(tpl, { recursive: true, force: true });
+      if (tpl === templatePath()) await discard(tpl);
       await createStore(dir);
       return pgliteSql(dir);
     });

@@ -309,6 +309,10 @@ describe('the service', () => {
     const dir = await mkdtemp(join(tmpdir(), 'palisade-history-tpl-'));
     const history = (name: string) =>
       startHistory({ location: { kind: 'pglite', dir: join(dir, name) }, retentionMs: 86_400_000 });
+    // a template of this test's own: it spoils the template, which every other process of a
+    // test run (shards, servers) would otherwise be copying from the shared temporary directory
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
     try {
       const first = history('first');
       await first.ready;
@@ -326,7 +330,10 @@ describe('the service', () => {
       await third.stop();
       // the unusable template is gone: the next new store makes it again
       expect(existsSync(join(templatePath(), 'PG_VERSION'))).toBe(false);
+      expect(templatePath().startsWith(dir)).toBe(true);
     } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
