@@ -41,6 +41,8 @@ export class Infrastructure {
   readonly truth = new GroundTruth();
   private readonly nodes = new Map<string, NodeInfra>();
   private readonly exits = new WorkQueue(async (key) => this.processExit(Number(key)));
+  /** what each process still does before it exits after SIGTERM (holdExit) */
+  private readonly exitHolds = new Map<number, Promise<unknown>[]>();
   private host: KubeletHost | undefined;
 
   attach(host: KubeletHost) {
@@ -186,12 +188,32 @@ export class Infrastructure {
     if (p.sigtermExitMs !== null) this.exits.addAfter(String(id), p.sigtermExitMs);
   }
 
+  /**
+   * Work a process does on SIGTERM before it exits (a program gives its instance ID back, then
+   * exits): it exits after its sigtermExitMs and this work, whichever ends last; SIGKILL does not wait.
+   */
+  holdExit(id: number, work: Promise<unknown>) {
+    const p = this.truth.get(id);
+    if (!p || p.stoppedAt) return;
+    const held = this.exitHolds.get(id) ?? [];
+    held.push(work.catch(() => undefined));
+    this.exitHolds.set(id, held);
+  }
+
   private async processExit(id: number) {
+    const held = this.exitHolds.get(id);
+    // not awaited here: the queue handles one exit at a time, and other processes exit meanwhile
+    if (held) void Promise.all(held).then(() => this.exitNow(id));
+    else this.exitNow(id);
+  }
+
+  private exitNow(id: number) {
     const p = this.truth.get(id);
     if (p && !p.stoppedAt) this.stopped(p, 'exited after SIGTERM', 0);
   }
 
   private stopped(p: Process, reason: string, code: number) {
+    this.exitHolds.delete(p.id);
     this.truth.stop(p.id, reason, code);
     this.host?.processStopped(p);
   }

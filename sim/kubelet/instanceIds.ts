@@ -107,7 +107,8 @@ export class InstanceIdApps {
       app.stop.abort();
       const held = p.instanceId;
       this.host.infra.truth.dropInstanceId(p.id);
-      if (held) void this.release(app);
+      // as a real program does (lib/instanceIds/client.ts): exit once the answer is in
+      if (held) this.host.infra.holdExit(p.id, this.release(app));
     } else if (e.type === 'process-stopped') {
       app.stop.abort();
       this.apps.delete(p.id);
