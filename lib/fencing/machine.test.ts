@@ -252,6 +252,21 @@ describe('decide', () => {
     ],
     ['Fenced: release', { fence: fence('Fenced') }, { kind: 'release', strategy: 'OutOfServiceTaint' }],
     [
+      'Fenced, but powered on again, rebooted, Ready and heartbeating: recover, release nothing',
+      { fence: fence('Fenced'), node: { ...up, bootId: 'boot-2' } },
+      { kind: 'recover' },
+    ],
+    [
+      'Fenced, Ready and heartbeating but not rebooted: release (old processes may run)',
+      { fence: fence('Fenced'), node: up },
+      { kind: 'release', strategy: 'OutOfServiceTaint' },
+    ],
+    [
+      'Releasing, pods left, but the node is back: recover, release no more',
+      { fence: fence('Releasing'), podsOnNode: 2, node: { ...up, bootId: 'boot-2' } },
+      { kind: 'recover' },
+    ],
+    [
       'Releasing, pods left, taint on: finish them',
       {
         fence: fence('Releasing'),

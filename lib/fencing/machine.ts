@@ -108,10 +108,12 @@ export function decide(w: FenceWorld): Decision {
       return gone ?? (f.spec.requestedBy && !f.status.detectedAt ? adopt(w) : beforeFencing(w));
     case 'Fencing':
       return gone ?? fencing(w);
+    // a node back (booted again, Ready, heartbeating) before its release ended runs its pods
+    // again: releasing them now would start a second copy elsewhere, so the fence recovers
     case 'Fenced':
-      return { kind: 'release', strategy: w.policy.releaseStrategy };
+      return backBeforeReleased(w) ?? { kind: 'release', strategy: w.policy.releaseStrategy };
     case 'Releasing':
-      return releasing(w);
+      return backBeforeReleased(w) ?? releasing(w);
     case 'Released':
       return released(w);
     default:
@@ -307,10 +309,17 @@ function releasing(w: FenceWorld): Decision {
   );
 }
 
-function released(w: FenceWorld): Decision {
+function nodeBack(w: FenceWorld): boolean {
   const fencedAt = Date.parse(w.fence!.status.fencedAt ?? w.fence!.status.detectedAt ?? '');
-  if (w.node && cameBack(w.node, fencedAt, w.fence!.status.nodeBootId ?? undefined, w.now))
-    return { kind: 'recover' };
+  return !!w.node && cameBack(w.node, fencedAt, w.fence!.status.nodeBootId ?? undefined, w.now);
+}
+
+function backBeforeReleased(w: FenceWorld): Decision | undefined {
+  return nodeBack(w) ? { kind: 'recover' } : undefined;
+}
+
+function released(w: FenceWorld): Decision {
+  if (nodeBack(w)) return { kind: 'recover' };
   return wait(
     'node-down',
     'waiting for the node to come back (booted again, Ready and heartbeating)',

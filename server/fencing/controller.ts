@@ -542,9 +542,18 @@ export class FencingController {
     return f;
   }
 
-  /** One release round. In Releasing, a round that changed nothing ends this reconcile: look again in a second. */
+  /**
+   * One release round. In Releasing, a round that changed nothing ends this reconcile: look again
+   * in a second. Each round first asks the agent, live, whether the fence still holds: a node
+   * powered on again since it was verified (by a person, or its BMC) may be running its pods
+   * again, and a pod force-deleted there would start a second copy elsewhere.
+   */
   private async releaseStep(w: FenceWorld, strategy: FenceWorld['policy']['releaseStrategy']) {
     let f = w.fence!;
+    const holds = await this.agent(w)
+      .check(f.spec.nodeName)
+      .catch((e) => ({ state: 'unknown', confirmed: false, detail: `status query failed: ${errorText(e)}` }));
+    if (!holds.confirmed) return this.releaseHeld(f, holds.detail);
     const { event, what, released } = await this.release.apply(f.spec.nodeName, strategy);
     const named = !!released && released.pods.length + released.volumeAttachments.length > 0;
     if (f.status.phase === 'Fenced')
@@ -554,6 +563,15 @@ export class FencingController {
     else if (named) f = await this.api.writeStatus(withReleaseStep(f, what, Date.now(), released));
     if (event) await this.event(f, event, what);
     return f;
+  }
+
+  /** Said once (a step and a warning Event), then checked again every second until the node is back or fenced again. */
+  private async releaseHeld(f: NodeFence, detail: string): Promise<NodeFence | typeof AGAIN_LATER> {
+    const message = `the fence no longer holds (${detail}): nothing more is released until it holds again; the fence recovers once the node is back (booted again, Ready and heartbeating)`;
+    if (f.status.steps.at(-1)?.message === message) return AGAIN_LATER;
+    const next = await this.api.writeStatus(withStep(f, message, Date.now()));
+    await this.event(next, 'FenceReleaseHeld', message, true);
+    return next;
   }
 
   private async recover(w: FenceWorld) {

@@ -1,7 +1,7 @@
 // Fencing on the embedded cluster, end to end: a partitioned node running a StatefulSet pod with
 // an RWO volume is detected, fenced (and the fence verified), released, and the replacement
 // runs elsewhere with the volume — with no safety violation in the ground truth at any point.
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { CREDENTIALS_NAMESPACE, installBmcSecret, ipmiAgent } from '../../../sim/fencing/demoPolicy.js';
@@ -95,6 +95,55 @@ describe('fencing controller', { timeout: 240_000 }, () => {
     t.cluster.infra.powerOn(node);
     const recovered = await t.fenceIn(node, ['Recovered'], 60_000);
     expect(recovered.status.recoveredAt).toBeTruthy();
+    const back = await t.cluster.core.readNode({ name: node });
+    expect((back.spec?.taints ?? []).some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
+    expect(t.cluster.checker.list()).toEqual([]);
+  });
+
+  it('power: a node powered on again before its release ended is released no further, and recovers', async () => {
+    t = await startFencing(fencingScenario());
+    // resource deletion releases in rounds while anything is left on the node, and a finalizer
+    // keeps db-0 there after its force delete: the release goes on
+    await t.policy('power', quickPolicy({ type: 'power' }, { releaseStrategy: 'ResourceDeletion' }));
+    const pod = await dbPod(t);
+    const node = pod.spec!.nodeName!;
+    await t.cluster.core.patchNamespacedPod(
+      {
+        name: 'db-0',
+        namespace: 'shop',
+        body: [{ op: 'add', path: '/metadata/finalizers', value: ['palisade.test/hold'] }],
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
+    );
+    t.cluster.infra.partition(node);
+    await t.fenceIn(node, ['Releasing'], 90_000);
+
+    // someone powers the node on (still cut off, so it cannot come back): the fence no longer holds
+    t.cluster.infra.powerOn(node);
+    const held = await eventually(
+      async () => {
+        const f = await t!.fence(node);
+        return f?.status.steps.some((s) => s.message.startsWith('the fence no longer holds')) && f;
+      },
+      'the release held, said on the NodeFence',
+      30_000,
+    );
+    const heldAt = held.status.steps.findIndex((s) => s.message.startsWith('the fence no longer holds'));
+    expect(held.status.steps[heldAt].message).toMatch(/BMC reports power ON/);
+    // the warning Event follows the step
+    await eventually(
+      async () => (await t!.nodeEvents(node)).some((e) => e.reason === 'FenceReleaseHeld'),
+      'a FenceReleaseHeld Event on the node',
+    );
+    expect(held.status.phase).toBe('Releasing');
+
+    // back on the network: booted again, Ready and heartbeating -> Recovered, taint off; the
+    // rounds meanwhile (every second) released nothing, and said so once
+    t.cluster.infra.heal(node);
+    const recovered = await t.fenceIn(node, ['Recovered'], 60_000);
+    expect(recovered.status.steps.slice(heldAt + 1).filter((s) => s.released)).toEqual([]);
+    const said = recovered.status.steps.filter((s) => s.message.startsWith('the fence no longer holds'));
+    expect(said).toHaveLength(1);
     const back = await t.cluster.core.readNode({ name: node });
     expect((back.spec?.taints ?? []).some((x) => x.key === 'node.kubernetes.io/out-of-service')).toBe(false);
     expect(t.cluster.checker.list()).toEqual([]);
