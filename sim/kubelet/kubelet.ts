@@ -21,6 +21,7 @@ import {
   isTerminal,
   uniqueVolumeName,
 } from '../controllers/runtime/conventions.js';
+import { type Taint, type Toleration, untoleratedTaint } from '../../lib/kube/tolerations.js';
 import { INSTANCE_IDS_URL_ENV } from '../../lib/instanceIds/types.js';
 import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
 import type { KubeletFleet } from './fleet.js';
@@ -51,6 +52,8 @@ interface PodWork {
   inUse?: string[];
   /** the container's environment, resolved once before it starts */
   env?: Record<string, string>;
+  /** refused at admission (reported Failed): never started */
+  rejected?: boolean;
 }
 
 interface Termination {
@@ -328,6 +331,13 @@ export class SimKubelet {
     const now = Date.now();
     if (!proc) {
       if (w.startAt === undefined) {
+        // as a real kubelet's admission: a pod that does not tolerate a NoExecute taint of the
+        // node (the out-of-service taint of a fenced node powered on again) is rejected, not run
+        const taint = untoleratedTaint(this.nodeTaints(), pod.spec?.tolerations as Toleration[], [
+          'NoExecute',
+        ]);
+        if (w.rejected) return;
+        if (taint) return this.reject(pod, 'TaintToleration', 'Predicate TaintToleration failed');
         const volumes = this.volumeState(pod);
         if (volumes.waiting) {
           this.fleet.waitingForVolumes(this.name);
@@ -370,6 +380,24 @@ export class SimKubelet {
     if (w.ready === ready && apiReady === ready && pod.status?.phase === 'Running') return;
     w.ready = ready;
     await this.report(pod, runningStatus(pod, proc.startedAt, ready, this.podIp(uid), this.spec.ip));
+  }
+
+  private nodeTaints(): Taint[] {
+    return (this.fleet.informers.nodes.get(this.name)?.spec?.taints ?? []) as Taint[];
+  }
+
+  /** The kubelet's rejectPod: phase Failed with the reason, and a Warning Event; it never starts. */
+  private async reject(pod: k8s.V1Pod, reason: string, message: string) {
+    if (!this.reachable()) return this.later('pod', pod.metadata!.uid!, 1_000);
+    await this.report(pod, { phase: 'Failed', reason, message: `Pod was rejected: ${message}` });
+    this.workFor(pod.metadata!.uid!).rejected = true;
+    void this.fleet.events.record(
+      'kubelet',
+      { kind: 'Pod', apiVersion: 'v1', metadata: pod.metadata },
+      'Warning',
+      reason,
+      message,
+    );
   }
 
   private podIp(uid: string): string {

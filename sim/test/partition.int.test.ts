@@ -180,6 +180,48 @@ describe('a partitioned node running a StatefulSet pod with an RWO volume', () =
     expect(vas.items.map((v) => v.spec.nodeName)).toEqual([replacement.spec?.nodeName]);
     expect(cl.checker.list()).toEqual([]);
   });
+
+  it("a kubelet admits no pod that does not tolerate its node's NoExecute taint (a fenced node powered on again)", async () => {
+    c = await startScenario(scenario);
+    const cl = c;
+    const node = (await runningWeb0(cl)).spec!.nodeName!;
+    const taint = { key: 'palisade.test/no-execute', value: 'x', effect: 'NoExecute' };
+    await untilNoConflict(async () => {
+      const n = await cl.core.readNode({ name: node });
+      const taints = [...(n.spec?.taints ?? []), taint];
+      return cl.core.replaceNode({ name: node, body: { ...n, spec: { ...n.spec, taints } } });
+    }, 'a NoExecute taint added');
+    // bound to the node directly, as a pod the kubelet finds when it boots
+    const pod = (name: string, tolerations: k8s.V1Toleration[] = []): k8s.V1Pod => ({
+      metadata: { name, namespace: 'shop' },
+      spec: { nodeName: node, tolerations, containers: [{ name: 'app', image: 'registry.example/app:1' }] },
+    });
+    const refused = await cl.core.createNamespacedPod({ namespace: 'shop', body: pod('untolerating') });
+    await cl.core.createNamespacedPod({
+      namespace: 'shop',
+      body: pod('tolerating', [{ key: taint.key, operator: 'Exists', effect: 'NoExecute' }]),
+    });
+    const event = await eventually(
+      async () =>
+        (
+          await cl.core.listNamespacedEvent({
+            namespace: 'shop',
+            fieldSelector: 'involvedObject.name=untolerating',
+          })
+        ).items.find((e) => e.reason === 'TaintToleration'),
+      'the kubelet refusing the pod',
+      30_000,
+    );
+    expect(event).toMatchObject({ type: 'Warning', message: 'Predicate TaintToleration failed' });
+    await eventually(
+      async () =>
+        (await cl.core.readNamespacedPod({ name: 'tolerating', namespace: 'shop' })).status?.phase ===
+        'Running',
+      'the tolerating pod running',
+      30_000,
+    );
+    expect(cl.infra.truth.lastForPod(refused.metadata!.uid!)).toBeUndefined();
+  });
 });
 
 /** Partition web-0's node, wait for it to go Unknown, force-delete web-0, wait for the new one. */
