@@ -38,10 +38,9 @@ export default defineConfig({
           // shutdowns), the more so beside the other phases of npm test on two cores
           hookTimeout: process.env.PALISADE_CLUSTER === 'real' ? 120_000 : 60_000,
           fileParallelism: false,
-          // one worker runs a shard's files in turn and keeps the modules they share (client-node,
-          // the server, the simulator) loaded: measured on 9 files, imports 14.8 s -> 4.5 s and
-          // 29 -> 14 s of CPU. Each file still starts and stops its own clusters and servers.
-          isolate: false,
+          // isolated (a process per file), unlike the unit tests: shared, a file's late work (a
+          // server's last timers, a rejection after its clusters stopped) reached the next
+          // file; tried, it failed the fuzz suites' clean-process checks and an instance-ID test
         },
       },
     ],
