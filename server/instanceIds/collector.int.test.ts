@@ -63,7 +63,12 @@ describe('the instance-ID collector', () => {
     // "gone-pod": nothing is known of it (no pod, no departure seen, no node recorded)
     await setMap('gc', JSON.stringify({ 0: A, 1: 'gone-pod', 2: 'gc-held', 3: B }));
     await eventually(
-      async () => (await mapOf(apps, NS, 'gc')) === JSON.stringify({ 0: A, 1: 'gone-pod' }),
+      async () => {
+        const map = await mapOf(apps, NS, 'gc');
+        if (map === JSON.stringify({ 0: A, 1: 'gone-pod' })) return true;
+        // a timeout then names the map as it stood (B's departure not seen? gc-held kept?)
+        throw new Error(`the map is ${map}`);
+      },
       'the entries of the pods known to have stopped given back',
       30_000,
     );
