@@ -209,6 +209,8 @@ describe('agentProcessInput', () => {
       false,
     ],
     ['fence_idrac (the same script) too', 'fence_idrac', SHIM, { IPMI_PASSWORD: pw }, false],
+    ['fence_ilo4 (an alias of fence_idrac) too', 'fence_ilo4', SHIM, { IPMI_PASSWORD: pw }, false],
+    ['fence_ilo (its own script, no ipmitool): on stdin', 'fence_ilo', SHIM, {}, true],
     ['without the shim: on stdin', 'fence_ipmilan', undefined, {}, true],
     ['another agent: on stdin', 'fence_redfish', SHIM, {}, true],
   ];

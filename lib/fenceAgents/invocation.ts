@@ -9,6 +9,7 @@ import type { AgentSpec } from '../fencing/types.js';
 import {
   type AgentProblem,
   agentParameters,
+  agentScript,
   judgeAgentParameters,
   judgeSecretValue,
   problemText,
@@ -131,16 +132,8 @@ export function agentInput(inv: AgentInvocation): string {
   return `${agentInputLines(inv).join('\n')}\n`;
 }
 
-/** fence_ipmilan and the agents that are the same script under another name */
-export const IPMITOOL_AGENTS: ReadonlySet<string> = new Set([
-  'fence_ipmilan',
-  'fence_ipmilanplus',
-  'fence_idrac',
-  'fence_ilo3',
-  'fence_ilo4',
-  'fence_ilo5',
-  'fence_imm',
-]);
+/** fence_ipmilan, or an alias of it (fence_idrac, fence_ilo3-5, fence_imm, fence_ipmilanplus) */
+export const runsIpmitool = (agent: string): boolean => agentScript(agent) === 'fence_ipmilan';
 
 /** What the agent's process gets besides the runner's fixed environment. */
 export interface AgentProcessInput {
@@ -158,8 +151,7 @@ export interface AgentProcessInput {
  */
 export function agentProcessInput(inv: AgentInvocation, ipmitoolShim?: string): AgentProcessInput {
   const password = inv.params['--password'];
-  if (!ipmitoolShim || !IPMITOOL_AGENTS.has(inv.agent) || !password)
-    return { stdin: agentInput(inv), env: {} };
+  if (!ipmitoolShim || !runsIpmitool(inv.agent) || !password) return { stdin: agentInput(inv), env: {} };
   const { '--password': _, ...params } = inv.params;
   params['--ipmitool-path'] = ipmitoolShim;
   return { stdin: agentInput({ ...inv, params }), env: { IPMI_PASSWORD: password } };

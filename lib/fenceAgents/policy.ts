@@ -24,6 +24,13 @@ const TABLE = metadata as Table;
 /** Every agent the table knows, aliases included (fence_idrac is fence_ipmilan's). */
 export const KNOWN_AGENTS: readonly string[] = Object.keys(TABLE.agents);
 
+/** The agent an alias runs (fence_ilo3 -> fence_idrac -> fence_ipmilan); the name itself otherwise. */
+export function agentScript(agent: string): string {
+  let name = agent;
+  for (let next = TABLE.agents[name]; typeof next === 'string'; next = TABLE.agents[name]) name = next;
+  return name;
+}
+
 /** The options an agent declares, with their types; undefined for an agent the table does not know. */
 export function agentParameters(agent: string): Readonly<Record<string, ParamType>> | undefined {
   let own = TABLE.agents[agent];

@@ -17,11 +17,11 @@ import {
   candidatePaths,
   SYSTEM_DIRS,
   describeInvocation,
-  IPMITOOL_AGENTS,
   installHint,
   type PowerState,
   parseStatus,
   redact,
+  runsIpmitool,
   withAction,
 } from '../../lib/fenceAgents/invocation.js';
 import { component, type Logger } from '../log.js';
@@ -137,7 +137,7 @@ export function runAgent(inv: AgentInvocation, opts: RunOptions): Promise<AgentR
   } catch (e) {
     return Promise.resolve(done('Failed', null, (e as Error).message));
   }
-  if (!shim && IPMITOOL_AGENTS.has(inv.agent) && inv.params['--password'])
+  if (!shim && runsIpmitool(inv.agent) && inv.params['--password'])
     log.warn(
       { shim: SHIM },
       "ipmitool shim missing: the password is on ipmitool's command line until it masks it",
