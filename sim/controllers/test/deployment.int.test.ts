@@ -93,18 +93,33 @@ describe('Deployment', () => {
         );
       },
     });
-    const reasons = new Set<string>();
+    // Progressing conditions of the new spec, in order. kube-controller-manager writes
+    // NewReplicaSetCreated before it bumps observedGeneration (and may write its first
+    // observed status only once the sets progressed), so these are picked by the spec's
+    // generation and by naming the new set, not by observedGeneration.
+    const seen: { reason: string; message: string }[] = [];
     w.ctx.informers.deployments.on({
       update: (d) => {
-        const r = d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason;
-        if (d.metadata?.name === 'web' && r && d.status?.observedGeneration === 2) reasons.add(r);
+        const c = d.status?.conditions?.find((x) => x.type === 'Progressing');
+        if (d.metadata?.name === 'web' && c?.reason && d.metadata.generation === 2)
+          seen.push({ reason: c.reason, message: c.message ?? '' });
       },
     });
     await setImage('web', 'nginx:1.27');
     const done = await complete('web');
+    const named = (await sets('web')).find(
+      (s) => s.spec?.template?.spec?.containers[0].image === 'nginx:1.27',
+    )?.metadata?.name;
+    const reasons = () => [
+      ...new Set(seen.filter((x) => named && x.message.includes(`"${named}"`)).map((x) => x.reason)),
+    ];
     // complete() reads the API; the informer collecting the reasons may be a moment behind it
-    await eventually(() => reasons.has('NewReplicaSetAvailable'), 'the informer sees the rollout end');
-    expect([...reasons]).toEqual(['NewReplicaSetCreated', 'ReplicaSetUpdated', 'NewReplicaSetAvailable']);
+    await eventually(() => reasons().includes('NewReplicaSetAvailable'), 'the informer sees the rollout end');
+    expect(reasons(), JSON.stringify(seen)).toEqual([
+      'NewReplicaSetCreated',
+      'ReplicaSetUpdated',
+      'NewReplicaSetAvailable',
+    ]);
     // 4 replicas: surge 1 -> at most 5 pods; 25% of 4 = 1 unavailable -> at least 3 ready.
     // kube-controller-manager bounds the sets' spec.replicas, not the pods: it scales the new
     // set up once the old set's spec is lowered, and the ReplicaSet controller may create the
