@@ -9,7 +9,7 @@ import { eventually } from '../../sim/apiserver/test/harness.js';
 import { type ClusterAndConsole, startClusterAndConsole } from '../test/consoleHarness.js';
 import { createReadyNamespace } from '../test/namespaces.js';
 import { trpcClient } from '../test/client.js';
-import { deployment, livePods, mapOf, NOWHERE } from './test/helpers.js';
+import { deployment, livePods, mapOf, NOWHERE, runningPods } from './test/helpers.js';
 
 const NS = 'ids-gc';
 let h: ClusterAndConsole;
@@ -39,7 +39,8 @@ afterAll(() => h?.stop());
 describe('the instance-ID collector', () => {
   it('gives back the IDs of pods known to have stopped, and keeps the others, saying why', async () => {
     await apps.createNamespacedDeployment({ namespace: NS, body: deployment(NS, 'gc', 2, { runs: true }) });
-    const [a, b] = await livePods(core, NS, 'gc', 2);
+    // running: a pod not yet scheduled runs nowhere, and its ID would rightly be given back
+    const [a, b] = await runningPods(core, NS, 'gc', 2);
     // a pod of the workload held by a finalizer stays, terminating, after its deletion: never
     // scheduled, it ran nowhere
     await core.createNamespacedPod({

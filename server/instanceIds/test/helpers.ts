@@ -68,6 +68,21 @@ export async function livePods(
   );
 }
 
+/**
+ * The workload's pods once `n` of them run on a node (deployment `runs: true`). A pod not yet
+ * scheduled runs nowhere: the collector may rightly give back an ID such a pod is named with.
+ */
+export async function runningPods(core: k8s.CoreV1Api, namespace: string, app: string, n: number) {
+  return eventually(
+    async () => {
+      const live = await livePods(core, namespace, app, n);
+      return live.every((p) => p.spec?.nodeName && p.status?.phase === 'Running') && live;
+    },
+    `${n} pods of ${namespace}/${app} running`,
+    60_000,
+  );
+}
+
 /** A token bound to the pod, as the kubelet requests it for the projected volume. */
 export async function podToken(core: k8s.CoreV1Api, pod: k8s.V1Pod): Promise<string> {
   const r = await core.createNamespacedServiceAccountToken({
