@@ -7,6 +7,7 @@ import metadata from './metadata.json' with { type: 'json' };
 import {
   type AgentProblem,
   agentParameters,
+  agentScript,
   forbiddenCategory,
   judgeExecAgent,
   judgeSecretValue,
@@ -169,6 +170,20 @@ describe('judgeExecAgent', () => {
     expect(problems(spec({ agent: 'fence_evil' }))).toEqual([
       { code: 'unknown-agent', field: 'spec.agent.agent', agent: 'fence_evil' },
     ]);
+  });
+
+  it.each([
+    ['fence_idrac', 'fence_ipmilan'],
+    ['fence_ilo3', 'fence_ipmilan'],
+    ['fence_ilo4', 'fence_ipmilan'],
+    ['fence_ilo5', 'fence_ipmilan'],
+    ['fence_imm', 'fence_ipmilan'],
+    ['fence_ipmilanplus', 'fence_ipmilan'],
+    ['fence_ipmilan', 'fence_ipmilan'],
+  ])('follows the alias chain from %s to the script it runs (%s)', (alias, script) => {
+    expect(agentScript(alias)).toBe(script);
+    expect(agentParameters(alias)).toEqual(agentParameters(script));
+    expect(problems(spec({ agent: alias }))).toEqual([]);
   });
 
   it('knows an alias by its original (fence_idrac is fence_ipmilan)', () => {

@@ -27,14 +27,18 @@ export const KNOWN_AGENTS: readonly string[] = Object.keys(TABLE.agents);
 /** The agent an alias runs (fence_ilo3 -> fence_idrac -> fence_ipmilan); the name itself otherwise. */
 export function agentScript(agent: string): string {
   let name = agent;
-  for (let next = TABLE.agents[name]; typeof next === 'string'; next = TABLE.agents[name]) name = next;
+  // bounded: a cycle in the table must not hang a fence
+  for (let hops = 0, next = TABLE.agents[name]; typeof next === 'string' && hops < 8; hops++) {
+    name = next;
+    next = TABLE.agents[name];
+  }
   return name;
 }
 
 /** The options an agent declares, with their types; undefined for an agent the table does not know. */
 export function agentParameters(agent: string): Readonly<Record<string, ParamType>> | undefined {
-  let own = TABLE.agents[agent];
-  if (typeof own === 'string') own = TABLE.agents[own];
+  // fence_ilo4 -> fence_idrac -> fence_ipmilan: aliases may chain
+  const own = TABLE.agents[agentScript(agent)];
   if (own === undefined || typeof own === 'string') return undefined;
   return { ...TABLE.common, ...own };
 }
