@@ -6,7 +6,9 @@ import { demoPaths } from './paths';
 // cluster of its own (own port and state dir), so it never disturbs the e2e server. Every
 // run keeps its Playwright trace; the spec saves its own screenshots.
 const demo = demoPaths(process.env.PALISADE_DEMO ?? 'storm');
-const port = Number(process.env.PALISADE_DEMO_PORT ?? 39517);
+// below Linux's ephemeral range (32768-60999): a server another test binds to port 0 never
+// takes it between Playwright's check and this server's listen (CI saw EADDRINUSE on 39417)
+const port = Number(process.env.PALISADE_DEMO_PORT ?? 29517);
 export default defineConfig({
   testDir: '.',
   testMatch: `${demo.name}.spec.ts`,

@@ -5,7 +5,9 @@ import { E2E_STORAGE } from './helpers';
 // Playwright starts the real console (built UI, embedded demo cluster) on 127.0.0.1
 // unless PALISADE_URL points at one already running. Browsers: Debian's Chromium;
 // never `playwright install`.
-const port = Number(process.env.PALISADE_E2E_PORT ?? 39417);
+// below Linux's ephemeral range (32768-60999): a server another test binds to port 0 never
+// takes it between Playwright's check and this server's listen (CI saw EADDRINUSE on 39417)
+const port = Number(process.env.PALISADE_E2E_PORT ?? 29417);
 const external = process.env.PALISADE_URL;
 export default defineConfig({
   testDir: '.',
