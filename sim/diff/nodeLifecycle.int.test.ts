@@ -106,6 +106,14 @@ async function partitionAndHeal({ cluster, b }: Side) {
     `${b.name}: pods on ${NODE} evicted`,
     15_000,
   );
+  // ...and the kubelets' own watch has seen it too: a kubelet healed before that relists the
+  // pods without their deletion and writes Ready=True once more, an extra state that depends
+  // only on how far the watch lags the read (a loaded machine, either back end)
+  await eventually(
+    () => uids.every((u) => cluster.fleet.pod(u)?.metadata?.deletionTimestamp),
+    `${b.name}: the kubelets' watch saw the evictions`,
+    15_000,
+  );
   cluster.infra.heal(NODE);
   await eventually(
     async () => {
