@@ -53,14 +53,20 @@ export function nodeHealth(p: FencePolicySpec, n: NodeFacts, now: number): Healt
     if (!c || c.status !== want.status) continue;
     const since = c.lastTransitionTime ?? now;
     const stale = leaseStale(n, now);
-    const leaseDue = (n.lease?.renewTime ?? 0) + (n.lease?.durationSeconds ?? 40) * 1000;
+    // no renewal recorded: stale already (leaseStale), so the Lease sets no later due time
+    const renew = n.lease?.renewTime;
+    const leaseDue =
+      renew === undefined ? Number.NEGATIVE_INFINITY : renew + (n.lease?.durationSeconds ?? 40) * 1000 + 1;
     return {
       healthy: false,
       since,
       why: `${want.type} is ${want.status} since ${new Date(since).toISOString()}`,
       longEnough: now - since >= durationMs(want.duration) && (!p.requireStaleLease || stale),
       leaseStale: stale,
-      dueAt: Math.max(since + durationMs(want.duration), p.requireStaleLease ? leaseDue + 1 : 0),
+      dueAt: Math.max(
+        since + durationMs(want.duration),
+        p.requireStaleLease ? leaseDue : Number.NEGATIVE_INFINITY,
+      ),
     };
   }
   return { healthy: true };
