@@ -10,6 +10,7 @@ import {
   FenceNodeButton,
   PausePolicyButton,
 } from '../actions/GuardedActionButtons';
+import { cancelledByUser } from '../../lib/fencing/ended';
 import { useCluster } from '../console/cluster';
 import type { FenceRow } from './live';
 
@@ -21,8 +22,7 @@ export function FenceActions({ f }: { f: FenceRow }) {
     (phase === 'Detected' || phase === 'AwaitingApproval' || phase === 'Failed') && !f.spec.cancelRequested;
   const canPause = phase === 'Detected' || phase === 'AwaitingApproval';
   // a failed fence, or one a person cancelled, holds the node until someone fences it by hand
-  const byUser = f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
-  const canFenceAgain = phase === 'Failed' || (phase === 'Cancelled' && byUser);
+  const canFenceAgain = phase === 'Failed' || (phase === 'Cancelled' && cancelledByUser(f));
   if (!cluster || (!canApprove && !canCancel && !canPause && !canFenceAgain)) return null;
   const readOnly = current?.mode === 'read-only';
   return (

@@ -3,6 +3,7 @@
 // its side), not that they all died — fencing them all would turn a network blip into an
 // outage. No fence starts while the budget is exceeded.
 import { scaledValue } from '../kube/disruption.js';
+import { healthyForBudget, type NodeFacts, selects } from './health.js';
 import type { FencePolicySpec } from './types.js';
 
 /** Neither set: at least 51% of the policy's nodes must be healthy (Node Healthcheck's default). */
@@ -31,4 +32,27 @@ export function judgeBudget(p: FencePolicySpec, selected: number, unhealthy: num
     allowed: healthy >= min,
     message: `${healthy} of ${selected} nodes healthy, at least ${min} (minHealthy ${minSpec}) required`,
   };
+}
+
+/** A node as the budget counts it: its facts (with the Lease), and whether a fence is under way on it. */
+export interface BudgetNode {
+  node: NodeFacts;
+  /** a NodeFence about it has not ended: it counts unhealthy whatever its conditions say */
+  fencing: boolean;
+}
+
+/**
+ * The budget over the nodes a policy selects: how many are unhealthy, missing heartbeats or being
+ * fenced, judged against minHealthy/maxUnhealthy. The controller and the console's outlook both
+ * count this way, so the console never says a fence comes that the budget holds.
+ */
+export function budgetOver(p: FencePolicySpec, nodes: Iterable<BudgetNode>, now: number): BudgetVerdict {
+  let selected = 0;
+  let unhealthy = 0;
+  for (const { node, fencing } of nodes) {
+    if (!selects(p, node)) continue;
+    selected++;
+    if (fencing || !healthyForBudget(p, node, now)) unhealthy++;
+  }
+  return judgeBudget(p, selected, unhealthy);
 }

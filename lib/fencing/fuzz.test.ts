@@ -36,6 +36,9 @@ import { type NodeFacts, nodeHealth } from './health.js';
 import { decide, type FenceWorld } from './machine.js';
 import { API_VERSION, type FencePolicy, type NodeFence, parseFencePolicy, parseNodeFence } from './types.js';
 import { upcomingOf } from './warning.js';
+import { fenceWorldOf } from './coverage.js';
+import { fenceAtFor, warningMs } from './machine.js';
+import { fenceOutlook, type OutlookInput } from './outlook.js';
 
 const SIZE: Size = { string: 500, depth: 30 };
 const policySchema = crdSchema(FENCE_POLICY_CRD);
@@ -51,6 +54,8 @@ const fences = crdObject(fenceSchema, API_VERSION, 'NodeFence', {
   metadata: metadataOf(undefined, SIZE),
 });
 const NOW = Date.parse('2026-06-01T12:00:00Z');
+/** the outlook's world: no agent running, nothing on the node (they matter only after a fence) */
+const NONE = { podsOnNode: 0, attachmentsOnNode: 0, inFlight: false };
 
 const asRead = (v: unknown) => {
   const t = jsonText(v);
@@ -360,6 +365,79 @@ describe('fuzzing the FencePolicy and NodeFence reads and the fencing machine (f
         cases,
         performance.now() - started,
         JSON.stringify(Object.fromEntries(kinds)),
+      );
+    },
+    fuzzTimeout(cases, 60),
+  );
+
+  it(
+    "the console's outlook never disagrees with the machine",
+    () => {
+      const started = performance.now();
+      const codes = new Map<string, number>();
+      fc.assert(
+        fc.property(cases_, (c) => {
+          fc.pre(c !== undefined);
+          const name = c!.fence?.spec.policy ?? c!.policy.metadata.name;
+          const i: OutlookInput = {
+            now: c!.now,
+            nodeName: c!.fence?.spec.nodeName ?? c!.node?.name ?? 'n1',
+            node: c!.node,
+            fence: c!.fence,
+            policies: c!.policyMissing ? [] : [{ name, spec: c!.policy.spec }],
+            budget: (spec) => judgeBudget(spec, c!.selected, Math.min(c!.selected, c!.unhealthy)),
+          };
+          const o = fenceOutlook(i);
+          codes.set(o.code, (codes.get(o.code) ?? 0) + 1);
+          const built = fenceWorldOf({ ...i, ...NONE });
+          if (!built) {
+            expect(o.code).toBe('no-fence-coming');
+            return;
+          }
+          const w = built.world;
+          const d = decide(w);
+          const fresh = !w.fence || ['Cancelled', 'Failed', 'Recovered'].includes(w.fence.status.phase);
+          // a fence the machine starts now is announced, due now (replacing an ended one, it
+          // creates the new fence under the policy covering the node now, if any)
+          const next = d.kind === 'replace' ? fenceWorldOf({ ...i, ...NONE, fence: undefined }) : built;
+          if ((d.kind === 'create' || d.kind === 'replace') && next && decide(next.world).kind === 'create')
+            expect(o).toMatchObject({
+              code: 'fence-pending',
+              fenceAt: w.policy.approval === 'Manual' ? w.now : fenceAtFor(w.policy, w.now),
+            });
+          // a start announced for later: the machine, on the same facts then, starts it then
+          if (o.code === 'fence-pending') {
+            const detectAt = o.manual ? o.fenceAt : o.fenceAt - warningMs(w.policy);
+            expect(detectAt).toBeGreaterThanOrEqual(w.now);
+            expect(['create', 'replace']).toContain(decide({ ...w, now: detectAt }).kind);
+          }
+          // the Fencing page's and incident view's announcement says the same
+          const nw = w.fence ? fenceWorldOf({ ...i, ...NONE, fence: undefined })?.world : w;
+          const u = fresh && nw ? upcomingOf(w, nw) : undefined;
+          if (u && !u.paused) expect(o).toMatchObject({ code: 'fence-pending', fenceAt: u.fenceAt });
+          if (u?.paused) expect(o.code).toBe('fence-paused');
+          // nothing coming: the machine starts nothing and runs no agent
+          // (replacing an ended fence starts one only where a policy covers the node now)
+          const starting =
+            d.kind === 'replace'
+              ? !!nw && decide(nw).kind === 'create'
+              : ['create', 'adopt', 'run-agent'].includes(d.kind);
+          if (o.code === 'no-fence-coming' || o.code === 'fence-paused') expect(starting, d.kind).toBe(false);
+          // held by the budget exactly when the machine holds it (now, or at the step it takes next)
+          // (an ended fence whose node no policy covers now gets no new fence: nothing to hold)
+          if (d.kind === 'wait' && d.reason === 'budget' && nw) expect(o.code).toBe('fence-held');
+          if (d.kind === 'phase' && d.reason === 'BudgetExceeded') expect(o.code).toBe('fence-held');
+          if (o.code === 'fence-held') expect(w.budget.allowed).toBe(false);
+          // a fence that waits for a person is said to
+          if (d.kind === 'wait' && d.reason === 'approval') expect(o.code).toBe('fence-awaiting-approval');
+        }),
+        { numRuns: cases, seed: FUZZ_SEED, reporter },
+      );
+      fuzzReport(
+        'fence outlook against the machine',
+        cases,
+        performance.now() - started,
+        JSON.stringify(Object.fromEntries(codes)),
       );
     },
     fuzzTimeout(cases, 60),

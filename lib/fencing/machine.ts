@@ -4,6 +4,7 @@
 // result back into the NodeFence — which is why a restarted controller resumes where the last
 // one stopped: the state is the object, never memory.
 import type { BudgetVerdict } from './budget.js';
+import { cancelledByUser } from './ended.js';
 import { cameBack, type NodeFacts, nodeHealth } from './health.js';
 import {
   type Attempt,
@@ -343,8 +344,6 @@ export function newIncidentSince(
   return !h.healthy && h.since > endedAt ? h.since : undefined;
 }
 
-const cancelledByUser = (f: NodeFence) =>
-  f.status.conditions.find((c) => c.type === 'Processing')?.reason === 'CancelledByUser';
 /** a failure or a person's cancel holds the node for the rest of its incident */
 const heldByEnd = (f: NodeFence) => f.status.phase === 'Failed' || cancelledByUser(f);
 

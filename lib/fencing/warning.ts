@@ -2,8 +2,8 @@
 // NodeFence yet, and when. Computed by asking the state machine itself (decide) and the same
 // health rule it uses, so the console's "fenced automatically in N s" can never disagree with
 // what the controller will do.
-import { nodeHealth } from './health.js';
-import { decide, type FenceWorld, fenceAtFor } from './machine.js';
+import type { FenceWorld } from './machine.js';
+import { startOf } from './outlook.js';
 import { TERMINAL_PHASES } from './types.js';
 
 export interface Upcoming {
@@ -18,16 +18,15 @@ export interface Upcoming {
  * one the next incident replaces): unhealthy but not long enough yet (fenceAt = when it will be,
  * plus the warning window), or long enough and about to be detected. Manual policies fence nothing
  * on their own, and a node the budget holds has no time to announce (the Fencing page lists it).
+ * `w` is the machine's world (an ended fence judged under its own policy), `nw` the one a new
+ * fence is created in (the policy covering the node now).
  */
-export function upcomingOf(w: FenceWorld): Upcoming | undefined {
-  if (!w.node || w.policy.approval === 'Manual' || w.policyMissing) return undefined;
+export function upcomingOf(w: FenceWorld, nw: FenceWorld = { ...w, fence: undefined }): Upcoming | undefined {
+  if (!nw.node || nw.policy.approval === 'Manual' || nw.policyMissing) return undefined;
   if (w.fence && !TERMINAL_PHASES.has(w.fence.status.phase)) return undefined;
-  const h = nodeHealth(w.policy, w.node, w.now);
-  if (h.healthy) return undefined;
-  const d = decide(w);
-  const due = d.kind === 'create' || d.kind === 'replace';
-  const waiting = d.kind === 'wait' && (d.reason === 'not-long-enough' || d.reason === 'paused');
-  if (!due && !waiting) return undefined;
-  const detectAt = Math.max(w.now, h.dueAt);
-  return { fenceAt: fenceAtFor(w.policy, detectAt), paused: w.policy.paused };
+  // the console's outlook asks the same question the same way (lib/fencing/outlook.ts)
+  const s = startOf(w, nw);
+  if (s.kind === 'starts') return { fenceAt: s.fenceAt, paused: false };
+  if (s.kind === 'paused' && s.fenceAt !== undefined) return { fenceAt: s.fenceAt, paused: true };
+  return undefined;
 }

@@ -16,6 +16,8 @@ export function waitAdvice(o: WaitOutlook, now: number): string {
   const then = 'wait for the fence, then force delete is safe';
   switch (o.code) {
     case 'fence-pending':
+      if (o.manual)
+        return `${head}: FencePolicy ${o.policy} detects it ${o.fenceAt > now ? `in ${durationWords(o.fenceAt - now)}` : 'now'} and asks a person to approve the fence (the policy is Manual); approve it on the Fencing page, wait for the fence, then force delete is safe`;
       return o.fenceAt > now
         ? `${head}: FencePolicy ${o.policy} will fence it in ${durationWords(o.fenceAt - now)}; ${then}`
         : `${head}: FencePolicy ${o.policy} is due to fence it now; ${then}`;

@@ -15,6 +15,8 @@ export interface NodeFenceNote {
 
 export function fenceNoteText(n: NodeFenceNote, now: number): string {
   const o = n.outlook;
+  if (o?.code === 'fence-pending' && o.manual)
+    return `FencePolicy ${o.policy} detects ${n.node} ${o.fenceAt > now ? `in ${durationWords(o.fenceAt - now)}` : 'now'}, then waits for a person's approval: approve the fence to release the volume`;
   if (o?.code === 'fence-pending')
     return o.fenceAt > now
       ? `FencePolicy ${o.policy} will fence ${n.node} in ${durationWords(o.fenceAt - now)}: the volume is released after the fence`

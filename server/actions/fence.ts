@@ -14,7 +14,7 @@ import { API_VERSION, nodeFenceObject, TERMINAL_PHASES } from '../../lib/fencing
 import { nodeFacts as fencingNodeFacts } from '../fencing/facts.js';
 import type { ActionApis } from './actor.js';
 import { ActionError } from './errors.js';
-import { coveringPolicy } from './fenceNode.js';
+import { coveringPolicyOf } from './fenceNode.js';
 import { type Loaded, nodeSummary, nodeTarget, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, type LiveFence, nodeFacts, readFence, readNode } from './live.js';
 
@@ -80,15 +80,15 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
   const node = await readNode(apis, name);
   // neither a NodeFence nor a Node of that name: the fence asked for does not exist
   if (!node) throw new ActionError('NOT_FOUND', `NodeFence ${name} not found`);
-  const policy = await coveringPolicy(apis, node);
-  const policyName = policy?.metadata.name ?? '(none)';
+  const policy = await coveringPolicyOf(apis, node);
+  const policyName = policy?.name ?? '(none)';
   return {
     action: 'cancelFence',
     target: nodeTarget(node),
     verdict: judgeCancelAnnounced({
       nodeName: name,
       node: nodeFacts(node),
-      policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
+      policy: policy && { name: policy.name, paused: policy.spec.paused },
     }),
     will: [
       `CREATE NodeFence ${name} (policy ${policyName}) with spec.cancelRequested: who, when and why`,
@@ -121,18 +121,18 @@ async function loadCancelAnnouncedOverEnded(
   apis: ActionApis,
   live: LiveFence,
   node: k8s.V1Node,
-  policy: Awaited<ReturnType<typeof coveringPolicy>>,
+  policy: Awaited<ReturnType<typeof coveringPolicyOf>>,
 ): Promise<Loaded> {
   const name = live.fence.metadata.name;
   const nodeName = live.fence.spec.nodeName;
-  const policyName = policy?.metadata.name ?? '(none)';
+  const policyName = policy?.name ?? '(none)';
   return {
     action: 'cancelFence',
     target: target(live),
     verdict: judgeCancelAnnounced({
       nodeName,
       node: nodeFacts(node),
-      policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
+      policy: policy && { name: policy.name, paused: policy.spec.paused },
     }),
     will: [
       `PATCH NodeFence ${name} (${live.fence.status.phase}, of an earlier incident; conditional on its resourceVersion): spec.cancelRequested with who, when and why`,
@@ -158,7 +158,7 @@ async function announcedOverEnded(apis: ActionApis, live: LiveFence) {
   if (!TERMINAL_PHASES.has(live.fence.status.phase)) return undefined;
   const node = await readNode(apis, live.fence.spec.nodeName);
   if (!node) return undefined;
-  const policy = await coveringPolicy(apis, node);
+  const policy = await coveringPolicyOf(apis, node);
   if (!policy) return undefined;
   const since = newIncidentSince(live.fence, policy.spec, fencingNodeFacts(node), Date.now());
   return since === undefined ? undefined : { node, policy };

@@ -4,9 +4,9 @@
 // cannot slip an automatic fence in between as it could between a delete and a create. The
 // fencing controller adopts it: Detected with no warning window, then the agent, verification
 // and release like any fence. The policy is the one that covers the node
-// (first by name, the controller's own rule), read live as the person, like every other fact.
+// (lib/fencing/coverage.ts, the controller's own rule), read live as the person, like every other fact.
 import * as k8s from '@kubernetes/client-node';
-import { selects } from '../../lib/fencing/health.js';
+import { coveringPolicy } from '../../lib/fencing/coverage.js';
 import { API_VERSION, nodeFenceObject, parseFencePolicy, TERMINAL_PHASES } from '../../lib/fencing/types.js';
 import { judgeFenceNode } from '../../lib/guard/fenceNode.js';
 import { nodeFacts as fencingNodeFacts } from '../fencing/facts.js';
@@ -16,18 +16,18 @@ import { POLICY_API } from './fencePolicy.js';
 import { type Loaded, nodeSummary, nodeTarget, type WriteOptions } from './kind.js';
 import { FENCE_API, fenceFacts, nodeFacts, readFence, readNode } from './live.js';
 
-/** The FencePolicy the controller would fence this node under: the first by name that selects it. */
-export async function coveringPolicy(apis: ActionApis, node: k8s.V1Node) {
+/** The FencePolicy the controller would fence this node under (lib/fencing/coverage.ts, its own rule). */
+export async function coveringPolicyOf(apis: ActionApis, node: k8s.V1Node) {
   // no FencePolicy CRD (404): no policy covers the node, which the guard then says
   const list = ((await orMissing(apis.custom.listClusterCustomObject({ ...POLICY_API }))) ?? {}) as {
     items?: unknown[];
   };
-  const facts = fencingNodeFacts(node);
-  return (list.items ?? [])
-    .map(parseFencePolicy)
-    .flatMap((p) => (p.ok ? [p.value] : []))
-    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
-    .find((p) => selects(p.spec, facts));
+  const entries = (list.items ?? []).flatMap((raw) => {
+    const p = parseFencePolicy(raw);
+    return p.ok ? [{ name: p.value.metadata.name, spec: p.value.spec }] : [];
+  });
+  const c = coveringPolicy(entries, fencingNodeFacts(node), undefined);
+  return c?.spec && { name: c.name, spec: c.spec };
 }
 
 const dry = (o: WriteOptions) => (o.dryRun ? { dryRun: 'All' } : {});
@@ -39,17 +39,17 @@ export async function loadFenceNode(
 ): Promise<Loaded> {
   const [node, live] = await Promise.all([readNode(apis, name), readFence(apis, name)]);
   if (!node) throw new ActionError('NOT_FOUND', `node ${name} not found`);
-  const policy = await coveringPolicy(apis, node);
+  const policy = await coveringPolicyOf(apis, node);
   const fence = live && fenceFacts(live.fence);
   const ended = live && TERMINAL_PHASES.has(live.fence.status.phase) ? live.raw.metadata : undefined;
   const verdict = judgeFenceNode({
     nodeName: name,
     node: nodeFacts(node),
-    policy: policy && { name: policy.metadata.name, paused: policy.spec.paused },
+    policy: policy && { name: policy.name, paused: policy.spec.paused },
     fence,
     heldByBudget: heldByBudget(name),
   });
-  const policyName = policy?.metadata.name ?? '(none)';
+  const policyName = policy?.name ?? '(none)';
   return {
     action: 'fenceNode',
     target: nodeTarget(node),

@@ -8,15 +8,15 @@ import type { ActionApis } from './actor.js';
 import { ActionError, orMissing } from './errors.js';
 import { deletionOutcome, type Loaded, nodeSummary } from './kind.js';
 import { attachedRwo, fenceOfNode, nodeFacts, readNode } from './live.js';
-import { readOutlook } from './outlook.js';
+import { type BudgetOf, readOutlook } from './outlook.js';
 
 export async function loadForceDelete(
   apis: ActionApis,
   namespace: string,
   name: string,
   forceDetach: ForceDetachFacts,
-  /** why the fencing budget holds a node's fence, by node (the fencing controller's held list) */
-  heldByBudget: (node: string) => string | undefined = () => undefined,
+  /** the fencing controller's budget count over a policy's nodes (undefined: not counted here) */
+  budgetOf?: BudgetOf,
 ): Promise<Loaded> {
   const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
   if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
@@ -26,7 +26,7 @@ export async function loadForceDelete(
     nodeName ? fenceOfNode(apis, nodeName) : undefined,
     attachedRwo(apis, pod),
   ]);
-  const outlook = node && nodeName ? await readOutlook(apis, node, heldByBudget(nodeName)) : undefined;
+  const outlook = node && nodeName ? await readOutlook(apis, node, budgetOf) : undefined;
   const owner = pod.metadata?.ownerReferences?.find((r) => r.controller);
   const uid = pod.metadata!.uid!;
   const verdict = judgeForceDelete({

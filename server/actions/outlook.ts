@@ -1,35 +1,40 @@
-// Live reads for the force-delete dialog's "a fence is coming" (lib/guard/fenceOutlook): the
-// FencePolicies, the node's Lease and its NodeFence's policy and fenceAt, read as the person.
-// Any of them unreadable (no CRD, no RBAC to list policies or read Leases) only means the
-// dialog cannot say a fence is coming: never an error, never a reason to call the pod safe.
+// Live reads for the force-delete and fence-now dialogs' "a fence is coming" (lib/fencing/outlook):
+// the FencePolicies, the node's Lease and its NodeFence, read as the person. Any of them
+// unreadable (no CRD, no RBAC to list policies or read Leases) only means the dialog cannot say a
+// fence is coming: never an error, never a reason to call the pod safe.
 import type * as k8s from '@kubernetes/client-node';
-import { nodeFacts as fencingNodeFacts, leaseFacts, withLease } from '../fencing/facts.js';
-import { GROUP, parseFencePolicy, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
+import type { BudgetVerdict } from '../../lib/fencing/budget.js';
+import type { PolicyEntry } from '../../lib/fencing/coverage.js';
+import { fenceOutlook } from '../../lib/fencing/outlook.js';
 import {
-  type FenceOutlook,
-  fenceOutlook,
-  type OutlookFence,
-  type PolicyFacts,
-  policyFactsOf,
-} from '../../lib/guard/fenceOutlook.js';
+  type FencePolicySpec,
+  GROUP,
+  type NodeFence,
+  parseFencePolicy,
+  POLICY_PLURAL,
+  VERSION,
+} from '../../lib/fencing/types.js';
+import type { FenceOutlook } from '../../lib/guard/fenceOutlook.js';
+import { nodeFacts as fencingNodeFacts, leaseFacts, withLease } from '../fencing/facts.js';
 import type { ActionApis } from './actor.js';
 import { readFence } from './live.js';
 
-/** A policy as the outlook needs it; paused and warningWindow read from the raw spec. */
-export function policyFacts(raw: unknown): PolicyFacts | undefined {
+/** A policy the controller could not parse has no spec: it covers nothing new, as for the controller. */
+function policyEntry(raw: unknown): PolicyEntry | undefined {
+  const name = (raw as { metadata?: { name?: unknown } })?.metadata?.name;
+  if (typeof name !== 'string') return undefined;
   const parsed = parseFencePolicy(raw);
-  if (!parsed.ok) return undefined;
-  return policyFactsOf(parsed.value.metadata.name, parsed.value.spec, (raw as { spec?: unknown }).spec);
+  return parsed.ok ? { name, spec: parsed.value.spec } : { name };
 }
 
-async function policies(apis: ActionApis): Promise<PolicyFacts[]> {
+async function policies(apis: ActionApis): Promise<PolicyEntry[]> {
   try {
     const list = (await apis.custom.listClusterCustomObject({
       group: GROUP,
       version: VERSION,
       plural: POLICY_PLURAL,
     })) as { items?: unknown[] };
-    return (list.items ?? []).map(policyFacts).filter((p): p is PolicyFacts => !!p);
+    return (list.items ?? []).map(policyEntry).filter((p): p is PolicyEntry => !!p);
   } catch {
     return [];
   }
@@ -45,37 +50,38 @@ async function lease(apis: ActionApis, node: string) {
   }
 }
 
-async function fence(apis: ActionApis, node: string): Promise<OutlookFence | undefined> {
+async function fence(apis: ActionApis, node: string): Promise<NodeFence | undefined> {
   try {
-    const f = (await readFence(apis, node))?.fence;
-    if (!f) return undefined;
-    const fenceAt = (f.status as { fenceAt?: string | null }).fenceAt;
-    return {
-      name: f.metadata.name,
-      nodeName: f.spec.nodeName,
-      policy: f.spec.policy,
-      phase: f.status.phase,
-      ...(fenceAt ? { fenceAt: Date.parse(fenceAt) } : {}),
-    };
+    return (await readFence(apis, node))?.fence;
   } catch {
     return undefined;
   }
 }
 
-/** Whether a fence is coming for this node, read live; undefined when it cannot be told. */
+/** The controller's budget count over a policy's nodes; undefined: not counted on this replica. */
+export type BudgetOf = (spec: FencePolicySpec) => BudgetVerdict | undefined;
+
+/** Nothing known of the budget (no fencing controller here): it holds nothing, as before any count. */
+const UNCOUNTED: BudgetVerdict = { allowed: true, message: 'the budget is not counted here' };
+
+/**
+ * Whether a fence is coming for this node, read live; undefined when it cannot be told. `budget`
+ * is the controller's count over a policy's nodes (server/fencing/world.ts budgetFor).
+ */
 export async function readOutlook(
   apis: ActionApis,
   node: k8s.V1Node,
-  heldByBudget?: string,
+  budget?: BudgetOf,
 ): Promise<FenceOutlook | undefined> {
   const name = node.metadata?.name;
   if (!name) return undefined;
   const [ps, l, f] = await Promise.all([policies(apis), lease(apis, name), fence(apis, name)]);
   return fenceOutlook({
+    now: Date.now(),
+    nodeName: name,
     node: withLease(fencingNodeFacts(node), l),
     fence: f,
     policies: ps,
-    now: Date.now(),
-    heldByBudget,
+    budget: (spec) => budget?.(spec) ?? UNCOUNTED,
   });
 }

@@ -24,6 +24,7 @@ import { loadApproveFence, loadCancelFence } from './fence.js';
 import { loadFenceNode } from './fenceNode.js';
 import { loadPausePolicy } from './fencePolicy.js';
 import { loadForceDelete } from './forceDelete.js';
+import type { BudgetOf } from './outlook.js';
 import { type ActionRequest, type Loaded, type NodeSummary, type Target, targetName } from './kind.js';
 import { loadRemoveTaint } from './outOfService.js';
 import { ensureRecordable, type Recorded, record } from './record.js';
@@ -38,6 +39,8 @@ export interface ActionContext {
   authorize(a: AccessAttributes): Promise<AccessDecision>;
   /** why the fencing budget holds a node's fence, if it does (the dialog then says no fence comes) */
   heldByBudget?(node: string): string | undefined;
+  /** the fencing controller's budget count over a policy's nodes (the outlook judges a fence by it) */
+  budgetOf?: BudgetOf;
   /** the install's audit key: the record is sealed as Palisade's own (lib/guard/auditSeal.ts) */
   auditKey?: Buffer;
 }
@@ -65,9 +68,7 @@ export interface Submission {
 function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise<Loaded> {
   switch (r.action) {
     case 'forceDeletePod':
-      return loadForceDelete(apis, r.namespace, r.name, forceDetachOf(ctx.conn), (n) =>
-        ctx.heldByBudget?.(n),
-      );
+      return loadForceDelete(apis, r.namespace, r.name, forceDetachOf(ctx.conn), ctx.budgetOf);
     case 'detachVolume':
       return loadDetach(apis, r.attachment);
     case 'removeOutOfServiceTaint':

@@ -1,64 +1,56 @@
 // The fencing state machine's input for one node, from the controller's informers and the
 // console's cache: the policy that covers it, the node with its Lease, the budget over the
 // policy's nodes, and what still runs on the node.
-import { judgeBudget } from '../../lib/fencing/budget.js';
-import { healthyForBudget, selects } from '../../lib/fencing/health.js';
-import type { FenceWorld } from '../../lib/fencing/machine.js';
+import { type BudgetVerdict, budgetOver } from '../../lib/fencing/budget.js';
+import { coveringPolicy, fenceWorldOf, type PolicyEntry } from '../../lib/fencing/coverage.js';
 import { nodeHealth } from '../../lib/fencing/health.js';
+import type { FenceWorld } from '../../lib/fencing/machine.js';
 import { type Upcoming, upcomingOf } from '../../lib/fencing/warning.js';
-import {
-  type FencePolicySpec,
-  fencePolicySpec,
-  type NodeFence,
-  TERMINAL_PHASES,
-} from '../../lib/fencing/types.js';
+import { type FencePolicySpec, type NodeFence, TERMINAL_PHASES } from '../../lib/fencing/types.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { withLease } from './facts.js';
 import type { FencingInformers } from './informers.js';
 
-/** Used for fences whose policy was deleted after the node was fenced: only release/recovery remain. */
-const AFTER_POLICY_DELETED = fencePolicySpec.parse({ agent: { type: 'power' } });
-
 /** node Leases live in kube-node-lease, keyed namespace/name by the informer */
 export const leaseOf = (inf: FencingInformers, node: string) => inf.leases.get(`kube-node-lease/${node}`);
 
+/** The policies as the informer holds them (one it cannot parse has no spec). */
+export const policiesOf = (inf: FencingInformers): PolicyEntry[] =>
+  [...inf.policies.values()].map((p) => ({ name: p.name, spec: p.value?.spec }));
+
 /** A fence keeps the policy it was created under; a new one takes the first (by name) that selects the node. */
 export function policyFor(inf: FencingInformers, node: string, fence: NodeFence | undefined) {
-  const all = [...inf.policies.values()].sort((a, b) => a.name.localeCompare(b.name));
-  if (fence) {
-    const p = all.find((x) => x.name === fence.spec.policy);
-    return { name: fence.spec.policy, spec: p?.value?.spec, missing: !p?.value };
-  }
-  const facts = inf.nodes.get(node);
-  const p = facts && all.find((x) => x.value && selects(x.value.spec, facts));
-  return p?.value ? { name: p.name, spec: p.value.spec, missing: false } : undefined;
+  return coveringPolicy(policiesOf(inf), inf.nodes.get(node), fence);
 }
 
-/** Nodes the policy selects, and how many of them are unhealthy, missing heartbeats or being fenced. */
+/** The budget over the policy's nodes, as the controller counts it (lib/fencing/budget.ts). */
 function budget(inf: FencingInformers, spec: FencePolicySpec, now: number) {
-  let selected = 0;
-  let unhealthy = 0;
+  return budgetOver(spec, budgetNodes(inf), now);
+}
+
+function* budgetNodes(inf: FencingInformers) {
   for (const n of inf.nodes.values()) {
-    if (!selects(spec, n)) continue;
-    selected++;
     const f = inf.fences.get(n.name)?.value;
-    const fencing = f && !TERMINAL_PHASES.has(f.status.phase);
-    if (fencing || !healthyForBudget(spec, withLease(n, leaseOf(inf, n.name)), now)) unhealthy++;
+    yield { node: withLease(n, leaseOf(inf, n.name)), fencing: !!f && !TERMINAL_PHASES.has(f.status.phase) };
   }
-  return judgeBudget(spec, selected, unhealthy);
 }
 
 function budgetOnce(
   inf: FencingInformers,
   spec: FencePolicySpec,
   now: number,
-  budgets: Map<FencePolicySpec, ReturnType<typeof judgeBudget>> | undefined,
+  budgets: Map<FencePolicySpec, BudgetVerdict> | undefined,
 ) {
   const known = budgets?.get(spec);
   if (known) return known;
   const b = budget(inf, spec, now);
   budgets?.set(spec, b);
   return b;
+}
+
+/** The budget over a policy's nodes now, as the controller counts it (for the dialogs' outlook). */
+export function budgetOf(inf: FencingInformers, spec: FencePolicySpec, now = Date.now()): BudgetVerdict {
+  return budget(inf, spec, now);
 }
 
 export function worldOf(
@@ -68,28 +60,25 @@ export function worldOf(
   fence: NodeFence | undefined,
   inFlight: boolean,
   /** budgets already judged at this instant, by policy spec (a list of many nodes judges each once) */
-  budgets?: Map<FencePolicySpec, ReturnType<typeof judgeBudget>>,
+  budgets?: Map<FencePolicySpec, BudgetVerdict>,
 ): FenceWorld | undefined {
-  const policy = policyFor(inf, node, fence);
-  if (!policy) return undefined;
   const facts = inf.nodes.get(node);
   const now = Date.now();
-  const spec = policy.spec ?? AFTER_POLICY_DELETED;
   const running = conn.cache.podsOnNode(node).filter((p) => p.state !== 'Succeeded' && p.state !== 'Failed');
   const attachments = [...conn.informers.volumeAttachments.values()].filter(
     (a) => (a as { node?: string }).node === node,
   );
-  return {
+  return fenceWorldOf({
     now,
-    policy: spec,
+    policies: policiesOf(inf),
+    nodeName: node,
     node: facts && withLease(facts, leaseOf(inf, node)),
     fence,
-    budget: budgetOnce(inf, spec, now, budgets),
+    budget: (spec) => budgetOnce(inf, spec, now, budgets),
     podsOnNode: running.length,
     attachmentsOnNode: attachments.length,
     inFlight,
-    policyMissing: policy.missing,
-  };
+  })?.world;
 }
 
 /** What still waits on a node: pods bound to it (not finished) and the VolumeAttachments naming it. */
@@ -124,7 +113,7 @@ export function upcomingFences(
   now = Date.now(),
 ): UpcomingFence[] {
   const out: UpcomingFence[] = [];
-  const budgets = new Map<FencePolicySpec, ReturnType<typeof judgeBudget>>();
+  const budgets = new Map<FencePolicySpec, BudgetVerdict>();
   for (const n of inf.nodes.values()) {
     const fence = inf.fences.get(n.name)?.value;
     const policy = policyFor(
@@ -134,7 +123,9 @@ export function upcomingFences(
     );
     if (!policy?.spec || nodeHealth(policy.spec, withLease(n, leaseOf(inf, n.name)), now).healthy) continue;
     const w = worldOf(inf, conn, n.name, fence, false, budgets);
-    const u: Upcoming | undefined = w && upcomingOf({ ...w, now });
+    // an ended fence: the new one is created under the policy covering the node now
+    const nw = fence ? worldOf(inf, conn, n.name, undefined, false, budgets) : w;
+    const u: Upcoming | undefined = w && nw && upcomingOf({ ...w, now }, { ...nw, now });
     if (u)
       out.push({
         node: n.name,

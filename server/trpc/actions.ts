@@ -11,7 +11,8 @@ import { GUARDED_ACTION_NAMES, MAX_REASON_LENGTH } from '../../lib/guard/actions
 import { type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
 import { AUDIT_KINDS, auditRowOfEntry, mergeAuditRows } from '../../lib/history/audit.js';
 import { MAX_TIMELINE_LIMIT } from '../../lib/history/filter.js';
-import { FENCE_PLURAL, GROUP } from '../../lib/fencing/types.js';
+import { FENCE_PLURAL, type FencePolicySpec, GROUP } from '../../lib/fencing/types.js';
+import { budgetOf } from '../fencing/world.js';
 import { actorOf } from '../actions/actor.js';
 import { ActionError } from '../actions/errors.js';
 import { perform, preview } from '../actions/perform.js';
@@ -140,6 +141,10 @@ function seam(ctx: SignedInContext, clusterId: string) {
         .get(conn.id)
         ?.held()
         .find((h) => h.node === node && h.reason === 'budget')?.why,
+    budgetOf: (spec: FencePolicySpec) => {
+      const inf = ctx.fencing?.controllers.get(conn.id)?.informers;
+      return inf && budgetOf(inf, spec);
+    },
   };
 }
 

@@ -10,10 +10,11 @@ import type { DepartedPod, ForceDetachSettings, RwoInput, RwoRow } from '../../l
 import type { ClusterConnection, ClusterSpec } from '../kube/connection.js';
 import { isFenced } from '../../lib/fencing/view.js';
 import { TERMINAL_PHASES } from '../../lib/fencing/types.js';
-import { fenceOutlook, isWait, policyFactsOf } from '../../lib/guard/fenceOutlook.js';
+import { fenceOutlook } from '../../lib/fencing/outlook.js';
+import { isWait } from '../../lib/guard/fenceOutlook.js';
 import type { NodeFenceNote } from '../../lib/volumes/fenceNote.js';
 import { withLease } from '../fencing/facts.js';
-import { leaseOf } from '../fencing/world.js';
+import { budgetOf, leaseOf, policiesOf } from '../fencing/world.js';
 import {
   allow,
   type Context,
@@ -94,35 +95,23 @@ function fenceNotesOf(
 ): NodeFenceNote[] {
   const inf = ctx.fencing?.controllers.get(conn.id)?.informers;
   if (!inf) return [];
-  const policies = [...inf.policies.values()].flatMap((p) =>
-    p.value ? [policyFactsOf(p.name, p.value.spec)] : [],
-  );
   const nodes = new Set(rows.flatMap((r) => r.attachments.map((a) => a.node)));
-  const held = new Map(
-    (ctx.fencing?.controllers.get(conn.id)?.held() ?? [])
-      .filter((h) => h.reason === 'budget')
-      .map((h) => [h.node, h.why]),
-  );
+  const policies = policiesOf(inf);
   const now = Date.now();
   return [...nodes].flatMap((node): NodeFenceNote[] => {
     const facts = inf.nodes.get(node);
     const f = inf.fences.get(node)?.value;
     const live = f && !TERMINAL_PHASES.has(f.status.phase) ? f : undefined;
-    const fenceAt = (live?.status as { fenceAt?: string | null } | undefined)?.fenceAt;
+    // the controller's own world (its informers, policy and budget count): lib/fencing/outlook.ts
     const outlook =
       facts &&
       fenceOutlook({
-        node: withLease(facts, leaseOf(inf, node)),
-        fence: live && {
-          name: live.metadata.name,
-          nodeName: live.spec.nodeName,
-          policy: live.spec.policy,
-          phase: live.status.phase,
-          ...(fenceAt ? { fenceAt: Date.parse(fenceAt) } : {}),
-        },
-        policies,
         now,
-        heldByBudget: held.get(node),
+        nodeName: node,
+        node: withLease(facts, leaseOf(inf, node)),
+        fence: f,
+        policies,
+        budget: (spec) => budgetOf(inf, spec, now),
       });
     const coming =
       outlook && (isWait(outlook) || outlook.code === 'fence-paused' || outlook.code === 'fence-held')

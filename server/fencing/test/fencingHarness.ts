@@ -5,6 +5,7 @@ import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { rwoDatabaseScenario, startScenario } from '../../../sim/test/clusterHarness.js';
 import {
   FENCE_PLURAL,
+  type FencePolicySpec,
   GROUP,
   type NodeFence,
   parseNodeFence,
@@ -12,6 +13,7 @@ import {
   VERSION,
 } from '../../../lib/fencing/types.js';
 import { ClusterConnection } from '../../kube/connection.js';
+import { budgetOf } from '../world.js';
 import { AgentUnavailable } from '../agents.js';
 import { type ExecAgentFactory, FencingController } from '../controller.js';
 import { captureLogs } from '../../test/logCapture.js';
@@ -246,5 +248,6 @@ export function adminSeam(f: Fenced) {
       const h = f.controller.held().find((x) => x.node === node);
       return h?.reason === 'budget' ? h.why : undefined;
     },
+    budgetOf: (spec: FencePolicySpec) => budgetOf(f.controller.informers, spec),
   };
 }
