@@ -48,6 +48,7 @@ import {
   workloadObjects,
 } from './scenario/build.js';
 import type { Scenario } from './scenario/schema.js';
+import { isConflict } from '../lib/kube/errorText.js';
 
 /**
  * Which control plane the simulated data plane runs against: the embedded API server with
@@ -199,7 +200,7 @@ export async function createAll(kc: k8s.KubeConfig, objects: k8s.KubernetesObjec
       try {
         await api.create(o);
       } catch (e) {
-        if ((e as { code?: number }).code !== 409) throw e;
+        if (!isConflict(e)) throw e;
       }
     }
   };

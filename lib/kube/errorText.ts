@@ -30,6 +30,9 @@ export function errorText(e: unknown): string {
 }
 
 /** A failed Kubernetes call's HTTP code: 409 (someone wrote first) and 404 are the ones callers branch on. */
-const codeOf = (e: unknown) => (e as MaybeApiError | null)?.code;
+export const codeOf = (e: unknown): number | undefined => {
+  const c = (e as MaybeApiError | null)?.code;
+  return typeof c === 'number' ? c : undefined;
+};
 export const isConflict = (e: unknown) => codeOf(e) === 409;
 export const isNotFound = (e: unknown) => codeOf(e) === 404;

@@ -11,6 +11,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { SESSION_KEY_BYTES } from '../../lib/auth/sealedRecord.js';
 import type { Logger } from '../log.js';
+import { codeOf } from '../../lib/kube/errorText.js';
 
 export interface InstallKeys {
   session: Buffer;
@@ -31,7 +32,6 @@ export function processKeys(): InstallKeys {
   return { session: randomBytes(SESSION_KEY_BYTES), audit: randomBytes(SESSION_KEY_BYTES) };
 }
 
-const codeOf = (e: unknown) => (e as { code?: number } | undefined)?.code;
 const brief = (e: unknown) => (codeOf(e) ? `HTTP ${codeOf(e)}` : ((e as Error)?.message ?? String(e)));
 
 function keyOf(s: k8s.V1Secret, ref: KeySecretRef, name: string): Buffer | undefined {

@@ -13,6 +13,7 @@ import { openRecord, sealRecord } from '../../lib/auth/sealedRecord.js';
 import { decodeRecord, encodeRecord, type SessionRecord } from '../../lib/auth/sharedSession.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import type { Logger } from '../log.js';
+import { codeOf } from '../../lib/kube/errorText.js';
 
 const LABELS = { 'app.kubernetes.io/name': 'palisade', 'app.kubernetes.io/component': 'session' };
 const SELECTOR = Object.entries(LABELS)
@@ -33,7 +34,6 @@ export interface StoreEvents {
   gone(key: string, last: SessionRecord): void;
 }
 
-const codeOf = (e: unknown) => (e as { code?: number } | undefined)?.code;
 /** an API error in a few words: client-node's messages carry whole response bodies */
 const brief = (e: unknown) => (codeOf(e) ? `HTTP ${codeOf(e)}` : ((e as Error)?.message ?? String(e)));
 

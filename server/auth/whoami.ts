@@ -3,14 +3,12 @@
 // privilege, and it is how a pasted token is checked: a token the cluster does not accept
 // answers 401.
 import * as k8s from '@kubernetes/client-node';
-import { errorText } from '../../lib/kube/errorText.js';
+import { codeOf, errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Credential, Principal } from './identity.js';
 import { makeClientAs } from './kubeAs.js';
 
 export type WhoAmI = { ok: true; principal: Principal } | { ok: false; status?: number; message: string };
-
-const statusOf = (e: unknown) => (e as { code?: number }).code;
 
 export async function whoAmI(conn: ClusterConnection, credential: Credential): Promise<WhoAmI> {
   try {
@@ -30,7 +28,7 @@ export async function whoAmI(conn: ClusterConnection, credential: Credential): P
       },
     };
   } catch (e) {
-    const status = statusOf(e);
+    const status = codeOf(e);
     const message =
       status === 401
         ? `cluster "${conn.id}" does not accept this token (401 Unauthorized)`

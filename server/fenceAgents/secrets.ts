@@ -1,7 +1,7 @@
 // The credentials of an exec fence agent, read from the Secrets its FencePolicy names. Read
 // just before each run (not cached): a rotated BMC password is used on the next attempt.
 import * as k8s from '@kubernetes/client-node';
-import { errorText } from '../../lib/kube/errorText.js';
+import { codeOf, errorText } from '../../lib/kube/errorText.js';
 
 export interface SecretRef {
   name: string;
@@ -15,7 +15,7 @@ async function readSecret(core: k8s.CoreV1Api, namespace: string, name: string, 
   try {
     return await core.readNamespacedSecret({ name, namespace });
   } catch (e) {
-    const code = (e as { code?: number }).code;
+    const code = codeOf(e);
     const why = code === 404 ? 'not found' : errorText(e);
     throw new SecretParamError(`Secret ${namespace}/${name} (for ${forParams}): ${why}`);
   }

@@ -13,6 +13,7 @@ import { done, type Result } from '../../lib/runtime/result.js';
 import { component, type Logger } from '../log.js';
 import { Controller } from '../runtime/controller.js';
 import type { Term } from '../runtime/gate.js';
+import { codeOf } from '../../lib/kube/errorText.js';
 
 /** The annotation on a FencePolicy that palisade.yaml defines (its spec is the file's). */
 export const FROM_CONFIG_ANNOTATION = 'palisade.dev/defined-in';
@@ -21,8 +22,6 @@ export const FROM_CONFIG_VALUE = 'palisade.yaml';
 export type ConfigPolicySpecs = Record<string, Record<string, unknown>>;
 
 type Policy = k8s.KubernetesObject & { spec?: Record<string, unknown> };
-
-const codeOf = (e: unknown) => (e as { code?: number }).code;
 
 /** The spec to write over `current`: the file's, with the paused flag people set kept. */
 export function desiredSpec(file: Record<string, unknown>, current?: Record<string, unknown>) {

@@ -38,7 +38,7 @@ import {
   type WaitingHolder,
   type WorkloadRef,
 } from '../../lib/instanceIds/types.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { codeOf, errorText } from '../../lib/kube/errorText.js';
 import { labelSelectorToString } from '../../lib/kube/labelSelector.js';
 import { FENCE_PLURAL, GROUP, parseNodeFence, VERSION } from '../../lib/fencing/types.js';
 import { parseIdMap } from '../../lib/instanceIds/map.js';
@@ -156,8 +156,6 @@ interface Annotations {
 }
 
 type Judged = { ok: true; holders: Map<string, StopVerdict>; nodes: Map<string, string> } | Refusal;
-
-const codeOf = (e: unknown) => (e instanceof k8s.ApiException ? e.code : undefined);
 
 /** Which pod is asking: its name, and the uid its token is bound to (checked against the live pod). */
 export interface PodIdentity {

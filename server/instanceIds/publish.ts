@@ -7,7 +7,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { INSTANCE_IDS_CONFIGMAP, INSTANCE_IDS_CONFIGMAP_KEY } from '../../lib/instanceIds/types.js';
 import type { WorkloadView } from '../../lib/console/views.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { isConflict, errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Logger } from '../log.js';
 
@@ -68,7 +68,7 @@ export class EndpointPublisher {
     try {
       await this.core.createNamespacedConfigMap({ namespace, body });
     } catch (e) {
-      if ((e as { code?: number }).code !== 409) throw e;
+      if (!isConflict(e)) throw e;
       // there already: written by this console, another one, or an earlier one now gone. A
       // console that answers keeps it (its pods know it); a dead address is taken over
       const current = await this.core.readNamespacedConfigMap({ namespace, name: INSTANCE_IDS_CONFIGMAP });

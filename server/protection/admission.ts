@@ -29,6 +29,7 @@ import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { RetryBatch, type RoundResult } from './retryBatch.js';
 import { keepAliveStatusApi, type StatusApi, writeStatus } from './statusWrite.js';
+import { isNotFound } from '../../lib/kube/errorText.js';
 
 export interface AdmissionInput {
   cellId: string;
@@ -237,7 +238,7 @@ export class Admission {
       this.written.set(key, parsed.value);
       return parsed.value;
     } catch (e) {
-      if ((e as { code?: number }).code === 404) return this.store.get(key)?.protector;
+      if (isNotFound(e)) return this.store.get(key)?.protector;
       throw e;
     }
   }

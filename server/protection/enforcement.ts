@@ -20,7 +20,7 @@ import {
   type ProbeReading,
   readProbe,
 } from '../../lib/protection/enforcement.js';
-import { errorText, isConflict } from '../../lib/kube/errorText.js';
+import { isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { type Result, requeueAfter } from '../../lib/runtime/result.js';
 import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
@@ -177,7 +177,7 @@ export class Enforcer {
     const kc = term.kc(t.kc);
     const api = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
     const cfg = await api.readValidatingWebhookConfiguration({ name: WEBHOOK_NAME }).catch((e) => {
-      if ((e as { code?: number }).code === 404) return undefined;
+      if (isNotFound(e)) return undefined;
       throw e;
     });
     const index = cfg?.webhooks?.findIndex((w) => w.name === WEBHOOK_NAME) ?? -1;
@@ -271,7 +271,7 @@ export class Enforcer {
       });
       this.log.info({ pod: `${this.o.probeNamespace}/${PROBE_POD}` }, 'probe pod created (never scheduled)');
     } catch (e) {
-      if ((e as { code?: number }).code !== 409) throw e;
+      if (!isConflict(e)) throw e;
     }
   }
 

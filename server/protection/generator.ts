@@ -26,7 +26,7 @@ import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { ProtectionMetrics } from './metrics.js';
 import type { ProtectorStore } from './protectors.js';
 import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
-import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
+import { codeOf, isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
 interface Workload {
   facts: WorkloadFacts;
@@ -251,7 +251,7 @@ export class Generator {
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
       )
       .catch((e) => {
-        if (!isNotFound(e) && (e as { code?: number }).code !== 422) throw e;
+        if (!isNotFound(e) && codeOf(e) !== 422) throw e;
       });
     this.metrics.generator.inc({ action: 'remove-cells' });
   }

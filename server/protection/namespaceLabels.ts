@@ -12,7 +12,7 @@ import {
   PROTECTED_NAMESPACE_LABEL,
   PROTECTED_NAMESPACE_VALUE,
 } from '../../lib/protection/namespaceLabel.js';
-import { errorText, isConflict } from '../../lib/kube/errorText.js';
+import { isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
@@ -165,7 +165,7 @@ export class NamespaceLabels {
       );
     } catch (e) {
       if (isConflict(e)) return requeueAfter(100, 'conflict');
-      if ((e as { code?: number }).code === 404) return done;
+      if (isNotFound(e)) return done;
       throw new Error(
         `namespace ${namespace} on ${c.id}: label not ${change === 'add' ? 'added' : 'removed'}: ${errorText(e)}`,
       );

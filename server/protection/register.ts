@@ -13,6 +13,7 @@ import * as k8s from '@kubernetes/client-node';
 import { PROTECTED_NAMESPACE_LABEL, PROTECTED_NAMESPACE_VALUE } from '../../lib/protection/namespaceLabel.js';
 import type { FailurePolicy } from '../../lib/protection/enforcement.js';
 import { RELEASE_ID, RELEASE_LABEL } from './updateTrigger.js';
+import { codeOf, isConflict } from '../../lib/kube/errorText.js';
 
 export const WEBHOOK_NAME = 'podseidon.kubewharf.io';
 
@@ -139,7 +140,7 @@ export async function applyWebhookConfiguration(
       await api.replaceValidatingWebhookConfiguration({ name, body });
       return;
     } catch (e) {
-      const code = (e as { code?: number }).code;
+      const code = codeOf(e);
       if (code === 409) continue;
       if (code !== 404) throw e;
     }
@@ -149,7 +150,7 @@ export async function applyWebhookConfiguration(
       await api.createValidatingWebhookConfiguration({ body });
       return;
     } catch (e) {
-      if ((e as { code?: number }).code !== 409) throw e;
+      if (!isConflict(e)) throw e;
     }
   }
   throw new Error(`ValidatingWebhookConfiguration ${name}: kept conflicting with another writer`);

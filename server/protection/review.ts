@@ -10,6 +10,7 @@ import type { ProtectionMetrics } from './metrics.js';
 import { PROBE_ANSWER } from '../../lib/protection/enforcement.js';
 import { PROBE_LABEL } from './register.js';
 import { component, type Logger } from '../log.js';
+import { isNotFound } from '../../lib/kube/errorText.js';
 
 const review = z.object({
   apiVersion: z.literal('admission.k8s.io/v1', { error: 'apiVersion: must be admission.k8s.io/v1' }),
@@ -184,7 +185,7 @@ async function interpret(r: Review['request'], cells: Map<string, CellClient>, c
         evictionAnnotations: eviction.metadata?.annotations ?? undefined,
       };
     } catch (e) {
-      if ((e as { code?: number }).code === 404) return { notFound: `pods "${r.name}" not found` };
+      if (isNotFound(e)) return { notFound: `pods "${r.name}" not found` };
       throw e;
     }
   }

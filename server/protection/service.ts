@@ -59,6 +59,7 @@ import type { BundleTarget } from './certs/bundles.js';
 import { CertificateController } from './certs/controller.js';
 import { certificateMetrics } from './certs/metrics.js';
 import { ServingSecretWatch } from './certs/reload.js';
+import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
 export interface CellInfo {
   id: string;
@@ -115,9 +116,9 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
     try {
       await api.readCustomResourceDefinition({ name: crd.metadata!.name! });
     } catch (e) {
-      if ((e as { code?: number }).code !== 404) throw e;
+      if (!isNotFound(e)) throw e;
       await objects.create(crd as k8s.KubernetesObject).catch((err) => {
-        if ((err as { code?: number }).code !== 409) throw err;
+        if (!isConflict(err)) throw err;
       });
       log.info({ crd: crd.metadata!.name }, 'installed the CRD');
     }

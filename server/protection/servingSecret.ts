@@ -22,7 +22,7 @@ import {
 } from '../../lib/pki/bundle.js';
 import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
 import type { SecretFacts } from '../../lib/pki/rotation.js';
-import { isConflict } from '../../lib/kube/errorText.js';
+import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
 import type { ServingPair } from './webhook.js';
 
 export type { ServingPair } from './webhook.js';
@@ -152,7 +152,7 @@ export async function newServingPair(names: string[]): Promise<ServingPair> {
 
 export async function readSecret(core: k8s.CoreV1Api, ref: SecretRef): Promise<k8s.V1Secret | undefined> {
   return core.readNamespacedSecret(ref).catch((e) => {
-    if ((e as { code?: number }).code === 404) return undefined;
+    if (isNotFound(e)) return undefined;
     throw e;
   });
 }

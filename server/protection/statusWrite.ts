@@ -5,7 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { GROUP, PLURAL, type PodProtector, parseProtector, VERSION } from '../../lib/protection/types.js';
 import { KeepAliveJson } from '../kube/keepAlive.js';
 import type { ProtectionMetrics } from './metrics.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { codeOf, errorText } from '../../lib/kube/errorText.js';
 import { isStaleEpochRefusal } from '../../lib/leader/events.js';
 
 /** Reads and optimistic writes of a PodProtector's status subresource. */
@@ -64,7 +64,7 @@ export async function writeStatus(
     const parsed = parseProtector(res);
     return { outcome: 'ok', ...(parsed.ok ? { written: parsed.value } : {}) };
   } catch (e) {
-    const code = (e as { code?: number }).code;
+    const code = codeOf(e);
     // a leader write of a stale epoch (a 409 from Palisade's webhook) is not a conflict to retry:
     // thrown as it came, so the runtime sees the cause and steps down
     if (isStaleEpochRefusal(e)) {

@@ -8,7 +8,7 @@
 // heartbeat finds it missing, where Palisade runs with the right to.
 import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { codeOf, isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { component, type Logger } from '../log.js';
 import { Controller } from '../runtime/controller.js';
 import { isNotLeader, type Term } from '../runtime/gate.js';
@@ -96,9 +96,9 @@ export class UpdateTrigger {
       );
       this.o.metrics.heartbeats.inc({ cell: this.o.cellId, outcome: 'ok' });
     } catch (e) {
-      recreate = (e as { code?: number }).code === 404;
+      recreate = isNotFound(e);
       this.o.metrics.heartbeats.inc({ cell: this.o.cellId, outcome: 'error' });
-      if (this.create && (e as { code?: number }).code === 403) {
+      if (this.create && codeOf(e) === 403) {
         if (!this.toldForbidden)
           this.log.warn(
             { pod: `${this.o.namespace}/${TRIGGER_POD}`, err: errorText(e) },
@@ -126,7 +126,7 @@ export class UpdateTrigger {
         },
       });
     } catch (e) {
-      if ((e as { code?: number }).code !== 409) throw e;
+      if (!isConflict(e)) throw e;
     }
   }
 }

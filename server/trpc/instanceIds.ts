@@ -14,7 +14,7 @@ import { instanceCount } from '../../lib/instanceIds/owner.js';
 import { type InstanceIdRow, instanceIdRows, type TruthProcess } from '../../lib/instanceIds/rows.js';
 import { INSTANCE_IDS_ANNOTATION, INSTANCE_IDS_LABEL, workloadKey } from '../../lib/instanceIds/types.js';
 import { describeIdMap } from '../../lib/instanceIds/view.js';
-import { errorText } from '../../lib/kube/errorText.js';
+import { isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { labelSelectorToString } from '../../lib/kube/labelSelector.js';
 import type { HolderRecord } from '../../lib/instanceIds/holders.js';
 import { holderFactsOf } from '../instanceIds/holderFacts.js';
@@ -85,7 +85,7 @@ async function readOne(
           ? await apps.readNamespacedStatefulSet({ namespace, name })
           : await batch.readNamespacedJob({ namespace, name });
   } catch (e) {
-    if ((e as { code?: number }).code === 404)
+    if (isNotFound(e))
       throw new TRPCError({ code: 'NOT_FOUND', message: `${kind} ${namespace}/${name} not found` });
     throw new TRPCError({
       code: 'INTERNAL_SERVER_ERROR',

@@ -8,6 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import { API_VERSION, GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import type { Bmcs } from '../infra/ipmi/bmcs.js';
 import { IPMI_INSTALL } from '../infra/ipmi/bmcs.js';
+import { isConflict } from '../../lib/kube/errorText.js';
 
 export const DEMO_POLICY = 'demo';
 export const CREDENTIALS_NAMESPACE = 'palisade-system';
@@ -48,7 +49,7 @@ async function createOrReplace(create: () => Promise<unknown>, replace: () => Pr
   try {
     await create();
   } catch (e) {
-    if ((e as { code?: number }).code !== 409) throw e;
+    if (!isConflict(e)) throw e;
     await replace();
   }
 }

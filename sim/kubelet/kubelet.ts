@@ -26,6 +26,7 @@ import { INSTANCE_IDS_URL_ENV } from '../../lib/instanceIds/types.js';
 import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
 import type { KubeletFleet } from './fleet.js';
 import { micro, pendingStatus, rfc3339, runningStatus, terminatedStatus } from './podStatus.js';
+import { codeOf, isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
 export interface NodeSpec {
   name: string;
@@ -190,7 +191,7 @@ export class SimKubelet {
         status: { capacity, allocatable: capacity },
       });
     } catch (e) {
-      if ((e as { code?: number }).code !== 409) throw e;
+      if (!isConflict(e)) throw e;
     }
     // a fresh kubelet knows nothing: start from what the API says now
     this.resync();
@@ -210,7 +211,7 @@ export class SimKubelet {
     try {
       await this.fleet.heartbeatApi.patch(`${leases}/${encodeURIComponent(this.name)}`, body);
     } catch (e) {
-      if ((e as { code?: number }).code !== 404) throw e;
+      if (!isNotFound(e)) throw e;
       await this.fleet.heartbeatApi.post(leases, {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
@@ -447,7 +448,7 @@ export class SimKubelet {
             (await this.fleet.clients.core.readNamespacedConfigMap({ namespace: ns, name: ref.name! }))
               .data ?? {};
         } catch (err) {
-          if ((err as { code?: number }).code !== 404) throw err;
+          if (!isNotFound(err)) throw err;
         }
         if (!data) {
           if (ref.optional) continue;
@@ -588,7 +589,7 @@ export class SimKubelet {
         body: { gracePeriodSeconds: 0, preconditions: { uid } },
       });
     } catch (e) {
-      const code = (e as { code?: number }).code;
+      const code = codeOf(e);
       if (code !== 404 && code !== 409) throw e;
     }
     t.stage = 'done';

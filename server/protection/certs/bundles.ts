@@ -3,7 +3,7 @@
 // clientConfig.caBundle, carrying the resourceVersion just read as its precondition (a 409 is
 // read again and retried), so whatever else the chart or an operator set is left alone.
 import * as k8s from '@kubernetes/client-node';
-import { errorText, isConflict } from '../../../lib/kube/errorText.js';
+import { isConflict, isNotFound, errorText } from '../../../lib/kube/errorText.js';
 
 /** The configurations on one cluster whose caBundle Palisade keeps. */
 export interface BundleTarget {
@@ -37,7 +37,7 @@ export async function syncBundles(targets: BundleTarget[], caPem: string): Promi
     for (const name of t.names) {
       for (let attempt = 0; ; attempt++) {
         const cfg = await api.readValidatingWebhookConfiguration({ name }).catch((e) => {
-          if ((e as { code?: number }).code === 404) return undefined;
+          if (isNotFound(e)) return undefined;
           throw e;
         });
         if (!cfg) {

@@ -13,6 +13,7 @@ import {
   sameConditions,
 } from './namespaceConditions.js';
 import { Reconciler } from './reconciler.js';
+import { isNotFound } from '../../../lib/kube/errorText.js';
 
 const user = (sa: string): WriteOptions => ({
   dryRun: false,
@@ -34,7 +35,7 @@ async function deleteAll(
     try {
       await deleteOne(core, r, s.obj.metadata.namespace, s.obj.metadata.name!, {}, o);
     } catch (e) {
-      if ((e as { code?: number }).code !== 404) throw e;
+      if (!isNotFound(e)) throw e;
     }
   }
   return items.length;
@@ -148,7 +149,7 @@ export class CleanupLoops {
       )
       .catch((e) => {
         // gone meanwhile: nothing to report
-        if ((e as { code?: number }).code !== 404) throw e;
+        if (!isNotFound(e)) throw e;
       });
   }
 

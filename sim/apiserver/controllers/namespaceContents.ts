@@ -7,6 +7,7 @@ import type { ApiCore } from '../core/api.js';
 import type { WriteOptions } from '../core/context.js';
 import type { KubeObject } from '../resources/types.js';
 import { Reconciler } from './reconciler.js';
+import { codeOf } from '../../../lib/kube/errorText.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 const ROOT_CA_DESCRIPTION =
@@ -92,7 +93,7 @@ export class NamespaceContents {
       await this.core.create(this.resource(plural), ns, body as KubeObject, asController(controller));
     } catch (e) {
       // AlreadyExists: another writer won; Forbidden: the namespace began terminating
-      const code = (e as { code?: number }).code;
+      const code = codeOf(e);
       if (code !== 409 && code !== 403) throw e;
     }
   }

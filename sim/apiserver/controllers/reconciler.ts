@@ -1,5 +1,7 @@
 // A tiny work queue for the API server's in-process loops: keys are deduplicated,
 // processed one at a time off the request path, and retried after failures.
+import { codeOf } from '../../../lib/kube/errorText.js';
+
 export class Reconciler {
   private pending = new Set<string>();
   private running = false;
@@ -28,7 +30,7 @@ export class Reconciler {
         try {
           await this.handle(key);
         } catch (e) {
-          const code = (e as { code?: number }).code;
+          const code = codeOf(e);
           if (code !== 404) {
             if (process.env.PALISADE_DEBUG) console.error(`[${this.name}] ${key}: ${(e as Error).message}`);
             const t = setTimeout(() => {

@@ -13,6 +13,7 @@ import {
   planDeletion,
 } from './deletion.js';
 import { clone, nowRfc3339 } from './objects.js';
+import { isNotFound } from '../../../lib/kube/errorText.js';
 
 export const CRD_CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -192,7 +193,7 @@ export async function deleteCollection(
       out.push(s.obj);
     } catch (e) {
       // an object that vanished meanwhile is already gone, which is what was asked
-      if ((e as { code?: number }).code !== 404) throw e;
+      if (!isNotFound(e)) throw e;
     }
   }
   return { items: out, warnings };
