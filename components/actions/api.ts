@@ -1,16 +1,13 @@
 'use client';
-// actions.* for the UI, typed against the actions router alone (type-only: nothing from server/
-// reaches the browser bundle). The paths are those of the app router once it mounts
-// actionsRouter as `actions`, so this is the same client as useTRPC(), seen through a narrower type.
+// actions.* for the UI: the console's client (the app router mounts actionsRouter as `actions`);
+// the input and output types come from the actions router, type-only (nothing from server/
+// reaches the browser bundle).
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import type { ActionsAppRouter } from '@/server/trpc/actions';
 import { useTRPC } from '../console/trpc';
 
-type Api = TRPCOptionsProxy<ActionsAppRouter>['actions'];
-
-export function useActionsApi(): Api {
-  return (useTRPC() as unknown as TRPCOptionsProxy<ActionsAppRouter>).actions;
+export function useActionsApi() {
+  return useTRPC().actions;
 }
 
 type Outputs = inferRouterOutputs<ActionsAppRouter>['actions'];

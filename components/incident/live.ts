@@ -3,7 +3,6 @@
 // coalesced `incident:changed` for the selected cluster (and on joining, when changes may have
 // been missed: after a reconnect, or since the page was last open). Nothing polls. Typed through IncidentApi (a type-only import).
 import type { inferRouterOutputs } from '@trpc/server';
-import type { TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { IncidentApi } from '@/server/trpc/incident';
@@ -14,9 +13,7 @@ import { useTRPC } from '../console/trpc';
 
 export type IncidentData = inferRouterOutputs<IncidentApi>['incident']['view'];
 
-function useIncidentTRPC(): TRPCOptionsProxy<IncidentApi> {
-  return useTRPC() as unknown as TRPCOptionsProxy<IncidentApi>;
-}
+const useIncidentTRPC = useTRPC;
 
 export function useIncident() {
   const trpc = useIncidentTRPC();

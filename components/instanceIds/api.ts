@@ -1,7 +1,6 @@
 'use client';
 // The instance-ID procedures, typed from the server's router (type-only import).
 import type { inferRouterOutputs } from '@trpc/server';
-import type { TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import type { InstanceIdsApi } from '@/server/trpc/instanceIds';
 import { useTRPC } from '../console/trpc';
 
@@ -9,6 +8,5 @@ type Out = inferRouterOutputs<InstanceIdsApi>['instanceIds'];
 export type InstanceIdList = Out['list'];
 export type InstanceIdRowData = InstanceIdList['rows'][number];
 
-export function useInstanceIdsTRPC(): TRPCOptionsProxy<InstanceIdsApi> {
-  return useTRPC() as unknown as TRPCOptionsProxy<InstanceIdsApi>;
-}
+/** The console's client (its app router mounts these procedures). */
+export const useInstanceIdsTRPC = useTRPC;
