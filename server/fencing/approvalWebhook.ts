@@ -12,6 +12,7 @@ import { forbiddenMessage } from '../../lib/auth/forbidden.js';
 import { judgeFenceWrite } from '../../lib/fencing/approvalAdmission.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import { reviewUserInfo, type UserAccess, userAccess } from '../kube/subjectAccess.js';
+import { admissionAnswer, admissionReview, parseReview } from '../webhook/review.js';
 import { POLICY_WEBHOOK_NAME, POLICY_WEBHOOK_PATH, policyWebhook } from './policyWebhook.js';
 
 export const FENCE_WEBHOOK_NAME = 'nodefences.palisade.dev';
@@ -28,10 +29,8 @@ const fenceObject = z.object({
   spec: z.record(z.string(), z.unknown()).optional(),
 });
 
-const review = z.object({
-  apiVersion: z.literal('admission.k8s.io/v1'),
-  kind: z.literal('AdmissionReview'),
-  request: z.object({
+const review = admissionReview(
+  z.object({
     uid: z.string().min(1),
     operation: z.string(),
     name: z.string().optional(),
@@ -39,7 +38,7 @@ const review = z.object({
     object: fenceObject.nullish(),
     oldObject: fenceObject.nullish(),
   }),
-});
+);
 
 /** Asks the cluster whether a user may do a verb on a NodeFence (Palisade's own credentials). */
 export type FenceAccess = UserAccess<'approve' | 'cancel'>;
@@ -48,12 +47,8 @@ export type FenceAccess = UserAccess<'approve' | 'cancel'>;
 export const subjectAccess = (kc: k8s.KubeConfig): FenceAccess =>
   userAccess(kc, { group: 'palisade.dev', resource: 'nodefences' });
 
-function answer(uid: string, allowed: boolean, message?: string, code = 403, reason = 'Forbidden') {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    response: { uid, allowed, ...(allowed ? {} : { status: { code, reason, message } }) },
-  };
+function answer(uid: string, allowed: boolean, message = '', code = 403, reason = 'Forbidden') {
+  return admissionAnswer(uid, allowed ? undefined : { code, reason, message });
 }
 
 /**
@@ -62,19 +57,9 @@ function answer(uid: string, allowed: boolean, message?: string, code = 403, rea
  * refusal saying why, never an admission.
  */
 export async function handleFenceReview(text: string, access: FenceAccess): Promise<[number, unknown]> {
-  let parsed: z.infer<typeof review>;
-  try {
-    const r = review.safeParse(JSON.parse(text));
-    if (!r.success)
-      return [
-        400,
-        `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`,
-      ];
-    parsed = r.data;
-  } catch (e) {
-    return [400, `error parsing JSON body: ${(e as Error).message}`];
-  }
-  const req = parsed.request;
+  const parsed = parseReview(review, text);
+  if (!parsed.ok) return parsed.answer;
+  const req = parsed.review.request;
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return [200, answer(req.uid, true)];
   const name = req.name || req.object?.metadata?.name || '';
   const verdict = judgeFenceWrite({

@@ -14,6 +14,7 @@ import { judgePolicyWrite, type PolicyVerb } from '../../lib/fencing/policyAdmis
 import { GROUP, POLICY_PLURAL } from '../../lib/fencing/types.js';
 import { errorText } from '../../lib/kube/errorText.js';
 import { type ReviewUser, reviewUserInfo, userAccess } from '../kube/subjectAccess.js';
+import { admissionAnswer, admissionReview, parseReview, type Refusal } from '../webhook/review.js';
 
 export const POLICY_WEBHOOK_NAME = 'fencepolicies.palisade.dev';
 /** the listener's path segment: POST /fencepolicies/<cellID> */
@@ -30,10 +31,8 @@ const policyObject = z.object({
   spec: z.unknown().optional(),
 });
 
-const review = z.object({
-  apiVersion: z.literal('admission.k8s.io/v1'),
-  kind: z.literal('AdmissionReview'),
-  request: z.object({
+const review = admissionReview(
+  z.object({
     uid: z.string().min(1),
     operation: z.string(),
     name: z.string().optional(),
@@ -41,7 +40,7 @@ const review = z.object({
     object: policyObject.nullish(),
     oldObject: policyObject.nullish(),
   }),
-});
+);
 
 export interface PolicyReviewContext {
   /** may this user do this verb on the FencePolicy? (SubjectAccessReview with Palisade's credentials) */
@@ -77,30 +76,13 @@ export function selfOn(kc: k8s.KubeConfig): PolicyReviewContext['isSelf'] {
   };
 }
 
-type Refusal = { code: number; reason: string; message: string };
-
-function answer(uid: string, refusal?: Refusal) {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    response: { uid, allowed: !refusal, ...(refusal ? { status: refusal } : {}) },
-  };
-}
+const answer = (uid: string, refusal?: Refusal) => admissionAnswer(uid, refusal);
 
 /** One review: [HTTP status, body]. Malformed: 400. Cannot ask the cluster: a refusal (code 500) saying why. */
 export async function handlePolicyReview(text: string, ctx: PolicyReviewContext): Promise<[number, unknown]> {
-  let req: z.infer<typeof review>['request'];
-  try {
-    const r = review.safeParse(JSON.parse(text));
-    if (!r.success)
-      return [
-        400,
-        `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`,
-      ];
-    req = r.data.request;
-  } catch (e) {
-    return [400, `error parsing JSON body: ${(e as Error).message}`];
-  }
+  const parsed = parseReview(review, text);
+  if (!parsed.ok) return parsed.answer;
+  const req = parsed.review.request;
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return [200, answer(req.uid)];
   const name = req.name || req.object?.metadata?.name || '';
   const username = req.userInfo.username;

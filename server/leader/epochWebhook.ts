@@ -15,11 +15,10 @@ import { STALE_EPOCH_CAUSE, staleWriteEvent } from '../../lib/leader/events.js';
 import type { Logger } from '../log.js';
 import type { RuntimeMetrics } from '../runtime/metrics.js';
 import { LeaseEventWriter } from './leaseEvents.js';
+import { admissionAnswer, admissionReview, parseReview } from '../webhook/review.js';
 
-const review = z.object({
-  apiVersion: z.literal('admission.k8s.io/v1'),
-  kind: z.literal('AdmissionReview'),
-  request: z.object({
+const review = admissionReview(
+  z.object({
     uid: z.string().min(1),
     operation: z.string(),
     resource: z.object({ group: z.string(), resource: z.string() }).passthrough(),
@@ -29,7 +28,7 @@ const review = z.object({
     options: z.object({ fieldManager: z.string().optional() }).passthrough().nullish(),
     userInfo: z.object({ username: z.string().optional() }).passthrough().optional(),
   }),
-});
+);
 
 /** The ValidatingWebhookConfiguration of the epoch check, on each cell's cluster. */
 export const EPOCH_WEBHOOK_CONFIG = 'palisade-leader-epochs';
@@ -64,21 +63,13 @@ export interface EpochWebhookDeps {
   reviewed?(r: { resource: string; leaderWrite: boolean }): void;
 }
 
-function answer(uid: string, allowed: boolean, message?: string, stale = false) {
+function answer(uid: string, allowed: boolean, message = '', stale = false) {
   // the cause reaches the writer in the API server's error Status (details are passed through):
   // the leader's runtime tells a stale-epoch refusal from any other without reading the text
   const details = stale
     ? { details: { causes: [{ reason: STALE_EPOCH_CAUSE, field: 'options.fieldManager', message }] } }
     : {};
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    response: {
-      uid,
-      allowed,
-      ...(allowed ? {} : { status: { code: 409, reason: 'Conflict', message, ...details } }),
-    },
-  };
+  return admissionAnswer(uid, allowed ? undefined : { code: 409, reason: 'Conflict', message, ...details });
 }
 
 const REVIEWED = new Set([
@@ -91,18 +82,9 @@ const REVIEWED = new Set([
 
 /** One review: [HTTP status, body]. Malformed: 400. */
 export async function handleEpochReview(text: string, deps: EpochWebhookDeps): Promise<[number, unknown]> {
-  let req: z.infer<typeof review>['request'];
-  try {
-    const r = review.safeParse(JSON.parse(text));
-    if (!r.success)
-      return [
-        400,
-        `malformed AdmissionReview: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`,
-      ];
-    req = r.data.request;
-  } catch (e) {
-    return [400, `error parsing JSON body: ${(e as Error).message}`];
-  }
+  const parsed = parseReview(review, text);
+  if (!parsed.ok) return parsed.answer;
+  const req = parsed.review.request;
   const fieldManager = req.options?.fieldManager;
   const leaderWrite = !!fieldManager?.startsWith('palisade-leader-e');
   const resource = `${req.resource.resource}${req.subResource ? `/${req.subResource}` : ''}`;

@@ -11,11 +11,10 @@ import { PROBE_ANSWER } from '../../lib/protection/enforcement.js';
 import { PROBE_LABEL } from './register.js';
 import { component, type Logger } from '../log.js';
 import { isNotFound } from '../../lib/kube/errorText.js';
+import { admissionAnswer, admissionReview, parseReview } from '../webhook/review.js';
 
-const review = z.object({
-  apiVersion: z.literal('admission.k8s.io/v1', { error: 'apiVersion: must be admission.k8s.io/v1' }),
-  kind: z.literal('AdmissionReview', { error: 'kind: must be AdmissionReview' }),
-  request: z.object(
+const review = admissionReview(
+  z.object(
     {
       uid: z.string({ error: 'request.uid: required' }).min(1, 'request.uid: required'),
       resource: z.object({ group: z.string(), version: z.string(), resource: z.string() }),
@@ -31,7 +30,7 @@ const review = z.object({
     },
     { error: 'request: required' },
   ),
-});
+);
 
 export type Review = z.infer<typeof review>;
 
@@ -193,16 +192,9 @@ async function interpret(r: Review['request'], cells: Map<string, CellClient>, c
 }
 
 function answer(uid: string, a: Pick<AdmissionAnswer, 'allowed' | 'code' | 'message' | 'warnings'>) {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    response: {
-      uid,
-      allowed: a.allowed,
-      ...(a.allowed ? {} : { status: { code: a.code, message: a.message } }),
-      ...(a.warnings?.length ? { warnings: a.warnings } : {}),
-    },
-  };
+  // no code: 403, as kube-apiserver reads a webhook's refusal without one
+  const refusal = a.allowed ? undefined : { code: a.code ?? 403, message: a.message ?? '' };
+  return admissionAnswer(uid, refusal, a.warnings);
 }
 
 /** Judge one review for `cellId` (a known cell); `timeoutMs` is the API server's wait. */
@@ -213,15 +205,9 @@ export async function handleReview(
   timeoutMs: number,
 ): Promise<ReviewResult> {
   if (!deps.cells.has(cellId)) return [404, `unknown cell "${cellId}"`, false];
-  let parsed: Review;
-  try {
-    const r = review.safeParse(JSON.parse(text));
-    if (!r.success) return [400, `malformed AdmissionReview: ${problem('', r.error)}`, false];
-    parsed = r.data;
-  } catch (e) {
-    return [400, `error parsing JSON body: ${(e as Error).message}`, false];
-  }
-  const req = parsed.request;
+  const parsed = parseReview(review, text, (e) => problem('', e));
+  if (!parsed.ok) return [...parsed.answer, false];
+  const req = parsed.review.request;
   try {
     const subject = await interpret(req, deps.cells, cellId);
     if (!subject) return [200, answer(req.uid, { allowed: true }), false];
