@@ -355,7 +355,8 @@ test('findings 2 and 6: on a node a policy is about to fence, the dialog says wa
     const wait = dialog.getByTestId('guarded-wait');
     await expect(wait).toContainText(
       new RegExp(
-        `${node} is not fenced yet: FencePolicy ${POLICY} (will fence it in \\d+ s|is due to fence it now); wait for the fence, then force delete is safe`,
+        // a Manual policy: the fence is detected then waits for a person (not "will fence it")
+        `${node} is not fenced yet: FencePolicy ${POLICY} detects it (in \\d+ s|now) and asks a person to approve the fence \\(the policy is Manual\\); approve it on the Fencing page, wait for the fence, then force delete is safe`,
       ),
     );
     await expect(dialog.getByTestId('guarded-submit')).toContainText('anyway, without waiting');
@@ -366,7 +367,7 @@ test('findings 2 and 6: on a node a policy is about to fence, the dialog says wa
     await volumes.getByRole('searchbox', { name: 'Search volumes' }).fill(`shop/data-${name}`);
     await expect(volumes.getByTestId('volume-fence').first()).toContainText(
       new RegExp(
-        `FencePolicy ${POLICY} (will fence|is due to fence) ${node}|NodeFence ${node} waits for a person's approval`,
+        `FencePolicy ${POLICY} detects ${node} (in \\d+ s|now), then waits for a person's approval|NodeFence ${node} waits for a person's approval`,
       ),
       { timeout: 30_000 },
     );
