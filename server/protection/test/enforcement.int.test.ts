@@ -219,7 +219,9 @@ describe('the epoch webhook sees only leader writes (matchConditions)', () => {
       },
       mergePatch,
     );
-    expect(await count(true)).toBe(leaderBefore + 1);
+    // at least once: kube-apiserver runs validating admission again when its write of a patch
+    // meets a conflict in storage (the kubelet writes the node's status all the time)
+    expect(await count(true)).toBeGreaterThanOrEqual(leaderBefore + 1);
   });
 });
 
