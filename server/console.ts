@@ -23,7 +23,7 @@ import {
   keysFromSecret,
   processKeys,
 } from './auth/keys.js';
-import { serveMetrics } from './auth/metrics.js';
+import { serveMetrics } from './auth/metricsRoute.js';
 import type { ClusterId } from '../lib/console/protocol.js';
 import { ClusterConnection, type ClusterSpec } from './kube/connection.js';
 import type { InformerTuning } from './kube/informer.js';

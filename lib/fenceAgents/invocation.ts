@@ -5,18 +5,18 @@
 // stdin when run with no arguments, as Pacemaker runs them), so no credential is ever on a
 // command line that `ps` or /proc shows. Nothing is built from a spec the agent's metadata does
 // not allow (lib/fenceAgents/policy.ts): the controller checks first, this checks again.
-import type { AgentSpec } from '../fencing/types.js';
 import {
   type AgentProblem,
   agentParameters,
   agentScript,
+  type ExecAgentSpec,
   judgeAgentParameters,
   judgeSecretValue,
   problemText,
   verdictText,
 } from './policy.js';
 
-export type ExecAgentSpec = Extract<AgentSpec, { type: 'exec' }>;
+export type { ExecAgentSpec } from './policy.js';
 
 /** fence and recover actions, plus the status query that verifies them */
 export type AgentAction = 'off' | 'reboot' | 'on' | 'status';

@@ -9,8 +9,11 @@
 // (shlex), and device CLIs read them as words. One rule for the admission webhook (a bad policy is
 // refused when written) and the controller (checked again before any agent runs).
 // Pure: typed problems (code + field + parameter), never sentences to parse; problemText words them.
-import type { ExecAgentSpec } from './invocation.js';
+import type { AgentSpec } from '../fencing/types.js';
 import metadata from './metadata.json' with { type: 'json' };
+
+/** A FencePolicy's agent that Palisade runs as a program (a ClusterLabs fence agent). */
+export type ExecAgentSpec = Extract<AgentSpec, { type: 'exec' }>;
 
 export type ParamType = 'boolean' | 'string' | 'integer' | 'second' | readonly string[];
 

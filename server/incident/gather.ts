@@ -16,7 +16,7 @@ import type { FencingService } from '../fencing/service.js';
 import { policyFor, upcomingFences } from '../fencing/world.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
-import { rowsOf } from '../trpc/volumes.js';
+import { rowsOf } from '../volumes/rows.js';
 
 export interface IncidentServices {
   fencing?: FencingService;

@@ -23,9 +23,12 @@ import {
 import { type CertificateAuthority, createCertificateAuthority } from '../../lib/pki/certificates.js';
 import type { SecretFacts } from '../../lib/pki/rotation.js';
 import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
-import type { ServingPair } from './webhook.js';
-
-export type { ServingPair } from './webhook.js';
+/** A webhook's serving certificate, its key and the CA bundle that verifies it (PEM). */
+export interface ServingPair {
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+}
 
 export interface SecretRef {
   namespace: string;

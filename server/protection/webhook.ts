@@ -19,7 +19,7 @@ import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { CALLER_REFUSED } from '../../lib/protection/enforcement.js';
-import { newServingPair } from './servingSecret.js';
+import { newServingPair, type ServingPair } from './servingSecret.js';
 import type { Admission } from './admission.js';
 import {
   type Caller,
@@ -34,11 +34,7 @@ import { type CellClient, handleReview } from './review.js';
 
 export type { CellClient } from './review.js';
 
-export interface ServingPair {
-  caPem: string;
-  certPem: string;
-  keyPem: string;
-}
+export type { ServingPair } from './servingSecret.js';
 
 export interface WebhookServer {
   /** https://<host>:<port> (the port is known once it listens) */

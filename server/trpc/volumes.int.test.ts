@@ -26,7 +26,8 @@ import { nodeFault } from '../kube/infra.js';
 import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import { VolumesFeed } from '../realtime/volumes.js';
 import { serviceAccountReady } from '../test/namespaces.js';
-import { type VolumeClusterSpec, volumesRouter } from './volumes.js';
+import type { VolumeClusterSpec } from '../volumes/rows.js';
+import { volumesRouter } from './volumes.js';
 
 // the embedded force detach waits 10 minutes here
 // (kube-controller-manager's is fixed at 6): the waiting state must outlast the test
