@@ -31,14 +31,15 @@ import { loadNextUi, NO_BUILD_MESSAGE, type NextUi, noUiHandler } from './next.j
 import { type HubOptions, RealtimeHub } from './realtime/hub.js';
 import { SimulationHub } from './realtime/simulation.js';
 import { type ProtectionConfigInput, type ProtectionService, startProtection } from './protection/service.js';
-import { ProtectionFeed } from './realtime/protection.js';
+import { followProtection } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
 import type { ConfigPolicySpecs } from './fencing/configPolicies.js';
 import { type FencingService, startFencing } from './fencing/service.js';
-import { FencingFeed } from './realtime/fencing.js';
+import { followFencing } from './realtime/fencing.js';
 import { VolumesFeed } from './realtime/volumes.js';
-import { AuditFeed } from './realtime/audit.js';
-import { HistoryFeed } from './realtime/history.js';
+import { followAudit } from './realtime/audit.js';
+import { LiveChannel } from './realtime/live.js';
+import type { LiveServer } from './realtime/sockets.js';
 import { IncidentFeed } from './incident/feed.js';
 import { IncidentService } from './incident/service.js';
 import { collectOnDeparture, InstanceIdCollector } from './instanceIds/collector.js';
@@ -120,7 +121,7 @@ export interface Console {
   history?: HistoryService;
   recorder?: HistoryRecorder;
   /** the socket.io server (its sockets, rooms and handlers: what the socket fuzz inspects) */
-  io: SocketServer;
+  io: LiveServer;
   stop(): Promise<void>;
 }
 
@@ -310,7 +311,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       'a socket.io request named a session another credential opened: refused',
     );
   };
-  const io = new SocketServer({ path: '/socket.io', serveClient: false });
+  const io: LiveServer = new SocketServer({ path: '/socket.io', serveClient: false });
   io.bind(engine);
   const server = http.createServer((req, res) => {
     void route(req, res).catch((e) => {
@@ -391,17 +392,19 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   bindSockets(io, auth);
   const hub = new RealtimeHub(io, clusters, auth, opts.hub);
   const sim = new SimulationHub(io, clusters.values(), auth.access);
-  const feed = protection && new ProtectionFeed(io, protection, auth.access);
-  const fencingFeed = fencing && new FencingFeed(io, fencing);
-  const volumesFeed = new VolumesFeed(io, clusters);
-  const auditFeed = new AuditFeed(io, clusters.values());
-  const historyFeed = new HistoryFeed(io);
+  // one live channel: each page's topic is a feed on it (lib/console/live.ts)
+  const live = new LiveChannel(io);
+  const protectionFeed = protection && followProtection(live, protection, auth.access, [...clusters.keys()]);
+  if (fencing) followFencing(live, fencing);
+  const volumesFeed = new VolumesFeed(live, clusters);
+  const auditFeed = followAudit(live, [...clusters.values()]);
+  const historyFeed = live.feed({ topic: 'history', clusters: clusters.keys(), coalesceMs: 500 });
   recorded = (c, audit) => {
-    historyFeed.recorded(c);
-    if (audit) auditFeed.recorded(c);
+    historyFeed.mark(c);
+    if (audit) auditFeed.mark(c);
   };
-  const incidentFeed = new IncidentFeed(io, clusters.values(), incident, fencing);
-  const instanceIdsFeed = new InstanceIdsFeed(io, clusters);
+  const incidentFeed = new IncidentFeed(live, [...clusters.values()], incident, fencing);
+  const instanceIdsFeed = new InstanceIdsFeed(live, clusters);
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
   baseUrl = url;
@@ -436,12 +439,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       for (const p of publishers) p.stop();
       instanceIdsFeed.stop();
       oidc?.stop();
-      feed?.stop();
-      fencingFeed?.stop();
+      protectionFeed?.stop();
       volumesFeed.stop();
-      auditFeed.stop();
-      historyFeed.stop();
       incidentFeed.stop();
+      live.stop();
       incident.stop();
       await fencing?.stop();
       // every loop stopped, each controller Lease released: another replica leads at once

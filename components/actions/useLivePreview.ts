@@ -1,7 +1,7 @@
 'use client';
 // The guarded dialog's preview, kept live while the dialog is open: read again when what the
 // guard decides on changes (the node's readiness and taints, the pod's incarnation and state —
-// from the live socket's node and pod collections), on every fencing change (the fencing room:
+// from the live socket's node and pod collections), on every fencing change (the fencing topic:
 // a fence detected, fencing, fenced) and just after a coming fence is due. Nothing polls. It
 // holds still while the countdown runs or once the action was sent: what the person confirmed
 // is what the write is made conditional on — and once the pod it is about has left the API (or
@@ -10,8 +10,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { podKey } from '@/lib/console/protocol';
 import { previewWatchKey, refetchDelayMs } from '@/lib/guard/livePreview';
-import { useNodes, usePods, useSocket } from '../console/live';
-import { useFencingLive } from '../fencing/live';
+import { useNodes, usePods } from '../console/live';
+import { useLive } from '../console/useLive';
 import { type ActionTarget, useActionsApi } from './api';
 
 /** a burst of changes (a fence's steps, a node going Unknown) is one re-read */
@@ -56,15 +56,8 @@ export function useLivePreview(target: ActionTarget, hold: boolean) {
     seen.current = key;
   }, [key, nodes, pods, preview.data, refetch]);
 
-  // fencing changes come over the fencing room
-  useFencingLive();
-  const socket = useSocket();
-  useEffect(() => {
-    if (!socket) return;
-    const changed = (m: { cluster?: string }) => (!m?.cluster || m.cluster === target.cluster) && refetch();
-    socket.on('fencing:changed', changed);
-    return () => void socket.off('fencing:changed', changed);
-  }, [socket, target.cluster, refetch]);
+  // fencing changes come over the live channel's fencing topic
+  useLive('fencing', target.cluster, () => refetch());
 
   // and once a coming fence is due
   const v = preview.data?.verdict;

@@ -2,7 +2,7 @@
 // The Audit page: the recorded actions on the selected cluster — people's guarded actions and
 // simulated faults, and Palisade's own fence steps (what each released, who cancelled) — from
 // the history store, which keeps them past the Events' TTL (an hour by default) and restarts;
-// live: the server pushes `audit:changed` when one is recorded. Filters: who acted, the action,
+// live: the server signals the audit topic when one is recorded. Filters: who acted, the action,
 // the outcome, and free text.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';

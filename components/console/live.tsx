@@ -10,7 +10,8 @@
 //  - `health` goes to ['live', cluster, 'health']
 import { type QueryClient, skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
-import { io, type Socket } from 'socket.io-client';
+import { io, type Socket as IoSocket } from 'socket.io-client';
+import type { ClientToServerEvents, ServerToClientEvents } from '@/lib/console/live';
 import {
   type ClusterHealth,
   type Delta,
@@ -33,6 +34,9 @@ import {
 import { afterDisconnect, reconnectDelayMs, subscribeRequest } from '@/lib/console/ui/reconnect';
 import { goToSignIn } from '../auth/session';
 import { useCluster } from './cluster';
+
+/** The browser's socket, typed by the one event map both ends share (lib/console/live.ts). */
+export type Socket = IoSocket<ServerToClientEvents, ClientToServerEvents>;
 
 export type ConnState = 'connecting' | 'connected' | 'disconnected';
 
@@ -81,7 +85,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   const subscribeRef = useRef<((c: string, kind: Kind, resume: boolean) => void) | null>(null);
 
   useEffect(() => {
-    const socket = io({ path: '/socket.io', transports: ['websocket', 'polling'] });
+    const socket: Socket = io({ path: '/socket.io', transports: ['websocket', 'polling'] });
     socketRef.current = socket;
     setSocketState(socket);
 
@@ -207,8 +211,10 @@ export function useSocket(): Socket | null {
  * reconnect, for callers that must re-read what they may have missed.
  */
 export function useRoom(
-  event: { watch: string; unwatch: string } | undefined,
-  args: object | undefined,
+  event:
+    | { watch: 'watchGhosts' | 'watchTermination'; unwatch: 'unwatchGhosts' | 'unwatchTermination' }
+    | undefined,
+  args: { cluster: string; podUid?: string } | undefined,
   onResync?: () => void,
 ): void {
   const socket = useSocket();

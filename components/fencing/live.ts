@@ -1,49 +1,17 @@
 'use client';
-// Keeps fencing.* fresh: joins the server's fencing room and invalidates the fencing queries on
-// each coalesced `fencing:changed`. Holders are counted per socket (map, panel and page may
-// hold the room at once). Nothing polls.
+// Keeps fencing.* fresh from the live channel's fencing topic (useLive) for the selected cluster.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef } from 'react';
+import { useMemo } from 'react';
 import { useCluster } from '../console/cluster';
-import { useSocket } from '../console/live';
 import { useTRPC } from '../console/trpc';
+import { useLive } from '../console/useLive';
 
-const holders = new WeakMap<object, number>();
-/** after (re)joining a room: refetch what is shown, without restarting a fetch already under way */
-export const REJOIN = { cancelRefetch: false } as const;
-
+/** Refetch fencing.* on each signal of the selected cluster's fencing topic. */
 export function useFencingLive(): void {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const socket = useSocket();
-  const refresh = useRef<(o?: typeof REJOIN) => void>(() => undefined);
-  refresh.current = (o) => void qc.invalidateQueries({ queryKey: trpc.fencing.pathKey() }, o);
-  useEffect(() => {
-    if (!socket) return;
-    // nobody held the room until now: what changed meanwhile was not pushed, and a list cached
-    // from an earlier visit may still count as fresh (a page left and opened again within the
-    // stale time showed a fence as it was before it changed)
-    const unheld = (holders.get(socket) ?? 0) === 0;
-    holders.set(socket, (holders.get(socket) ?? 0) + 1);
-    let first = true;
-    const join = () => {
-      socket.emit('fencing:subscribe', {});
-      // changes may have been missed while disconnected or while the room was not held
-      if (!first || unheld) refresh.current(REJOIN);
-      first = false;
-    };
-    const changed = () => refresh.current();
-    if (socket.connected) join();
-    socket.on('connect', join);
-    socket.on('fencing:changed', changed);
-    return () => {
-      socket.off('connect', join);
-      socket.off('fencing:changed', changed);
-      const left = (holders.get(socket) ?? 1) - 1;
-      holders.set(socket, left);
-      if (left === 0 && socket.connected) socket.emit('fencing:unsubscribe', {});
-    };
-  }, [socket]);
+  const { cluster } = useCluster();
+  useLive('fencing', cluster, (_keys, o) => qc.invalidateQueries({ queryKey: trpc.fencing.pathKey() }, o));
 }
 
 /** The selected cluster's fencing list, live. */

@@ -7,15 +7,15 @@
 // it) by presenting a credential of their own beside someone else's sid.
 import type http from 'node:http';
 import type { Server as EngineServer, Socket as EngineSocket } from 'engine.io';
-import type { Server, Socket } from 'socket.io';
+import type { LiveServer as Server, LiveSocket as Socket } from '../realtime/sockets.js';
 import type { Identity } from './identity.js';
 import { credentialKey } from './kubeAs.js';
 import { type Admitted, admittedOf, type ConsoleAuth } from './service.js';
 
-export const SESSION_ENDED = 'session:ended';
+export const SESSION_ENDED = 'session:ended' as const;
 
 export function identityOf(socket: Socket): Identity | undefined {
-  return (socket.data as { identity?: Identity }).identity;
+  return socket.data.identity;
 }
 
 export function bindSockets(io: Server, auth: ConsoleAuth) {

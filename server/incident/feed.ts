@@ -1,20 +1,13 @@
-// Pushes the incident view to browsers: a coalesced "incident:changed" {cluster} (at most every
-// 500 ms) to the incident room when anything the view reads changes — a node's readiness,
+// The incident topic of the live channel: a coalesced signal (at most every 500 ms) to the
+// cluster's watchers when anything the view reads changes — a node's readiness,
 // taints or schedulability, any pod, a workload's replicas, a NodeFence or FencePolicy, the
 // fencing controller's held list, a VolumeAttachment — or when the sampler's counts moved
 // (time alone turns a node suspect). The page then refetches incident.view. Nothing polls.
-import type { Server as SocketServer } from 'socket.io';
 import type { NodeView, PodView } from '../../lib/console/protocol.js';
 import type { FencingService } from '../fencing/service.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import type { Feed, LiveChannel } from '../realtime/live.js';
 import type { IncidentService } from './service.js';
-
-export const INCIDENT_ROOM = 'incident';
-export const IncidentEvents = {
-  subscribe: 'incident:subscribe',
-  unsubscribe: 'incident:unsubscribe',
-  changed: 'incident:changed',
-} as const;
 
 /** What the view reads of a pod: not its resourceVersion (the update trigger's pod changes every second) */
 const podSignature = (p: PodView) =>
@@ -24,33 +17,28 @@ const nodeSignature = (n: NodeView) =>
   `${n.ready}|${n.unschedulable}|${n.taints.map((t) => `${t.key}:${t.effect}`).join(',')}`;
 
 export class IncidentFeed {
-  private readonly changed = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly feed: Feed;
 
   constructor(
-    private readonly io: SocketServer,
-    clusters: Iterable<ClusterConnection>,
+    channel: LiveChannel,
+    clusters: readonly ClusterConnection[],
     incident: IncidentService,
     fencing: FencingService | undefined,
-    private readonly coalesceMs = 500,
+    coalesceMs = 500,
   ) {
-    io.on('connection', (socket) => {
-      socket.on(IncidentEvents.subscribe, () => void socket.join(INCIDENT_ROOM));
-      socket.on(IncidentEvents.unsubscribe, () => void socket.leave(INCIDENT_ROOM));
-    });
+    this.feed = channel.feed({ topic: 'incident', clusters: clusters.map((c) => c.id), coalesceMs });
     for (const conn of clusters) this.follow(conn);
     for (const [cluster, c] of fencing?.controllers ?? []) {
-      const mark = () => this.mark(cluster);
+      const mark = () => this.feed.mark(cluster);
       for (const inf of [c.informers.fences, c.informers.policies])
         inf.on({ add: mark, update: mark, delete: mark });
       c.onViewChange(mark);
     }
-    incident.onSituationChange((cluster) => this.mark(cluster));
+    incident.onSituationChange((cluster) => this.feed.mark(cluster));
   }
 
   private follow(conn: ClusterConnection) {
-    const mark = () => this.mark(conn.id);
+    const mark = () => this.feed.mark(conn.id);
     const any = { add: mark, update: mark, delete: mark };
     const { statefulSets, deployments, volumeAttachments } = conn.informers;
     for (const inf of [statefulSets, deployments, volumeAttachments]) inf.on(any);
@@ -71,20 +59,7 @@ export class IncidentFeed {
     });
   }
 
-  private mark(cluster: string) {
-    if (this.stopped) return;
-    this.changed.add(cluster);
-    this.timer ??= setTimeout(() => this.flush(), this.coalesceMs);
-  }
-
-  private flush() {
-    this.timer = undefined;
-    for (const c of this.changed) this.io.to(INCIDENT_ROOM).emit(IncidentEvents.changed, { cluster: c });
-    this.changed.clear();
-  }
-
   stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.feed.stop();
   }
 }

@@ -2,7 +2,7 @@
 // that is then partitioned (through the infrastructure API, as the console's fault injection
 // does). incident.view must count the node and its pod, rank the pod at risk with its safe next
 // action (fence the node first: no FencePolicy covers it; force delete is not safe), give the node
-// a remediation row naming its VolumeAttachment, push incident:changed to watchers, and drop the
+// a remediation row naming its VolumeAttachment, signal the incident topic's watchers, and drop the
 // node once it is healed (its StatefulSet may take a while longer to report every replica ready).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import { signedIn, socketClient, tokenOf } from '../test/client.js';
 import { serviceAccountReady } from '../test/namespaces.js';
 import { incidentRouter } from '../trpc/incident.js';
-import { IncidentEvents } from './feed.js';
+import { type LiveChanged, LiveEvents } from '../../lib/console/live.js';
 
 const CLUSTER = 'palisade-embedded';
 let dir: string;
@@ -74,9 +74,11 @@ describe('incident.view', () => {
 
     const socket = socketClient(consoleServer.url, tokenOf(cluster.kc));
     const pushes: string[] = [];
-    socket.on(IncidentEvents.changed, (m: { cluster: string }) => pushes.push(m.cluster));
+    socket.on(LiveEvents.changed, (m: LiveChanged) => m.topic === 'incident' && pushes.push(m.cluster));
     await eventually(() => socket.connected, 'socket connected', 5_000);
-    socket.emit(IncidentEvents.subscribe, {});
+    expect(
+      await socket.timeout(5_000).emitWithAck(LiveEvents.watch, { topic: 'incident', cluster: CLUSTER }),
+    ).toMatchObject({ ok: true });
     try {
       await nodeFault(consoleServer.clusters.get(CLUSTER)!.spec.infra!, node, 'partition');
       const broken = await eventually(
@@ -115,7 +117,7 @@ describe('incident.view', () => {
       expect(rem.volumeAttachments).toHaveLength(1);
       expect(rem.volumeAttachments[0].pv).toBe(row.volumes[0]);
       expect(rem.since).toBeLessThanOrEqual(Date.now());
-      await eventually(() => pushes.includes(CLUSTER), 'an incident:changed push', 10_000);
+      await eventually(() => pushes.includes(CLUSTER), 'an incident signal', 10_000);
 
       await consoleServer.incident.sampleAll();
       expect(consoleServer.incident.samplesOf(CLUSTER).at(-1)?.counts.nodesNotReady).toBe(1);

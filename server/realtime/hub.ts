@@ -5,7 +5,7 @@
 // snapshot once it drains, so one slow browser never slows the others. A socket sees only what its person may list: a room is joined after the
 // cluster says so (SelfSubjectAccessReview), and a person limited to some namespaces gets the
 // room's snapshot and deltas filtered to them, re-checked as access answers expire.
-import type { Server, Socket } from 'socket.io';
+import type { LiveServer as Server, LiveSocket as Socket } from './sockets.js';
 import { z } from 'zod';
 import {
   type ClusterId,
@@ -24,6 +24,9 @@ import { identityOf } from '../auth/sockets.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { RoomFeed } from './feed.js';
 import { filterDelta, filterSnapshot, type Scope, sameScope, scopeOf } from './scope.js';
+
+/** what the map's rooms carry */
+type Item = NodeView | PodView;
 
 export interface HubOptions {
   intervalMs?: number;
@@ -177,7 +180,7 @@ export class RealtimeHub {
     const missed =
       resumeFrom === undefined || scope.kind !== 'all' ? undefined : feed.since(resumeFrom, epoch);
     if (missed) for (const d of missed) socket.emit(SocketEvents.delta, d);
-    else this.sendSnapshot(socket, filterSnapshot<unknown>(scope, feed.snapshot() as Snapshot<unknown>));
+    else this.sendSnapshot(socket, filterSnapshot<Item>(scope, feed.snapshot() as Snapshot<Item>));
     socket.emit(SocketEvents.health, conn.health());
     return { ok: true, seq: feed.seq, resumed: missed !== undefined, scope: scope.kind };
   }
@@ -200,13 +203,13 @@ export class RealtimeHub {
           l.socket.emit('subscribe-error', next.message);
           continue;
         }
-        this.sendSnapshot(l.socket, filterSnapshot<unknown>(next, feed.snapshot() as Snapshot<unknown>));
+        this.sendSnapshot(l.socket, filterSnapshot<Item>(next, feed.snapshot() as Snapshot<Item>));
       }
     }
   }
 
   /** A snapshot for one socket; what it puts in the socket's queue does not count as falling behind. */
-  private sendSnapshot(socket: Socket, snapshot: Snapshot<unknown>) {
+  private sendSnapshot(socket: Socket, snapshot: Snapshot<Item>) {
     socket.emit(SocketEvents.snapshot, snapshot);
     this.backlog.snapshotSent(socket.id, this.queued(socket));
   }
@@ -216,14 +219,14 @@ export class RealtimeHub {
       const delta = feed.flush();
       if (delta)
         for (const l of this.limited.get(r)?.values() ?? [])
-          l.socket.emit(SocketEvents.delta, filterDelta<unknown>(l.scope, delta as Delta<unknown>));
+          l.socket.emit(SocketEvents.delta, filterDelta<Item>(l.scope, delta as Delta<Item>));
       const members = this.io.sockets.adapter.rooms.get(r);
       if (!members?.size) continue;
       this.deliver(r, feed, members, delta);
     }
   }
 
-  private deliver(r: string, feed: Feed, members: Set<string>, delta: Delta<unknown> | undefined) {
+  private deliver(r: string, feed: Feed, members: Set<string>, delta: Delta<Item> | undefined) {
     let behind = this.behind.get(r);
     const limit = this.opts.maxQueuedPackets ?? 64;
     const caughtUp: string[] = [];

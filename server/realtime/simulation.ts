@@ -3,7 +3,7 @@
 // each pod's kubelet termination steps as they happen, so the pod page needs no polling.
 // Ground truth names pods in every namespace: watching the ghosts needs list pods at the cluster
 // scope, a pod's termination steps need get on that pod (asked of the cluster, as for any room).
-import type { Server, Socket } from 'socket.io';
+import type { LiveServer as Server, LiveSocket as Socket } from './sockets.js';
 import { z } from 'zod';
 import { findGhosts, type Ghost } from '../../lib/console/ghosts.js';
 import {

@@ -1,17 +1,14 @@
-// Pushes "volumes:changed" to browsers on a cluster's volumes page when anything the RWO
+// The volumes topic of the live channel: signals a cluster's volumes page when anything the RWO
 // attach view reads changes — PVs, PVCs, VolumeAttachments, attach/detach events, pods with
 // claims, a node's readiness or taints, and on the embedded cluster its processes and storage
 // fences — coalesced (at most every 250 ms), so the page refetches volumes.* over tRPC.
 // Nothing polls.
-import type { Server, Socket } from 'socket.io';
-import { z } from 'zod';
 import type { NodeView, PodView } from '../../lib/console/protocol.js';
 import type { EventView } from '../../lib/console/views.js';
-import { VolumeEvents, type VolumesWatchAck, volumesRoom } from '../../lib/volumes/rwoLive.js';
 import type { ClusterConnection } from '../kube/connection.js';
+import type { Feed, LiveChannel } from './live.js';
 import { InfraStream, type InfraStreamEvent } from '../kube/infraStream.js';
 
-const watchRequest = z.object({ cluster: z.string().min(1, 'cluster is required') });
 const VOLUME_EVENT = /Attach|Detach|Mount/;
 const TRUTH_EVENTS = new Set(['storage-fenced', 'storage-unfenced', 'power-off', 'meteor']);
 
@@ -25,22 +22,16 @@ function truthChanged(e: InfraStreamEvent): boolean {
 }
 
 export class VolumesFeed {
-  private readonly dirty = new Set<string>();
+  private readonly feed: Feed;
   private readonly streams: InfraStream[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
 
-  constructor(
-    private readonly io: Server,
-    private readonly clusters: Map<string, ClusterConnection>,
-    private readonly coalesceMs = 250,
-  ) {
+  constructor(channel: LiveChannel, clusters: Map<string, ClusterConnection>, coalesceMs = 250) {
+    this.feed = channel.feed({ topic: 'volumes', clusters: clusters.keys(), coalesceMs });
     for (const conn of clusters.values()) this.follow(conn);
-    io.on('connection', (socket) => this.connected(socket));
   }
 
   private follow(conn: ClusterConnection) {
-    const mark = () => this.mark(conn.id);
+    const mark = () => this.feed.mark(conn.id);
     const any = { add: mark, update: mark, delete: mark };
     const { persistentVolumes, persistentVolumeClaims, volumeAttachments, events } = conn.informers;
     persistentVolumes.on(any);
@@ -78,42 +69,8 @@ export class VolumesFeed {
     });
   }
 
-  private mark(cluster: string) {
-    if (this.stopped) return;
-    this.dirty.add(cluster);
-    this.timer ??= setTimeout(() => this.flush(), this.coalesceMs);
-  }
-
-  private flush() {
-    this.timer = undefined;
-    for (const cluster of this.dirty)
-      this.io.to(volumesRoom(cluster)).emit(VolumeEvents.changed, { cluster });
-    this.dirty.clear();
-  }
-
-  private connected(socket: Socket) {
-    socket.on(VolumeEvents.watch, (raw: unknown, ack?: (r: VolumesWatchAck) => void) => {
-      const reply = typeof ack === 'function' ? ack : () => undefined;
-      const req = watchRequest.safeParse(raw);
-      if (!req.success)
-        return reply({
-          ok: false,
-          error: req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-        });
-      if (!this.clusters.has(req.data.cluster))
-        return reply({ ok: false, error: `cluster: unknown cluster "${req.data.cluster}"` });
-      void socket.join(volumesRoom(req.data.cluster));
-      reply({ ok: true });
-    });
-    socket.on(VolumeEvents.unwatch, (raw: unknown) => {
-      const req = watchRequest.safeParse(raw);
-      if (req.success) void socket.leave(volumesRoom(req.data.cluster));
-    });
-  }
-
   stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.feed.stop();
     for (const s of this.streams) s.stop();
   }
 }

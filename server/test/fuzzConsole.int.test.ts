@@ -26,8 +26,7 @@ import fc from 'fast-check';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ghostsRoom, room, terminationRoom } from '../../lib/console/protocol.js';
-import { instanceIdsRoom } from '../../lib/instanceIds/live.js';
-import { volumesRoom } from '../../lib/volumes/rwoLive.js';
+import { TOPICS, topicRoom } from '../../lib/console/live.js';
 import { eventually, serviceAccountReady } from '../../sim/apiserver/test/harness.js';
 import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
 import { parseScenario } from '../../sim/scenario/load.js';
@@ -339,20 +338,8 @@ function send(
 const HANDLED: Record<string, { ack: boolean }> = {
   subscribe: { ack: true },
   unsubscribe: { ack: false },
-  'audit:subscribe': { ack: false },
-  'audit:unsubscribe': { ack: false },
-  'history:subscribe': { ack: false },
-  'history:unsubscribe': { ack: false },
-  'fencing:subscribe': { ack: false },
-  'fencing:unsubscribe': { ack: false },
-  'protection:subscribe': { ack: false },
-  'protection:unsubscribe': { ack: false },
-  'incident:subscribe': { ack: false },
-  'incident:unsubscribe': { ack: false },
-  'volumes:watch': { ack: true },
-  'volumes:unwatch': { ack: false },
-  'instance-ids:watch': { ack: true },
-  'instance-ids:unwatch': { ack: false },
+  'live:watch': { ack: true },
+  'live:unwatch': { ack: false },
   watchGhosts: { ack: true },
   unwatchGhosts: { ack: false },
   watchTermination: { ack: true },
@@ -365,6 +352,9 @@ const UNHANDLED = [
   'health',
   'session:ended',
   'subscribe-error',
+  'live:changed',
+  'fencing:subscribe',
+  'volumes:watch',
   'error',
   'connect',
   'disconnect',
@@ -376,15 +366,6 @@ const UNHANDLED = [
   'hasOwnProperty',
   '',
 ];
-/** the events that carry no data, only "refetch": {cluster} */
-const SIGNALS = new Set([
-  'audit:changed',
-  'fencing:changed',
-  'history:changed',
-  'incident:changed',
-  'volumes:changed',
-  'instance-ids:changed',
-]);
 
 interface Emission {
   event: string;
@@ -421,6 +402,7 @@ function payloads(): fc.Arbitrary<unknown> {
       fc.record({
         cluster: clusterName,
         kind: field(fc.constantFrom('nodes', 'pods', 'pods', 'events', 'secrets')),
+        topic: field(fc.constantFrom(...TOPICS, 'protection', 'secrets', 'live')),
         resumeFrom: field(fc.oneof(fc.nat(), fc.constantFrom(-1, 0.5, Number.MAX_SAFE_INTEGER, 2 ** 64))),
         epoch: field(fc.oneof(fc.string({ maxLength: 10 }), fc.constant('e'.repeat(65)))),
         podUid: field(fc.oneof(fc.constantFrom(...uids), fc.uuid(), fc.constant('u'.repeat(4096)))),
@@ -494,15 +476,7 @@ const serverSocket = (s: Socket) => c.io.sockets.sockets.get(s.id!);
 
 /** The rooms this person may be in: the data rooms only with the right, never a name they made up. */
 function checkRooms(who: Who, rooms: Set<string>, shown: string) {
-  const signals = new Set([
-    'audit',
-    'fencing',
-    'history',
-    'incident',
-    'protection',
-    volumesRoom(CLUSTER),
-    instanceIdsRoom(CLUSTER),
-  ]);
+  const signals = new Set(TOPICS.map((t) => topicRoom(t, CLUSTER)));
   const data = new Set([
     room(CLUSTER, 'nodes'),
     room(CLUSTER, 'pods'),
@@ -528,7 +502,12 @@ function checkRooms(who: Who, rooms: Set<string>, shown: string) {
       if (!READ_ALL.has(who)) expect(ns, `${shown}: watching a pod of another namespace`).toBe(NS);
     }
     if (READ_ALL.has(who)) continue;
-    const forbidden = [room(CLUSTER, 'nodes'), room(CLUSTER, 'pods'), ghostsRoom(CLUSTER), 'protection'];
+    const forbidden = [
+      room(CLUSTER, 'nodes'),
+      room(CLUSTER, 'pods'),
+      ghostsRoom(CLUSTER),
+      topicRoom('protection', CLUSTER),
+    ];
     if (who === 'nobody') forbidden.push(`${CLUSTER}/health`);
     expect(forbidden.includes(r), `${shown}: ${who} joined ${r}`).toBe(false);
   }
@@ -544,10 +523,6 @@ function checkHeard(who: Who, heard: Heard[], shown: string) {
   for (const h of heard) {
     const m = h.args[0];
     const what = `${shown}: ${who} heard ${h.event} ${JSON.stringify(h.args).slice(0, 300)}`;
-    if (SIGNALS.has(h.event)) {
-      expect(m, what).toEqual({ cluster: CLUSTER });
-      continue;
-    }
     switch (h.event) {
       case 'snapshot':
       case 'delta':
@@ -563,9 +538,16 @@ function checkHeard(who: Who, heard: Heard[], shown: string) {
         expect(m.cluster, what).toBe(CLUSTER);
         expect(who, what).not.toBe('nobody');
         break;
-      case 'protection:changed':
-        expect(who, what).not.toBe('nobody');
-        if (!READ_ALL.has(who)) for (const k of m.keys) expect(k.startsWith(`${NS}/`), what).toBe(true);
+      case 'live:changed':
+        expect(m.cluster, what).toBe(CLUSTER);
+        expect(TOPICS, what).toContain(m.topic);
+        expect(m.seq, what).toBe(m.fromSeq + 1);
+        // only protection's signals name anything: the protectors the person may list
+        if (m.topic !== 'protection') expect(m.keys, what).toBeUndefined();
+        else {
+          expect(who, what).not.toBe('nobody');
+          if (!READ_ALL.has(who)) for (const k of m.keys) expect(k.startsWith(`${NS}/`), what).toBe(true);
+        }
         break;
       case 'ghosts':
         expect(READ_ALL.has(who), what).toBe(true);

@@ -15,7 +15,8 @@ import { Server as SocketServer } from 'socket.io';
 import { io as connect } from 'socket.io-client';
 import { signedIn, tokenOf } from '../test/client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VolumeEvents, type VolumesWatchAck } from '../../lib/volumes/rwoLive.js';
+import { type LiveAck, type LiveChanged, LiveEvents } from '../../lib/console/live.js';
+import { LiveChannel } from '../realtime/live.js';
 import type { RwoRow } from '../../lib/volumes/rwoTypes.js';
 import { eventually, onRealControlPlane } from '../../sim/apiserver/test/harness.js';
 import { backendFromEnv, type EmbeddedCluster, startEmbeddedCluster } from '../../sim/cluster.js';
@@ -70,13 +71,15 @@ const webRow = async (): Promise<RwoRow | undefined> =>
 async function feedServer() {
   const server = http.createServer();
   const io = new SocketServer(server, { path: '/socket.io', serveClient: false });
-  const feed = new VolumesFeed(io, consoleServer.clusters, 50);
+  const channel = new LiveChannel(io);
+  const feed = new VolumesFeed(channel, consoleServer.clusters, 50);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     async stop() {
       feed.stop();
+      channel.stop();
       io.disconnectSockets(true);
       server.closeAllConnections();
       await new Promise<void>((r) => io.close(() => r()));
@@ -114,13 +117,19 @@ describe('volumes.list and volumes.get', () => {
     const socket = connect(feed.url, { path: '/socket.io', transports: ['websocket'], forceNew: true });
     const changes: string[] = [];
     try {
-      socket.on(VolumeEvents.changed, (m: { cluster: string }) => changes.push(m.cluster));
-      const ack: VolumesWatchAck = await socket
+      socket.on(LiveEvents.changed, (m: LiveChanged) => m.topic === 'volumes' && changes.push(m.cluster));
+      const ack: LiveAck = await socket
         .timeout(5_000)
-        .emitWithAck(VolumeEvents.watch, { cluster: CLUSTER });
-      expect(ack).toEqual({ ok: true });
-      const refused = await socket.timeout(5_000).emitWithAck(VolumeEvents.watch, { cluster: 'nope' });
+        .emitWithAck(LiveEvents.watch, { topic: 'volumes', cluster: CLUSTER });
+      expect(ack).toEqual({ ok: true, seq: expect.any(Number) });
+      const refused = await socket
+        .timeout(5_000)
+        .emitWithAck(LiveEvents.watch, { topic: 'volumes', cluster: 'nope' });
       expect(refused).toEqual({ ok: false, error: 'cluster: unknown cluster "nope"' });
+      const noFeed = await socket
+        .timeout(5_000)
+        .emitWithAck(LiveEvents.watch, { topic: 'fencing', cluster: CLUSTER });
+      expect(noFeed).toEqual({ ok: false, error: 'topic: this server has no fencing feed' });
 
       // the infrastructure API, as the console's fault injection uses it
       await nodeFault(consoleServer.clusters.get(CLUSTER)!.spec.infra!, node, 'partition');
@@ -129,7 +138,7 @@ describe('volumes.list and volumes.get', () => {
         `${node} Unknown`,
         15_000,
       );
-      await eventually(() => changes.includes(CLUSTER), 'a volumes:changed push', 10_000);
+      await eventually(() => changes.includes(CLUSTER), 'a volumes signal', 10_000);
       const stuck = await eventually(async () => {
         const r = await webRow();
         return r?.risk === 'stuck' ? r : undefined;
