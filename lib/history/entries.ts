@@ -2,6 +2,7 @@
 // taken from the Kubernetes fact (an Event's uid and count, a Ready transition's time, a fence
 // step's phase and time, a workload's resourceVersion), so every replica — and every restart —
 // derives the same id for the same fact and the store keeps one row.
+import type { Refusal } from '../protection/verdict.js';
 import { z } from 'zod';
 import { CONSOLE_COMPONENT, simulatedVerbOf } from '../console/actionEvents.js';
 import type { NodeState } from '../console/protocol.js';
@@ -181,6 +182,8 @@ export interface DenialFact {
   pod: string;
   podUid: string;
   operation: string;
+  /** why it was refused, typed (lib/protection/verdict.ts) */
+  verdict: Refusal;
   code: number;
   message: string;
   requester: string;
@@ -203,7 +206,7 @@ export function denialEntry(cluster: string, d: DenialFact): HistoryEntry {
     ...(d.requester ? { actor: d.requester } : {}),
     reason: String(d.code),
     message: d.message,
-    details: { protector: d.protector, cell: d.cell, operation: d.operation },
+    details: { protector: d.protector, cell: d.cell, operation: d.operation, verdict: d.verdict },
   };
 }
 

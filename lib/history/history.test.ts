@@ -329,6 +329,7 @@ describe('entries from facts', () => {
       pod: 'shop/orders-db-0',
       podUid: 'p1',
       operation: 'DELETE',
+      verdict: 'too-few',
       code: 429,
       message: 'too few available',
       requester: 'alice',

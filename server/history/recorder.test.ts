@@ -163,15 +163,17 @@ describe('the recorder', () => {
       podUid: 'u',
       operation: 'DELETE',
       allowed: false,
+      verdict: 'too-few' as const,
       code: 429,
       message: 'too few',
       requester: 'alice',
       dryRun: false,
     };
     s.deny(d);
-    s.deny({ ...d, at: 2, allowed: true });
+    s.deny({ ...d, at: 2, allowed: true, verdict: 'admitted' as const, code: 200 });
     s.deny({ ...d, at: 3, dryRun: true });
-    s.deny({ ...d, at: 4, code: 409 });
+    s.deny({ ...d, at: 4, verdict: 'buffer-full' as const, code: 409 });
+    s.deny({ ...d, at: 5, allowed: true, verdict: 'forced' as const, code: 200 });
     await s.r.flush();
     expect(s.written.map((e) => [e.kind, e.cluster, e.actor])).toEqual([['admission-denial', 'c1', 'alice']]);
   });

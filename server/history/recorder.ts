@@ -4,6 +4,7 @@
 // the webhook's decisions; it starts no watch of its own. Entries are keyed by the fact
 // (lib/history/entries.ts), so a relist, a restart or another replica writes nothing twice.
 // Until the store is open, entries wait in memory (bounded).
+import { isRefusal } from '../../lib/protection/verdict.js';
 import * as k8s from '@kubernetes/client-node';
 import type { NodeView } from '../../lib/console/protocol.js';
 import { FENCE_PLURAL, GROUP, VERSION } from '../../lib/fencing/types.js';
@@ -149,9 +150,9 @@ export class HistoryRecorder {
       p.decisions.onEntry((kind, _protector, item) => {
         if (kind !== 'decision') return;
         const d = item as Decision;
-        // refusals only: dry runs change nothing, retries (409) are the batch being full
-        if (d.allowed || d.dryRun || d.code === 409) return;
-        this.record([denialEntry(clusterOf.get(d.cell) ?? p.core.id, d)]);
+        // refusals only: dry runs change nothing, a full buffer only asks the client to retry
+        if (d.dryRun || !isRefusal(d.verdict) || d.verdict === 'buffer-full') return;
+        this.record([denialEntry(clusterOf.get(d.cell) ?? p.core.id, { ...d, verdict: d.verdict })]);
       }),
     );
   }

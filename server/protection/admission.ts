@@ -3,6 +3,7 @@
 // error is thrown (the listener turns it into HTTP 500, and failurePolicy Fail keeps the
 // pod). A pod under several protectors goes only if all admit; an admission one of them
 // made is then taken back, so no quota stays half-reserved.
+import { type AdmissionVerdict, REFUSAL_CODE, type Refusal } from '../../lib/protection/verdict.js';
 import type * as k8s from '@kubernetes/client-node';
 import {
   allowed,
@@ -44,6 +45,8 @@ export interface AdmissionInput {
 
 export interface AdmissionAnswer {
   allowed: boolean;
+  /** why, typed: what the history, metrics and review read (lib/protection/verdict.ts) */
+  verdict: AdmissionVerdict;
   code?: number;
   message?: string;
   /** the protectors consulted, for the record */
@@ -52,6 +55,14 @@ export interface AdmissionAnswer {
 }
 
 type Verdict = BatchRound['verdicts'][number];
+
+const refused = (verdict: Refusal, message: string, protectors: string[]): AdmissionAnswer => ({
+  allowed: false,
+  verdict,
+  code: REFUSAL_CODE[verdict],
+  message,
+  protectors,
+});
 
 export const tooFewMessage = (key: string, criterion: Criterion) =>
   `PodProtector ${key} reports too few ${criterion.toLowerCase()} replicas to admit pod deletion`;
@@ -99,19 +110,25 @@ export class Admission {
       .matching(facts.namespace, facts.labels)
       .sort((a, b) => protectorKey(a.protector).localeCompare(protectorKey(b.protector)));
     const keys = entries.map((e) => protectorKey(e.protector));
-    if (entries.length === 0) return { allowed: true, protectors: [] };
+    if (entries.length === 0) return { allowed: true, verdict: 'unprotected', protectors: [] };
     if (facts.terminating) {
       // kube-apiserver validates an immediate deletion (grace 0: unscheduled or finished pods,
       // --grace-period=0) twice: on the live pod, then on the copy it has just marked deleted,
       // right before removing it. That second call is the same deletion: not logged again.
-      if (pod.metadata?.deletionGracePeriodSeconds === 0) return { allowed: true, protectors: keys };
-      return this.record(input, facts, { allowed: true, protectors: keys }, 'already terminating');
+      const terminating: AdmissionAnswer = {
+        allowed: true,
+        verdict: 'already-terminating',
+        protectors: keys,
+      };
+      if (pod.metadata?.deletionGracePeriodSeconds === 0) return terminating;
+      return this.record(input, facts, terminating, 'already terminating');
     }
     const choice = criterionOf(pod.metadata?.annotations, input.evictionAnnotations);
     if (!choice.ok)
       return this.record(input, facts, {
         allowed: false,
-        code: 400,
+        verdict: 'bad-criterion',
+        code: REFUSAL_CODE['bad-criterion'],
         message: choice.error,
         protectors: keys,
       });
@@ -147,7 +164,12 @@ export class Admission {
       return this.record(
         input,
         facts,
-        { allowed: true, protectors: keys, ...(warnings.length && { warnings }) },
+        {
+          allowed: true,
+          verdict: force ? 'forced' : 'admitted',
+          protectors: keys,
+          ...(warnings.length && { warnings }),
+        },
         force ? 'force-delete' : undefined,
       );
     // one protector said no: take back what the others reserved (not when forced: the
@@ -169,14 +191,15 @@ export class Admission {
     const key = requests[refusal].key;
     const answer: AdmissionAnswer =
       v === 'Denied'
-        ? { allowed: false, code: 429, message: tooFewMessage(key, choice.criterion), protectors: keys }
-        : { allowed: false, code: 409, message: bufferFullMessage(key), protectors: keys };
+        ? refused('too-few', tooFewMessage(key, choice.criterion), keys)
+        : refused('buffer-full', bufferFullMessage(key), keys);
     if (force)
       return this.record(
         input,
         facts,
         {
           allowed: true,
+          verdict: 'forced',
           protectors: keys,
           warnings: [
             ...warnings,
@@ -273,6 +296,7 @@ export class Admission {
         podUid: facts.uid,
         operation: input.operation,
         allowed: answer.allowed,
+        verdict: answer.verdict,
         code: answer.allowed ? 200 : (answer.code ?? 400),
         message: answer.message ?? wouldBe?.message ?? note ?? 'admitted',
         requester: input.user,

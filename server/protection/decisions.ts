@@ -3,6 +3,7 @@
 // buckets) as each change arrives — the admission-history chart's data. Bounded rings.
 import { cellsOf, summarize } from '../../lib/protection/status.js';
 import type { PodProtector } from '../../lib/protection/types.js';
+import type { AdmissionVerdict } from '../../lib/protection/verdict.js';
 
 export interface Decision {
   at: number;
@@ -12,6 +13,8 @@ export interface Decision {
   podUid: string;
   operation: 'DELETE' | 'EVICT';
   allowed: boolean;
+  /** why, typed (lib/protection/verdict.ts); `code` is the HTTP status answered */
+  verdict: AdmissionVerdict;
   code: number;
   message: string;
   requester: string;

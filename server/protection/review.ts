@@ -3,6 +3,7 @@
 // malformed review, 500 for an internal error (failurePolicy Fail keeps the pod), otherwise
 // 200 with an AdmissionResponse carrying the request's uid. A dry-run deletion of the probe pod
 // (the leader's self-probe through the API server) is refused with this replica's name.
+import { metricResult } from '../../lib/protection/verdict.js';
 import type * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { AdmissionAnswer, AdmissionInput } from './admission.js';
@@ -235,7 +236,7 @@ export async function handleReview(
     if (a.protectors.length)
       deps.metrics.admissions.inc({
         cell: cellId,
-        result: a.allowed ? 'allowed' : a.code === 409 ? 'retry' : 'denied',
+        result: metricResult(a.verdict),
         code: String(a.allowed ? 200 : a.code),
         dry_run: String(subject.dryRun),
       });
