@@ -412,7 +412,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const publishers = [...clusters.values()]
     .filter((c) => c.spec.infra && c.spec.mode !== 'read-only')
     // at the address people reach the console by (a balancer in front of replicas), else its own
-    .map((c) => new EndpointPublisher(c, opts.auth?.publicURL ?? url, component('instance-ids', {}, root)));
+    .map((c) => {
+      const p = new EndpointPublisher(c, opts.auth?.publicURL ?? url, component('instance-ids', {}, root));
+      runtime.manager(c.spec).add(p.controller);
+      return { p, manager: runtime.manager(c.spec) };
+    });
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
@@ -436,7 +440,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       const drained = protection?.drain();
       for (const { c, manager } of collectors) manager.remove(c.controller);
       auth.stop();
-      for (const p of publishers) p.stop();
+      for (const { p, manager } of publishers) manager.remove(p.controller);
       instanceIdsFeed.stop();
       oidc?.stop();
       protectionFeed?.stop();

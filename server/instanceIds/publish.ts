@@ -3,60 +3,80 @@
 // namespace holding a workload labelled palisade.dev/instance-ids-enabled=true, Palisade writes
 // the ConfigMap palisade-instance-ids (key url) that the scenario's pod templates read their
 // PALISADE_INSTANCE_IDS_URL from; pods created before it exists wait in
-// CreateContainerConfigError, as on a real kubelet, and start once it is there.
+// CreateContainerConfigError, as on a real kubelet, and start once it is there. It writes only
+// while this replica leads (the controller runtime), with the term's kubeconfig.
 import * as k8s from '@kubernetes/client-node';
 import { INSTANCE_IDS_CONFIGMAP, INSTANCE_IDS_CONFIGMAP_KEY } from '../../lib/instanceIds/types.js';
 import type { WorkloadView } from '../../lib/console/views.js';
 import { isConflict, errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Logger } from '../log.js';
+import { done } from '../../lib/runtime/result.js';
+import { Controller } from '../runtime/controller.js';
 
-const RETRY_MS = 2_000;
-
+/**
+ * A loop on the controller runtime (leader only, keys = namespaces): every namespace holding an
+ * opted-in workload gets the ConfigMap once per term; a failed write backs off and tries again.
+ */
 export class EndpointPublisher {
-  /** namespace -> done or in flight */
+  readonly controller: Controller;
+  /** namespaces written in this term */
   private readonly published = new Set<string>();
-  private readonly core: k8s.CoreV1Api;
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private stopped = false;
+  private core: k8s.CoreV1Api | undefined;
 
   constructor(
     private readonly conn: ClusterConnection,
     private readonly url: string,
     private readonly log: Logger,
   ) {
-    this.core = conn.spec.kc.makeApiClient(k8s.CoreV1Api);
-    const seen = (w: WorkloadView) => w.instanceIdsEnabled && this.publish(w.namespace);
+    this.controller = new Controller({
+      name: 'instance-id-endpoint',
+      reconciler: {
+        begin: (term, c) => {
+          this.core = term.kc(conn.spec.kc).makeApiClient(k8s.CoreV1Api);
+          this.published.clear();
+          for (const ns of this.namespaces()) c.enqueue(ns);
+        },
+        reconcile: (namespace) => this.publish(namespace),
+        end: () => {
+          this.core = undefined;
+        },
+      },
+      backoff: { baseMs: 2_000, maxMs: 30_000 },
+      logger: log,
+    });
+    const seen = (w: WorkloadView) => w.instanceIdsEnabled && this.controller.enqueue(w.namespace);
     const handler = { add: seen, update: seen };
     conn.informers.deployments.on(handler);
     conn.informers.statefulSets.on(handler);
-    for (const w of [...conn.informers.deployments.values(), ...conn.informers.statefulSets.values()])
-      seen(w);
   }
 
-  stop() {
-    this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
+  /** The namespaces holding an opted-in workload now. */
+  private namespaces(): Set<string> {
+    const { deployments, statefulSets } = this.conn.informers;
+    return new Set(
+      [...deployments.values(), ...statefulSets.values()]
+        .filter((w) => w.instanceIdsEnabled)
+        .map((w) => w.namespace),
+    );
   }
 
-  private publish(namespace: string) {
-    if (this.stopped || this.published.has(namespace)) return;
-    this.published.add(namespace);
-    void this.write(namespace).catch((e) => {
-      this.published.delete(namespace);
+  private async publish(namespace: string) {
+    if (this.published.has(namespace) || !this.core) return done;
+    try {
+      await this.write(this.core, namespace);
+    } catch (e) {
       this.log.warn(
         { cluster: this.conn.id, namespace, err: errorText(e) },
         'could not write the instance-ID endpoint ConfigMap: trying again',
       );
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        this.publish(namespace);
-      }, RETRY_MS);
-      this.timers.add(t);
-    });
+      throw e;
+    }
+    this.published.add(namespace);
+    return done;
   }
 
-  private async write(namespace: string) {
+  private async write(core: k8s.CoreV1Api, namespace: string) {
     const body: k8s.V1ConfigMap = {
       metadata: {
         name: INSTANCE_IDS_CONFIGMAP,
@@ -66,12 +86,12 @@ export class EndpointPublisher {
       data: { [INSTANCE_IDS_CONFIGMAP_KEY]: this.url },
     };
     try {
-      await this.core.createNamespacedConfigMap({ namespace, body });
+      await core.createNamespacedConfigMap({ namespace, body });
     } catch (e) {
       if (!isConflict(e)) throw e;
       // there already: written by this console, another one, or an earlier one now gone. A
       // console that answers keeps it (its pods know it); a dead address is taken over
-      const current = await this.core.readNamespacedConfigMap({ namespace, name: INSTANCE_IDS_CONFIGMAP });
+      const current = await core.readNamespacedConfigMap({ namespace, name: INSTANCE_IDS_CONFIGMAP });
       const there = current.data?.[INSTANCE_IDS_CONFIGMAP_KEY];
       if (there === this.url) return;
       if (there && (await answers(there))) {
@@ -81,7 +101,7 @@ export class EndpointPublisher {
         );
         return;
       }
-      await this.core.replaceNamespacedConfigMap({
+      await core.replaceNamespacedConfigMap({
         namespace,
         name: INSTANCE_IDS_CONFIGMAP,
         body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } },
