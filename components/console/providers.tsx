@@ -39,7 +39,15 @@ export function Providers({ children }: { children: ReactNode }) {
           // the session ended (timeout, sign-out elsewhere): back to sign-in, then here again
           fetch: async (url, init) => {
             const r = await fetch(url, init);
-            if (r.status === 401) goToSignIn();
+            // the gate says why when the session has just ended (its timeout, a sign-out elsewhere)
+            if (r.status === 401)
+              goToSignIn(
+                await r
+                  .clone()
+                  .json()
+                  .then((b: { ended?: unknown }) => (typeof b?.ended === 'string' ? b.ended : undefined))
+                  .catch(() => undefined),
+              );
             return r;
           },
         }),

@@ -30,7 +30,7 @@ import { type Admit, DEFAULT_LIMITS, type LimitName, type Limits, RateLimits } f
 import { SignInLink } from './link.js';
 import { type AuthMethod, type AuthMetrics, authMetrics } from './metrics.js';
 import { SessionSecrets } from './sessionSecrets.js';
-import { type Session, SessionStore } from './sessions.js';
+import { type EndReason, type Session, SessionStore } from './sessions.js';
 import { SharedSessionStore } from './sharedSessions.js';
 import { TokenAuthenticator, tokenFingerprint } from './tokens.js';
 import { component, type Logger } from '../log.js';
@@ -85,7 +85,8 @@ export interface Admitted {
 type Found =
   | { kind: 'bearer'; token: string }
   | { kind: 'session'; session: Session }
-  | { kind: 'none' }
+  /** no credential; `ended` when the cookie's session ended lately, and why */
+  | { kind: 'none'; ended?: EndReason }
   /** the session cookie sent more than once: planted by another server on this host */
   | { kind: 'conflict'; count: number };
 
@@ -209,7 +210,7 @@ export class ConsoleAuth {
         this.metrics.refused.inc({ reason: verdict.code.replaceAll('_', '-') });
       // the body is not wanted: close the connection rather than read it to the end
       if (verdict.status === 413) res.setHeader('connection', 'close');
-      return void refuse(res, verdict);
+      return void refuse(res, verdict, found.kind === 'none' ? found.ended : undefined);
     }
     const a = await this.identify(req, verdict.route, nonce, found);
     if ('refusal' in a) return void this.refuseIdentity(res, a);
@@ -389,8 +390,9 @@ export class ConsoleAuth {
     if (cookie.kind === 'none') return cookie;
     // a value this install did not seal is no session: no store is asked about it
     const id = openCookie(cookie.value, this.sessionKeys.cookie);
-    const session = id ? await this.sessions.use(id) : undefined;
-    return session ? { kind: 'session', session } : { kind: 'none' };
+    const r = id ? await this.sessions.sessionOrEnded(id) : {};
+    if ('session' in r) return { kind: 'session', session: r.session };
+    return r.ended ? { kind: 'none', ended: r.ended } : { kind: 'none' };
   }
 
   private gateRequest(req: http.IncomingMessage, credential: GateCredential) {
@@ -462,12 +464,15 @@ function gateCredential(found: Found): GateCredential {
   return found.kind === 'conflict' ? 'none' : found.kind === 'session' ? 'session' : found.kind;
 }
 
-function refuse(res: http.ServerResponse, v: Exclude<GateVerdict, { ok: true }>) {
+/** A gate refusal; `ended` says why the request's session ended, for the sign-in page to say. */
+function refuse(res: http.ServerResponse, v: Exclude<GateVerdict, { ok: true }>, ended?: EndReason) {
   if (v.status === 302) {
-    res.writeHead(302, { location: v.location, 'cache-control': 'no-store', 'content-length': '0' });
+    const location = ended ? `${v.location}&ended=${ended}` : v.location;
+    res.writeHead(302, { location, 'cache-control': 'no-store', 'content-length': '0' });
     return res.end();
   }
-  sendJson(res, v.status, { error: v.message, code: v.code });
+  const why = ended && v.status === 401 ? { ended } : {};
+  sendJson(res, v.status, { error: v.message, code: v.code, ...why });
 }
 
 const REASONS: Record<number, string> = {

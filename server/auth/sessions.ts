@@ -36,12 +36,18 @@ export interface Renewed {
 
 type EndListener = (s: Session, why: EndReason) => void;
 
+/** How many ended sessions' reasons are kept, and for how long (a page's next request comes soon). */
+const ENDED_REMEMBERED = 1_000;
+const ENDED_REMEMBERED_MS = 10 * 60_000;
+
 /** how often ended sessions are looked for: often enough to end a short session on time */
 const sweepMs = (l: SessionLimits) =>
   Math.min(15_000, Math.max(1_000, Math.floor(Math.min(l.idleMs, l.absoluteMs) / 4)));
 
 export class SessionStore {
   protected readonly sessions = new Map<string, Session>();
+  /** key -> why and when it ended, for the page's next request (bounded) */
+  private readonly recentlyEnded = new Map<string, { why: EndReason; at: number }>();
   private readonly listeners: EndListener[] = [];
   /** sessions with a live socket: not idle while it stays open */
   private readonly attached = new Map<string, number>();
@@ -76,18 +82,33 @@ export class SessionStore {
 
   /** The live session for a cookie's id, marked as just used; undefined when none or ended. */
   async use(id: string | undefined): Promise<Session | undefined> {
-    if (!id) return undefined;
+    const r = await this.sessionOrEnded(id);
+    return 'session' in r ? r.session : undefined;
+  }
+
+  /**
+   * The live session for a cookie's id, or why it ended when this replica saw it end lately: a
+   * page whose request comes just after its session ended is told why (as its socket is), not
+   * only that it must sign in again.
+   */
+  async sessionOrEnded(id: string | undefined): Promise<{ session: Session } | { ended?: EndReason }> {
+    if (!id) return {};
     const key = sessionKey(id);
     const s = await this.lookup(key);
-    if (!s) return undefined;
+    if (!s) return this.endedLately(key);
     const state = sessionState(s, this.now(), this.judge);
     if (!state.alive) {
       await this.expire(key, state.ended);
-      return undefined;
+      return { ended: state.ended };
     }
     s.lastSeenAt = this.now();
     this.used(key);
-    return s;
+    return { session: s };
+  }
+
+  private endedLately(key: string): { ended?: EndReason } {
+    const e = this.recentlyEnded.get(key);
+    return e && this.now() - e.at < ENDED_REMEMBERED_MS ? { ended: e.why } : {};
   }
 
   /** When it ends unless used again. */
@@ -195,6 +216,13 @@ export class SessionStore {
 
   /** Forget a session here and tell the listeners (its sockets close). */
   protected endHere(key: string, why: EndReason) {
+    this.recentlyEnded.delete(key);
+    this.recentlyEnded.set(key, { why, at: this.now() });
+    // bounded: the oldest go first (a Map keeps insertion order)
+    for (const k of this.recentlyEnded.keys()) {
+      if (this.recentlyEnded.size <= ENDED_REMEMBERED) break;
+      this.recentlyEnded.delete(k);
+    }
     const s = this.sessions.get(key);
     if (!s) return;
     this.sessions.delete(key);
