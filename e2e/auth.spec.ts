@@ -91,6 +91,10 @@ test.describe('signed out', () => {
 test.describe('a session that ends while its page is open', () => {
   let second: SecondConsole | undefined;
   test.beforeAll(async () => {
+    // starts processes of its own: bounded, with room for a loaded machine (CI runs phases side by side)
+    test.setTimeout(120_000);
+    // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
+    test.setTimeout(120_000);
     const dir = mkdtempSync(join(tmpdir(), 'palisade-expiry-'));
     const config = join(dir, 'palisade.yaml');
     writeFileSync(config, 'server:\n  session:\n    absoluteTimeout: 6s\n');
@@ -117,6 +121,10 @@ test.describe('OpenID Connect sign-in', () => {
   };
 
   test.beforeAll(async () => {
+    // starts processes of its own: bounded, with room for a loaded machine (CI runs phases side by side)
+    test.setTimeout(120_000);
+    // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
+    test.setTimeout(120_000);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     idp = await spawnIdentityProvider({

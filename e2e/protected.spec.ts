@@ -11,6 +11,8 @@ import { E2E_KUBECONFIG, RESERVED, type SecondConsole, startSecondConsole, tile 
 let second: SecondConsole | undefined;
 
 test.beforeAll(async () => {
+  // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
+  test.setTimeout(120_000);
   const dir = mkdtempSync(join(tmpdir(), 'palisade-protected-'));
   const config = join(dir, 'palisade.yaml');
   writeFileSync(config, 'clusters:\n  - context: palisade-embedded\n    mode: protected\n');

@@ -9,6 +9,8 @@ import { E2E_KUBECONFIG, type SecondConsole, startSecondConsole } from './helper
 let second: SecondConsole | undefined;
 
 test.beforeAll(async () => {
+  // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
+  test.setTimeout(120_000);
   const dir = mkdtempSync(join(tmpdir(), 'palisade-unreachable-'));
   const kubeconfig = join(dir, 'kubeconfig');
   // port 9 (discard) is closed on 127.0.0.1: connections are refused at once
