@@ -95,6 +95,16 @@ const rows: [string, SecretFacts, RotationDecision][] = [
     { action: 'add-ca', reason: 'ca-expiring' },
   ],
   [
+    'a rotation under way when its new CA is due itself: finish the rotation first',
+    { ...steady, cas: [A, ca('B', NOW - D, NOW + 80 * D)], signer: 'B' },
+    { action: 'wait', reason: 'bundle-propagating', at: NOW + policy.grace },
+  ],
+  [
+    'a rotation under way whose new CA would expire before it ends: another CA after all',
+    { ...steady, cas: [A, ca('B', NOW - D, NOW + 2 * policy.grace - 1)], signer: 'B' },
+    { action: 'add-ca', reason: 'ca-expiring' },
+  ],
+  [
     'new CA published, caBundles not yet seen holding it: wait',
     { ...steady, cas: [A, B], signer: 'B' },
     { action: 'wait', reason: 'bundle-propagating', at: NOW + policy.grace },

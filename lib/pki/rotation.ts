@@ -115,7 +115,12 @@ export function decideRotation(s: SecretFacts, p: RotationPolicy, now: number): 
     return { action: 'none', reason: 'ok', at: Math.min(renewLeafAt, renewCaAt) };
   }
   const renewCaAt = signer.notAfter - p.caRenewBefore;
-  if (now >= renewCaAt) return { action: 'add-ca', reason: 'ca-expiring' };
+  // a CA rotation under way finishes first while its signer outlasts the two steps left: a third
+  // CA would start another rotation on top of it (a new leader taking over late, or a CA lifetime
+  // shorter than a rotation, found [old, new, newer] in the caBundle)
+  const rotating = s.cas.some((c) => c.fingerprint !== signer.fingerprint);
+  const finishFirst = rotating && now < signer.notAfter - 2 * p.grace;
+  if (now >= renewCaAt && !finishFirst) return { action: 'add-ca', reason: 'ca-expiring' };
   if (leaf.issuedBy !== signer.fingerprint) {
     // a CA rotation: the new CA signs once every caBundle has trusted it for `grace`
     if (s.bundleSyncedAt === undefined)
