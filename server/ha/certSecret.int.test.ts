@@ -213,9 +213,13 @@ describe.skipIf(!haproxyAvailable())('the webhook Secret: cert-manager, and regi
       );
       expect(failures).toEqual([]);
       expect(answered).toBeGreaterThan(0);
-      // nothing written by Palisade: not the Secret, not the caBundle
+      // nothing written by Palisade: not the Secret, not the caBundle (the configuration itself may
+      // change meanwhile: the leader's enforcement loop writes its failurePolicy and annotation)
       const after = await admissions().readValidatingWebhookConfiguration({ name: 'podseidon.kubewharf.io' });
-      expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+      const bundles = (c: k8s.V1ValidatingWebhookConfiguration) =>
+        (c.webhooks ?? []).map((w) => w.clientConfig.caBundle);
+      expect(bundles(after)).toEqual(bundles(before));
+      expect(new Set(bundles(after))).toEqual(new Set([b64(ca.certPem)]));
       const secret = await cluster.core.readNamespacedSecret({ namespace: 'kube-system', name: SECRET });
       expect(secret.metadata?.resourceVersion).toBe(written.metadata?.resourceVersion);
       for (const r of set.replicas)
