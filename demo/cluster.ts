@@ -1,7 +1,7 @@
 // What the storm demo reads from the cluster, only through the Kubernetes API: the protected
 // workloads (their PodProtector's floor and selector, the workload's replicas) and, per poll,
 // how many of their pods are available next to what their protector's status says.
-import { type Floor, type FloorPod, availableCount } from '../lib/protection/floorCheck.js';
+import { type Floor, type FloorPod, availableCount } from '../sim/rules/protection/floorCheck.js';
 import { summaryOf } from '../lib/protection/status.js';
 import { GROUP, PLURAL, type PodProtector, parseProtector, VERSION } from '../lib/protection/types.js';
 import { labelSelectorToString } from '../lib/kube/labelSelector.js';

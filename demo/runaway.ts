@@ -2,7 +2,7 @@
 // protected workloads' pods (the controllers keep recreating them) and DELETE every one
 // not already terminating, all at once. No back-off and no retry budget: the only thing
 // between it and an outage is the admission webhook.
-import { type FloorPod, isAvailable } from '../lib/protection/floorCheck.js';
+import { type FloorPod, isAvailable } from '../sim/rules/protection/floorCheck.js';
 import type { Target } from './cluster.js';
 import { itemsOf, type KubeHttp } from './kube.js';
 import { countDelete, emptyTally, type Tally } from './tally.js';

@@ -3,7 +3,7 @@
 // kubelet-style watches cost per write. `npx tsx bench/experiments/costs.ts`
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { matchesFields, parseFieldSelector } from '../../lib/kube/fieldSelector.js';
+import { matchesFields, parseFieldSelector } from '../../sim/rules/kube/fieldSelector.js';
 import { ApiCore } from '../../sim/apiserver/core/api.js';
 import { fieldsOf } from '../../sim/apiserver/core/fields.js';
 import { clone, sameValue } from '../../sim/apiserver/core/objects.js';

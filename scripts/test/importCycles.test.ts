@@ -1,5 +1,5 @@
-// lib/ and server/ import in one direction: no file reaches itself again through its relative
-// imports (type-only imports included: a type cycle is a seam in the wrong place, as the router
+// lib/ and server/ import in one direction: lib/ (Palisade's rules) imports nothing of server/,
+// sim/ or the browser side, and no file reaches itself again through its relative imports (type-only imports included: a type cycle is a seam in the wrong place, as the router
 // file that held the volume rows the incident view imported). Found with Tarjan's strongly
 // connected components over the graph read from the source text.
 import { execFileSync } from 'node:child_process';
@@ -57,14 +57,32 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 /** The import graph of a folder's source files, tests aside. */
 function graphOf(folder: string): Map<string, string[]> {
-  const files = execFileSync('git', ['ls-files', '-z', folder], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0')
-    .filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.split('/').includes('test'));
+  const files = sources(folder);
   const known = new Set(files);
   return new Map(files.map((f) => [f, importsOf(f, readFileSync(join(ROOT, f), 'utf8'), known)]));
 }
 
+/** Every tracked source file, tests aside. */
+function sources(folder?: string): string[] {
+  const args = ['ls-files', '-z', ...(folder ? [folder] : [])];
+  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.split('/').includes('test'));
+}
+
 describe('the import graph', () => {
+  it('of lib/ stays inside lib/: its rules need nothing of server/, sim/ or the browser', () => {
+    const known = new Set(sources());
+    const lib = [...known].filter((f) => f.startsWith('lib/'));
+    expect(lib.length).toBeGreaterThan(100);
+    const outside = lib.flatMap((f) =>
+      importsOf(f, readFileSync(join(ROOT, f), 'utf8'), known)
+        .filter((t) => !t.startsWith('lib/'))
+        .map((t) => `${f} imports ${t}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
   it.each(['lib', 'server'])('of %s/ has no cycle', (folder) => {
     const graph = graphOf(folder);
     expect(graph.size).toBeGreaterThan(50);

@@ -5,7 +5,7 @@
 // NotReady) was lost to the node, not pushed out by the API. One violation stays open per
 // protector until its available count is back at the floor or the protector is gone.
 import type * as k8s from '@kubernetes/client-node';
-import { type Floor, type FloorPod, availableCount, judgeDeletion } from '../../lib/protection/floorCheck.js';
+import { type Floor, type FloorPod, availableCount, judgeDeletion } from '../rules/protection/floorCheck.js';
 import { type PodProtector, parseProtector, protectorKey } from '../../lib/protection/types.js';
 import { type Violation, type ViolationSource, nextViolationId } from './checker.js';
 

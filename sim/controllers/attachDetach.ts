@@ -9,7 +9,7 @@
 // volumes into node.status.volumesAttached.
 import type * as k8s from '@kubernetes/client-node';
 import { type PodRef, claimNamesOfPod, planAttachments, podHoldsVolumes } from '../../lib/volumes/attach.js';
-import { claimKey } from '../../lib/volumes/binding.js';
+import { claimKey } from '../rules/volumes/binding.js';
 import { type DetachVerdict, decideDetach, forceDetachMessage } from '../../lib/volumes/detach.js';
 import type { Controller, ControllerContext } from './runtime/context.js';
 import {

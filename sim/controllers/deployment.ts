@@ -3,7 +3,7 @@
 // (maxSurge/maxUnavailable) or Recreate. Like the ReplicaSets under it, it is
 // availability first: terminating pods do not count, so they never hold a rollout back.
 import type * as k8s from '@kubernetes/client-node';
-import { deadlineIn, deploymentStatus, isComplete } from '../../lib/workloads/deploymentStatus.js';
+import { deadlineIn, deploymentStatus, isComplete } from '../rules/workloads/deploymentStatus.js';
 import { templateHash } from '../../lib/workloads/hash.js';
 import { controllerRef, isControlledBy, isTerminal, isTerminating, toMs } from '../../lib/workloads/pods.js';
 import {
@@ -12,7 +12,7 @@ import {
   ANN_REVISION,
   newReplicaSet,
   revisionOf,
-} from '../../lib/workloads/deploymentSets.js';
+} from '../rules/workloads/deploymentSets.js';
 import {
   fenceposts,
   newSetTarget,

@@ -6,7 +6,7 @@
 // enough for the taint manager to evict its pods after the node had recovered.
 import * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TAINT_UNREACHABLE } from '../../lib/kube/nodeHealth.js';
+import { TAINT_UNREACHABLE } from '../rules/kube/nodeHealth.js';
 import { NodeLifecycleController } from './nodeLifecycle.js';
 import type { ControllerContext } from './runtime/context.js';
 

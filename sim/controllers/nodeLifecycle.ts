@@ -23,7 +23,7 @@ import {
   sameTaintSet,
   taintWrites,
   zoneKey,
-} from '../../lib/kube/nodeHealth.js';
+} from '../rules/kube/nodeHealth.js';
 import { errorText, PodsByNode, podSubject, splitKey, writePodStatus } from './pods.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';
 import { nodeReady } from './runtime/conventions.js';

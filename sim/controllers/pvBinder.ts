@@ -10,9 +10,9 @@ import {
   isVolumeBoundToClaim,
   requestedStorage,
   volumeCapacity,
-} from '../../lib/volumes/binding.js';
+} from '../rules/volumes/binding.js';
 import { ANN_BIND_COMPLETED, ANN_DEFAULT_CLASS, ANN_SELECTED_NODE } from '../../lib/volumes/names.js';
-import { nodeInfo } from '../../lib/volumes/nodeAffinity.js';
+import { nodeInfo } from '../rules/volumes/nodeAffinity.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';
 import { CSI_DRIVER } from './runtime/conventions.js';
 import { WorkQueue } from './runtime/queue.js';

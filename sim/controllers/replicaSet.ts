@@ -4,7 +4,7 @@
 // the old one may still be running. Expectations keep a stale cache from making us
 // create or delete twice.
 import type * as k8s from '@kubernetes/client-node';
-import { Expectations } from '../../lib/workloads/expectations.js';
+import { Expectations } from '../rules/workloads/expectations.js';
 import {
   controllerRef,
   isActive,
@@ -13,7 +13,7 @@ import {
   nextAvailableIn,
   ownerReferenceTo,
 } from '../../lib/workloads/pods.js';
-import { podsToDelete, type ReplicaCounts, replicaSetCounts } from '../../lib/workloads/replicaSet.js';
+import { podsToDelete, type ReplicaCounts, replicaSetCounts } from '../rules/workloads/replicaSet.js';
 import type { ControllerContext } from './runtime/context.js';
 import { podKey } from './runtime/conventions.js';
 import { keyOf, splitKey, tolerate, WorkloadController } from './workloadController.js';

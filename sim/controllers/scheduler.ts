@@ -15,7 +15,7 @@ import {
   podRequests,
   unfitReasons,
   type VolumeConstraint,
-} from '../../lib/kube/scheduling.js';
+} from '../rules/kube/scheduling.js';
 import { errorText, podSubject, splitKey, writePodStatus } from './pods.js';
 import { countsOnNode, NodeUsage, NodeViews } from './schedulerCache.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';

@@ -8,7 +8,7 @@ import {
   podRequests,
   type Resources,
   wholeValue,
-} from '../../lib/kube/scheduling.js';
+} from '../rules/kube/scheduling.js';
 import { isTerminal, nodeReady, podKey } from './runtime/conventions.js';
 
 /** the kubelet's default maxPods, for nodes that do not report allocatable pods */

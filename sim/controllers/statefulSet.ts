@@ -20,8 +20,8 @@ import {
   type ReplicaView,
   type SetStep,
   statefulSetCounts,
-} from '../../lib/workloads/statefulSet.js';
-import { revisionName, statefulSetClaims, statefulSetPod } from '../../lib/workloads/statefulSetObjects.js';
+} from '../rules/workloads/statefulSet.js';
+import { revisionName, statefulSetClaims, statefulSetPod } from '../rules/workloads/statefulSetObjects.js';
 import type { ControllerContext } from './runtime/context.js';
 import { LABEL_REVISION_HASH } from './runtime/conventions.js';
 import { keyOf, splitKey, tolerate, WorkloadController } from './workloadController.js';

@@ -5,7 +5,7 @@
 // the other, the last ones of seeds 2 and 16 went 10-16 s late, after their node was back.
 import type * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TAINT_UNREACHABLE } from '../../lib/kube/nodeHealth.js';
+import { TAINT_UNREACHABLE } from '../rules/kube/nodeHealth.js';
 import type { ControllerContext } from './runtime/context.js';
 import { TaintEvictionController } from './taintEviction.js';
 

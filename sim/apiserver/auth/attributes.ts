@@ -2,7 +2,7 @@
 // alone (before any routing): the verb, and for /api and /apis paths the group, version,
 // resource, subresource, namespace and name; any other path is a non-resource request.
 // Authorization decides on these attributes. Pure.
-import { parseFieldSelector } from '../../../lib/kube/fieldSelector.js';
+import { parseFieldSelector } from '../../rules/kube/fieldSelector.js';
 import type { UserInfo } from '../core/context.js';
 
 export interface RequestAttributes {

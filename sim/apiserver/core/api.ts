@@ -8,7 +8,7 @@ import {
   checkSupportedFields,
   matchesFields,
   parseFieldSelector,
-} from '../../../lib/kube/fieldSelector.js';
+} from '../../rules/kube/fieldSelector.js';
 import {
   type LabelRequirement,
   matchesRequirements,

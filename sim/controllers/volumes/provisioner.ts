@@ -8,8 +8,8 @@ import {
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
 } from '../../../lib/volumes/names.js';
-import { nodeInfo } from '../../../lib/volumes/nodeAffinity.js';
-import { planProvisionedVolume, provisioningFailedMessage } from '../../../lib/volumes/provisioning.js';
+import { nodeInfo } from '../../rules/volumes/nodeAffinity.js';
+import { planProvisionedVolume, provisioningFailedMessage } from '../../rules/volumes/provisioning.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { CSI_DRIVER } from '../runtime/conventions.js';
 import { mergePatch } from '../runtime/patches.js';

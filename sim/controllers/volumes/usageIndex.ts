@@ -2,7 +2,7 @@
 // looks at one volume's pods and attachments instead of scanning every object.
 import type * as k8s from '@kubernetes/client-node';
 import { type PodRef, claimNamesOfPod, podHoldsVolumes, podRef } from '../../../lib/volumes/attach.js';
-import { claimKey } from '../../../lib/volumes/binding.js';
+import { claimKey } from '../../rules/volumes/binding.js';
 import type { Informers } from '../runtime/context.js';
 import { podKey } from '../runtime/conventions.js';
 

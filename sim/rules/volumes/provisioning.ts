@@ -3,7 +3,7 @@
 // allowed topologies (only the terms that include the selected node for a
 // WaitForFirstConsumer class). Pure: the caller creates the object.
 import type * as k8s from '@kubernetes/client-node';
-import { ANN_PROVISIONED_BY } from './names.js';
+import { ANN_PROVISIONED_BY } from '../../../lib/volumes/names.js';
 import {
   type NodeInfo,
   describeTopology,

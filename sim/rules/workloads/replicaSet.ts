@@ -2,7 +2,7 @@
 // Availability first (seed 000): only active pods count, so a pod that starts
 // terminating is replaced at once, before it is gone.
 import type * as k8s from '@kubernetes/client-node';
-import { isActive, isAvailable, isPodReady, readyCondition, toMs } from './pods.js';
+import { isActive, isAvailable, isPodReady, readyCondition, toMs } from '../../../lib/workloads/pods.js';
 
 const phaseRank: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
 const restarts = (p: k8s.V1Pod) =>

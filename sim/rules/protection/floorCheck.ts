@@ -2,8 +2,8 @@
 // of an available protected pod must not leave fewer than minAvailable available pods.
 // Availability is Podseidon's: not terminating, not finished, Ready for minReadySeconds.
 // Pure: the caller supplies the pods and the time.
-import { type Time, toMillis } from '../kube/conditions.js';
-import { type LabelSelector, labelSelectorMatches } from '../kube/labelSelector.js';
+import { type Time, toMillis } from '../../../lib/kube/conditions.js';
+import { type LabelSelector, labelSelectorMatches } from '../../../lib/kube/labelSelector.js';
 
 /** The parts of a Pod the rule reads (a client-node V1Pod fits). */
 export interface FloorPod {

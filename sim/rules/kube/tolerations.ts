@@ -1,7 +1,7 @@
 // Taints and tolerations with the semantics of k8s.io/api core/v1 helpers
 // (Toleration.ToleratesTaint, FindMatchingUntoleratedTaint) and the NoExecute taint
 // manager's timing. Pure: no I/O.
-import { type Time, toMillis } from './conditions.js';
+import { type Time, toMillis } from '../../../lib/kube/conditions.js';
 
 export interface Taint {
   key: string;

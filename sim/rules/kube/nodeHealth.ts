@@ -2,7 +2,7 @@
 // its conditions become then, which taints its conditions imply, and when the cluster is
 // so disrupted that NoExecute tainting stops. Wording follows kube-controller-manager.
 // Pure: no I/O.
-import { type Time, rfc3339, toMillis, wireTime } from './conditions.js';
+import { type Time, rfc3339, toMillis, wireTime } from '../../../lib/kube/conditions.js';
 import { sameTaint, type Taint } from './tolerations.js';
 
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';

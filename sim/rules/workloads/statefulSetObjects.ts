@@ -1,8 +1,8 @@
 // The pods and claims a StatefulSet stamps out for one ordinal: stable name, identity
 // labels, hostname/subdomain, and volumes that point at the ordinal's own PVCs.
 import type * as k8s from '@kubernetes/client-node';
-import { LABEL_POD_INDEX, LABEL_REVISION_HASH, LABEL_STS_POD_NAME } from '../kube/wellKnown.js';
-import { ownerReferenceTo } from './pods.js';
+import { LABEL_POD_INDEX, LABEL_REVISION_HASH, LABEL_STS_POD_NAME } from '../../../lib/kube/wellKnown.js';
+import { ownerReferenceTo } from '../../../lib/workloads/pods.js';
 import { claimName, podName } from './statefulSet.js';
 
 /** The name of the set's revision for a template hash, e.g. web-6b5c9d7f8. */

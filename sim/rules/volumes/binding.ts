@@ -1,7 +1,7 @@
 // PV controller decisions: which PersistentVolume a claim may bind to, following
 // findMatchingVolume in kube-controller-manager. Pure.
 import type * as k8s from '@kubernetes/client-node';
-import { labelSelectorMatches } from '../kube/labelSelector.js';
+import { labelSelectorMatches } from '../../../lib/kube/labelSelector.js';
 import { type NodeInfo, volumeReachableFrom } from './nodeAffinity.js';
 import { parseQuantity } from '../kube/quantity.js';
 

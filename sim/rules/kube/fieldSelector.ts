@@ -5,7 +5,7 @@
 // rules and error messages, so clients see the same 400 responses as from a real
 // apiserver.
 
-import { byteOrderCompare, SelectorError } from './labelSelector.js';
+import { byteOrderCompare, SelectorError } from '../../../lib/kube/labelSelector.js';
 
 export { SelectorError };
 

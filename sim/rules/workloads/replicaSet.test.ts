@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { podsToDelete, replicaSetCounts } from './replicaSet.js';
-import { fixturePod as pod } from './testPods.js';
+import { fixturePod as pod } from '../../../lib/workloads/testPods.js';
 
 describe('podsToDelete', () => {
   it.each([

@@ -1,7 +1,7 @@
 // Deployment status and its Available/Progressing conditions, with the reasons and
 // messages of the real controller (sync.go syncRolloutStatus, deployment_util.go).
 import type * as k8s from '@kubernetes/client-node';
-import { toMs } from './pods.js';
+import { toMs } from '../../../lib/workloads/pods.js';
 
 type Condition = k8s.V1DeploymentCondition;
 

@@ -1,8 +1,8 @@
 // The ReplicaSet a Deployment makes for one pod template: named <deployment>-<hash>,
 // with pod-template-hash added to its selector and template so sets never share pods.
 import type * as k8s from '@kubernetes/client-node';
-import { LABEL_POD_TEMPLATE_HASH } from '../kube/wellKnown.js';
-import { ownerReferenceTo } from './pods.js';
+import { LABEL_POD_TEMPLATE_HASH } from '../../../lib/kube/wellKnown.js';
+import { ownerReferenceTo } from '../../../lib/workloads/pods.js';
 
 export const ANN_REVISION = 'deployment.kubernetes.io/revision';
 export const ANN_DESIRED = 'deployment.kubernetes.io/desired-replicas';

@@ -2,7 +2,7 @@
 // embedded cluster needs (NodeUnschedulable, TaintToleration, NodeAffinity,
 // NodeResourcesFit, VolumeBinding) and a spreading score. Reasons and the FitError
 // message use kube-scheduler's wording. Pure: no I/O.
-import { type LabelOperator, matchesRequirements } from './labelSelector.js';
+import { type LabelOperator, matchesRequirements } from '../../../lib/kube/labelSelector.js';
 import { parseQuantity } from './quantity.js';
 import { formatTaint, type Taint, type Toleration, untoleratedTaint } from './tolerations.js';
 
