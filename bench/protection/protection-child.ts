@@ -15,7 +15,8 @@ import { protectionMetrics } from '../../server/protection/metrics.js';
 import { ProtectorStore } from '../../server/protection/protectors.js';
 import { registerWebhook } from '../../server/protection/register.js';
 import { startProtection } from '../../server/protection/service.js';
-import { startWebhook } from '../../server/protection/webhook.js';
+import { admissionHandler } from '../../server/protection/review.js';
+import { startWebhook } from '../../server/webhook/listener.js';
 import { createLogger } from '../../server/log.js';
 import {
   byLabel,
@@ -52,9 +53,9 @@ async function webhook(kubeconfigPath: string) {
   // direct.ts posts reviews itself, without a client certificate
   const clientAuth = { required: false } as const;
   const server = await startWebhook({
-    admission,
-    cells,
-    metrics,
+    handlers: { admission: admissionHandler({ admission, cells, metrics }) },
+    cells: new Set(cells.keys()),
+    onRefused: (reason) => metrics.refusedCallers.inc({ reason }),
     port: 0,
     host: '127.0.0.1',
     clientAuth,

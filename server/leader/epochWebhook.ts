@@ -7,6 +7,7 @@
 // (people, kubectl, the webhook's own admission buckets that every replica writes) are not the
 // leader's and pass. A Lease that cannot be read refuses the leader write: never let a possibly
 // stale write through because of an error.
+import type { Handler } from '../webhook/handler.js';
 import * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
 import { type EpochLease, type EpochVerdict, judgeEpoch } from '../../lib/leader/epoch.js';
@@ -215,7 +216,7 @@ export function epochReviews(o: {
   /** this replica (the Event's reporter) */
   identity: string;
   logger: Logger;
-}): (text: string, cellId: string) => Promise<[number, unknown]> {
+}): Handler {
   const { namespace, name } = o.election;
   const byCell = new Map(
     o.cells.map((c) => {
@@ -255,9 +256,10 @@ export function epochReviews(o: {
       return [c.id, deps] as const;
     }),
   );
-  return async (text, cellId) => {
+  const review = async (text: string, cellId: string): Promise<[number, unknown]> => {
     const deps = byCell.get(cellId);
     if (!deps) return [404, `unknown cell "${cellId}"`];
     return handleEpochReview(text, deps);
   };
+  return { review };
 }

@@ -3,6 +3,7 @@
 // malformed review, 500 for an internal error (failurePolicy Fail keeps the pod), otherwise
 // 200 with an AdmissionResponse carrying the request's uid. A dry-run deletion of the probe pod
 // (the leader's self-probe through the API server) is refused with this replica's name.
+import type { Handler } from '../webhook/handler.js';
 import { metricResult } from '../../lib/protection/verdict.js';
 import type * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
@@ -251,4 +252,19 @@ export async function handleReview(
     // fail closed: the API server's failurePolicy Fail keeps the pod
     return [500, `server internal error: ${(e as Error).message}`, true];
   }
+}
+
+/** The deletion-protection webhook's Handler (POST /admission/<cellID>): judged, and timed per cell. */
+export function admissionHandler(deps: ReviewDeps): Handler {
+  return {
+    async review(text, cellId, { timeoutMs }) {
+      const started = process.hrtime.bigint();
+      const [code, body, isProtected] = await handleReview(deps, text, cellId, timeoutMs);
+      deps.metrics.admissionSeconds.observe(
+        { cell: cellId, protected: String(isProtected) },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+      return [code, body];
+    },
+  };
 }

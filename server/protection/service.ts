@@ -27,7 +27,7 @@ import type { LiveCounts } from '../../lib/protection/batch.js';
 import type { Counts } from '../../lib/protection/counts.js';
 import type { PodProtector } from '../../lib/protection/types.js';
 import { Aggregator } from './aggregator.js';
-import { resolveClientTrust } from './clientAuth.js';
+import { resolveClientTrust } from '../webhook/clientAuth.js';
 import { DecisionLog } from './decisions.js';
 import { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
@@ -52,9 +52,10 @@ import { handlePolicyReview, policySubjectAccess, selfOn } from '../fencing/poli
 import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { EPOCH_WEBHOOK_CONFIG, epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
-import { type CellClient, handleReview, type ReviewResult } from './review.js';
-import { ensureServingSecret, pairOf, readSecret } from './servingSecret.js';
-import { startWebhook, type WebhookServer, webhookNames } from './webhook.js';
+import { admissionHandler, type CellClient, handleReview, type ReviewResult } from './review.js';
+import { ensureServingSecret, pairOf, readSecret } from '../webhook/servingSecret.js';
+import type { WebhookPath } from '../webhook/handler.js';
+import { startWebhook, type WebhookServer, webhookNames } from '../webhook/listener.js';
 import type { BundleTarget } from './certs/bundles.js';
 import { CertificateController } from './certs/controller.js';
 import { certificateMetrics } from './certs/metrics.js';
@@ -129,7 +130,6 @@ async function ensureCrd(kc: k8s.KubeConfig, log: Logger) {
 export type ProtectionConfigInput = z.input<typeof protectionSchema>;
 
 /** The listener's paths: /<path>/<cellID> */
-type WebhookPath = 'admission' | 'fences' | 'fencepolicies' | 'epochs';
 
 /** how long a follower's reading of the leader's enforcement annotation is kept */
 const FOLLOWER_VIEW_MS = 5_000;
@@ -238,25 +238,33 @@ export async function startProtection(opts: {
         'waiting for cert-manager to write the serving Secret (ca.crt, tls.crt, tls.key): the webhook listens once it has',
       );
   }
+  // one listener, a handler per webhook: deletions, fence approvals, FencePolicy writes, epochs
   const webhook = await startWebhook({
-    admission,
-    cells: cellClients,
-    metrics,
+    handlers: {
+      admission: admissionHandler({
+        admission,
+        cells: cellClients,
+        metrics,
+        log: component('webhook', {}, root),
+        identity: runtime.identity,
+      }),
+      fences: { review: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!) },
+      fencepolicies: { review: (text, cellId) => handlePolicyReview(text, policyReviews.get(cellId)!) },
+      epochs: epochReviews({
+        cells: cellSpecs,
+        election: runtime.election,
+        metrics: runtime.metrics,
+        identity: runtime.identity,
+        logger: root,
+      }),
+    },
+    cells: new Set(cellClients.keys()),
+    onRefused: (reason) => metrics.refusedCallers.inc({ reason }),
     port: cfg.webhook.port,
     host: cfg.webhook.host,
     hosts: names,
     serving: certs.mode === 'process' ? undefined : initial,
     clientAuth,
-    fences: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!),
-    policies: (text, cellId) => handlePolicyReview(text, policyReviews.get(cellId)!),
-    identity: runtime.identity,
-    epochs: epochReviews({
-      cells: cellSpecs,
-      election: runtime.election,
-      metrics: runtime.metrics,
-      identity: runtime.identity,
-      logger: root,
-    }),
     logger: root,
   });
   const base = cfg.webhook.url ?? webhook.url;

@@ -28,9 +28,9 @@ import { createCertificateAuthority } from '../../lib/pki/certificates.js';
 import { issueClientCertificate } from '../../sim/apiserver/admission/clientCertificate.js';
 import { freePort } from '../../sim/real/controlPlane.js';
 import { type Balancer, type TlsTermination, startBalancer } from '../../testenv/ha/haproxy.js';
-import { kubeconfigCaPem } from '../protection/clientAuth.js';
-import { sharedServingPair } from '../protection/servingSecret.js';
-import { webhookNames } from '../protection/webhook.js';
+import { kubeconfigCaPem } from '../webhook/clientAuth.js';
+import { sharedServingPair } from '../webhook/servingSecret.js';
+import { webhookNames } from '../webhook/listener.js';
 import { TEST_RELEASE_NAMESPACE, TEST_SESSION_NAMESPACE } from '../rbac/chart.js';
 import { palisadeKubeconfig } from './identity.js';
 

@@ -34,7 +34,7 @@ import {
   secretContents,
   secretFacts,
   SERVING_WRITTEN_AT,
-} from '../servingSecret.js';
+} from '../../webhook/servingSecret.js';
 import { type BundleTarget, syncBundles } from './bundles.js';
 import type { CertificateMetrics } from './metrics.js';
 

@@ -9,9 +9,9 @@ import { splitBundle } from '../../../lib/pki/bundle.js';
 import { errorText } from '../../../lib/kube/errorText.js';
 import { SupervisedInformer } from '../../kube/informer.js';
 import type { Logger } from '../../log.js';
-import { pairOf, type SecretRef } from '../servingSecret.js';
-import type { ServingPair } from '../servingSecret.js';
-import type { WebhookServer } from '../webhook.js';
+import { pairOf, type SecretRef } from '../../webhook/servingSecret.js';
+import type { ServingPair } from '../../webhook/servingSecret.js';
+import type { WebhookServer } from '../../webhook/listener.js';
 import type { CertificateMetrics } from './metrics.js';
 
 const same = (a: ServingPair | undefined, b: ServingPair) =>

@@ -5,7 +5,7 @@ import { X509Certificate } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
-import { sharedServingPair } from '../servingSecret.js';
+import { sharedServingPair } from '../../webhook/servingSecret.js';
 import { scenario } from './protectionHarness.js';
 
 let c: Awaited<ReturnType<typeof startScenario>>;

@@ -1,10 +1,10 @@
-// The admission webhook's own HTTPS listener: POST /admission/<cellID> with an
-// AdmissionReview v1 for pods DELETE or pods/eviction CREATE (judged in review.ts), and
-// POST /fences/<cellID> for NodeFence writes that approve or cancel a fence (judged in
-// server/fencing/approvalWebhook.ts), POST /fencepolicies/<cellID> for FencePolicy writes
-// (server/fencing/policyWebhook.ts), POST /epochs/<cellID> for the leader-epoch check of
-// writes to Palisade-owned state (server/leader/epochWebhook.ts). The serving certificate comes
-// from a CA generated at start, or from the Secret replicas share (server/protection/certs/):
+// The one HTTPS listener of Palisade's webhooks: POST /<path>/<cellID>, each path a Handler
+// (handler.ts): /admission (pods DELETE and pods/eviction CREATE, server/protection/review.ts),
+// /fences (NodeFence writes that approve or cancel a fence, server/fencing/approvalWebhook.ts),
+// /fencepolicies (FencePolicy writes, server/fencing/policyWebhook.ts), /epochs (the leader-epoch
+// check of writes to Palisade-owned state, server/leader/epochWebhook.ts). The serving
+// certificate comes from a CA generated at start, or from the Secret replicas share
+// (servingSecret.ts, server/protection/certs/):
 // setServing() swaps it in for new connections (https.Server#setSecureContext) without
 // dropping any open one; given none yet, the listener waits for the first before it listens.
 //
@@ -20,7 +20,6 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { CALLER_REFUSED } from '../../lib/protection/enforcement.js';
 import { newServingPair, type ServingPair } from './servingSecret.js';
-import type { Admission } from './admission.js';
 import {
   type Caller,
   type ClientTrust,
@@ -28,11 +27,8 @@ import {
   judgeCaller,
   type RefusalReason,
 } from './clientAuth.js';
-import type { ProtectionMetrics } from './metrics.js';
 import { component, type Logger } from '../log.js';
-import { type CellClient, handleReview } from './review.js';
-
-export type { CellClient } from './review.js';
+import { type Handlers, WEBHOOK_PATHS, type WebhookPath } from './handler.js';
 
 export type { ServingPair } from './servingSecret.js';
 
@@ -111,27 +107,26 @@ function answerUnheard(socket: TLSSocket, text: string) {
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
+const notFound = `not found: POST ${WEBHOOK_PATHS.map((p) => `/${p}/<cellID>`).join(', ')}`;
+
 /** The names the serving certificate must carry: loopback, the listening host, and any more given. */
 export function webhookNames(host: string, more: string[] = []): string[] {
   return [...new Set(['localhost', '127.0.0.1', host, ...more])].filter((h) => h !== '0.0.0.0' && h !== '::');
 }
 
 export async function startWebhook(opts: {
-  admission: Admission;
-  cells: Map<string, CellClient>;
-  metrics: ProtectionMetrics;
+  /** the judge of each path served (a path without one answers 404) */
+  handlers: Handlers;
+  /** the cells a path may name */
+  cells: ReadonlySet<string>;
+  /** a caller was refused (counted by the caller: palisade_webhook_refused_callers_total) */
+  onRefused?: (reason: RefusalReason | 'tls-handshake') => void;
   port: number;
   host: string;
   /** who may call: resolveClientTrust()'s answer ({ required: false }: anyone) */
   clientAuth: ClientTrust;
   /** names the serving certificate must carry besides the host */
   hosts?: string[];
-  /** NodeFence approval reviews (POST /fences/<cellID>): [HTTP status, body] */
-  fences?: (text: string, cellId: string) => Promise<[number, unknown]>;
-  /** FencePolicy reviews (POST /fencepolicies/<cellID>): [HTTP status, body] */
-  policies?: (text: string, cellId: string) => Promise<[number, unknown]>;
-  /** leader-epoch reviews of writes to Palisade-owned state (POST /epochs/<cellID>) */
-  epochs?: (text: string, cellId: string) => Promise<[number, unknown]>;
   /**
    * the serving CA and key pair shared by replicas (certs/); default: a CA made now; null: none
    * yet (listen once setServing() gives one)
@@ -139,14 +134,12 @@ export async function startWebhook(opts: {
   serving?: ServingPair | null;
   /** where its lines go (component 'webhook'; the root logger by default) */
   logger?: Logger;
-  /** this replica's name (its answer to the leader's self-probe says it) */
-  identity?: string;
 }): Promise<WebhookServer> {
   const log = component('webhook', {}, opts.logger);
   const trust = opts.clientAuth;
   const logRefusal = refusalLog(log);
   const refuse = (peer: string, reason: RefusalReason | 'tls-handshake', detail: string) => {
-    opts.metrics.refusedCallers.inc({ reason });
+    opts.onRefused?.(reason);
     logRefusal(peer, reason, detail);
   };
   const names = webhookNames(opts.host, opts.hosts);
@@ -189,16 +182,12 @@ export async function startWebhook(opts: {
         return send(403, refusalText(reason, detail), true);
       }
       const url = new URL(req.url ?? '/', 'https://webhook');
-      const m = /^\/(admission|fences|fencepolicies|epochs)\/([^/]+)$/.exec(url.pathname);
-      const others = { fences: opts.fences, fencepolicies: opts.policies, epochs: opts.epochs };
-      const other = m && m[1] !== 'admission' ? others[m[1] as keyof typeof others] : undefined;
+      const m = /^\/([a-z]+)\/([^/]+)$/.exec(url.pathname);
+      const path =
+        m && (WEBHOOK_PATHS as readonly string[]).includes(m[1]) ? (m[1] as WebhookPath) : undefined;
+      const handler = path && opts.handlers[path];
       // answers given before the body is read close the connection: it holds an unread body
-      if (req.method !== 'POST' || !m || (m[1] !== 'admission' && !other))
-        return send(
-          404,
-          'not found: POST /admission/<cellID>, /fences/<cellID>, /fencepolicies/<cellID> or /epochs/<cellID>',
-          true,
-        );
+      if (req.method !== 'POST' || !m || !handler) return send(404, notFound, true);
       let cellId: string;
       try {
         cellId = decodeURIComponent(m[2]);
@@ -213,30 +202,15 @@ export async function startWebhook(opts: {
       }
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
-      if (other)
-        return void req.on('end', () => {
-          void other(Buffer.concat(chunks).toString('utf8'), cellId).then(([code, body]) => send(code, body));
-        });
       req.on('end', () => {
-        const started = process.hrtime.bigint();
-        void handleReview(
-          {
-            admission: opts.admission,
-            cells: opts.cells,
-            metrics: opts.metrics,
-            log,
-            identity: opts.identity,
+        handler.review(Buffer.concat(chunks).toString('utf8'), cellId, { timeoutMs: timeoutOf(url) }).then(
+          ([code, body]) => send(code, body),
+          // a handler that throws fails closed: the API server's failurePolicy decides
+          (e: unknown) => {
+            log.error({ path, cell: cellId, err: e }, 'webhook handler failed: answered 500');
+            send(500, `server internal error: ${e instanceof Error ? e.message : String(e)}`);
           },
-          Buffer.concat(chunks).toString('utf8'),
-          cellId,
-          timeoutOf(url),
-        ).then(([code, body, isProtected]) => {
-          opts.metrics.admissionSeconds.observe(
-            { cell: cellId, protected: String(isProtected) },
-            Number(process.hrtime.bigint() - started) / 1e9,
-          );
-          send(code, body);
-        });
+        );
       });
     },
   );

@@ -19,7 +19,7 @@ import {
   judgeCaller,
   resolveClientTrust,
 } from './clientAuth.js';
-import { issueClientCert } from './test/clientCerts.js';
+import { issueClientCert } from '../protection/test/clientCerts.js';
 
 const DEFAULT = ['kube-apiserver-webhook-client'];
 const der = (pem: string) => new X509Certificate(pem).raw;
