@@ -32,29 +32,19 @@ import { DecisionLog } from './decisions.js';
 import { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
-import { applyWebhookConfiguration, WEBHOOK_NAME, webhookConfiguration } from './register.js';
-import {
-  Enforcer,
-  type EnforcementStatus,
-  ENFORCEMENT_ANNOTATION,
-  parseEnforcementAnnotation,
-} from './enforcement.js';
+import { WEBHOOK_NAME } from './register.js';
+import { Enforcer, type EnforcementStatus } from './enforcement.js';
 import { NamespaceLabels } from './namespaceLabels.js';
+import { enforcementOnConfigurations } from './enforcementView.js';
+import { webhookRegistration } from './registration.js';
 import { ownEndpoints } from './drain.js';
-import {
-  FENCE_WEBHOOK_CONFIG,
-  FENCE_WEBHOOK_PATHS,
-  fenceWebhookConfiguration,
-  handleFenceReview,
-  subjectAccess,
-} from '../fencing/approvalWebhook.js';
+import { FENCE_WEBHOOK_CONFIG, handleFenceReview, subjectAccess } from '../fencing/approvalWebhook.js';
 import { handlePolicyReview, policySubjectAccess, selfOn } from '../fencing/policyWebhook.js';
 import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
-import { EPOCH_WEBHOOK_CONFIG, epochReviews, epochWebhookConfiguration } from '../leader/epochWebhook.js';
+import { EPOCH_WEBHOOK_CONFIG, epochReviews } from '../leader/epochWebhook.js';
 import { UpdateTrigger } from './updateTrigger.js';
 import { admissionHandler, type CellClient, handleReview, type ReviewResult } from './review.js';
 import { ensureServingSecret, pairOf, readSecret } from '../webhook/servingSecret.js';
-import type { WebhookPath } from '../webhook/handler.js';
 import { startWebhook, type WebhookServer, webhookNames } from '../webhook/listener.js';
 import type { BundleTarget } from './certs/bundles.js';
 import { CertificateController } from './certs/controller.js';
@@ -329,28 +319,7 @@ export async function startProtection(opts: {
   ];
   for (const l of loops) manager.add(l);
   const cells: CellInfo[] = [];
-  const epochsOn = new Set<string>();
-  // the API servers call the Service when one is set, else the url (else this listener)
-  const clientConfig = (kind: WebhookPath, cell: string): k8s.AdmissionregistrationV1WebhookClientConfig =>
-    service
-      ? {
-          service: {
-            namespace: service.namespace,
-            name: service.name,
-            port: service.port,
-            path: `/${kind}/${cell}`,
-          },
-        }
-      : { url: `${base}/${kind}/${cell}` };
-  const withClient = (c: k8s.V1ValidatingWebhookConfiguration, kind: WebhookPath, cell: string) => {
-    // palisade-nodefences holds two webhooks, each with its own path
-    for (const w of c.webhooks ?? [])
-      w.clientConfig = {
-        ...clientConfig(FENCE_WEBHOOK_PATHS[w.name] ?? kind, cell),
-        caBundle: w.clientConfig.caBundle,
-      };
-    return c;
-  };
+  const registration = webhookRegistration({ base, service });
   // self-managed: the configurations whose caBundle the leader keeps equal to ca.crt, per cluster
   const targets = new Map<string, BundleTarget>();
   const target = (c: ClusterSpec, name: string) => {
@@ -401,28 +370,8 @@ export async function startProtection(opts: {
   }
   for (const c of cellSpecs) {
     const register = registers(c);
-    const cell = encodeURIComponent(c.id);
-    if (register) {
-      // a caBundle needs a certificate (self-managed: the Secret's, which a leader may still be making)
-      await webhook.whenListening();
-      const caPem = webhook.caPem;
-      await applyWebhookConfiguration(
-        c.cluster.kc,
-        withClient(webhookConfiguration('', caPem), 'admission', cell),
-      );
-      await applyWebhookConfiguration(
-        c.cluster.kc,
-        withClient(fenceWebhookConfiguration('', caPem), 'fences', cell),
-      );
-      // one epoch check per cluster (two cells on one cluster share its Lease)
-      if (!epochsOn.has(c.cluster.id)) {
-        epochsOn.add(c.cluster.id);
-        await applyWebhookConfiguration(
-          c.cluster.kc,
-          withClient(epochWebhookConfiguration('', caPem), 'epochs', cell),
-        );
-      }
-    }
+    // a caBundle needs a certificate (self-managed: the Secret's, which a leader may still be making)
+    if (register) await registration.register(c, webhook);
     cells.push({ id: c.id, cluster: c.cluster.id, context: c.cluster.context, registered: register });
   }
   log.info(
@@ -499,39 +448,8 @@ export async function startProtection(opts: {
       if (manager.isLeader()) return enforcer.current();
       // a follower reads what the leader wrote on each configuration (at most every few seconds)
       if (followerView && Date.now() - followerView.at < FOLLOWER_VIEW_MS) return followerView.value;
-      const value = await Promise.all(
-        cellClusters.map(async (c): Promise<EnforcementStatus> => {
-          const base = { cell: c.id, cluster: c.cluster.id };
-          try {
-            const cfg = await c.cluster.kc
-              .makeApiClient(k8s.AdmissionregistrationV1Api)
-              .readValidatingWebhookConfiguration({ name: WEBHOOK_NAME });
-            const found = parseEnforcementAnnotation(cfg.metadata?.annotations?.[ENFORCEMENT_ANNOTATION]);
-            const policy = cfg.webhooks?.find((w) => w.name === WEBHOOK_NAME)?.failurePolicy as
-              | 'Fail'
-              | 'Ignore'
-              | undefined;
-            return found
-              ? { ...base, ...found, policy: policy ?? found.policy }
-              : {
-                  ...base,
-                  state: 'pending',
-                  policy,
-                  message: 'no leader has probed the webhook yet',
-                  at: Date.now(),
-                };
-          } catch (e) {
-            return {
-              ...base,
-              state: 'pending',
-              message: `the configuration cannot be read: ${(e as Error).message}`,
-              at: Date.now(),
-            };
-          }
-        }),
-      );
-      followerView = { at: Date.now(), value };
-      return value;
+      followerView = { at: Date.now(), value: await enforcementOnConfigurations(cellClusters) };
+      return followerView.value;
     },
     drain() {
       drained ??=
