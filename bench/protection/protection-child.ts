@@ -16,6 +16,7 @@ import { ProtectorStore } from '../../server/protection/protectors.js';
 import { registerWebhook } from '../../server/protection/register.js';
 import { startProtection } from '../../server/protection/service.js';
 import { admissionHandler } from '../../server/protection/review.js';
+import { InformerRegistry } from '../../server/kube/informer.js';
 import { startWebhook } from '../../server/webhook/listener.js';
 import { createLogger } from '../../server/log.js';
 import {
@@ -45,7 +46,7 @@ async function webhook(kubeconfigPath: string) {
   const cellId = spec.context;
   const metrics = protectionMetrics();
   const decisions = new DecisionLog();
-  const store = new ProtectorStore(spec.kc, logger);
+  const store = new ProtectorStore(new InformerRegistry(spec.kc), logger);
   store.onChange((key, e) => e && decisions.observe(key, e.protector));
   store.start();
   const admission = new Admission(spec.kc, store, metrics, decisions);

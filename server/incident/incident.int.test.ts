@@ -67,6 +67,13 @@ describe('incident.view', () => {
       60_000,
     );
     expect(calm.freshness).toMatchObject({ stale: false });
+    // its freshness covers every watch on the cluster's registry: the console's and the loops'
+    // (the fencing controller's NodeFences and FencePolicies; protection's PodProtectors when on)
+    const kinds = consoleServer.clusters
+      .get(CLUSTER)!
+      .watchActivity()
+      .map((w) => w.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['nodes', 'pods', 'leases', 'nodefences', 'fencepolicies']));
     expect(calm.freshness.ageMs).toBeLessThan(10_000);
     const node = consoleServer.clusters.get(CLUSTER)!.cache.pod('shop', 'web-0')!.node!;
     await consoleServer.incident.sampleAll();

@@ -234,8 +234,16 @@ export class ClusterConnection {
   }
 
   /** Each watch's last delivery and since when it is down: the incident view's freshness. */
+  /**
+   * Every running watch of this cluster: the console's and those the loops and services made on
+   * its registry (NodeFences, FencePolicies, PodProtectors, the serving Secret...), so the
+   * incident view's freshness covers all that it and the controllers read.
+   */
   watchActivity(): { kind: string; synced: boolean; lastEventAt?: number; downSince?: number }[] {
-    return this.all().map((i) => ({ kind: i.kind, synced: i.health.synced, ...i.activity() }));
+    return this.registry
+      .all()
+      .filter((w) => w.retained)
+      .map((w) => ({ kind: w.kind, synced: w.health.synced, ...w.activity() }));
   }
 
   onHealth(l: (h: ClusterHealth) => void) {

@@ -128,6 +128,11 @@ export class SharedInformer<T extends Obj> {
   }
 
   /** A user of the watch; the first starts it. */
+  /** some projection has it started */
+  get retained(): boolean {
+    return this.refs > 0;
+  }
+
   retain() {
     this.refs++;
     if (!this.stopped) return;

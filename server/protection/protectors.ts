@@ -13,7 +13,7 @@ import {
   protectorKey,
   VERSION,
 } from '../../lib/protection/types.js';
-import { SupervisedInformer } from '../kube/informer.js';
+import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
 
 export interface ProtectorEntry {
@@ -36,33 +36,31 @@ export class ProtectorStore {
 
   private readonly log: Logger;
 
-  /** `logger`: where its lines go (component 'protectors'); context such as { cluster } on it */
-  constructor(kc: k8s.KubeConfig, logger?: Logger) {
+  /**
+   * `registry`: the core cluster's shared watches (the console's, so the incident view's freshness
+   * sees this one too); `logger`: where its lines go (component 'protectors')
+   */
+  constructor(registry: InformerRegistry, logger?: Logger) {
     this.log = component('protectors', {}, logger);
-    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    this.informer = new SupervisedInformer(
-      kc,
-      {
-        kind: PLURAL,
-        path: `/apis/${GROUP}/${VERSION}/${PLURAL}`,
-        list: (p) =>
-          custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, ...p }) as never,
-        project: (raw) => {
-          const parsed = parseProtector(raw);
-          if (!parsed.ok)
-            this.log.warn(
-              { protector: `${raw.metadata?.namespace}/${raw.metadata?.name}`, reason: parsed.error },
-              'PodProtector ignored: not valid',
-            );
-          const entry: ProtectorEntry | undefined = parsed.ok
-            ? { protector: parsed.value, dangling: false }
-            : undefined;
-          return { raw, entry };
-        },
+    const custom = registry.kc.makeApiClient(k8s.CustomObjectsApi);
+    this.informer = registry.informer({
+      kind: PLURAL,
+      path: `/apis/${GROUP}/${VERSION}/${PLURAL}`,
+      list: (p) =>
+        custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, ...p }) as never,
+      project: (raw) => {
+        const parsed = parseProtector(raw);
+        if (!parsed.ok)
+          this.log.warn(
+            { protector: `${raw.metadata?.namespace}/${raw.metadata?.name}`, reason: parsed.error },
+            'PodProtector ignored: not valid',
+          );
+        const entry: ProtectorEntry | undefined = parsed.ok
+          ? { protector: parsed.value, dangling: false }
+          : undefined;
+        return { raw, entry };
       },
-      {},
-      logger,
-    );
+    });
     this.informer.on({
       add: (v) => this.changed(v.entry),
       update: (v) => this.changed(v.entry),

@@ -179,7 +179,7 @@ export async function startProtection(opts: {
 
   const metrics = protectionMetrics();
   const decisions = new DecisionLog();
-  const store = new ProtectorStore(core.kc, onCore);
+  const store = new ProtectorStore(registryOf(core), onCore);
   store.onChange((key, e) => e && decisions.observe(key, e.protector));
   store.start();
   // each cell's aggregator, once made: its pod index bounds a stale aggregation (lib/protection/batch.ts)
@@ -358,7 +358,7 @@ export async function startProtection(opts: {
       manager.add(certController.controller);
     }
     watch = new ServingSecretWatch({
-      kc: core.kc,
+      registry: registryOf(core),
       ref: certs.secret,
       webhook,
       metrics: certMetrics,

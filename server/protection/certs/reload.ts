@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { splitBundle } from '../../../lib/pki/bundle.js';
 import { errorText } from '../../../lib/kube/errorText.js';
-import { SupervisedInformer } from '../../kube/informer.js';
+import type { InformerRegistry, SupervisedInformer } from '../../kube/informer.js';
 import type { Logger } from '../../log.js';
 import { pairOf, type SecretRef } from '../../webhook/servingSecret.js';
 import type { ServingPair } from '../../webhook/servingSecret.js';
@@ -33,7 +33,8 @@ export class ServingSecretWatch {
 
   constructor(
     private readonly o: {
-      kc: k8s.KubeConfig;
+      /** the core cluster's shared watches */
+      registry: InformerRegistry;
       ref: SecretRef;
       webhook: WebhookServer;
       metrics: CertificateMetrics;
@@ -42,19 +43,15 @@ export class ServingSecretWatch {
       onChange?: () => void;
     },
   ) {
-    const core = o.kc.makeApiClient(k8s.CoreV1Api);
+    const core = o.registry.kc.makeApiClient(k8s.CoreV1Api);
     const fieldSelector = `metadata.name=${o.ref.name}`;
-    this.informer = new SupervisedInformer<k8s.V1Secret, k8s.V1Secret>(
-      o.kc,
-      {
-        kind: 'Secret',
-        path: `/api/v1/namespaces/${o.ref.namespace}/secrets?fieldSelector=${encodeURIComponent(fieldSelector)}`,
-        list: (page) => core.listNamespacedSecret({ namespace: o.ref.namespace, fieldSelector, ...page }),
-        project: (s) => s,
-      },
-      {},
-      o.log,
-    );
+    // on the core cluster's shared watches: one watch of this one Secret, in the watches' health
+    this.informer = o.registry.informer<k8s.V1Secret, k8s.V1Secret>({
+      kind: 'Secret',
+      path: `/api/v1/namespaces/${o.ref.namespace}/secrets?fieldSelector=${encodeURIComponent(fieldSelector)}`,
+      list: (page) => core.listNamespacedSecret({ namespace: o.ref.namespace, fieldSelector, ...page }),
+      project: (s) => s,
+    });
     this.informer.on({
       add: (s) => void this.apply(s),
       update: (s) => void this.apply(s),
