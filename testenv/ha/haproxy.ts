@@ -170,14 +170,16 @@ export function haproxyConfig(
     ...(opts.balance === 'source'
       ? ['  balance source', '  hash-type consistent']
       : ['  balance roundrobin']),
-    // a check may take up to 2 s and two must fail in a row: one slow check on a loaded machine
-    // does not take the last live replica out. A dead one is avoided before its checks fail:
-    // its refused connections are redispatched (retries 6: two dead replicas still in the
-    // rotation cannot use up every attempt).
-    '  timeout check 2s',
+    // a check may take up to 5 s and three must fail in a row: slow checks on a loaded machine
+    // (CI saw the survivors' TLS handshakes time out at 2 s, L6TOUT, at load 12-15, and haproxy
+    // answer 503 with every server down) do not take the live replicas out. A dead one is
+    // avoided at once: its checks are refused (L4CON, 3 x 200 ms), and its refused connections
+    // are redispatched meanwhile (retries 6: two dead replicas still in the rotation cannot use
+    // up every attempt).
+    '  timeout check 5s',
     ...backends.map(
       (b, i) =>
-        `  server r${i} ${b.host}:${b.port}${serverTls}${opts.endpoints ? '' : ' check inter 200 fall 2 rise 2'}`,
+        `  server r${i} ${b.host}:${b.port}${serverTls}${opts.endpoints ? '' : ' check inter 200 fall 3 rise 2'}`,
     ),
     '',
   ].join('\n');
