@@ -228,16 +228,18 @@ export async function startProtection(opts: {
         'waiting for cert-manager to write the serving Secret (ca.crt, tls.crt, tls.key): the webhook listens once it has',
       );
   }
+  // what judges a deletion's review: the listener's handler and review() below
+  const reviewDeps = {
+    admission,
+    cells: cellClients,
+    metrics,
+    log: component('webhook', {}, root),
+    identity: runtime.identity,
+  };
   // one listener, a handler per webhook: deletions, fence approvals, FencePolicy writes, epochs
   const webhook = await startWebhook({
     handlers: {
-      admission: admissionHandler({
-        admission,
-        cells: cellClients,
-        metrics,
-        log: component('webhook', {}, root),
-        identity: runtime.identity,
-      }),
+      admission: admissionHandler(reviewDeps),
       fences: { review: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!) },
       fencepolicies: { review: (text, cellId) => handlePolicyReview(text, policyReviews.get(cellId)!) },
       epochs: epochReviews({
@@ -258,7 +260,6 @@ export async function startProtection(opts: {
     logger: root,
   });
   const base = cfg.webhook.url ?? webhook.url;
-  const webhookLog = component('webhook', {}, root);
 
   // each cell's cluster once: its protected namespaces labelled, its webhook enforced
   const cellClusters = [...new Map(cellSpecs.map((c) => [c.cluster.id, c])).values()];
@@ -458,13 +459,7 @@ export async function startProtection(opts: {
           : Promise.resolve();
       return drained;
     },
-    review: (text, cellId, timeoutMs = 10_000) =>
-      handleReview(
-        { admission, cells: cellClients, metrics, log: webhookLog, identity: runtime.identity },
-        text,
-        cellId,
-        timeoutMs,
-      ),
+    review: (text, cellId, timeoutMs = 10_000) => handleReview(reviewDeps, text, cellId, timeoutMs),
     async stop() {
       // a replica behind a shared address drains first, while it can still judge what arrives
       // (stopped without SIGTERM's drain: it stops listening now, its open connections finish)
