@@ -6,7 +6,7 @@
 import type { WorkloadView } from '../../lib/console/views.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Feed, LiveChannel } from '../realtime/live.js';
-import { InfraStream } from '../kube/infraStream.js';
+import { followTruth, type InfraStream } from '../kube/infraStream.js';
 
 const TRUTH_EVENTS = new Set(['instance-id-held', 'instance-id-dropped']);
 
@@ -48,12 +48,7 @@ export class InstanceIdsFeed {
       if (kind === 'pods' && namespaces.has(key.slice(0, key.indexOf('/')))) mark();
     });
     if (!conn.spec.infra) return;
-    const stream = new InfraStream(conn.spec.infra);
-    stream.on('event', (e) => TRUTH_EVENTS.has(e.type) && mark());
-    stream.on('connected', mark);
-    stream.on('lost', () => undefined); // it reconnects by itself
-    stream.start();
-    this.streams.push(stream);
+    this.streams.push(followTruth(conn.spec.infra, (e) => TRUTH_EVENTS.has(e.type), mark));
   }
 
   stop() {

@@ -101,3 +101,20 @@ export class InfraStream extends EventEmitter<{
     }
   }
 }
+
+/**
+ * Follow a cluster's ground truth for a live feed: `mark` on each event `matters` accepts and on
+ * each (re)connect, when events may have been missed. It reconnects by itself; stop() it.
+ */
+export function followTruth(
+  ep: InfraEndpoint,
+  matters: (e: InfraStreamEvent) => boolean,
+  mark: () => void,
+): InfraStream {
+  const stream = new InfraStream(ep);
+  stream.on('event', (e) => matters(e) && mark());
+  stream.on('connected', mark);
+  stream.on('lost', () => undefined);
+  stream.start();
+  return stream;
+}

@@ -7,7 +7,7 @@ import type { NodeView, PodView } from '../../lib/console/protocol.js';
 import type { EventView } from '../../lib/console/views.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Feed, LiveChannel } from './live.js';
-import { InfraStream, type InfraStreamEvent } from '../kube/infraStream.js';
+import { followTruth, type InfraStream, type InfraStreamEvent } from '../kube/infraStream.js';
 
 const VOLUME_EVENT = /Attach|Detach|Mount/;
 const TRUTH_EVENTS = new Set(['storage-fenced', 'storage-unfenced', 'power-off', 'meteor']);
@@ -41,12 +41,7 @@ export class VolumesFeed {
     events.on({ add: volumeEvent, update: volumeEvent });
     this.followCache(conn, mark);
     if (!conn.spec.infra) return;
-    const stream = new InfraStream(conn.spec.infra);
-    stream.on('event', (e) => truthChanged(e) && mark());
-    stream.on('connected', mark);
-    stream.on('lost', () => undefined); // it reconnects by itself
-    stream.start();
-    this.streams.push(stream);
+    this.streams.push(followTruth(conn.spec.infra, truthChanged, mark));
   }
 
   private followCache(conn: ClusterConnection, mark: () => void) {
