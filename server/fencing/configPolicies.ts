@@ -11,7 +11,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, fencePolicySpec, GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { done, type Result } from '../../lib/runtime/result.js';
 import { component, type Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { Loop } from '../runtime/loop.js';
+import { nameKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
 import { codeOf } from '../../lib/kube/errorText.js';
 
@@ -37,26 +39,27 @@ function sameMeaning(a: unknown, b: unknown) {
 }
 
 export class ConfigPolicies {
+  readonly loop: Loop<string, never>;
   readonly controller: Controller<never>;
   private custom: k8s.CustomObjectsApi | undefined;
   private readonly log: Logger;
 
   constructor(private readonly o: { kc: k8s.KubeConfig; policies: ConfigPolicySpecs; logger?: Logger }) {
     this.log = component('fencePolicies', {}, o.logger);
-    this.controller = new Controller<never>({
+    this.loop = new Loop<string, never>({
       name: 'fence-policies-from-config',
-      reconciler: {
-        begin: (term) => this.begin(term),
-        reconcile: (name) => this.apply(name),
-        end: () => (this.custom = undefined),
-      },
+      key: nameKey,
+      begin: (term) => this.begin(term),
+      reconcile: (name) => this.apply(name),
+      end: () => (this.custom = undefined),
       logger: o.logger,
     });
+    this.controller = this.loop.controller;
   }
 
   private begin(term: Term) {
     this.custom = term.kc(this.o.kc).makeApiClient(k8s.CustomObjectsApi);
-    for (const name of Object.keys(this.o.policies)) this.controller.enqueue(name);
+    for (const name of Object.keys(this.o.policies)) this.loop.enqueue(name);
   }
 
   /** One policy: created, or its spec made the file's (compare-and-swap); errors back off and retry. */

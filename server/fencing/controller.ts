@@ -28,7 +28,9 @@ import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { Loop } from '../runtime/loop.js';
+import { nameKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
 import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { FenceAgent } from './agents.js';
@@ -97,6 +99,7 @@ const AGAIN_LATER = 'again-later' as const;
 export class FencingController {
   readonly informers: FencingInformers;
   /** its loop on the controller runtime (startFencing adds it to the cluster's manager) */
+  readonly loop: Loop<string, FenceWait>;
   readonly controller: Controller<FenceWait>;
   private clients: { api: FencingApi; release: Release } | undefined;
   private readonly inFlight = new Set<string>();
@@ -111,39 +114,36 @@ export class FencingController {
     const root = (o.logger ?? rootLogger).child({ cluster: o.conn.id });
     this.log = component('fencing', {}, root);
     this.informers = fencingInformers(o.conn.registry);
-    this.controller = new Controller<FenceWait>({
+    // keys are node names; nothing is looked at once the watches stopped
+    const node = (name: string | undefined) => (!this.stopped && name) || undefined;
+    this.loop = new Loop<string, FenceWait>({
       name: 'fencing',
-      reconciler: {
-        begin: (term) => this.begin(term),
-        reconcile: (node, term) => this.reconcile(node, term),
-        end: () => this.end(),
-      },
+      key: nameKey,
+      for: { source: this.informers.nodes, keys: (n) => node(n.name) },
+      owns: [{ source: this.informers.fences, keys: (f) => node(f.value?.spec.nodeName ?? f.name) }],
+      watches: [
+        // a node's Lease is named after it
+        { source: this.informers.leases, keys: (l) => node(l.name) },
+        // a policy's change bears on every node it may cover
+        { source: this.informers.policies, keys: () => this.nodeNames() },
+      ],
+      begin: (term) => this.begin(term),
+      reconcile: (n, term) => this.reconcile(n, term),
+      end: () => this.end(),
       // an agent run takes up to its policy's timeout: other nodes must not wait for it
       concurrency: o.concurrency ?? 32,
       backoff: { baseMs: 2_000, maxMs: 60_000 },
       logger: root,
     });
-    const byName = {
-      add: (v: { name: string }) => this.schedule(v.name),
-      update: (v: { name: string }) => this.schedule(v.name),
-      delete: (v: { name: string }) => this.schedule(v.name),
-    };
-    this.informers.nodes.on(byName);
-    this.informers.leases.on(byName); // a Lease is named after its node
-    this.informers.fences.on({
-      add: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
-      update: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
-      delete: (f) => this.schedule(f.value?.spec.nodeName ?? f.name),
-    });
-    this.informers.policies.on({
-      add: () => this.everyNode(),
-      update: () => this.everyNode(),
-      delete: () => this.everyNode(),
-    });
+    this.controller = this.loop.controller;
+  }
+
+  private nodeNames(): string[] {
+    return this.stopped ? [] : [...this.informers.nodes.values()].map((n) => n.name);
   }
 
   private everyNode() {
-    for (const n of this.informers.nodes.values()) this.schedule(n.name);
+    for (const n of this.nodeNames()) this.loop.enqueue(n);
   }
 
   /** Watch (every replica): its projections of the cluster's shared watches. */
@@ -191,11 +191,6 @@ export class FencingController {
   private get release(): Release {
     if (!this.clients) throw new Error('no term: not leading');
     return this.clients.release;
-  }
-
-  private schedule(node: string) {
-    if (this.stopped || !node) return;
-    this.controller.enqueue(node);
   }
 
   private async reconcile(node: string, term: Term): Promise<Result<FenceWait>> {

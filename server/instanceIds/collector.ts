@@ -15,20 +15,25 @@ import type { WorkloadKind } from '../../lib/instanceIds/types.js';
 import { done, requeueAfter } from '../../lib/runtime/result.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { Loop } from '../runtime/loop.js';
+import { orSpecial, type WorkloadKey, workloadKey } from '../../lib/runtime/keys.js';
 import { InstanceIdCas } from './cas.js';
 import { holderFactsOf } from './holderFacts.js';
 import { parseHolderRecords } from '../../lib/instanceIds/holders.js';
 import { namespaceEnabled } from '../../lib/instanceIds/scope.js';
 
-/** the key that looks at every workload */
+/** the key that looks at every workload; every other key is one workload's */
 const SWEEP = '*';
+type CollectorKey = typeof SWEEP | WorkloadKey<WorkloadKind>;
+const COLLECTOR_KEY = orSpecial(SWEEP, workloadKey<WorkloadKind>());
 /** how often the caches are swept (default): stale entries go within one to two of these */
 export const SWEEP_EVERY_MS = 30_000;
 
 export type CollectorWait = 'sweep';
 
 export class InstanceIdCollector {
+  readonly loop: Loop<CollectorKey, CollectorWait>;
   readonly controller: Controller<CollectorWait>;
   private cas: InstanceIdCas | undefined;
   private readonly log: Logger;
@@ -46,27 +51,27 @@ export class InstanceIdCollector {
     private readonly namespaces: readonly string[] = ['*'],
   ) {
     this.log = component('instance-ids', { cluster: conn.id }, logger);
-    this.controller = new Controller<CollectorWait>({
+    this.loop = new Loop<CollectorKey, CollectorWait>({
       name: 'instance-id-collector',
-      reconciler: {
-        begin: (term, c) => {
-          this.cas = new InstanceIdCas(
-            term.kc(conn.spec.kc),
-            { namespaces: this.namespaces },
-            this.log,
-            holderFactsOf(conn),
-          );
-          this.suspects.clear();
-          c.enqueue(SWEEP);
-        },
-        reconcile: (key) => (key === SWEEP ? this.sweep() : this.collect(key)),
-        end: () => {
-          this.cas = undefined;
-        },
+      key: COLLECTOR_KEY,
+      begin: (term, loop) => {
+        this.cas = new InstanceIdCas(
+          term.kc(conn.spec.kc),
+          { namespaces: this.namespaces },
+          this.log,
+          holderFactsOf(conn),
+        );
+        this.suspects.clear();
+        loop.enqueue(SWEEP);
+      },
+      reconcile: (key) => (key === SWEEP ? this.sweep() : this.collect(key)),
+      end: () => {
+        this.cas = undefined;
       },
       backoff: { baseMs: 1_000, maxMs: 30_000 },
       logger,
     });
+    this.controller = this.loop.controller;
   }
 
   /** A tracked workload whose same entries were stale at the last sweep too gets its own key. */
@@ -82,7 +87,8 @@ export class InstanceIdCollector {
     for (const r of rows) {
       if (!r.valid || !r.stale.length || !r.enabled || !namespaceEnabled(this.namespaces, r.namespace))
         continue;
-      const key = `${r.namespace}/${r.kind}/${r.name}`;
+      const workload = { kind: r.kind as WorkloadKind, namespace: r.namespace, name: r.name };
+      const key = COLLECTOR_KEY.encode(workload);
       const entries = new Set(r.stale.map((e) => `${e.key}=${e.pod}`));
       now.set(key, entries);
       const before = this.suspects.get(key);
@@ -90,14 +96,13 @@ export class InstanceIdCollector {
       const confirmed = r.stale.some(
         (e) => e.pod && facts.judgeCached(r.namespace, e.pod, records.get(e.pod)).stopped,
       );
-      if (confirmed || (before && [...entries].some((e) => before.has(e)))) this.controller.enqueue(key);
+      if (confirmed || (before && [...entries].some((e) => before.has(e)))) this.loop.enqueue(workload);
     }
     this.suspects = now;
     return requeueAfter<CollectorWait>(this.everyMs, 'sweep');
   }
 
-  private async collect(key: string) {
-    const [namespace, kind, name] = key.split('/') as [string, WorkloadKind, string];
+  private async collect({ kind, namespace, name }: WorkloadKey<WorkloadKind>) {
     const o = await this.cas!.collect({ namespace, kind, name });
     if (!o.ok) {
       // gone meanwhile, a map Palisade will not rewrite or may not touch (the page says why): nothing to retry

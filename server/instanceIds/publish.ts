@@ -12,13 +12,16 @@ import { isConflict, errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Logger } from '../log.js';
 import { done } from '../../lib/runtime/result.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { type Change, Loop } from '../runtime/loop.js';
+import { nameKey } from '../../lib/runtime/keys.js';
 
 /**
- * A loop on the controller runtime (leader only, keys = namespaces): every namespace holding an
+ * A loop on the controller runtime (leader only, keys = namespaces, for opted-in workloads): every namespace holding an
  * opted-in workload gets the ConfigMap once per term; a failed write backs off and tries again.
  */
 export class EndpointPublisher {
+  readonly loop: Loop<string>;
   readonly controller: Controller;
   /** namespaces written in this term */
   private readonly published = new Set<string>();
@@ -29,26 +32,30 @@ export class EndpointPublisher {
     private readonly url: string,
     private readonly log: Logger,
   ) {
-    this.controller = new Controller({
+    // a workload opting in (added, or labelled later) names its namespace
+    const optedIn = {
+      keys: (w: WorkloadView, change: Change) => change !== 'delete' && w.instanceIdsEnabled && w.namespace,
+    };
+    this.loop = new Loop<string>({
       name: 'instance-id-endpoint',
-      reconciler: {
-        begin: (term, c) => {
-          this.core = term.kc(conn.spec.kc).makeApiClient(k8s.CoreV1Api);
-          this.published.clear();
-          for (const ns of this.namespaces()) c.enqueue(ns);
-        },
-        reconcile: (namespace) => this.publish(namespace),
-        end: () => {
-          this.core = undefined;
-        },
+      key: nameKey,
+      for: [
+        { source: conn.informers.deployments, ...optedIn },
+        { source: conn.informers.statefulSets, ...optedIn },
+      ],
+      begin: (term, loop) => {
+        this.core = term.kc(conn.spec.kc).makeApiClient(k8s.CoreV1Api);
+        this.published.clear();
+        for (const ns of this.namespaces()) loop.enqueue(ns);
+      },
+      reconcile: (namespace) => this.publish(namespace),
+      end: () => {
+        this.core = undefined;
       },
       backoff: { baseMs: 2_000, maxMs: 30_000 },
       logger: log,
     });
-    const seen = (w: WorkloadView) => w.instanceIdsEnabled && this.controller.enqueue(w.namespace);
-    const handler = { add: seen, update: seen };
-    conn.informers.deployments.on(handler);
-    conn.informers.statefulSets.on(handler);
+    this.controller = this.loop.controller;
   }
 
   /** The namespaces holding an opted-in workload now. */

@@ -24,7 +24,9 @@ import { isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { type Result, requeueAfter } from '../../lib/runtime/result.js';
 import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { Loop } from '../runtime/loop.js';
+import { nameKey } from '../../lib/runtime/keys.js';
 import { isNotLeader, type Term } from '../runtime/gate.js';
 import type { ProtectionMetrics } from './metrics.js';
 import { PROBE_LABEL, PROBE_POD, WEBHOOK_NAME } from './register.js';
@@ -102,6 +104,7 @@ export function parseEnforcementAnnotation(
 }
 
 export class Enforcer {
+  readonly loop: Loop<string, EnforcementWait>;
   readonly controller: Controller<EnforcementWait>;
   private readonly status = new Map<string, EnforcementStatus>();
   private readonly failures = new Map<string, number>();
@@ -129,16 +132,17 @@ export class Enforcer {
   ) {
     this.log = component('enforcement', {}, o.logger);
     for (const t of o.targets) this.events.set(t.cluster, new LeaseEventWriter(t.kc, this.log));
-    this.controller = new Controller<EnforcementWait>({
+    // keys: the cell clusters' ids
+    this.loop = new Loop<string, EnforcementWait>({
       name: 'webhook-enforcement',
-      reconciler: {
-        begin: (term, c) => this.begin(term, c),
-        reconcile: (key) => this.reconcile(key),
-        end: () => this.end(),
-      },
+      key: nameKey,
+      begin: (term, loop) => this.begin(term, loop),
+      reconcile: (cluster) => this.reconcile(cluster),
+      end: () => this.end(),
       backoff: { baseMs: 2_000, maxMs: 30_000 },
       logger: o.logger,
     });
+    this.controller = this.loop.controller;
   }
 
   /** What this leader found, per cell cluster (empty on a replica that does not lead). */
@@ -148,13 +152,13 @@ export class Enforcer {
 
   /** Look again now (nothing when this replica does not lead). */
   poke() {
-    for (const t of this.o.targets) this.controller.enqueue(t.cluster);
+    for (const t of this.o.targets) this.loop.enqueue(t.cluster);
   }
 
-  private async begin(term: Term, c: Controller<EnforcementWait>) {
+  private async begin(term: Term, loop: Loop<string, EnforcementWait>) {
     this.term = term;
     await this.o.synced();
-    for (const t of this.o.targets) c.enqueue(t.cluster);
+    for (const t of this.o.targets) loop.enqueue(t.cluster);
   }
 
   private end() {

@@ -20,11 +20,13 @@ import { cellsOf, removeCells, statusOf } from '../../lib/protection/status.js';
 import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../lib/protection/types.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import type { Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { Loop, type Watch } from '../runtime/loop.js';
+import { type WorkloadKey as Key, workloadKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
 import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { ProtectionMetrics } from './metrics.js';
-import type { ProtectorStore } from './protectors.js';
+import type { ProtectorChange, ProtectorStore } from './protectors.js';
 import { clientNodeStatusApi, writeStatus } from './statusWrite.js';
 import { codeOf, isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
@@ -56,12 +58,18 @@ function workload(kind: WorkloadKind, o: k8s.V1Deployment | k8s.V1StatefulSet): 
   };
 }
 
+/** the generator's key: one workload, kind first */
+type WorkloadKey = Key<WorkloadKind>;
+const WORKLOAD_KEY = workloadKey<WorkloadKind>();
+const sourceOf = ({ kind, namespace, name }: WorkloadKey): WorkloadKey => ({ kind, namespace, name });
+
 /** why the generator looks at a workload again later */
 export type GeneratorWait = 'conflict';
 
 export class Generator {
   private readonly informers: Record<WorkloadKind, SupervisedInformer<any, Workload>>;
   /** its loop on the controller runtime (protection adds it to the core cluster's manager) */
+  readonly loop: Loop<WorkloadKey, GeneratorWait>;
   readonly controller: Controller<GeneratorWait>;
   private custom: k8s.CustomObjectsApi | undefined;
   private objects: k8s.KubernetesObjectApi | undefined;
@@ -93,48 +101,52 @@ export class Generator {
         project: (o: k8s.V1StatefulSet) => workload('StatefulSet', o),
       }),
     };
-    this.controller = new Controller<GeneratorWait>({
+    const watchWorkloads = (inf: SupervisedInformer<any, Workload>): Watch<WorkloadKey, Workload> => ({
+      source: inf,
+      keys: (w, change) => {
+        // vanished without an explicit delete: the protector stays
+        if (change === 'delete') {
+          const ppr = this.store.get(`${w.facts.namespace}/${protectorName(w.facts.kind, w.facts.name)}`);
+          if (!w.terminating && ppr) this.metrics.generator.inc({ action: 'dangling' });
+          return undefined;
+        }
+        return sourceOf(w.facts);
+      },
+    });
+    this.loop = new Loop<WorkloadKey, GeneratorWait>({
       name: 'generator',
-      reconciler: {
-        begin: (term) => this.begin(term),
-        reconcile: (key) => this.reconcileKey(key),
-        end: () => {
-          this.custom = undefined;
-          this.objects = undefined;
-        },
+      key: WORKLOAD_KEY,
+      for: [watchWorkloads(this.informers.Deployment), watchWorkloads(this.informers.StatefulSet)],
+      owns: [{ source: store.changes, keys: (c) => this.ownerOf(c) }],
+      begin: (term, loop) => this.begin(term, loop),
+      reconcile: (key) => this.reconcileKey(key),
+      end: () => {
+        this.custom = undefined;
+        this.objects = undefined;
       },
       backoff: { baseMs: 2_000, maxMs: 60_000 },
       logger,
     });
-    for (const inf of Object.values(this.informers))
-      inf.on({
-        add: (w) => this.enqueue(w.facts),
-        update: (w) => this.enqueue(w.facts),
-        delete: (w) => {
-          // vanished without an explicit delete: the protector stays
-          if (
-            !w.terminating &&
-            this.store.get(`${w.facts.namespace}/${protectorName(w.facts.kind, w.facts.name)}`)
-          )
-            this.metrics.generator.inc({ action: 'dangling' });
-        },
-      });
-    store.onChange((key, e) => {
-      const kind = e?.protector.metadata.labels?.['podseidon.kubewharf.io/source-kind'] as
-        | WorkloadKind
-        | undefined;
-      const name = e?.protector.metadata.labels?.['podseidon.kubewharf.io/source-name'];
-      const source =
-        e && kind && name && this.informers[kind]
-          ? { kind, namespace: e.protector.metadata.namespace, name }
-          : undefined;
-      // a removal carries no copy: remember whose protector it was, so a protector
-      // removed by hand (finalizer stripped) is recreated while its workload wants one
-      const target = e ? source : this.sources.get(key);
-      if (e && source) this.sources.set(key, source);
-      else this.sources.delete(key);
-      if (target) this.enqueue(target);
-    });
+    this.controller = this.loop.controller;
+  }
+
+  /**
+   * The workload a protector was generated for (labels source-kind, source-name). A removal
+   * carries no copy: remember whose protector it was, so a protector removed by hand
+   * (finalizer stripped) is recreated while its workload wants one.
+   */
+  private ownerOf({ key, entry }: ProtectorChange): WorkloadKey | undefined {
+    const labels = entry?.protector.metadata.labels;
+    const kind = labels?.['podseidon.kubewharf.io/source-kind'] as WorkloadKind | undefined;
+    const name = labels?.['podseidon.kubewharf.io/source-name'];
+    const source =
+      entry && kind && name && this.informers[kind]
+        ? { kind, namespace: entry.protector.metadata.namespace, name }
+        : undefined;
+    const target = entry ? source : this.sources.get(key);
+    if (entry && source) this.sources.set(key, source);
+    else this.sources.delete(key);
+    return target;
   }
 
   async start() {
@@ -148,20 +160,17 @@ export class Generator {
   }
 
   /** A term begins: write through its kubeconfig, look at every workload. */
-  private async begin(term: Term) {
+  private async begin(term: Term, loop: Loop<WorkloadKey, GeneratorWait>) {
     const kc = term.kc(this.core.kc);
     this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
     this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
     await Promise.all([...Object.values(this.informers).map((i) => i.synced()), this.store.whenSynced()]);
-    for (const inf of Object.values(this.informers)) for (const w of inf.values()) this.enqueue(w.facts);
-  }
-
-  private enqueue(f: Pick<WorkloadFacts, 'kind' | 'namespace' | 'name'>) {
-    this.controller.enqueue(`${f.kind}/${f.namespace}/${f.name}`);
+    for (const inf of Object.values(this.informers))
+      for (const w of inf.values()) loop.enqueue(sourceOf(w.facts));
   }
 
   /** a 409 (a stale copy): look again shortly, once the informer has the fresh one */
-  private async reconcileKey(key: string): Promise<Result<GeneratorWait>> {
+  private async reconcileKey(key: WorkloadKey): Promise<Result<GeneratorWait>> {
     try {
       await this.reconcile(key);
       return done;
@@ -176,8 +185,7 @@ export class Generator {
     return { custom: this.custom, objects: this.objects };
   }
 
-  private async reconcile(key: string) {
-    const [kind, namespace, name] = key.split('/') as [WorkloadKind, string, string];
+  private async reconcile({ kind, namespace, name }: WorkloadKey) {
     const w = this.informers[kind].get(`${namespace}/${name}`);
     if (!w) return; // vanished: nothing to do, the protector stays (dangling)
     const pprName = protectorName(kind, name);

@@ -16,9 +16,11 @@ import { isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { type Change, Loop } from '../runtime/loop.js';
+import { fieldsKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
-import type { ProtectorStore } from './protectors.js';
+import type { ProtectorChange, ProtectorStore } from './protectors.js';
 
 export type NamespaceLabelWait = 'conflict';
 
@@ -45,7 +47,12 @@ interface ClusterNamespaces {
   labelled: Set<string>;
 }
 
+/** a namespace on one cell's cluster */
+type NamespaceKey = { cluster: string; namespace: string };
+const NAMESPACE_KEY = fieldsKey('cluster', 'namespace');
+
 export class NamespaceLabels {
+  readonly loop: Loop<NamespaceKey, NamespaceLabelWait>;
   readonly controller: Controller<NamespaceLabelWait>;
   private readonly clusters = new Map<string, ClusterNamespaces>();
   private readonly log: Logger;
@@ -70,27 +77,36 @@ export class NamespaceLabels {
         project: view,
       });
       const entry: ClusterNamespaces = { id: c.id, kc: c.kc, namespaces, labelled: new Set() };
-      namespaces.on({
-        add: (n) => this.seen(entry, n),
-        update: (n) => this.seen(entry, n),
-      });
+      // the watch has caught up with this leader's own write (or someone changed it since)
+      const seen = (n: NamespaceView) => entry.labelled.delete(n.name);
+      namespaces.on({ add: seen, update: seen });
       this.clusters.set(c.id, entry);
     }
-    this.controller = new Controller<NamespaceLabelWait>({
+    const clusters = [...this.clusters.values()];
+    this.loop = new Loop<NamespaceKey, NamespaceLabelWait>({
       name: 'namespace-labels',
-      reconciler: {
-        begin: (term) => this.begin(term),
-        reconcile: (key) => this.reconcile(key),
-        end: () => (this.term = undefined),
-      },
+      key: NAMESPACE_KEY,
+      for: clusters.map((c) => ({
+        source: c.namespaces,
+        keys: (n: NamespaceView, change: Change) =>
+          change !== 'delete' && { cluster: c.id, namespace: n.name },
+      })),
+      // a protector made or gone in a namespace: label it, or not, on every cell's cluster
+      watches: [
+        {
+          source: o.store.changes,
+          keys: ({ key }: ProtectorChange) =>
+            clusters.map((c) => ({ cluster: c.id, namespace: key.slice(0, key.indexOf('/')) })),
+        },
+      ],
+      begin: (term, loop) => this.begin(term, loop),
+      reconcile: (key) => this.reconcile(key),
+      end: () => (this.term = undefined),
       concurrency: 4,
       backoff: { baseMs: 500, maxMs: 30_000 },
       logger: o.logger,
     });
-    o.store.onChange((key) => {
-      const ns = key.slice(0, key.indexOf('/'));
-      for (const c of this.clusters.values()) this.controller.enqueue(`${c.id}/${ns}`);
-    });
+    this.controller = this.loop.controller;
   }
 
   /** Start watching namespaces (every replica: the aggregators ask enforced() on the leader). */
@@ -115,17 +131,11 @@ export class NamespaceLabels {
     return !n || n.label === PROTECTED_NAMESPACE_VALUE || c.labelled.has(namespace);
   }
 
-  private seen(c: ClusterNamespaces, n: NamespaceView) {
-    // the watch has caught up with this leader's own write (or someone changed it since)
-    c.labelled.delete(n.name);
-    this.controller.enqueue(`${c.id}/${n.name}`);
-  }
-
   private holdsProtector(namespace: string) {
     return this.o.store.all().some((e) => e.protector.metadata.namespace === namespace);
   }
 
-  private async begin(term: Term) {
+  private async begin(term: Term, loop: Loop<NamespaceKey, NamespaceLabelWait>) {
     this.term = term;
     await Promise.all([
       this.o.store.whenSynced(),
@@ -134,16 +144,15 @@ export class NamespaceLabels {
     const withProtectors = new Set(this.o.store.all().map((e) => e.protector.metadata.namespace));
     for (const c of this.clusters.values()) {
       for (const n of c.namespaces.values())
-        if (n.label !== undefined || withProtectors.has(n.name)) this.controller.enqueue(`${c.id}/${n.name}`);
+        if (n.label !== undefined || withProtectors.has(n.name))
+          loop.enqueue({ cluster: c.id, namespace: n.name });
     }
   }
 
-  private async reconcile(key: string): Promise<Result<NamespaceLabelWait>> {
+  private async reconcile({ cluster, namespace }: NamespaceKey): Promise<Result<NamespaceLabelWait>> {
     const term = this.term;
     if (!term) throw new Error('no term: not leading');
-    const slash = key.indexOf('/');
-    const c = this.clusters.get(key.slice(0, slash));
-    const namespace = key.slice(slash + 1);
+    const c = this.clusters.get(cluster);
     const n = c?.namespaces.get(namespace);
     if (!c || !n) return done;
     const holds = this.holdsProtector(namespace);

@@ -15,6 +15,7 @@ import {
 } from '../../lib/protection/types.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
+import type { Source } from '../runtime/loop.js';
 
 export interface ProtectorEntry {
   protector: PodProtector;
@@ -24,6 +25,12 @@ export interface ProtectorEntry {
 }
 
 type Listener = (key: string, entry: ProtectorEntry | undefined) => void;
+
+/** one change of the store, for a loop's watch: the key, and its entry unless it went away */
+export interface ProtectorChange {
+  key: string;
+  entry?: ProtectorEntry;
+}
 
 export class ProtectorStore {
   private readonly informer: SupervisedInformer<
@@ -93,6 +100,14 @@ export class ProtectorStore {
   onChange(l: Listener) {
     this.listeners.push(l);
   }
+
+  /** the store as a loop's source (server/runtime/loop.ts): a removal is a delete without a copy */
+  readonly changes: Source<ProtectorChange> = {
+    on: (h) =>
+      this.onChange((key, entry) =>
+        entry ? h.update?.({ key, entry }, { key, entry }) : h.delete?.({ key }),
+      ),
+  };
 
   get(key: string): ProtectorEntry | undefined {
     return this.informer.get(key)?.entry ?? this.dangling.get(key);

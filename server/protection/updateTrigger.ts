@@ -10,7 +10,9 @@ import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
 import { codeOf, isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { component, type Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import type { Controller } from '../runtime/controller.js';
+import { Loop } from '../runtime/loop.js';
+import { singletonKey } from '../../lib/runtime/keys.js';
 import { isNotLeader, type Term } from '../runtime/gate.js';
 import { type Result, requeueAfter } from '../../lib/runtime/result.js';
 
@@ -41,6 +43,7 @@ export const TRIGGER_POD_SPEC: k8s.V1PodSpec = {
 
 export class UpdateTrigger {
   /** its loop on the controller runtime (one key, every interval) */
+  readonly loop: Loop<typeof KEY, 'interval'>;
   readonly controller: Controller<'interval'>;
   private core: k8s.CoreV1Api | undefined;
   private readonly log: Logger;
@@ -61,22 +64,22 @@ export class UpdateTrigger {
     },
   ) {
     this.log = component('updateTrigger', { cell: o.cellId }, o.logger);
-    this.controller = new Controller<'interval'>({
+    this.loop = new Loop<typeof KEY, 'interval'>({
       name: `update-trigger:${o.cellId}`,
-      reconciler: {
-        begin: (term) => this.begin(term),
-        reconcile: () => this.tick(),
-        end: () => (this.core = undefined),
-      },
+      key: singletonKey(KEY),
+      begin: (term) => this.begin(term),
+      reconcile: () => this.tick(),
+      end: () => (this.core = undefined),
       logger: o.logger,
     });
+    this.controller = this.loop.controller;
   }
 
   private begin(term: Term) {
     this.core = term.kc(this.o.kc).makeApiClient(k8s.CoreV1Api);
     this.create = false;
     this.toldForbidden = false;
-    this.controller.enqueue(KEY);
+    this.loop.enqueue(KEY);
   }
 
   /** One heartbeat; errors are counted and told, never retried sooner than the interval. */

@@ -11,6 +11,7 @@ import { LeaseElector } from '../leader/elector.js';
 import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
 import type { Controller } from './controller.js';
+import { Loop, type LoopSpec } from './loop.js';
 import { Term } from './gate.js';
 import type { RuntimeMetrics } from './metrics.js';
 
@@ -75,8 +76,16 @@ export class Manager {
     this.elector.onChange((leading) => (leading ? this.begin() : this.end()));
   }
 
+  /** Build a loop (server/runtime/loop.ts) and add it: it runs whenever this process leads. */
+  controller<K, Reason extends string>(spec: LoopSpec<K, Reason>): Loop<K, Reason> {
+    const loop = new Loop(spec);
+    this.add(loop);
+    return loop;
+  }
+
   /** Add a loop; it runs whenever this process leads (at once, if it leads now). */
-  add(c: Controller<any>) {
+  add(loop: Controller<any> | Loop<any, any>) {
+    const c = loop instanceof Loop ? loop.controller : loop;
     c.instrument(this.o.metrics, this.o.cluster);
     c.onStaleEpoch = (term) => {
       if (this.term === term) this.elector.stepDown(`a write of epoch ${term.epoch} was refused as stale`);
@@ -86,7 +95,8 @@ export class Manager {
   }
 
   /** Take a loop off (it stops now). */
-  remove(c: Controller<any>) {
+  remove(loop: Controller<any> | Loop<any, any>) {
+    const c = loop instanceof Loop ? loop.controller : loop;
     const i = this.controllers.indexOf(c);
     if (i >= 0) this.controllers.splice(i, 1);
     c.halt();

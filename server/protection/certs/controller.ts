@@ -18,7 +18,9 @@ import {
 import { errorText, isConflict } from '../../../lib/kube/errorText.js';
 import { type Result, requeueAfter } from '../../../lib/runtime/result.js';
 import { component, type Logger } from '../../log.js';
-import { Controller } from '../../runtime/controller.js';
+import type { Controller } from '../../runtime/controller.js';
+import { Loop } from '../../runtime/loop.js';
+import { singletonKey } from '../../../lib/runtime/keys.js';
 import type { Term } from '../../runtime/gate.js';
 import {
   BUNDLE_SYNCED,
@@ -41,6 +43,7 @@ import type { CertificateMetrics } from './metrics.js';
 export type CertificateReason = WaitReason | 'ok' | 'written' | 'conflict' | 'configuration-missing';
 
 const KEY = 'serving';
+const SERVING_KEY = singletonKey(KEY);
 /** looked at this often even when nothing is due: a caBundle someone else rewrote is put back */
 const RESYNC_MS = 60_000;
 /** a configuration that does not exist yet (register: false, before the chart made it) */
@@ -49,6 +52,7 @@ const MISSING_RETRY_MS = 10_000;
 const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 
 export class CertificateController {
+  readonly loop: Loop<typeof KEY, CertificateReason>;
   readonly controller: Controller<CertificateReason>;
   private term: Term | undefined;
   private readonly log: Logger;
@@ -71,23 +75,23 @@ export class CertificateController {
     },
   ) {
     this.log = component('certificates', { secret: `${o.ref.namespace}/${o.ref.name}` }, o.logger);
-    this.controller = new Controller<CertificateReason>({
+    this.loop = new Loop<typeof KEY, CertificateReason>({
       name: 'webhook-certificates',
-      reconciler: {
-        begin: (term, c) => {
-          this.term = term;
-          c.enqueue(KEY);
-        },
-        reconcile: (_key, term) => this.reconcile(term),
-        end: () => (this.term = undefined),
+      key: SERVING_KEY,
+      begin: (term, loop) => {
+        this.term = term;
+        loop.enqueue(KEY);
       },
+      reconcile: (_key, term) => this.reconcile(term),
+      end: () => (this.term = undefined),
       logger: o.logger,
     });
+    this.controller = this.loop.controller;
   }
 
   /** look again now (the Secret changed); nothing when this replica does not lead */
   poke() {
-    this.controller.enqueue(KEY);
+    this.loop.enqueue(KEY);
   }
 
   private now() {
