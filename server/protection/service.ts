@@ -26,15 +26,15 @@ import { Admission } from './admission.js';
 import type { LiveCounts } from '../../lib/protection/batch.js';
 import type { Counts } from '../../lib/protection/counts.js';
 import type { PodProtector } from '../../lib/protection/types.js';
-import { Aggregator } from './aggregator.js';
+import type { Aggregator } from './aggregator.js';
 import { resolveClientTrust } from '../webhook/clientAuth.js';
 import { DecisionLog } from './decisions.js';
-import { Generator } from './generator.js';
+import type { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
 import { WEBHOOK_NAME } from './register.js';
 import { Enforcer, type EnforcementStatus } from './enforcement.js';
-import { NamespaceLabels } from './namespaceLabels.js';
+import type { NamespaceLabels } from './namespaceLabels.js';
 import { enforcementOnConfigurations } from './enforcementView.js';
 import { webhookRegistration } from './registration.js';
 import { ownEndpoints } from './drain.js';
@@ -42,14 +42,14 @@ import { FENCE_WEBHOOK_CONFIG, handleFenceReview, subjectAccess } from '../fenci
 import { handlePolicyReview, policySubjectAccess, selfOn } from '../fencing/policyWebhook.js';
 import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { EPOCH_WEBHOOK_CONFIG, epochReviews } from '../leader/epochWebhook.js';
-import { UpdateTrigger } from './updateTrigger.js';
+import { protectionLoops } from './loops.js';
+import type { UpdateTrigger } from './updateTrigger.js';
 import { admissionHandler, type CellClient, handleReview, type ReviewResult } from './review.js';
-import { ensureServingSecret, pairOf, readSecret } from '../webhook/servingSecret.js';
 import { startWebhook, type WebhookServer, webhookNames } from '../webhook/listener.js';
 import type { BundleTarget } from './certs/bundles.js';
-import { CertificateController } from './certs/controller.js';
 import { certificateMetrics } from './certs/metrics.js';
-import { ServingSecretWatch } from './certs/reload.js';
+import { initialServingPair, notReadyOf, servingCertificates } from './serving.js';
+import type { CertificateController } from './certs/controller.js';
 import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
 
 export interface CellInfo {
@@ -210,24 +210,7 @@ export async function startProtection(opts: {
   const certs = webhookCertificatesOf(cfg.webhook);
   const certLog = component('certificates', {}, root);
   const certMetrics = certificateMetrics(metrics.registry);
-  let initial: ReturnType<typeof pairOf> | null = null;
-  if (certs.mode === 'self-managed') {
-    // the first replica to start makes it; what it holds may be due for a change the leader makes
-    initial =
-      pairOf(
-        await ensureServingSecret(core.kc, certs.secret, names, {
-          validity: certs.validity,
-          caValidity: certs.ca.validity,
-        }),
-      ) ?? null;
-  } else if (certs.mode === 'cert-manager') {
-    initial = pairOf(await readSecret(core.kc.makeApiClient(k8s.CoreV1Api), certs.secret)) ?? null;
-    if (!initial)
-      certLog.warn(
-        { secret: `${certs.secret.namespace}/${certs.secret.name}` },
-        'waiting for cert-manager to write the serving Secret (ca.crt, tls.crt, tls.key): the webhook listens once it has',
-      );
-  }
+  const initial = (await initialServingPair(certs, core, names, certLog)) ?? null;
   // what judges a deletion's review: the listener's handler and review() below
   const reviewDeps = {
     admission,
@@ -261,47 +244,17 @@ export async function startProtection(opts: {
   });
   const base = cfg.webhook.url ?? webhook.url;
 
-  // each cell's cluster once: its protected namespaces labelled, its webhook enforced
-  const cellClusters = [...new Map(cellSpecs.map((c) => [c.cluster.id, c])).values()];
-  const namespaceLabels = new NamespaceLabels({
-    clusters: cellClusters.map((c) => ({
-      id: c.cluster.id,
-      kc: c.cluster.kc,
-      registry: registryOf(c.cluster),
-    })),
+  // the loops: namespace labels (each cell's cluster once), an aggregator and trigger per cell, the generator
+  const { cellClusters, namespaceLabels, aggregators, triggers, generator } = protectionLoops({
+    cfg,
+    core,
+    cells: cellSpecs,
+    registryOf,
     store,
-    logger: onCore,
+    metrics,
+    root,
   });
-  const aggregators = cellSpecs.map(
-    (c) =>
-      new Aggregator({
-        cellId: c.id,
-        cell: registryOf(c.cluster),
-        coreKc: core.kc,
-        store,
-        metrics,
-        protectorSelector: cfg.aggregator.protectorSelector,
-        logger: root.child({ cluster: c.cluster.id }),
-        enforced: (ns) => namespaceLabels.enforced(c.cluster.id, ns),
-      }),
-  );
   for (const a of aggregators) indexes.set(a.cellId, a);
-  const triggers = cfg.aggregator.updateTrigger.enabled
-    ? cellSpecs.map(
-        (c) =>
-          new UpdateTrigger({
-            cellId: c.id,
-            kc: c.cluster.kc,
-            namespace: cfg.aggregator.updateTrigger.namespace,
-            intervalMillis: cfg.aggregator.updateTrigger.intervalMillis,
-            metrics,
-            logger: root.child({ cluster: c.cluster.id }),
-          }),
-      )
-    : [];
-  const generator = cfg.generator.enabled
-    ? new Generator(registryOf(core), store, metrics, cfg.generator.workloadSelector, onCore)
-    : undefined;
 
   await store.whenSynced();
   await Promise.all([...aggregators.map((a) => a.start()), generator?.start(), namespaceLabels.start()]);
@@ -337,38 +290,22 @@ export async function startProtection(opts: {
       for (const name of [WEBHOOK_NAME, FENCE_WEBHOOK_CONFIG, EPOCH_WEBHOOK_CONFIG]) target(c.cluster, name);
   }
   // the certificate's loop (leader only) and every replica's reload, before anything waits on them
-  let certController: CertificateController | undefined;
-  let watch: ServingSecretWatch | undefined;
-  if (certs.mode !== 'process') {
-    if (certs.mode === 'self-managed') {
-      certController = new CertificateController({
-        kc: core.kc,
-        ref: certs.secret,
-        names,
-        policy: {
-          validity: certs.validity,
-          renewBefore: certs.renewBefore,
-          caValidity: certs.ca.validity,
-          caRenewBefore: certs.ca.renewBefore,
-          grace: certs.reloadDelay,
-        },
-        targets: [...targets.values()],
-        metrics: certMetrics,
-        logger: onCore,
-      });
-      manager.add(certController.controller);
-    }
-    watch = new ServingSecretWatch({
-      registry: registryOf(core),
-      ref: certs.secret,
-      webhook,
-      metrics: certMetrics,
-      log: component('certificates', { secret: `${certs.secret.namespace}/${certs.secret.name}` }, onCore),
-      onChange: () => certController?.poke(),
-    });
-    if (webhook.serving) watch.gauge(webhook.serving);
-    void watch.start();
-  }
+  const { controller: certController, watch } = servingCertificates({
+    certs,
+    core,
+    registry: registryOf(core),
+    names,
+    targets: [...targets.values()],
+    webhook,
+    manager,
+    metrics: certMetrics,
+    logger: onCore,
+    certLog: component(
+      'certificates',
+      { secret: certs.mode === 'process' ? '' : `${certs.secret.namespace}/${certs.secret.name}` },
+      onCore,
+    ),
+  });
   for (const c of cellSpecs) {
     const register = registers(c);
     // a caBundle needs a certificate (self-managed: the Secret's, which a leader may still be making)
@@ -388,18 +325,7 @@ export async function startProtection(opts: {
       { allowedNames: clientAuth.allowedNames, signedBy: clientAuth.source },
       'webhook callers: client certificates only',
     );
-  const notReady = () => {
-    const out: string[] = [];
-    if (!webhook.listening)
-      out.push(
-        certs.mode === 'process'
-          ? 'the webhook is not listening'
-          : `the webhook has no serving certificate yet (Secret ${certs.secret.namespace}/${certs.secret.name}, ${certs.mode})`,
-      );
-    if (watch && !watch.synced) out.push(`the watch of the serving Secret has not synced`);
-    if (webhook.draining) out.push('the webhook is draining (stopping)');
-    return out;
-  };
+  const notReady = notReadyOf(webhook, certs, watch);
   // once registered: the leader probes through the API server and puts the policy in force
   const enforcer = new Enforcer({
     targets: cellClusters.map((c) => ({ cell: c.id, cluster: c.cluster.id, kc: c.cluster.kc })),
