@@ -42,10 +42,9 @@ import { LiveChannel } from './realtime/live.js';
 import type { LiveServer } from './realtime/sockets.js';
 import { IncidentFeed } from './incident/feed.js';
 import { IncidentService } from './incident/service.js';
-import { collectOnDeparture, InstanceIdCollector } from './instanceIds/collector.js';
+import { instanceIdLoops } from './instanceIds/loops.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import { InstanceIdsFeed } from './instanceIds/feed.js';
-import { EndpointPublisher } from './instanceIds/publish.js';
 import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
 import { ControllerRuntime } from './runtime/runtime.js';
@@ -245,27 +244,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     cas: { ...opts.instanceIds, ...instanceIdScope },
     logger: root,
   });
-  // every replica writes down at once what only its watch saw: a holder its kubelet removed
-  for (const conn of clusters.values())
-    if (conn.spec.mode !== 'read-only')
-      collectOnDeparture(
-        conn,
-        instanceIds.cas.get(conn.id)!,
-        component('instance-ids', { cluster: conn.id }, root),
-      );
-  // the instance-ID collector runs on the leader of each cluster Palisade may write to
-  const collectors = [...clusters.values()]
-    .filter((conn) => conn.spec.mode !== 'read-only')
-    .map((conn) => {
-      const c = new InstanceIdCollector(
-        conn,
-        root.child({ cluster: conn.id }),
-        opts.instanceIdSweepMs,
-        instanceIdScope.namespaces,
-      );
-      runtime.manager(conn.spec).add(c.controller);
-      return { c, manager: runtime.manager(conn.spec) };
-    });
+  const idLoops = instanceIdLoops({
+    clusters,
+    runtime,
+    endpoint: instanceIds,
+    namespaces: instanceIdScope.namespaces,
+    sweepMs: opts.instanceIdSweepMs,
+    logger: root,
+  });
   let baseUrl = '';
   const oidc =
     opts.auth?.oidc &&
@@ -408,15 +394,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
   baseUrl = url;
-  // the embedded cluster's simulated pods learn where the instance-ID endpoint is
-  const publishers = [...clusters.values()]
-    .filter((c) => c.spec.infra && c.spec.mode !== 'read-only')
-    // at the address people reach the console by (a balancer in front of replicas), else its own
-    .map((c) => {
-      const p = new EndpointPublisher(c, opts.auth?.publicURL ?? url, component('instance-ids', {}, root));
-      runtime.manager(c.spec).add(p.controller);
-      return { p, manager: runtime.manager(c.spec) };
-    });
+  // the embedded cluster's simulated pods learn where the instance-ID endpoint is: at the
+  // address people reach the console by (a balancer in front of replicas), else its own
+  idLoops.publish(opts.auth?.publicURL ?? url);
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
@@ -438,9 +418,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       // the webhook keeps answering (each answer closing its connection) until this replica's
       // endpoints are gone, while everything else stops
       const drained = protection?.drain();
-      for (const { c, manager } of collectors) manager.remove(c.controller);
+      idLoops.stop();
       auth.stop();
-      for (const { p, manager } of publishers) manager.remove(p.controller);
       instanceIdsFeed.stop();
       oidc?.stop();
       protectionFeed?.stop();
