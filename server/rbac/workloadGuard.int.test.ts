@@ -95,7 +95,7 @@ describe.skipIf(!onRealControlPlane)("the workload guard (Palisade's writes to w
       await asPalisade({ metadata: { annotations: { 'palisade.dev/instance-ids': '{"0":"web-x"}' } } }),
     ).toBeUndefined();
     expect(await asPalisade({ metadata: { finalizers: [] } })).toBeUndefined();
-  });
+  }, 90_000);
 
   it('refuses every other change, and only Palisade’s', async () => {
     expect(await asPalisade(template)).toContain(
@@ -133,12 +133,19 @@ describe.skipIf(!onRealControlPlane)("the workload guard (Palisade's writes to w
         return (JSON.parse(raw) as { message?: string }).message ?? raw;
       }
     };
-    const relax = { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } } };
+    // the policy reaches admission a moment after it is created: probe with a change that differs
+    // each try (a repeated one would be no change once an early try went through), then the real one
+    let tries = 0;
     await eventually(
-      async () => /may change no label of a namespace/.test((await asPalisadeOnNs(relax)) ?? ''),
+      async () =>
+        /may change no label of a namespace/.test(
+          (await asPalisadeOnNs({ metadata: { labels: { [`probe-${++tries}`]: 'x' } } })) ?? '',
+        ),
       'the namespace guard in force',
       60_000,
     );
+    const relax = { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } } };
+    expect(await asPalisadeOnNs(relax)).toMatch(/may change no label of a namespace/);
     expect(
       await asPalisadeOnNs({ metadata: { labels: { 'palisade.dev/deletion-protection': 'enabled' } } }),
     ).toBeUndefined();
@@ -150,7 +157,7 @@ describe.skipIf(!onRealControlPlane)("the workload guard (Palisade's writes to w
       'pod-security.kubernetes.io/enforce': 'restricted',
       'palisade.dev/deletion-protection': 'enabled',
     });
-  });
+  }, 90_000);
 
   it('without the guard, the same token rewrites the pod template', async () => {
     const admission = c.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
