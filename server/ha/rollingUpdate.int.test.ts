@@ -97,14 +97,25 @@ describe.skipIf(!haproxyAvailable())('a rolling update under a deletion storm, r
     let answered = 0;
     let stop = false;
     const failures: string[] = [];
+    let hungUp = 0;
     // dry runs go through the webhook exactly as deletions do, and leave the pods for the next
     const worker = async (w: number) => {
       for (let k = w; !stop; k += WORKERS) {
         const name = `free-${k % FREE}`;
-        await cluster.core.deleteNamespacedPod({ namespace: NS, name, body: { dryRun: ['All'] } }).then(
-          () => answered++,
-          (e) => failures.push(`${name}: ${message(e)}`),
-        );
+        const remove = () =>
+          cluster.core.deleteNamespacedPod({ namespace: NS, name, body: { dryRun: ['All'] } });
+        await remove()
+          // the test's own keep-alive connection to kube-apiserver closed under a request (seen
+          // once at load 13): no answer came, from the API server or the webhook; ask again
+          .catch((e) => {
+            if (!/socket hang up|ECONNRESET/.test(message(e))) throw e;
+            hungUp++;
+            return remove();
+          })
+          .then(
+            () => answered++,
+            (e) => failures.push(`${name}: ${message(e)}`),
+          );
       }
     };
     const storm = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
@@ -130,7 +141,9 @@ describe.skipIf(!haproxyAvailable())('a rolling update under a deletion storm, r
     await eventually(() => answered >= at + 30, 'admissions answered after the roll', 60_000);
     stop = true;
     await storm;
-    console.log(`rolling update: ${answered} admissions answered, ${failures.length} failed`);
+    console.log(
+      `rolling update: ${answered} admissions answered, ${failures.length} failed (${hungUp} asked again after the test client's connection to kube-apiserver hung up)`,
+    );
     expect(failures).toEqual([]);
     // the protected pod is still judged: refused at its floor
     const refused = await cluster.core.deleteNamespacedPod({ namespace: NS, name: 'web-1' }).then(
