@@ -151,6 +151,42 @@ describe('a live feed', () => {
     expect(sent.filter((s) => s.to === 'ns')).toHaveLength(2);
   });
 
+  it('a watch again replaces the last: rights widened, narrowed or gone leave nothing behind', async () => {
+    const { io, sent, connect } = fakeIo();
+    let scope: Scope = { kind: 'namespaces', namespaces: new Set(['mine']) };
+    const feed = new LiveChannel(io).feed({
+      topic: 'protection',
+      clusters: ['a'],
+      coalesceMs: 10,
+      scope: async () => scope,
+    });
+    const c = connect('s');
+    const signals = () => {
+      feed.mark('a', 'theirs/q');
+      vi.advanceTimersByTime(10);
+      return {
+        room: sent.filter((x) => x.to === 'live/protection/a' && c.rooms.has(x.to)).length,
+        own: sent.filter((x) => x.to === 's').length,
+      };
+    };
+    await c.watch({ topic: 'protection', cluster: 'a' });
+    expect(signals()).toEqual({ room: 0, own: 1 });
+    // widened: the room only, no longer a filtered copy beside it
+    scope = { kind: 'all' };
+    await c.watch({ topic: 'protection', cluster: 'a' });
+    expect(signals()).toEqual({ room: 2, own: 1 });
+    // narrowed again: out of the room
+    scope = { kind: 'namespaces', namespaces: new Set(['mine']) };
+    await c.watch({ topic: 'protection', cluster: 'a' });
+    expect([...c.rooms]).toEqual([]);
+    expect(signals().own).toBe(2);
+    // gone: refused, and nothing more arrives
+    scope = { kind: 'denied', message: 'podprotectors is forbidden' };
+    expect(await c.watch({ topic: 'protection', cluster: 'a' })).toMatchObject({ ok: false });
+    expect(signals().own).toBe(2);
+    expect([...c.rooms]).toEqual([]);
+  });
+
   it('one feed per topic, and nothing after stop', () => {
     const { io, sent } = fakeIo();
     const channel = new LiveChannel(io);

@@ -106,6 +106,9 @@ export class Feed {
   async join(socket: LiveSocket, cluster: ClusterId): Promise<LiveAck> {
     if (!this.clusters.has(cluster)) return { ok: false, error: `cluster: unknown cluster "${cluster}"` };
     const scope: Scope = this.opts.scope ? await this.opts.scope(socket, cluster) : { kind: 'all' };
+    // a watch again replaces the last one: rights that narrowed, widened or went away since
+    // leave no earlier membership behind
+    this.leave(socket, cluster);
     if (scope.kind === 'denied') return { ok: false, error: scope.message };
     if (scope.kind === 'all') await socket.join(topicRoom(this.topic, cluster));
     else {
