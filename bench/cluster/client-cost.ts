@@ -11,6 +11,7 @@ import { startApiServer } from '../../sim/apiserver/index.js';
 import { Clients } from '../../sim/controllers/runtime/context.js';
 import { mergePatch } from '../../sim/controllers/runtime/patches.js';
 import type { ClientCost } from './protocol.js';
+import { microTime } from '../../lib/protection/buckets.js';
 
 const NS = 'kube-node-lease';
 const LEASES = 100;
@@ -23,7 +24,8 @@ async function renewals(coord: k8s.CoordinationV1Api, variant: string, n: number
   const worker = async () => {
     while (next < n) {
       const name = `node-${next++ % LEASES}`;
-      const body = { spec: { holderIdentity: name, renewTime: new Date().toISOString() } };
+      // a MicroTime, six fractional digits, as a kubelet writes it (the API server refuses fewer)
+      const body = { spec: { holderIdentity: name, renewTime: microTime(Date.now()) } };
       await coord.patchNamespacedLease({ name, namespace: NS, body }, mergePatch);
     }
   };

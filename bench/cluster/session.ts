@@ -100,20 +100,27 @@ export class ClusterChild {
 }
 
 /** Run bench/cluster/client-cost.ts in its own process; undefined if it fails or overruns. */
-export function measureClientCost(requests: number, timeoutMs: number): Promise<ClientCost[] | undefined> {
+/** The client-cost phase in its own child; a child that ends without its figures fails the bench. */
+export function measureClientCost(requests: number, timeoutMs: number): Promise<ClientCost[]> {
   const proc = fork(costScript, [String(requests)], {
     cwd: repoRoot,
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   killOnExit(proc);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
     let results: ClientCost[] | undefined;
     proc.on('message', (m) => (results = (m as { results: ClientCost[] }).results));
-    proc.on('exit', () => {
+    proc.on('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(results);
+      if (results) resolve(results);
+      else
+        reject(
+          new Error(
+            `the client-cost phase (bench/cluster/client-cost.ts) ended without its figures: exit ${code ?? signal}${signal === 'SIGKILL' ? ` (killed after ${timeoutMs} ms)` : ''}`,
+          ),
+        );
     });
   });
 }
