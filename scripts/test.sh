@@ -55,7 +55,8 @@ run_phase() {
   phase "$name"
   "$@" 2>&1 | tee "$log" || { status=1; failed+=("$name|$log"); }
 }
-# The browser lane: the UI built once, then the end-to-end tests and the demo flows one after
+# The browser lane: the UI built once, then the end-to-end tests, the demo flows and every
+# benchmark's quick mode (bench/quick.sh: a benchmark that breaks fails the suite) one after
 # another, each driving its own console, cluster and Chromium on its own ports and state
 # directory. It runs in the background beside the embedded pass (which runs its integration
 # files one at a time and waits on timers more than on the CPU): the suite's longest phase then
@@ -65,7 +66,8 @@ LANE=("end-to-end tests|.palisade/test-e2e.log|bash scripts/e2e.sh"
   "demo flow storm|.palisade/test-demo-storm.log|bash scripts/demo.sh storm"
   "demo flow fence|.palisade/test-demo-fence.log|bash scripts/demo.sh fence"
   "demo flow failover|.palisade/test-demo-failover.log|bash scripts/demo.sh failover"
-  "demo flow zone-outage|.palisade/test-demo-zone-outage.log|bash scripts/demo.sh zone-outage")
+  "demo flow zone-outage|.palisade/test-demo-zone-outage.log|bash scripts/demo.sh zone-outage"
+  "benchmarks in quick mode|.palisade/test-bench.log|bash bench/quick.sh")
 browser_lane() {
   : >.palisade/test-lane.status
   if ! bash scripts/ensure-build.sh >.palisade/test-build.log 2>&1; then
@@ -79,7 +81,7 @@ browser_lane() {
     echo "$name|$log|$rc|$((SECONDS - t0))" >>.palisade/test-lane.status
   done
 }
-phase "browser lane in the background: UI build, end-to-end tests, demo flows (logs: .palisade/test-e2e.log, test-demo-*.log)"
+phase "browser lane in the background: UI build, end-to-end tests, demo flows, quick benchmarks (logs: .palisade/test-e2e.log, test-demo-*.log, test-bench.log)"
 browser_lane &
 lane_pid=$!
 real_pids+=("$lane_pid")
