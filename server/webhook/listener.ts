@@ -18,15 +18,10 @@
 import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { CALLER_REFUSED } from '../../lib/protection/enforcement.js';
 import { newServingPair, type ServingPair } from './servingSecret.js';
-import {
-  type Caller,
-  type ClientTrust,
-  callerMaySpeakFor,
-  judgeCaller,
-  type RefusalReason,
-} from './clientAuth.js';
+import { guardCallers, refusalText } from './callers.js';
+export { refusalText } from './callers.js';
+import { type Caller, type ClientTrust, callerMaySpeakFor, type RefusalReason } from './clientAuth.js';
 import { component, type Logger } from '../log.js';
 import { type Handlers, WEBHOOK_PATHS, type WebhookPath } from './handler.js';
 
@@ -87,24 +82,6 @@ function refusalLog(log: Logger) {
     seen.add(key);
     log.warn({ peer, reason, detail }, 'refused caller');
   };
-}
-
-/** What a refused caller is told (the API server puts it in its error): the reason and why. */
-export const refusalText = (reason: RefusalReason, detail: string) =>
-  `${CALLER_REFUSED} (${reason}): ${detail}`;
-
-/**
- * A 403 written on a connection whose request is never parsed: what the caller sent is read
- * and dropped (closing with unread data would reset the connection and lose the answer), and
- * the connection goes once the answer is out or after a second.
- */
-function answerUnheard(socket: TLSSocket, text: string) {
-  socket.on('data', () => undefined);
-  socket.on('error', () => undefined);
-  socket.end(
-    `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-  );
-  setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
 const notFound = `not found: POST ${WEBHOOK_PATHS.map((p) => `/${p}/<cellID>`).join(', ')}`;
@@ -229,38 +206,9 @@ export async function startWebhook(opts: {
     s.once('close', () => sockets.delete(s));
   });
 
-  if (trust.required) {
-    // https.Server hands every TLS connection to its HTTP side from one 'secureConnection'
-    // listener; the refused ones must never reach it, so it is called from ours instead
-    const toHttp = server.listeners('secureConnection');
-    if (toHttp.length !== 1)
-      throw new Error(`webhook: expected one HTTP connection listener, found ${toHttp.length}`);
-    server.removeAllListeners('secureConnection');
-    server.on('secureConnection', (socket: TLSSocket) => {
-      const peer = socket.remoteAddress ?? 'unknown';
-      const caller = judgeCaller(
-        socket.authorized,
-        socket.authorizationError ? String(socket.authorizationError) : undefined,
-        socket.getPeerCertificate(true),
-        trust.allowedNames,
-      );
-      if (!caller.ok && caller.status === undefined) {
-        // no certificate, or none a trusted CA signed: answered at once and closed, nothing of
-        // the request parsed — the answer is what the API server's error (and the leader's
-        // self-probe) will say
-        refuse(peer, caller.reason, caller.detail);
-        answerUnheard(socket, refusalText(caller.reason, caller.detail));
-        return;
-      }
-      callers.set(socket, caller);
-      (toHttp[0] as (s: TLSSocket) => void).call(server, socket);
-    });
-    server.on('tlsClientError', (e: Error & { code?: string }, socket: TLSSocket) =>
-      refuse(socket.remoteAddress ?? 'unknown', 'tls-handshake', e.code ?? e.message),
-    );
-  } else {
+  if (trust.required) guardCallers(server, trust, callers, refuse);
+  else
     log.warn({ setting: 'protection.webhook.clientAuth.required: false' }, 'the webhook accepts any caller');
-  }
 
   let port = opts.port;
   let listening = false;
