@@ -4,6 +4,7 @@
 import type { Client } from '../http.js';
 import { ensureNamespace, sleep } from '../common.js';
 import { RELEASE_ID, RELEASE_LABEL } from '../../server/protection/updateTrigger.js';
+import { PROTECTED_NAMESPACE_LABEL, PROTECTED_NAMESPACE_VALUE } from '../../lib/protection/namespaceLabel.js';
 
 const PPR_PATH = '/apis/podseidon.kubewharf.io/v1alpha1';
 const CREATE_CONCURRENCY = 32;
@@ -123,6 +124,19 @@ export async function createProtector(
     spec: { minAvailable, minReadySeconds: 0, selector: { matchLabels: { app } } },
   });
   await c.expect(201, 'POST', `${PPR_PATH}/namespaces/${ns}/podprotectors`, { body });
+}
+
+/** Until the namespace carries the protected-namespace label (the webhook is called there). */
+export async function waitProtectedNamespace(c: Client, ns: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await c.expect(200, 'GET', `/api/v1/namespaces/${ns}`);
+    const labels = JSON.parse(r.body.toString('utf8')).metadata?.labels ?? {};
+    if (labels[PROTECTED_NAMESPACE_LABEL] === PROTECTED_NAMESPACE_VALUE) return;
+    if (Date.now() > deadline)
+      throw new Error(`namespace ${ns}: no ${PROTECTED_NAMESPACE_LABEL} label after ${timeoutMs} ms`);
+    await sleep(250);
+  }
 }
 
 export interface Summary {

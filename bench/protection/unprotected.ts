@@ -1,10 +1,22 @@
 // The latency an unprotected pod's DELETE pays for the webhook: pods the webhook is called
 // for against control pods its objectSelector leaves out, deleted alternately one at a
-// time, with the same call seen from the API server and made straight from the bench.
+// time, with the same call seen from the API server and made straight from the bench. The
+// webhook is called only in namespaces that hold a PodProtector (their protected-namespace
+// label, issue 23): the namespace gets one that selects none of these pods, so its pods are
+// the unprotected pods of a protected namespace — in any other namespace a DELETE pays nothing.
+// A phase whose webhook answered no review measured nothing: it fails the bench.
 import { Client } from '../http.js';
 import type { CpuWindow } from './cpu.js';
 import { directCalls } from './direct.js';
-import { createPods, podName, UNWEBHOOKED, waitAvailable, waitGone } from './fixtures.js';
+import {
+  createPods,
+  createProtector,
+  podName,
+  UNWEBHOOKED,
+  waitAvailable,
+  waitGone,
+  waitProtectedNamespace,
+} from './fixtures.js';
 import type { WebhookStats } from './protocol.js';
 import { cpuMs, profiled, type Rig } from './rig.js';
 
@@ -90,9 +102,15 @@ export async function unprotectedPhase(
     ];
     await createPods(c, ns, groups);
     await waitAvailable(c, ns, 'app=plain', 2 * n, readyTimeoutMs);
-    rig.log(`${ns}: ${2 * n} unprotected pods Ready`);
+    await createProtector(c, ns, 'elsewhere', 'no-such-app', 0);
+    await waitProtectedNamespace(c, ns, 60_000);
+    rig.log(`${ns}: ${2 * n} unprotected pods Ready in a protected namespace`);
     const directMs = await directCalls(c, `/api/v1/namespaces/${ns}/pods/${podName('w', n - 1)}`, perGroup);
     const series = await pairs(rig, c, ns, ['c', 'w'], n, 'unprotected');
+    if (series.reviews === 0)
+      throw new Error(
+        `unprotected DELETE: the webhook answered no review of the ${series.webhookMs.length} deletions it should have judged`,
+      );
     // the storms must not share the cluster with these pods' terminations
     const left = await waitGone(c, ns, 'app=plain', 60_000);
     rig.log(`${ns}: ${left.total} pods still in the API after the phase`);
