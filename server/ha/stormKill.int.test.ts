@@ -109,6 +109,10 @@ describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
       `storm: ${admitted.length} admitted, ${PODS.length - admitted.length - lost.length} refused at the floor, ${lost.length} failed`,
     );
     // the balancer replays what the killed replica held: no deletion fails for its death
+    if (lost.length)
+      console.log(
+        `balancer after the storm: ${(await set.balancer.servers()).join('; ')}; ${JSON.stringify(await set.balancer.stats())}`,
+      );
     expect(lost).toEqual([]);
     expect(lowest).toBeGreaterThanOrEqual(FLOOR);
 
