@@ -4,7 +4,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import type { FenceAgent } from '../agents.js';
-import { dbNode, type Fenced, fencingScenario, pathOf, quickPolicy, startFencing } from './fencingHarness.js';
+import {
+  dbNode,
+  type Fenced,
+  fencingScenario,
+  pathOf,
+  quickPolicy,
+  startFencing,
+  TEST_ELECTION,
+} from './fencingHarness.js';
 
 let t: Fenced | undefined;
 afterEach(async () => {
@@ -165,7 +173,13 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
       () => t!,
       (run) => (run === 1 ? 'fail' : 'slow'),
     );
-    t = await startFencing(fencingScenario(), { exec: agent.factory });
+    // client-go's Lease timings: with the harness's 2 s renew deadline, a renewal slowed past it at
+    // load 13 on the real control plane ended the term mid-run, and the next term recorded the
+    // slow attempt Interrupted (right for a lost term, but not what this test is about)
+    t = await startFencing(fencingScenario(), {
+      exec: agent.factory,
+      election: { ...TEST_ELECTION, leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+    });
     await t.policy('exec', quickPolicy(EXEC, { timeout: '1s' }));
     const node = await dbNode(t);
     t.cluster.infra.partition(node);

@@ -39,7 +39,13 @@ const noExec: ExecAgentFactory = () => {
 
 export async function startFencing(
   yaml: string,
-  opts: { exec?: ExecAgentFactory; verifyWindowMs?: number; credentialsNamespaces?: string[] } = {},
+  opts: {
+    exec?: ExecAgentFactory;
+    verifyWindowMs?: number;
+    credentialsNamespaces?: string[];
+    /** the controller Lease's timings (default TEST_ELECTION: a takeover within seconds) */
+    election?: typeof TEST_ELECTION;
+  } = {},
 ) {
   const cluster = await startScenario(yaml);
   const conn = new ClusterConnection({
@@ -59,7 +65,7 @@ export async function startFencing(
    * connection's shared watches (a second console would have its own: the same for this test).
    */
   const make = (exec = opts.exec) => {
-    const runtime = new ControllerRuntime({ election: TEST_ELECTION, logger: logs.logger });
+    const runtime = new ControllerRuntime({ election: opts.election ?? TEST_ELECTION, logger: logs.logger });
     runtimes.push(runtime);
     const c = new FencingController({
       conn,
