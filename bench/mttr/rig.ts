@@ -111,7 +111,7 @@ export async function startRig(yaml: string, policy?: Record<string, unknown>): 
     // the controller acts only under a term of the controller Lease, as server/fencing/service.ts
     // runs it: one console, so it leads at once
     runtime = new ControllerRuntime({ logger });
-    runtime.manager(conn.spec).add(controller.controller);
+    runtime.manager(conn.spec).add(controller.loop);
     await Promise.all([conn.synced(), controller.synced()]);
     await cluster.kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({
       group: GROUP,

@@ -11,7 +11,6 @@ import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, fencePolicySpec, GROUP, POLICY_PLURAL, VERSION } from '../../lib/fencing/types.js';
 import { done, type Result } from '../../lib/runtime/result.js';
 import { component, type Logger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { Loop } from '../runtime/loop.js';
 import { nameKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
@@ -40,7 +39,6 @@ function sameMeaning(a: unknown, b: unknown) {
 
 export class ConfigPolicies {
   readonly loop: Loop<string, never>;
-  readonly controller: Controller<never>;
   private custom: k8s.CustomObjectsApi | undefined;
   private readonly log: Logger;
 
@@ -54,7 +52,6 @@ export class ConfigPolicies {
       end: () => (this.custom = undefined),
       logger: o.logger,
     });
-    this.controller = this.loop.controller;
   }
 
   private begin(term: Term) {

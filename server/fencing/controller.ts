@@ -28,7 +28,6 @@ import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
 import { errorText, isConflict } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { Loop } from '../runtime/loop.js';
 import { nameKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
@@ -100,7 +99,6 @@ export class FencingController {
   readonly informers: FencingInformers;
   /** its loop on the controller runtime (startFencing adds it to the cluster's manager) */
   readonly loop: Loop<string, FenceWait>;
-  readonly controller: Controller<FenceWait>;
   private clients: { api: FencingApi; release: Release } | undefined;
   private readonly inFlight = new Set<string>();
   /** the held fences told as an Event per node, so a held fence is told once, not every second */
@@ -135,7 +133,6 @@ export class FencingController {
       backoff: { baseMs: 2_000, maxMs: 60_000 },
       logger: root,
     });
-    this.controller = this.loop.controller;
   }
 
   private nodeNames(): string[] {
@@ -159,7 +156,7 @@ export class FencingController {
 
   async stop() {
     this.stopped = true;
-    this.controller.halt();
+    this.loop.controller.halt();
     await Promise.all(Object.values(this.informers).map((i) => i.stop()));
   }
 

@@ -72,12 +72,12 @@ export async function startFencing(
     });
     c.start();
     const manager = runtime.manager(conn.spec);
-    manager.add(c.controller);
+    manager.add(c.loop);
     controllers.set(conn.id, c);
     managers.set(conn.id, manager);
     if (policies && Object.keys(policies).length) {
       const p = new ConfigPolicies({ kc: conn.spec.kc, policies, logger: onCluster });
-      manager.add(p.controller);
+      manager.add(p.loop);
       configPolicies.set(conn.id, p);
     }
   }
@@ -86,8 +86,8 @@ export async function startFencing(
     configPolicies,
     managers,
     async stop() {
-      for (const [id, p] of configPolicies) managers.get(id)?.remove(p.controller);
-      for (const [id, c] of controllers) managers.get(id)?.remove(c.controller);
+      for (const [id, p] of configPolicies) managers.get(id)?.remove(p.loop);
+      for (const [id, c] of controllers) managers.get(id)?.remove(c.loop);
       await Promise.all([...controllers.values()].map((c) => c.stop()));
     },
   };

@@ -15,7 +15,6 @@ import type { WorkloadKind } from '../../lib/instanceIds/types.js';
 import { done, requeueAfter } from '../../lib/runtime/result.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { Loop } from '../runtime/loop.js';
 import { orSpecial, type WorkloadKey, workloadKey } from '../../lib/runtime/keys.js';
 import { InstanceIdCas } from './cas.js';
@@ -34,7 +33,6 @@ export type CollectorWait = 'sweep';
 
 export class InstanceIdCollector {
   readonly loop: Loop<CollectorKey, CollectorWait>;
-  readonly controller: Controller<CollectorWait>;
   private cas: InstanceIdCas | undefined;
   private readonly log: Logger;
   /** entries dropped since start */
@@ -71,7 +69,6 @@ export class InstanceIdCollector {
       backoff: { baseMs: 1_000, maxMs: 30_000 },
       logger,
     });
-    this.controller = this.loop.controller;
   }
 
   /** A tracked workload whose same entries were stale at the last sweep too gets its own key. */
@@ -87,7 +84,7 @@ export class InstanceIdCollector {
     for (const r of rows) {
       if (!r.valid || !r.stale.length || !r.enabled || !namespaceEnabled(this.namespaces, r.namespace))
         continue;
-      const workload = { kind: r.kind as WorkloadKind, namespace: r.namespace, name: r.name };
+      const workload = { kind: r.kind, namespace: r.namespace, name: r.name };
       const key = COLLECTOR_KEY.encode(workload);
       const entries = new Set(r.stale.map((e) => `${e.key}=${e.pod}`));
       now.set(key, entries);

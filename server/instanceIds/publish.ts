@@ -12,7 +12,6 @@ import { isConflict, errorText } from '../../lib/kube/errorText.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { Logger } from '../log.js';
 import { done } from '../../lib/runtime/result.js';
-import type { Controller } from '../runtime/controller.js';
 import { type Change, Loop } from '../runtime/loop.js';
 import { nameKey } from '../../lib/runtime/keys.js';
 
@@ -22,7 +21,6 @@ import { nameKey } from '../../lib/runtime/keys.js';
  */
 export class EndpointPublisher {
   readonly loop: Loop<string>;
-  readonly controller: Controller;
   /** namespaces written in this term */
   private readonly published = new Set<string>();
   private core: k8s.CoreV1Api | undefined;
@@ -55,7 +53,6 @@ export class EndpointPublisher {
       backoff: { baseMs: 2_000, maxMs: 30_000 },
       logger: log,
     });
-    this.controller = this.loop.controller;
   }
 
   /** The namespaces holding an opted-in workload now. */

@@ -24,7 +24,6 @@ import { isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { type Result, requeueAfter } from '../../lib/runtime/result.js';
 import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { Loop } from '../runtime/loop.js';
 import { nameKey } from '../../lib/runtime/keys.js';
 import { isNotLeader, type Term } from '../runtime/gate.js';
@@ -105,7 +104,6 @@ export function parseEnforcementAnnotation(
 
 export class Enforcer {
   readonly loop: Loop<string, EnforcementWait>;
-  readonly controller: Controller<EnforcementWait>;
   private readonly status = new Map<string, EnforcementStatus>();
   private readonly failures = new Map<string, number>();
   private readonly events = new Map<string, LeaseEventWriter>();
@@ -142,7 +140,6 @@ export class Enforcer {
       backoff: { baseMs: 2_000, maxMs: 30_000 },
       logger: o.logger,
     });
-    this.controller = this.loop.controller;
   }
 
   /** What this leader found, per cell cluster (empty on a replica that does not lead). */

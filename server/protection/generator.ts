@@ -20,7 +20,6 @@ import { cellsOf, removeCells, statusOf } from '../../lib/protection/status.js';
 import { ANNOTATIONS, GENERATOR_FINALIZER, GROUP, PLURAL, VERSION } from '../../lib/protection/types.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import type { Logger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { Loop, type Watch } from '../runtime/loop.js';
 import { type WorkloadKey as Key, workloadKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
@@ -70,7 +69,6 @@ export class Generator {
   private readonly informers: Record<WorkloadKind, SupervisedInformer<any, Workload>>;
   /** its loop on the controller runtime (protection adds it to the core cluster's manager) */
   readonly loop: Loop<WorkloadKey, GeneratorWait>;
-  readonly controller: Controller<GeneratorWait>;
   private custom: k8s.CustomObjectsApi | undefined;
   private objects: k8s.KubernetesObjectApi | undefined;
   /** protector key -> the workload it was generated for */
@@ -127,7 +125,6 @@ export class Generator {
       backoff: { baseMs: 2_000, maxMs: 60_000 },
       logger,
     });
-    this.controller = this.loop.controller;
   }
 
   /**
@@ -155,7 +152,7 @@ export class Generator {
   }
 
   async stop() {
-    this.controller.halt();
+    this.loop.controller.halt();
     await Promise.all(Object.values(this.informers).map((i) => i.stop()));
   }
 

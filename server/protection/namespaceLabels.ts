@@ -16,7 +16,6 @@ import { isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { type Change, Loop } from '../runtime/loop.js';
 import { fieldsKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
@@ -53,7 +52,6 @@ const NAMESPACE_KEY = fieldsKey('cluster', 'namespace');
 
 export class NamespaceLabels {
   readonly loop: Loop<NamespaceKey, NamespaceLabelWait>;
-  readonly controller: Controller<NamespaceLabelWait>;
   private readonly clusters = new Map<string, ClusterNamespaces>();
   private readonly log: Logger;
   private term: Term | undefined;
@@ -106,7 +104,6 @@ export class NamespaceLabels {
       backoff: { baseMs: 500, maxMs: 30_000 },
       logger: o.logger,
     });
-    this.controller = this.loop.controller;
   }
 
   /** Start watching namespaces (every replica: the aggregators ask enforced() on the leader). */
@@ -116,7 +113,7 @@ export class NamespaceLabels {
   }
 
   async stop() {
-    this.controller.halt();
+    this.loop.controller.halt();
     await Promise.all([...this.clusters.values()].map((c) => c.namespaces.stop()));
   }
 

@@ -266,10 +266,10 @@ export async function startProtection(opts: {
   // the loops run while this console leads the core cluster's controller Lease
   const manager = runtime.manager(core);
   const loops = [
-    namespaceLabels.controller,
+    namespaceLabels.loop,
     ...aggregators.map((a) => a.controller),
-    ...triggers.map((t) => t.controller),
-    ...(generator ? [generator.controller] : []),
+    ...triggers.map((t) => t.loop),
+    ...(generator ? [generator.loop] : []),
   ];
   for (const l of loops) manager.add(l);
   const cells: CellInfo[] = [];
@@ -300,11 +300,6 @@ export async function startProtection(opts: {
     manager,
     metrics: certMetrics,
     logger: onCore,
-    certLog: component(
-      'certificates',
-      { secret: certs.mode === 'process' ? '' : `${certs.secret.namespace}/${certs.secret.name}` },
-      onCore,
-    ),
   });
   for (const c of cellSpecs) {
     const register = registers(c);
@@ -338,7 +333,7 @@ export async function startProtection(opts: {
     identity: runtime.identity,
     logger: onCore,
   });
-  manager.add(enforcer.controller);
+  manager.add(enforcer.loop);
   if (cfg.webhook.failurePolicy === 'Ignore')
     log.warn(
       { setting: 'protection.webhook.failurePolicy: Ignore' },
@@ -392,8 +387,8 @@ export async function startProtection(opts: {
       await (drained ??=
         sharedUrl || service ? webhook.drain({ maxMs: 0, closeMs: CLOSE_MS }) : Promise.resolve());
       // then every loop at once
-      for (const l of [...loops, enforcer.controller]) manager.remove(l);
-      if (certController) manager.remove(certController.controller);
+      for (const l of [...loops, enforcer.loop]) manager.remove(l);
+      if (certController) manager.remove(certController.loop);
       await watch?.stop();
       admission.stop();
       endpoints?.stop();

@@ -6,7 +6,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { WebhookCertificates } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
 import type { InformerRegistry } from '../kube/informer.js';
-import type { Logger } from '../log.js';
+import { component, type Logger } from '../log.js';
 import type { Manager } from '../runtime/manager.js';
 import { ensureServingSecret, pairOf, readSecret } from '../webhook/servingSecret.js';
 import type { WebhookServer } from '../webhook/listener.js';
@@ -59,9 +59,8 @@ export function servingCertificates(o: {
   webhook: WebhookServer;
   manager: Manager;
   metrics: CertificateMetrics;
-  /** on the core cluster; component 'certificates' for the reload */
+  /** on the core cluster (the reload logs as component 'certificates', with its Secret) */
   logger: Logger;
-  certLog: Logger;
 }): { controller?: CertificateController; watch?: ServingSecretWatch } {
   if (o.certs.mode === 'process') return {};
   const certs: FromSecret = o.certs;
@@ -89,7 +88,7 @@ export function servingCertificates(o: {
     ref: certs.secret,
     webhook: o.webhook,
     metrics: o.metrics,
-    log: o.certLog,
+    log: component('certificates', { secret: `${certs.secret.namespace}/${certs.secret.name}` }, o.logger),
     onChange: () => controller?.poke(),
   });
   if (o.webhook.serving) watch.gauge(o.webhook.serving);

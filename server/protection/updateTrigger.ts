@@ -10,7 +10,6 @@ import * as k8s from '@kubernetes/client-node';
 import type { ProtectionMetrics } from './metrics.js';
 import { codeOf, isConflict, isNotFound, errorText } from '../../lib/kube/errorText.js';
 import { component, type Logger } from '../log.js';
-import type { Controller } from '../runtime/controller.js';
 import { Loop } from '../runtime/loop.js';
 import { singletonKey } from '../../lib/runtime/keys.js';
 import { isNotLeader, type Term } from '../runtime/gate.js';
@@ -44,7 +43,6 @@ export const TRIGGER_POD_SPEC: k8s.V1PodSpec = {
 export class UpdateTrigger {
   /** its loop on the controller runtime (one key, every interval) */
   readonly loop: Loop<typeof KEY, 'interval'>;
-  readonly controller: Controller<'interval'>;
   private core: k8s.CoreV1Api | undefined;
   private readonly log: Logger;
   /** the trigger pod was missing at the last heartbeat: create it first */
@@ -72,7 +70,6 @@ export class UpdateTrigger {
       end: () => (this.core = undefined),
       logger: o.logger,
     });
-    this.controller = this.loop.controller;
   }
 
   private begin(term: Term) {

@@ -34,7 +34,7 @@ async function lead(policies: ConfigPolicySpecs) {
   const logs = captureLogs();
   const runtime = new ControllerRuntime({ election: TEST_ELECTION, logger: logs.logger });
   const loop = new ConfigPolicies({ kc, policies, logger: logs.logger });
-  runtime.manager({ id: 'test', kc }).add(loop.controller);
+  runtime.manager({ id: 'test', kc }).add(loop.loop);
   term = { runtime, loop };
 }
 

@@ -80,7 +80,7 @@ export async function startFencing(
   const begin = (m: ReturnType<typeof make>) => {
     m.c.start();
     m.leader = m.runtime.manager({ id: conn.id, kc: conn.spec.kc });
-    m.leader.add(m.c.controller);
+    m.leader.add(m.c.loop);
   };
   let first = make();
   let controller = first.c;

@@ -18,7 +18,6 @@ import {
 import { errorText, isConflict } from '../../../lib/kube/errorText.js';
 import { type Result, requeueAfter } from '../../../lib/runtime/result.js';
 import { component, type Logger } from '../../log.js';
-import type { Controller } from '../../runtime/controller.js';
 import { Loop } from '../../runtime/loop.js';
 import { singletonKey } from '../../../lib/runtime/keys.js';
 import type { Term } from '../../runtime/gate.js';
@@ -53,7 +52,6 @@ const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergeP
 
 export class CertificateController {
   readonly loop: Loop<typeof KEY, CertificateReason>;
-  readonly controller: Controller<CertificateReason>;
   private term: Term | undefined;
   private readonly log: Logger;
   /** configurations told missing (told again only after they were found) */
@@ -86,7 +84,6 @@ export class CertificateController {
       end: () => (this.term = undefined),
       logger: o.logger,
     });
-    this.controller = this.loop.controller;
   }
 
   /** look again now (the Secret changed); nothing when this replica does not lead */
