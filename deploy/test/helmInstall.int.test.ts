@@ -187,8 +187,8 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
       election: leaderElectionOf(config.controllers),
       logger: logs.logger,
     });
-    const loop = new ConfigPolicies({ kc: sa, policies: config.fencing!.policies!, logger: logs.logger });
-    runtime.manager({ id: 'in-cluster', kc: sa }).add(loop.controller);
+    const policies = new ConfigPolicies({ kc: sa, policies: config.fencing!.policies!, logger: logs.logger });
+    runtime.manager({ id: 'in-cluster', kc: sa }).add(policies.loop);
     try {
       const made = (await eventually(
         () => custom.getClusterCustomObject(policyRef).catch(() => undefined),

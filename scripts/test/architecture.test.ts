@@ -135,3 +135,17 @@ describe('finding the loops', () => {
     expect(foldersUnder('')).not.toContain('.ci');
   });
 });
+
+describe('type checking', () => {
+  it('covers every folder that holds TypeScript (tsc --noEmit reads only what tsconfig includes)', () => {
+    // deploy/test was left out, and a renamed property reached CI as a TypeError there
+    const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    const included = new Set(tsconfig.include);
+    const tops = new Set(
+      tracked
+        .filter((f) => /\.tsx?$/.test(f) && f.includes('/') && !f.startsWith('.'))
+        .map((f) => f.split('/')[0]),
+    );
+    expect([...tops].filter((t) => !included.has(t)).sort()).toEqual([]);
+  });
+});
