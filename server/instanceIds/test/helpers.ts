@@ -1,6 +1,8 @@
 // Test helpers for the instance-ID endpoint: workloads whose pods stay Pending (so a test
 // decides who asks, and when), pod-bound tokens as a kubelet gets them, and the endpoint's
 // answers read raw.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
@@ -104,26 +106,49 @@ export interface Answer {
   body: any;
 }
 
-/** POST /instance-ids/<action> as a pod would. */
+/**
+ * POST /instance-ids/<action> as a pod would. Through node:http, not fetch: fetch gives up on an
+ * answer after 300 s (undici's headersTimeout), and the unbatched herd's last pod is answered
+ * after up to 540 s at load (race.int.test.ts), which the endpoint's own deadline allows.
+ */
 export async function ask(
   url: string,
   action: 'acquire' | 'release',
   token: string | undefined,
   body: unknown,
 ): Promise<Answer> {
-  const res = await fetch(`${url}/instance-ids/${action}`, {
-    method: 'POST',
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  const target = new URL(`${url}/instance-ids/${action}`);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
-  const text = await res.text();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     parsed = text;
   }
-  return { status: res.status, body: parsed };
+  return { status, body: parsed };
 }
 
 /** The map annotation as stored. */
