@@ -139,6 +139,12 @@ if [ "${#failed[@]}" -gt 0 ]; then
     # next lines (a process's own last words, an expected value) often say why
     sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -A8 -E '^ *(FAIL|✘|[0-9]+\) )|^ *(Assertion)?Error:' | head -120 || true
   done
+  # last, one line per failed test: what a reader of only the tail of this output needs
+  echo "== failed tests"
+  for entry in "${failed[@]}"; do
+    sed 's/\x1b\[[0-9;]*m//g' "${entry#*|}" | grep -E '^ *(FAIL |✘ )' | sed 's/^ *//' | sort -u | head -20 |
+      sed "s|^|${entry%%|*}: |" || true
+  done
 fi
 phase "done: $([ "$status" -eq 0 ] && echo passed || echo FAILED)"
 exit "$status"
