@@ -2,7 +2,7 @@
 // them, so the webhook's CPU is the webhook's alone:
 // - `webhook`: the protector store, Admission (RetryBatch) and the HTTPS listener, built
 //   exactly as server/protection/service.ts builds them, and registered on the cluster;
-// - `aggregator`: `startProtection()` with its webhook left unregistered and no generator,
+// - `aggregator`: `startProtectionAlone()` (server/protection/test/standalone.ts) with its webhook left unregistered and no generator,
 //   i.e. the aggregator and the update trigger that keep protector status current.
 // Both load the cluster from its kubeconfig file as the console does (clustersFromKubeconfig).
 // The webhook carries the bench's instruments (instrument.ts).
@@ -14,7 +14,6 @@ import { DecisionLog } from '../../server/protection/decisions.js';
 import { protectionMetrics } from '../../server/protection/metrics.js';
 import { ProtectorStore } from '../../server/protection/protectors.js';
 import { registerWebhook } from '../../server/protection/register.js';
-import { startProtection } from '../../server/protection/service.js';
 import { admissionHandler } from '../../server/protection/review.js';
 import { InformerRegistry } from '../../server/kube/informer.js';
 import { startWebhook } from '../../server/webhook/listener.js';
@@ -31,6 +30,7 @@ import {
 } from './instrument.js';
 import type { AggregatorStats, WebhookStats } from './protocol.js';
 import { cpuNow, fail, guard, serve } from './serve.js';
+import { startProtectionAlone } from '../../server/protection/test/standalone.js';
 
 /** trouble only, readable, on stderr: stdout is the parent's to echo, IPC its protocol */
 const logger = createLogger({
@@ -104,7 +104,7 @@ async function webhook(kubeconfigPath: string) {
 
 async function aggregator(kubeconfigPath: string) {
   const clusters = await clustersFromKubeconfig(kubeconfigPath);
-  const p = await startProtection({
+  const p = await startProtectionAlone({
     config: {
       webhook: { port: 0, host: '127.0.0.1', register: false },
       generator: { enabled: false, workloadSelector: '' },

@@ -18,7 +18,6 @@ import { eventually, onRealControlPlane, serviceAccountReady } from '../../sim/a
 import { startScenario } from '../../sim/test/clusterHarness.js';
 import { createReadyNamespace } from '../../server/test/namespaces.js';
 import { TRIGGER_POD_SPEC } from '../../server/protection/updateTrigger.js';
-import { startProtection } from '../../server/protection/service.js';
 import { postReview } from '../../server/protection/test/clientCerts.js';
 import {
   bucketsOf,
@@ -28,6 +27,7 @@ import {
   markReady,
 } from '../../server/protection/test/protectionHarness.js';
 import { MANIFESTS, NAMESPACE, REPO, render, VALUES_DIR } from './helm.js';
+import { startProtectionAlone } from '../../server/protection/test/standalone.js';
 
 const KUBECTL = join(REPO, '.palisade/bin/kubectl');
 const WEBHOOK_CONFIGS = ['podseidon.kubewharf.io', 'palisade-nodefences', 'palisade-leader-epochs'];
@@ -189,7 +189,7 @@ describe('kubectl apply --server-side -f deploy/manifests/palisade.yaml', () => 
     await c.kc
       .makeApiClient(k8s.AdmissionregistrationV1Api)
       .deleteValidatingWebhookConfiguration({ name: 'palisade-leader-epochs' });
-    const palisade = await startProtection({
+    const palisade = await startProtectionAlone({
       config: { ...cfg.protection, webhook: { ...cfg.protection.webhook, host: '127.0.0.1', port: 0 } },
       // the cluster's admin: the test's chart identity is rendered for kube-system, this config's
       // Secret and Lease live in palisade-system

@@ -18,8 +18,7 @@ import type { z } from 'zod';
 import { protectionSchema, serviceNames, webhookCertificatesOf } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
 import { InformerRegistry } from '../kube/informer.js';
-import type { LeaderElection } from '../runtime/manager.js';
-import { ControllerRuntime } from '../runtime/runtime.js';
+import type { ControllerRuntime } from '../runtime/runtime.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import { fromRoot } from '../root.js';
 import { Admission } from './admission.js';
@@ -132,10 +131,11 @@ export async function startProtection(opts: {
   clusters: ClusterSpec[];
   /** where protection's parts log, each as its component (the root logger by default) */
   logger?: Logger;
-  /** the console's controller runtime (default: one of its own, stopped with the service) */
-  runtime?: ControllerRuntime;
-  /** with a runtime of its own: its leader election (default DEFAULT_LEADER_ELECTION) */
-  election?: Partial<LeaderElection>;
+  /**
+   * the console's controller runtime: the loops join its core-cluster manager (one Lease, one
+   * runtime per process; a test without a console uses test/standalone.ts)
+   */
+  runtime: ControllerRuntime;
   /** a cluster's shared watches (the console's connection's; default: its own per cluster) */
   informers?: (c: ClusterSpec) => InformerRegistry | undefined;
   /** palisade.yaml fencing.credentialsNamespaces, resolved: what the FencePolicy webhook allows */
@@ -167,7 +167,7 @@ export async function startProtection(opts: {
   const onCore = root.child({ cluster: core.id });
   await ensureCrd(core.kc, component('protection', {}, onCore));
 
-  const runtime = opts.runtime ?? new ControllerRuntime({ election: opts.election, logger: root });
+  const { runtime } = opts;
   const ownRegistries = new Map<string, InformerRegistry>();
   const registryOf = (c: ClusterSpec) => {
     const given = opts.informers?.(c);
@@ -398,8 +398,6 @@ export async function startProtection(opts: {
         store.stop(),
         namespaceLabels.stop(),
       ]);
-      // a runtime of its own: release the Lease so another console takes over at once
-      if (!opts.runtime) await runtime.stop();
       await Promise.all([...ownRegistries.values()].map((r) => r.stop()));
       await webhook.stop();
     },

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import {
   baseConfig,
   bucketsOf,
@@ -36,6 +36,7 @@ import {
   VERSION,
 } from './protectionHarness.js';
 import { palisadeKc } from '../../test/identity.js';
+import { startProtectionAlone } from './standalone.js';
 
 const spaces = ['a1', 'quota', 'w1-delete', 'w1-evict', 'w2-collection'];
 let core: Cluster;
@@ -53,7 +54,7 @@ beforeAll(async () => {
   for (const c of [core, workers['worker-1'], workers['worker-2']])
     for (const ns of spaces) await createReadyNamespace(c.core, ns);
   custom = core.kc.makeApiClient(k8s.CustomObjectsApi);
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: {
       ...baseConfig(),
       core: 'core',

@@ -10,8 +10,9 @@ import { backendFromEnv, startEmbeddedCluster } from '../../../sim/cluster.js';
 import { parseScenario } from '../../../sim/scenario/load.js';
 import { freePort } from '../../../sim/real/controlPlane.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import { scenario } from './protectionHarness.js';
+import { startProtectionAlone } from './standalone.js';
 
 const SERVICE = { namespace: 'palisade-drain', name: 'palisade-webhook' };
 const POD = 'palisade-7d9f-x2x2q';
@@ -45,7 +46,7 @@ beforeAll(async () => {
     },
   });
   process.env.POD_NAME = POD;
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: {
       webhook: {
         port,

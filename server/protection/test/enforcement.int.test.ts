@@ -21,7 +21,7 @@ import { createCertificateAuthority } from '../../../lib/pki/certificates.js';
 import { captureLogs } from '../../test/logCapture.js';
 import { palisadeKc } from '../../test/identity.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import {
   baseConfig,
   CELL,
@@ -38,6 +38,7 @@ import {
   untilEnforced,
   VERSION,
 } from './protectionHarness.js';
+import { startProtectionAlone } from './standalone.js';
 
 const LABEL = 'palisade.dev/deletion-protection';
 let cluster: Cluster;
@@ -51,7 +52,7 @@ beforeAll(async () => {
   custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   dir = await mkdtemp(join(tmpdir(), 'palisade-enforcement-'));
   for (const ns of ['shop', 'plain']) await createReadyNamespace(cluster.core, ns);
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: baseConfig({ generator: { enabled: false, workloadSelector: '' } }),
     clusters: [{ id: 'embedded', context: CELL, kc: await palisadeKc(cluster.kc) }],
     logger: logged.logger,
@@ -240,7 +241,7 @@ describe('an API server the webhook does not hear (no accepted client certificat
       },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch),
     );
-    protection = await startProtection({
+    protection = await startProtectionAlone({
       config: baseConfig({
         webhook: { port: 0, host: '127.0.0.1', register: true, clientAuth: { required: true, caFile } },
         generator: { enabled: false, workloadSelector: '' },

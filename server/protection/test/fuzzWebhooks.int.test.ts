@@ -35,10 +35,11 @@ import {
   reporter,
   wrongTyped,
 } from '../../trpc/test/fuzzInputs.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import { type ClientCert, issueClientCert } from './clientCerts.js';
 import { baseConfig, CELL, type Cluster, scenario } from './protectionHarness.js';
 import { watchProcess } from '../../test/processWatch.js';
+import { startProtectionAlone } from './standalone.js';
 
 /** the controller Lease's epoch during the run (held by another console: nothing here moves it) */
 const EPOCH = 5;
@@ -88,7 +89,7 @@ beforeAll(async () => {
     },
   });
   await grantFenceVerbs();
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: baseConfig({
       webhook: { port: 0, host: '127.0.0.1', register: false, clientAuth: { caFile: join(dir, 'ca.pem') } },
       generator: { enabled: false, workloadSelector: '' },

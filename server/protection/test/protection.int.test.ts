@@ -6,10 +6,11 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
-import { startProtection, type ProtectionService } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
 import { scenario } from './protectionHarness.js';
 import { palisadeKc } from '../../test/identity.js';
+import { startProtectionAlone } from './standalone.js';
 
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let protection: ProtectionService;
@@ -55,7 +56,7 @@ beforeAll(async () => {
   cluster = await startScenario(scenario('protection-test', 2));
   await createReadyNamespace(cluster.core, ns);
   custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: {
       webhook: { port: 0, host: '127.0.0.1', register: true },
       aggregator: {

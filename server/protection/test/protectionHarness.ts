@@ -8,8 +8,9 @@ import { startScenario, tinyDurations } from '../../../sim/test/clusterHarness.j
 import { type Cell, statusOf } from '../../../lib/protection/status.js';
 import type { ClusterSpec } from '../../kube/connection.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionConfigInput, type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionConfigInput, ProtectionService } from '../service.js';
 import { palisadeKc } from '../../test/identity.js';
+import { startProtectionAlone } from './standalone.js';
 
 export const GROUP = 'podseidon.kubewharf.io';
 export const VERSION = 'v1alpha1';
@@ -64,7 +65,7 @@ export async function startEnv(
 ): Promise<Env> {
   const cluster = await startScenario(scenario(name, opts.nodes));
   for (const ns of namespaces) await createReadyNamespace(cluster.core, ns);
-  const protection = await startProtection({
+  const protection = await startProtectionAlone({
     config: opts.config ?? baseConfig(),
     clusters: [{ id: 'embedded', context: CELL, kc: await palisadeKc(cluster.kc) }],
   });

@@ -16,7 +16,7 @@ import { startScenario } from '../../../sim/test/clusterHarness.js';
 import { type CertificateAuthority, createCertificateAuthority } from '../../../lib/pki/certificates.js';
 import { captureLogs } from '../../test/logCapture.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import { type ClientCert, issueClientCert, type PostResult, postReview } from './clientCerts.js';
 import {
   bucketsOf,
@@ -31,6 +31,7 @@ import {
   scenario,
 } from './protectionHarness.js';
 import { palisadeKc } from '../../test/identity.js';
+import { startProtectionAlone } from './standalone.js';
 
 const ns = 'shop';
 const labels = { app: 'checkout' };
@@ -77,7 +78,7 @@ beforeAll(async () => {
   custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
   bundledCa = await createCertificateAuthority('rotation-ca');
   otherCa = await createCertificateAuthority('mallory-ca');
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: {
       webhook: { port: 0, host: '127.0.0.1', register: true },
       aggregator: {
@@ -314,7 +315,7 @@ describe('a cell whose kubeconfig has no CA, and no caFile', () => {
       contexts: west.kc.contexts,
       currentContext: west.kc.currentContext,
     });
-    const started = startProtection({
+    const started = startProtectionAlone({
       config: { webhook: { port: 0, host: '127.0.0.1', register: true } },
       clusters: [{ id: 'lab', context: 'lab-context', kc: noCa }],
     });
@@ -335,7 +336,7 @@ describe('clientAuth.required: false (what it gives up)', () => {
 
   it('warns at start, and hears a forged review with no certificate: quota is booked for nothing', async () => {
     // a second webhook on the same protectors, not registered, its aggregators idle
-    open = await startProtection({
+    open = await startProtectionAlone({
       config: {
         webhook: { port: 0, host: '127.0.0.1', register: false, clientAuth: { required: false } },
         aggregator: {

@@ -13,7 +13,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { ANN_PRESTOP_MS, ANN_SIGTERM_EXIT_MS } from '../../../sim/controllers/runtime/conventions.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import {
   baseConfig,
   CELL,
@@ -31,6 +31,7 @@ import {
   untilEnforced,
 } from './protectionHarness.js';
 import { palisadeKc } from '../../test/identity.js';
+import { startProtectionAlone } from './standalone.js';
 
 const ns = 'down';
 const open = 'open';
@@ -154,7 +155,7 @@ describe('every replica gone while the webhook is enforced (failurePolicy Fail)'
   });
 
   it('a new protection service registers itself again and deletions are judged once more', async () => {
-    again = await startProtection({
+    again = await startProtectionAlone({
       config: baseConfig({ generator: { enabled: false, workloadSelector: '' } }),
       clusters: [{ id: 'embedded', context: CELL, kc: await palisadeKc(env.cluster.kc) }],
     });

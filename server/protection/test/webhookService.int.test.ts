@@ -12,8 +12,9 @@ import { parseScenario } from '../../../sim/scenario/load.js';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { freePort } from '../../../sim/real/controlPlane.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
-import { type ProtectionService, startProtection } from '../service.js';
+import type { ProtectionService } from '../service.js';
 import { createFixturePods, createProtector, markReady, scenario } from './protectionHarness.js';
+import { startProtectionAlone } from './standalone.js';
 
 const SERVICE = { namespace: 'palisade', name: 'palisade-webhook' };
 const HOST = 'palisade-webhook.palisade.svc';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   core = cluster.kc.makeApiClient(k8s.CoreV1Api);
   await createReadyNamespace(core, SERVICE.namespace);
   await createReadyNamespace(core, NS);
-  protection = await startProtection({
+  protection = await startProtectionAlone({
     config: {
       webhook: { port, host: '127.0.0.1', register: true, service: SERVICE, clientAuth: { required: false } },
       aggregator: { updateTrigger: { enabled: false } },
