@@ -8,14 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { Server as EngineServer } from 'engine.io';
 import { Server as SocketServer } from 'socket.io';
-import { type Admitted, type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
-import { sendJson } from './auth/http.js';
 import { BODY_LIMITS } from '../lib/auth/gate.js';
-import { authRoute, type SignInOptions } from './auth/routes.js';
-import { OidcSignIn } from './auth/oidc.js';
+import { type AuthOptions, admittedOf, ConsoleAuth } from './auth/service.js';
+import { consoleSignIn } from './auth/signIn.js';
+import { healthRoute } from './http/health.js';
+import { consoleRouter } from './http/router.js';
+import type { HubOptions } from './realtime/hub.js';
+import { startLiveFeeds } from './realtime/feeds.js';
 import type { OidcConfig } from './config/schema.js';
 import { component, type Logger, logger as rootLogger } from './log.js';
-import { bindSockets, EngineOwners } from './auth/sockets.js';
 import {
   DEFAULT_KEY_SECRET_NAME,
   type InstallKeys,
@@ -28,23 +29,14 @@ import type { ClusterId } from '../lib/console/protocol.js';
 import { ClusterConnection, type ClusterSpec } from './kube/connection.js';
 import type { InformerTuning } from './kube/informer.js';
 import { loadNextUi, NO_BUILD_MESSAGE, type NextUi, noUiHandler } from './next.js';
-import { type HubOptions, RealtimeHub } from './realtime/hub.js';
-import { SimulationHub } from './realtime/simulation.js';
 import { type ProtectionConfigInput, type ProtectionService, startProtection } from './protection/service.js';
-import { followProtection } from './realtime/protection.js';
 import { appRouter } from './trpc/router.js';
 import type { ConfigPolicySpecs } from './fencing/configPolicies.js';
 import { type FencingService, startFencing } from './fencing/service.js';
-import { followFencing } from './realtime/fencing.js';
-import { VolumesFeed } from './realtime/volumes.js';
-import { followAudit } from './realtime/audit.js';
-import { LiveChannel } from './realtime/live.js';
 import type { LiveServer } from './realtime/sockets.js';
-import { IncidentFeed } from './incident/feed.js';
 import { IncidentService } from './incident/service.js';
 import { instanceIdLoops } from './instanceIds/loops.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
-import { InstanceIdsFeed } from './instanceIds/feed.js';
 import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
 import { ControllerRuntime } from './runtime/runtime.js';
@@ -253,21 +245,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     logger: root,
   });
   let baseUrl = '';
-  const oidc =
-    opts.auth?.oidc &&
-    new OidcSignIn(
-      opts.auth.oidc,
-      auth,
-      () => opts.auth?.publicURL?.replace(/\/$/, '') ?? baseUrl,
-      component('oidc', {}, root),
-    );
-  const signIn: SignInOptions = oidc
-    ? {
-        oidc: { issuer: oidc.issuer, start: '/auth/oidc/start' },
-        extra: (req, res, a, path) => oidc.route(req, res, a, path),
-        endSession: (current, all) => oidc.signOut(current, all),
-      }
-    : {};
+  const signIn = consoleSignIn({
+    oidc: opts.auth?.oidc,
+    auth,
+    publicUrl: () => opts.auth?.publicURL?.replace(/\/$/, '') ?? baseUrl,
+    logger: root,
+  });
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PREFIX}/`,
@@ -286,111 +269,27 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       auditKey: keys.audit,
     }),
   });
-  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first;
-  // every engine.io session stays with the credential that opened it
+  // socket.io on an engine of its own, so the gate sees every handshake and upgrade first
   const engine = new EngineServer({ maxHttpBufferSize: BODY_LIMITS.socket });
-  const owners = new EngineOwners(engine);
-  const notYours = (req: http.IncomingMessage, a: Admitted) => {
-    auth.metrics.refused.inc({ reason: 'socket-not-yours' });
-    auth.log.warn(
-      { client: a.client, path: req.url?.split('?')[0] },
-      'a socket.io request named a session another credential opened: refused',
-    );
-  };
   const io: LiveServer = new SocketServer({ path: '/socket.io', serveClient: false });
   io.bind(engine);
-  const server = http.createServer((req, res) => {
-    void route(req, res).catch((e) => {
-      // the path only: a query may carry a secret (the one-time link's token, OIDC's code)
-      log.error({ method: req.method, path: req.url?.split('?')[0], err: e }, 'request failed');
-      if (!res.headersSent) res.writeHead(500, { 'content-length': '0' }).end();
-    });
-  });
-  const route = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const a = await auth.admit(req, res);
-    if (!a) return;
-    switch (a.route) {
-      case 'health':
-        return health(req, res);
-      case 'auth':
-        return authRoute(auth, signIn, req, res, a);
-      case 'socket':
-        if (owners.foreign(req, a)) {
-          notYours(req, a);
-          return sendJson(res, 403, {
-            error: 'this socket.io session is not yours',
-            code: 'socket_not_yours',
-          });
-        }
-        return engine.handleRequest(req, res);
-      case 'metrics':
-        return serveMetrics(auth, protection, runtime, clusters.values().next().value, a, res);
-      case 'trpc':
-        // a chunked body cut off at the limit: the rest is not read, the connection goes
-        res.once('finish', () => res.statusCode === 413 && req.destroy());
-        return trpc(req, res);
-      case 'instance-ids':
-        if (await auth.limitPodTokens(req, res, a)) return;
-        return instanceIds.handle(req, res);
-      default:
-        // Next.js stamps its scripts with the nonce it finds in the request's own CSP header
-        req.headers['content-security-policy'] = res.getHeader('content-security-policy') as string;
-        return (ui?.handle ?? noUiHandler)(req, res);
-    }
-  };
-  server.on('upgrade', (req, socket, head) => {
-    void auth.admitUpgrade(req, socket).then((a) => {
-      if (!a) return;
-      if (a.route !== 'socket') return void socket.destroy();
-      if (owners.foreign(req, a)) {
-        notYours(req, a);
-        return void socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      }
-      engine.handleUpgrade(req, socket, head);
-    });
-  });
   // SIGTERM: not ready at once (the endpoints controller takes the replica out), still serving
   let stopping = false;
-  const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const missing: string[] = [];
-    const notes: string[] = [];
-    if (path === '/readyz' && stopping) missing.push('stopping: the webhook drains');
-    else if (path === '/readyz') {
-      const unsynced = [...clusters.values()].filter((c) => !c.isSynced()).map((c) => c.id);
-      if (unsynced.length) missing.push(`informers of ${unsynced.join(', ')} have not synced`);
-      // a replica whose webhook cannot answer yet takes no admissions from the Service
-      if (protection) missing.push(...protection.notReady());
-      // the leader says when the webhook is not enforced: a warning, not unreadiness (an
-      // unready replica would only take the webhook further out of the API server's reach)
-      if (protection) notes.push(...protection.warnings());
-    }
-    const ok = missing.length === 0;
-    const text = ok
-      ? `ok\n${notes.map((n) => `warning: ${n}\n`).join('')}`
-      : `not ready: ${missing.join('; ')}\n`;
-    res.writeHead(ok ? 200 : 503, {
-      'content-type': 'text/plain; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  };
-  bindSockets(io, auth);
-  const hub = new RealtimeHub(io, clusters, auth, opts.hub);
-  const sim = new SimulationHub(io, clusters.values(), auth.access);
-  // one live channel: each page's topic is a feed on it (lib/console/live.ts)
-  const live = new LiveChannel(io);
-  const protectionFeed = protection && followProtection(live, protection, auth.access, [...clusters.keys()]);
-  if (fencing) followFencing(live, fencing);
-  const volumesFeed = new VolumesFeed(live, clusters);
-  const auditFeed = followAudit(live, [...clusters.values()]);
-  const historyFeed = live.feed({ topic: 'history', clusters: clusters.keys(), coalesceMs: 500 });
-  recorded = (c, audit) => {
-    historyFeed.mark(c);
-    if (audit) auditFeed.mark(c);
-  };
-  const incidentFeed = new IncidentFeed(live, [...clusters.values()], incident, fencing);
-  const instanceIdsFeed = new InstanceIdsFeed(live, clusters);
+  const router = consoleRouter({
+    auth,
+    signIn: signIn.signIn,
+    engine,
+    health: healthRoute({ clusters: clusters.values(), protection, stopping: () => stopping }),
+    metrics: (a, res) => serveMetrics(auth, protection, runtime, clusters.values().next().value, a, res),
+    trpc,
+    instanceIds: (req, res) => instanceIds.handle(req, res),
+    ui: (req, res) => (ui?.handle ?? noUiHandler)(req, res),
+    log,
+  });
+  const server = http.createServer(router.request);
+  server.on('upgrade', router.upgrade);
+  const feeds = startLiveFeeds({ io, clusters, auth, protection, fencing, incident, hub: opts.hub });
+  recorded = feeds.recorded;
   const port = await listen(server, opts.port ?? 0, host);
   const url = `http://${displayHost(host)}:${port}`;
   baseUrl = url;
@@ -420,20 +319,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       const drained = protection?.drain();
       idLoops.stop();
       auth.stop();
-      instanceIdsFeed.stop();
-      oidc?.stop();
-      protectionFeed?.stop();
-      volumesFeed.stop();
-      incidentFeed.stop();
-      live.stop();
+      signIn.stop();
+      feeds.stop();
       incident.stop();
       await fencing?.stop();
       // every loop stopped, each controller Lease released: another replica leads at once
       await runtime.stop();
       await drained;
       await protection?.stop();
-      hub.stop();
-      sim.stop();
       io.disconnectSockets(true);
       engine.close();
       server.closeAllConnections();
