@@ -31,21 +31,17 @@ import { DecisionLog } from './decisions.js';
 import type { Generator } from './generator.js';
 import { protectionMetrics } from './metrics.js';
 import { ProtectorStore } from './protectors.js';
-import { WEBHOOK_NAME } from './register.js';
 import { Enforcer, type EnforcementStatus } from './enforcement.js';
 import type { NamespaceLabels } from './namespaceLabels.js';
 import { enforcementOnConfigurations } from './enforcementView.js';
 import { webhookRegistration } from './registration.js';
 import { ownEndpoints } from './drain.js';
-import { FENCE_WEBHOOK_CONFIG, handleFenceReview, subjectAccess } from '../fencing/approvalWebhook.js';
-import { handlePolicyReview, policySubjectAccess, selfOn } from '../fencing/policyWebhook.js';
-import { DEFAULT_CREDENTIALS_NAMESPACE } from '../config/schema.js';
-import { EPOCH_WEBHOOK_CONFIG, epochReviews } from '../leader/epochWebhook.js';
 import { protectionLoops } from './loops.js';
+import { caBundleTargets, protectionTopology } from './topology.js';
+import { startProtectionWebhook } from './webhookHandlers.js';
 import type { UpdateTrigger } from './updateTrigger.js';
-import { admissionHandler, type CellClient, handleReview, type ReviewResult } from './review.js';
-import { startWebhook, type WebhookServer, webhookNames } from '../webhook/listener.js';
-import type { BundleTarget } from './certs/bundles.js';
+import { handleReview, type ReviewResult } from './review.js';
+import { type WebhookServer, webhookNames } from '../webhook/listener.js';
 import { certificateMetrics } from './certs/metrics.js';
 import { initialServingPair, notReadyOf, servingCertificates } from './serving.js';
 import type { CertificateController } from './certs/controller.js';
@@ -144,21 +140,7 @@ export async function startProtection(opts: {
   const root = opts.logger ?? rootLogger;
   const log = component('protection', {}, root);
   const cfg = protectionSchema.parse(opts.config ?? {});
-  const byContext = (ctx: string, field: string) => {
-    const c = opts.clusters.find((x) => x.context === ctx || x.id === ctx);
-    if (!c)
-      throw new Error(
-        `protection.${field}: no cluster with context "${ctx}" (have ${opts.clusters.map((x) => x.context).join(', ')})`,
-      );
-    return c;
-  };
-  const core = cfg.core ? byContext(cfg.core, 'core') : opts.clusters[0];
-  const cellSpecs = (cfg.cells ?? opts.clusters.map((c) => ({ id: c.context, context: c.context }))).map(
-    (c, i) => ({
-      id: c.id,
-      cluster: byContext(c.context, `cells[${i}].context`),
-    }),
-  );
+  const { core, cells: cellSpecs } = protectionTopology(cfg, opts.clusters);
   // who may call the webhook, settled before anything is installed or started
   const clientAuth = resolveClientTrust(
     cfg.webhook.clientAuth,
@@ -187,22 +169,6 @@ export async function startProtection(opts: {
   const admission = new Admission(core.kc, store, metrics, decisions, undefined, (p) =>
     liveCountsOf(indexes, p),
   );
-  const cellClients = new Map<string, CellClient>(
-    cellSpecs.map((c) => [c.id, { id: c.id, core: c.cluster.kc.makeApiClient(k8s.CoreV1Api) }]),
-  );
-  // NodeFence approvals are judged for each cell's own cluster, with Palisade's credentials there
-  const fenceAccess = new Map(cellSpecs.map((c) => [c.id, subjectAccess(c.cluster.kc)]));
-  // FencePolicy writes are judged the same way: the verbs pause / configure, and the agent rule
-  const policyReviews = new Map(
-    cellSpecs.map((c) => [
-      c.id,
-      {
-        access: policySubjectAccess(c.cluster.kc),
-        isSelf: selfOn(c.cluster.kc),
-        credentialsNamespaces: opts.credentialsNamespaces ?? [DEFAULT_CREDENTIALS_NAMESPACE],
-      },
-    ]),
-  );
   // replicas behind one url or Service serve one certificate from a Secret (certs/)
   const sharedUrl = cfg.webhook.url ? new URL(cfg.webhook.url).hostname.replace(/^\[|\]$/g, '') : undefined;
   const service = cfg.webhook.service;
@@ -211,33 +177,16 @@ export async function startProtection(opts: {
   const certLog = component('certificates', {}, root);
   const certMetrics = certificateMetrics(metrics.registry);
   const initial = (await initialServingPair(certs, core, names, certLog)) ?? null;
-  // what judges a deletion's review: the listener's handler and review() below
-  const reviewDeps = {
-    admission,
-    cells: cellClients,
-    metrics,
-    log: component('webhook', {}, root),
-    identity: runtime.identity,
-  };
   // one listener, a handler per webhook: deletions, fence approvals, FencePolicy writes, epochs
-  const webhook = await startWebhook({
-    handlers: {
-      admission: admissionHandler(reviewDeps),
-      fences: { review: (text, cellId) => handleFenceReview(text, fenceAccess.get(cellId)!) },
-      fencepolicies: { review: (text, cellId) => handlePolicyReview(text, policyReviews.get(cellId)!) },
-      epochs: epochReviews({
-        cells: cellSpecs,
-        election: runtime.election,
-        metrics: runtime.metrics,
-        identity: runtime.identity,
-        logger: root,
-      }),
-    },
-    cells: new Set(cellClients.keys()),
-    onRefused: (reason) => metrics.refusedCallers.inc({ reason }),
+  const { webhook, reviewDeps } = await startProtectionWebhook({
+    cells: cellSpecs,
+    admission,
+    metrics,
+    runtime,
+    credentialsNamespaces: opts.credentialsNamespaces,
     port: cfg.webhook.port,
     host: cfg.webhook.host,
-    hosts: names,
+    names,
     serving: certs.mode === 'process' ? undefined : initial,
     clientAuth,
     logger: root,
@@ -275,27 +224,14 @@ export async function startProtection(opts: {
   const cells: CellInfo[] = [];
   const registration = webhookRegistration({ base, service });
   // self-managed: the configurations whose caBundle the leader keeps equal to ca.crt, per cluster
-  const targets = new Map<string, BundleTarget>();
-  const target = (c: ClusterSpec, name: string) => {
-    let t = targets.get(c.id);
-    if (!t) targets.set(c.id, (t = { cluster: c.id, kc: c.kc, names: [] }));
-    if (!t.names.includes(name)) t.names.push(name);
-  };
-  const registers = (c: (typeof cellSpecs)[number]) =>
-    cfg.webhook.register ?? (certs.mode !== 'cert-manager' && c.cluster.infra !== undefined);
-  // which configurations each cell's cluster has: the ones Palisade registers, else the named ones
-  for (const c of cellSpecs) {
-    if (!registers(c)) for (const name of cfg.webhook.configurations) target(c.cluster, name);
-    else
-      for (const name of [WEBHOOK_NAME, FENCE_WEBHOOK_CONFIG, EPOCH_WEBHOOK_CONFIG]) target(c.cluster, name);
-  }
+  const { registers, targets } = caBundleTargets(cfg, certs, cellSpecs);
   // the certificate's loop (leader only) and every replica's reload, before anything waits on them
   const { controller: certController, watch } = servingCertificates({
     certs,
     core,
     registry: registryOf(core),
     names,
-    targets: [...targets.values()],
+    targets,
     webhook,
     manager,
     metrics: certMetrics,
