@@ -27,7 +27,6 @@ import { createReadyNamespace } from '../test/namespaces.js';
 import { message } from './fixture.js';
 import { type Replicas, startReplicas } from '../test/replicas.js';
 
-const NS = 'storm';
 const FLOOR = 10;
 const PODS = Array.from({ length: 20 }, (_, i) => `web-${i}`);
 const LEASE = { namespace: 'kube-system', name: 'palisade-controller' };
@@ -35,21 +34,32 @@ const dir = mkdtempSync(join(tmpdir(), 'palisade-ha-storm-'));
 let cluster: Awaited<ReturnType<typeof startScenario>>;
 let set: Replicas;
 
-const remaining = async () =>
-  (await cluster.core.listNamespacedPod({ namespace: NS, labelSelector: 'app=web' })).items.filter(
+/** each try of the test (CI retries a failed one) storms a namespace of its own: storm-1, storm-2 */
+let tries = 0;
+
+/** 20 ready pods under a protector that keeps 10, aggregated by the leader */
+async function stormFixture(ns: string) {
+  await createReadyNamespace(cluster.core, ns);
+  const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
+  await createProtector(custom, ns, 'web', { minAvailable: FLOOR, selector: { app: 'web' } });
+  await createFixturePods(cluster.core, ns, PODS, { app: 'web' });
+  for (const p of PODS) await markReady(cluster.core, ns, p, new Date(Date.now() - 60_000));
+  await eventually(
+    async () =>
+      (await getProtector(custom, ns, 'web'))?.status?.summary?.estimatedAvailableReplicas === PODS.length,
+    'the protector aggregated',
+    60_000,
+  );
+}
+
+const remaining = async (ns: string) =>
+  (await cluster.core.listNamespacedPod({ namespace: ns, labelSelector: 'app=web' })).items.filter(
     (p) => !p.metadata?.deletionTimestamp,
   ).length;
 
 describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
   beforeAll(async () => {
     cluster = await startScenario(scenario('ha-storm'));
-    await createReadyNamespace(cluster.core, NS);
-    await createProtector(cluster.kc.makeApiClient(k8s.CustomObjectsApi), NS, 'web', {
-      minAvailable: FLOOR,
-      selector: { app: 'web' },
-    });
-    await createFixturePods(cluster.core, NS, PODS, { app: 'web' });
-    for (const p of PODS) await markReady(cluster.core, NS, p, new Date(Date.now() - 60_000));
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, cluster.kc.exportConfig());
     set = await startReplicas({
@@ -60,14 +70,6 @@ describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
         controllers: { leaderElection: { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '500ms' } },
       },
     });
-    // aggregated by a leader: the estimate counts every pod
-    const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
-    await eventually(
-      async () =>
-        (await getProtector(custom, NS, 'web'))?.status?.summary?.estimatedAvailableReplicas === PODS.length,
-      'the protector aggregated',
-      60_000,
-    );
   }, 240_000);
 
   afterAll(async () => {
@@ -77,6 +79,8 @@ describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
   });
 
   it('admits no deletion below the floor, loses no bucket, and goes on admitting', async () => {
+    const NS = `storm-${++tries}`;
+    await stormFixture(NS);
     const holder = (await cluster.kc.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease(LEASE)).spec
       ?.holderIdentity;
     const leader = set.replicas.find((r) => holder?.includes(`_${r.child.pid}_`))!;
@@ -93,14 +97,14 @@ describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
           () => admitted.push(name),
           (e) => {
             const m = message(e);
-            if (!/PodProtector storm\/web/.test(m)) lost.push(`${name}: ${m}`);
+            if (!m.includes(`PodProtector ${NS}/web`)) lost.push(`${name}: ${m}`);
           },
         );
         if (!killed && admitted.length >= 3) {
           killed = true;
           leader.signal('SIGKILL');
         }
-        lowest = Math.min(lowest, await remaining());
+        lowest = Math.min(lowest, await remaining(NS));
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
@@ -125,7 +129,7 @@ describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
           await cluster.core
             .deleteNamespacedPod({ namespace: NS, name: p.metadata!.name!, body: { gracePeriodSeconds: 0 } })
             .catch(() => undefined);
-        const left = await remaining();
+        const left = await remaining(NS);
         expect(left).toBeGreaterThanOrEqual(FLOOR);
         const s = (await getProtector(custom, NS, 'web'))?.status;
         return left === FLOOR && s?.summary?.estimatedAvailableReplicas === FLOOR;
@@ -133,6 +137,6 @@ describe.skipIf(!haproxyAvailable())('the leader killed mid-storm', () => {
       'exactly the floor left, and the protector says so',
       60_000,
     );
-    expect(await remaining()).toBe(FLOOR);
-  }, 120_000);
+    expect(await remaining(NS)).toBe(FLOOR);
+  }, 240_000);
 });
