@@ -25,7 +25,8 @@ import {
 import { type PodProtector, protectorKey } from '../../lib/protection/types.js';
 import type { InformerRegistry, SupervisedInformer } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
-import { Controller } from '../runtime/controller.js';
+import { Loop } from '../runtime/loop.js';
+import { nameKey } from '../../lib/runtime/keys.js';
 import type { Term } from '../runtime/gate.js';
 import { done, type Result, requeueAfter } from '../../lib/runtime/result.js';
 import type { ProtectionMetrics } from './metrics.js';
@@ -58,8 +59,13 @@ export interface AggregatorOptions {
 
 export class Aggregator {
   readonly pods: SupervisedInformer<k8s.V1Pod, PodFacts>;
-  /** its loop on the controller runtime (protection adds it to the core cluster's manager) */
-  readonly controller: Controller<AggregatorWait>;
+  /**
+   * its loop on the controller runtime (protection adds it to the core cluster's manager), keyed
+   * by protector (namespace/name). Its pod and protector events enqueue by hand, not through the
+   * builder's watches: a key waits out the protector's aggregation rate (enqueue below), where a
+   * watch would look at it at once.
+   */
+  readonly loop: Loop<string, AggregatorWait>;
   private readonly byNamespace = new Map<string, Map<string, PodFacts>>();
   private status: StatusApi | undefined;
   private readonly lastRun = new Map<string, number>();
@@ -80,13 +86,12 @@ export class Aggregator {
       list: (p) => core.listPodForAllNamespaces(p),
       project: podFacts,
     });
-    this.controller = new Controller<AggregatorWait>({
+    this.loop = new Loop<string, AggregatorWait>({
       name: `aggregator:${o.cellId}`,
-      reconciler: {
-        begin: (term) => this.begin(term),
-        reconcile: (key) => this.reconcile(key),
-        end: () => this.end(),
-      },
+      key: nameKey,
+      begin: (term) => this.begin(term),
+      reconcile: (key) => this.reconcile(key),
+      end: () => this.end(),
       // protectors are independent: several status writes in flight (one per protector at most)
       concurrency: 8,
       backoff: { baseMs: 1_000, maxMs: 30_000 },
@@ -120,7 +125,7 @@ export class Aggregator {
 
   async stop() {
     this.stopped = true;
-    this.controller.halt();
+    this.loop.controller.halt();
     await this.pods.stop();
   }
 
@@ -166,9 +171,9 @@ export class Aggregator {
 
   /** Schedule a reconcile: after the protector's aggregation rate (with jitter), at most once per rate. */
   enqueue(key: string, delayMs?: number) {
-    if (this.stopped || !this.controller.running) return;
+    if (this.stopped || !this.loop.running) return;
     const ms = this.delayFor(key, delayMs);
-    if (ms !== undefined) this.controller.enqueueAfter(key, Math.max(1, ms));
+    if (ms !== undefined) this.loop.enqueueAfter(key, Math.max(1, ms));
   }
 
   /** the wait before a protector's next reconcile: never sooner than its rate after the last one */

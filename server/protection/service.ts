@@ -216,7 +216,7 @@ export async function startProtection(opts: {
   const manager = runtime.manager(core);
   const loops = [
     namespaceLabels.loop,
-    ...aggregators.map((a) => a.controller),
+    ...aggregators.map((a) => a.loop),
     ...triggers.map((t) => t.loop),
     ...(generator ? [generator.loop] : []),
   ];

@@ -45,7 +45,7 @@ const indexedAvailable = () => {
 
 describe('a stale aggregation, bounded by the pod index', () => {
   it('refuses a deletion the stale counts would admit, once a pod stopped being available', async () => {
-    index().controller.halt(); // the aggregator stalls, as while its leader keeps changing
+    index().loop.controller.halt(); // the aggregator stalls, as while its leader keeps changing
     await markRunningNotReady(env.core, ns, 'p-0');
     await eventually(() => indexedAvailable() === 2, 'the index sees 2 available');
     // the status still says 3: Podseidon's rule alone would admit (3 > minAvailable 2)
