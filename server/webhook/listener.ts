@@ -19,11 +19,12 @@ import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { newServingPair, type ServingPair } from './servingSecret.js';
-import { guardCallers, refusalText } from './callers.js';
+import { guardCallers } from './callers.js';
+import { reviewRequests } from './requests.js';
 export { refusalText } from './callers.js';
-import { type Caller, type ClientTrust, callerMaySpeakFor, type RefusalReason } from './clientAuth.js';
+import type { Caller, ClientTrust, RefusalReason } from './clientAuth.js';
 import { component, type Logger } from '../log.js';
-import { type Handlers, WEBHOOK_PATHS, type WebhookPath } from './handler.js';
+import type { Handlers } from './handler.js';
 
 export type { ServingPair } from './servingSecret.js';
 
@@ -56,11 +57,6 @@ export interface WebhookServer {
   stop(): Promise<void>;
 }
 
-function timeoutOf(url: URL) {
-  const m = /^(\d+)s$/.exec(url.searchParams.get('timeout') ?? '');
-  return (m ? Number(m[1]) : 10) * 1000;
-}
-
 /** How many distinct refusal causes are logged before the rest are only counted. */
 const MAX_LOGGED_CAUSES = 1000;
 
@@ -83,8 +79,6 @@ function refusalLog(log: Logger) {
     log.warn({ peer, reason, detail }, 'refused caller');
   };
 }
-
-const notFound = `not found: POST ${WEBHOOK_PATHS.map((p) => `/${p}/<cellID>`).join(', ')}`;
 
 /** The names the serving certificate must carry: loopback, the listening host, and any more given. */
 export function webhookNames(host: string, more: string[] = []): string[] {
@@ -137,59 +131,15 @@ export async function startWebhook(opts: {
       // refusal can be counted and logged with its reason before the socket goes
       ...(trust.required ? { requestCert: true, rejectUnauthorized: false, ca: trust.caPems } : {}),
     },
-    (req, res) => {
-      const send = (code: number, body: unknown, close = false) => {
-        const text = typeof body === 'string' ? body : JSON.stringify(body);
-        res.writeHead(code, {
-          'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
-          'content-length': Buffer.byteLength(text),
-          ...(close || draining ? { connection: 'close' } : {}),
-        });
-        // a refused caller's connection goes once the answer is out; its body is never read
-        res.end(text, close ? () => req.socket.destroy() : undefined);
-      };
-      const socket = req.socket as TLSSocket;
-      const peer = socket.remoteAddress ?? 'unknown';
-      const caller = trust.required ? callers.get(socket) : undefined;
-      if (trust.required && !caller?.ok) {
-        const refusal = caller && !caller.ok ? caller : undefined;
-        const reason = refusal?.reason ?? 'no-certificate';
-        const detail = refusal?.detail ?? 'no client certificate';
-        refuse(peer, reason, detail);
-        return send(403, refusalText(reason, detail), true);
-      }
-      const url = new URL(req.url ?? '/', 'https://webhook');
-      const m = /^\/([a-z]+)\/([^/]+)$/.exec(url.pathname);
-      const path =
-        m && (WEBHOOK_PATHS as readonly string[]).includes(m[1]) ? (m[1] as WebhookPath) : undefined;
-      const handler = path && opts.handlers[path];
-      // answers given before the body is read close the connection: it holds an unread body
-      if (req.method !== 'POST' || !m || !handler) return send(404, notFound, true);
-      let cellId: string;
-      try {
-        cellId = decodeURIComponent(m[2]);
-      } catch {
-        return send(404, 'not found: the cell ID is not valid percent-encoding', true);
-      }
-      if (!opts.cells.has(cellId)) return send(404, `unknown cell "${cellId}"`, true);
-      if (trust.required && caller?.ok && !callerMaySpeakFor(caller, trust.cellCas.get(cellId))) {
-        const detail = `client certificate "${caller.name}" is not signed by a CA trusted for cell "${cellId}"`;
-        refuse(peer, 'wrong-cell', detail);
-        return send(403, refusalText('wrong-cell', detail), true);
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
-        handler.review(Buffer.concat(chunks).toString('utf8'), cellId, { timeoutMs: timeoutOf(url) }).then(
-          ([code, body]) => send(code, body),
-          // a handler that throws fails closed: the API server's failurePolicy decides
-          (e: unknown) => {
-            log.error({ path, cell: cellId, err: e }, 'webhook handler failed: answered 500');
-            send(500, `server internal error: ${e instanceof Error ? e.message : String(e)}`);
-          },
-        );
-      });
-    },
+    reviewRequests({
+      handlers: opts.handlers,
+      cells: opts.cells,
+      trust,
+      callers,
+      refuse,
+      log,
+      draining: () => draining,
+    }),
   );
 
   // Idle kept-alive connections are the caller's to close. kube-apiserver's client (Go's
