@@ -33,20 +33,23 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     const flaky: string[] = [];
+    let flakyTests = 0;
     for (const m of modules) {
       for (const t of m.children.allTests()) {
         const state = t.result().state;
         if (state === 'passed') passed++;
         else if (state === 'failed') failed++;
         else skipped++;
-        if (state === 'passed' && t.diagnostic()?.flaky) flaky.push(...flakyLines(t));
+        if (state === 'passed' && t.diagnostic()?.flaky) {
+          flakyTests++;
+          flaky.push(...flakyLines(t));
+        }
       }
       // a file that failed outside its tests (import error, failing beforeAll) counts as a failure
       const failedInside = [...m.children.allTests()].some((t) => t.result().state === 'failed');
       if (m.state() === 'failed' && !failedInside) failed++;
     }
-    const flakyCount = flaky.filter((l) => !l.startsWith('FLAKY   ')).length;
-    const line = `vitest: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${flakyCount ? `, ${flakyCount} flaky` : ''}`;
+    const line = `vitest: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${flakyTests ? `, ${flakyTests} flaky` : ''}`;
     process.stdout.write(`\n${flaky.map((f) => `${f}\n`).join('')}${line}\n`);
   }
 }
