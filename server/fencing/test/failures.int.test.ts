@@ -104,8 +104,9 @@ describe('fencing controller, when things go wrong', { timeout: 240_000 }, () =>
       20_000,
     );
     const ev = (await t.nodeEvents(others[0])).find((e) => e.reason === 'FencingBlockedByBudget');
-    // the two grace periods run out a moment apart: the first held node may see two or three unhealthy
-    expect(ev?.message).toMatch(/[12] of 4 nodes healthy, at least 3 \(minHealthy 51%\) required/);
+    // the two grace periods run out a moment apart: the first held node may see two or three
+    // unhealthy; on a loaded machine the fourth node's heartbeat can be late as well (0 healthy)
+    expect(ev?.message).toMatch(/[0-2] of 4 nodes healthy, at least 3 \(minHealthy 51%\) required/);
     // approved meanwhile: the budget is judged again right before the agent, which does not run
     await t.patchFenceSpec(first, waiting.metadata.resourceVersion!, {
       approvedBy: 'ana',
