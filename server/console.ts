@@ -36,6 +36,7 @@ import { type FencingService, startFencing } from './fencing/service.js';
 import type { LiveServer } from './realtime/sockets.js';
 import { IncidentService } from './incident/service.js';
 import { instanceIdLoops } from './instanceIds/loops.js';
+import { Loops } from './loops.js';
 import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
@@ -195,6 +196,26 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     opts.fencing === false
       ? undefined
       : await startFencing(clusters.values(), runtime, root, opts.fencePolicies, opts.credentialsNamespaces);
+  const instanceIdScope = { namespaces: opts.instanceIdNamespaces ?? [] };
+  const instanceIds = new InstanceIdEndpoint(clusters, {
+    cas: { ...opts.instanceIds, ...instanceIdScope },
+    logger: root,
+  });
+  const idLoops = instanceIdLoops({
+    clusters,
+    endpoint: instanceIds,
+    namespaces: instanceIdScope.namespaces,
+    sweepMs: opts.instanceIdSweepMs,
+    logger: root,
+  });
+  // every loop Palisade runs, each on its cluster's manager: added here and nowhere else
+  const loops = new Loops(runtime).add([
+    ...(protection?.loops ?? []),
+    ...(fencing?.loops ?? []),
+    ...idLoops.loops,
+  ]);
+  // the webhooks once the loops run (a self-managed certificate comes from the leader's loop)
+  await protection?.registerWebhooks();
   // opened in the background once the first lists are in (or after 15 s): /readyz neither waits for
   // it nor competes with it for CPU; the recorder queues until it is open
   const firstLists = Promise.race([
@@ -229,19 +250,6 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     keys,
     clusters,
     announce: opts.announce,
-    logger: root,
-  });
-  const instanceIdScope = { namespaces: opts.instanceIdNamespaces ?? [] };
-  const instanceIds = new InstanceIdEndpoint(clusters, {
-    cas: { ...opts.instanceIds, ...instanceIdScope },
-    logger: root,
-  });
-  const idLoops = instanceIdLoops({
-    clusters,
-    runtime,
-    endpoint: instanceIds,
-    namespaces: instanceIdScope.namespaces,
-    sweepMs: opts.instanceIdSweepMs,
     logger: root,
   });
   let baseUrl = '';
@@ -295,7 +303,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   baseUrl = url;
   // the embedded cluster's simulated pods learn where the instance-ID endpoint is: at the
   // address people reach the console by (a balancer in front of replicas), else its own
-  idLoops.publish(opts.auth?.publicURL ?? url);
+  loops.add(idLoops.publishers(opts.auth?.publicURL ?? url));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
@@ -317,7 +325,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       // the webhook keeps answering (each answer closing its connection) until this replica's
       // endpoints are gone, while everything else stops
       const drained = protection?.drain();
-      idLoops.stop();
+      loops.stop();
       auth.stop();
       signIn.stop();
       feeds.stop();

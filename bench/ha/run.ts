@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
-import { startProtection } from '../../server/protection/service.js';
+import { startProtectionOn } from '../../server/protection/test/standalone.js';
 import { baseConfig, createProtector, scenario } from '../../server/protection/test/protectionHarness.js';
 import { ControllerRuntime } from '../../server/runtime/runtime.js';
 import { startReplicas } from '../../server/test/replicas.js';
@@ -56,10 +56,9 @@ async function epochCheck(rows: Row[]) {
   const cluster = await startScenario(scenario('bench-ha'));
   const runtime = new ControllerRuntime({ identity: 'bench-ha' });
   const spec = { id: 'embedded', context: 'palisade-embedded', kc: cluster.kc };
-  const protection = await startProtection({
+  const protection = await startProtectionOn(runtime, {
     config: baseConfig({ webhook: { port: 0, host: '127.0.0.1', register: true } }),
     clusters: [spec],
-    runtime,
   });
   try {
     const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);

@@ -42,10 +42,10 @@ interface LoopName {
   name: string;
 }
 
-/** The names given to a loop (`new Loop(...)`, `manager.controller(...)`, `new Controller(...)`). */
+/** The names given to a loop (`new Loop(...)`, `new Controller(...)`). */
 function loopNames(file: string, src: string): LoopName[] {
   const out: LoopName[] = [];
-  for (const m of src.matchAll(/(?:new (?:Controller|Loop)|\.controller)(?:<[^>]*>)?\(\s*\{/g)) {
+  for (const m of src.matchAll(/new (?:Controller|Loop)(?:<[^>]*>)?\(\s*\{/g)) {
     const rest = src.slice(m.index + m[0].length);
     const name = /\bname:\s*(?:'([^']*)'|"([^"]*)"|`([^`]*)`)/.exec(rest);
     if (!name) throw new Error(`${file}: a loop without a literal name`);
@@ -111,6 +111,33 @@ describe(`the map in ${DOC}`, () => {
           `\`${shown(l.name)}\` (${l.file}): add a row for it to the table under "### The loops" in ${DOC}`,
       ),
     ).toEqual([]);
+  });
+});
+
+/** `manager.add(…)` (any manager), or an `.add(` of something's loop: a loop joining a manager. */
+const ADDS_A_LOOP = /\bmanagers?\b[^;\n]*\.add\(|\.add\(\s*[\w.?!]*\bloop\b/;
+
+describe('adding the loops', () => {
+  it('happens in server/loops.ts only (one place, like a controller-runtime main)', () => {
+    const adders = tracked
+      .filter((f) => /^(server|sim)\//.test(f) && f.endsWith('.ts'))
+      .filter((f) => !f.endsWith('.test.ts') && !f.split('/').includes('test'))
+      // the runtime itself: Manager.add and the Term that runs what was added
+      .filter((f) => !f.startsWith('server/runtime/'))
+      .filter((f) => ADDS_A_LOOP.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(adders).toEqual(['server/loops.ts']);
+  });
+
+  it('finds an add, however the manager is reached', () => {
+    for (const src of [
+      'manager.add(c.loop);',
+      'runtime.manager(conn.spec).add(loop);',
+      'managers.get(id)?.add(p.loop);',
+      'o.manager.add(controller.loop);',
+    ])
+      expect(ADDS_A_LOOP.test(src), src).toBe(true);
+    for (const src of ['seen.add(key);', 'this.listeners.add(cb);', 'loops.push(...loopsOn(x));'])
+      expect(ADDS_A_LOOP.test(src), src).toBe(false);
   });
 });
 

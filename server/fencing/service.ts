@@ -12,6 +12,7 @@ import type { ClusterConnection } from '../kube/connection.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import type { Manager } from '../runtime/manager.js';
 import type { ControllerRuntime } from '../runtime/runtime.js';
+import { type LoopEntry, loopsOn } from '../loops.js';
 import { type ConfigPolicySpecs, ConfigPolicies } from './configPolicies.js';
 import { FencingController } from './controller.js';
 import { execAgent } from './execAgent.js';
@@ -22,6 +23,8 @@ export interface FencingService {
   configPolicies: Map<string, ConfigPolicies>;
   /** the manager (controller Lease) each controller runs under, by cluster */
   managers: Map<string, Manager>;
+  /** every loop of fencing, for server/loops.ts to add (nothing here adds them) */
+  loops: LoopEntry[];
   stop(): Promise<void>;
 }
 
@@ -52,6 +55,7 @@ export async function startFencing(
   const controllers = new Map<string, FencingController>();
   const configPolicies = new Map<string, ConfigPolicies>();
   const managers = new Map<string, Manager>();
+  const loops: LoopEntry[] = [];
   for (const conn of clusters) {
     const onCluster = logger.child({ cluster: conn.id });
     const log = component('fencing', {}, onCluster);
@@ -71,23 +75,22 @@ export async function startFencing(
       credentialsNamespaces,
     });
     c.start();
-    const manager = runtime.manager(conn.spec);
-    manager.add(c.loop);
     controllers.set(conn.id, c);
-    managers.set(conn.id, manager);
-    if (policies && Object.keys(policies).length) {
-      const p = new ConfigPolicies({ kc: conn.spec.kc, policies, logger: onCluster });
-      manager.add(p.loop);
-      configPolicies.set(conn.id, p);
-    }
+    managers.set(conn.id, runtime.manager(conn.spec));
+    const p =
+      policies && Object.keys(policies).length
+        ? new ConfigPolicies({ kc: conn.spec.kc, policies, logger: onCluster })
+        : undefined;
+    if (p) configPolicies.set(conn.id, p);
+    loops.push(...loopsOn('fencing', conn.spec, [c.loop, p?.loop]));
   }
   return {
     controllers,
     configPolicies,
     managers,
+    loops,
     async stop() {
-      for (const [id, p] of configPolicies) managers.get(id)?.remove(p.loop);
-      for (const [id, c] of controllers) managers.get(id)?.remove(c.loop);
+      // the loops were taken off their managers before this (server/loops.ts)
       await Promise.all([...controllers.values()].map((c) => c.stop()));
     },
   };

@@ -38,6 +38,7 @@ import { webhookRegistration } from './registration.js';
 import { ownEndpoints } from './drain.js';
 import { protectionLoops } from './loops.js';
 import { caBundleTargets, protectionTopology } from './topology.js';
+import { type LoopEntry, loopsOn } from '../loops.js';
 import { startProtectionWebhook } from './webhookHandlers.js';
 import type { UpdateTrigger } from './updateTrigger.js';
 import { handleReview, type ReviewResult } from './review.js';
@@ -64,6 +65,13 @@ export interface ProtectionService {
   triggers: UpdateTrigger[];
   /** the controller runtime the loops run on (the console's, or one of its own) */
   runtime: ControllerRuntime;
+  /** every loop of protection, for server/loops.ts to add (nothing here adds them) */
+  loops: LoopEntry[];
+  /**
+   * Register each cell's webhooks that this process registers, once its loops are added (a
+   * self-managed certificate comes from the leader's loop), and log that protection is on.
+   */
+  registerWebhooks(): Promise<void>;
   webhook: WebhookServer;
   metrics: ReturnType<typeof protectionMetrics>;
   /** where the serving certificate comes from: 'process' (made at start) or the Secret's mode */
@@ -150,14 +158,7 @@ export async function startProtection(opts: {
   await ensureCrd(core.kc, component('protection', {}, onCore));
 
   const { runtime } = opts;
-  const ownRegistries = new Map<string, InformerRegistry>();
-  const registryOf = (c: ClusterSpec) => {
-    const given = opts.informers?.(c);
-    if (given) return given;
-    let r = ownRegistries.get(c.id);
-    if (!r) ownRegistries.set(c.id, (r = new InformerRegistry(c.kc, {}, root.child({ cluster: c.id }))));
-    return r;
-  };
+  const { registryOf, stopOwn } = registries(opts.informers, root);
 
   const metrics = protectionMetrics();
   const decisions = new DecisionLog();
@@ -212,17 +213,9 @@ export async function startProtection(opts: {
     service && process.env.POD_NAME
       ? ownEndpoints(registryOf(core), { ...service, pod: process.env.POD_NAME })
       : undefined;
-  // the loops run while this console leads the core cluster's controller Lease
+  // the loops run while this console leads the core cluster's controller Lease (server/loops.ts
+  // adds them); every replica asks the core's manager whether it leads
   const manager = runtime.manager(core);
-  const loops = [
-    namespaceLabels.loop,
-    ...aggregators.map((a) => a.loop),
-    ...triggers.map((t) => t.loop),
-    ...(generator ? [generator.loop] : []),
-  ];
-  for (const l of loops) manager.add(l);
-  const cells: CellInfo[] = [];
-  const registration = webhookRegistration({ base, service });
   // self-managed: the configurations whose caBundle the leader keeps equal to ca.crt, per cluster
   const { registers, targets } = caBundleTargets(cfg, certs, cellSpecs);
   // the certificate's loop (leader only) and every replica's reload, before anything waits on them
@@ -233,29 +226,15 @@ export async function startProtection(opts: {
     names,
     targets,
     webhook,
-    manager,
     metrics: certMetrics,
     logger: onCore,
   });
-  for (const c of cellSpecs) {
-    const register = registers(c);
-    // a caBundle needs a certificate (self-managed: the Secret's, which a leader may still be making)
-    if (register) await registration.register(c, webhook);
-    cells.push({ id: c.id, cluster: c.cluster.id, context: c.cluster.context, registered: register });
-  }
-  log.info(
-    {
-      webhook: webhook.url,
-      core: core.context,
-      cells: cells.map((c) => `${c.id}${c.registered ? ' (registered)' : ''}`),
-    },
-    'protection on',
-  );
-  if (clientAuth.required)
-    log.info(
-      { allowedNames: clientAuth.allowedNames, signedBy: clientAuth.source },
-      'webhook callers: client certificates only',
-    );
+  const cells: CellInfo[] = cellSpecs.map((c) => ({
+    id: c.id,
+    cluster: c.cluster.id,
+    context: c.cluster.context,
+    registered: registers(c),
+  }));
   const notReady = notReadyOf(webhook, certs, watch);
   // once registered: the leader probes through the API server and puts the policy in force
   const enforcer = new Enforcer({
@@ -269,14 +248,21 @@ export async function startProtection(opts: {
     identity: runtime.identity,
     logger: onCore,
   });
-  manager.add(enforcer.loop);
+  const loops = loopsOn('protection', core, [
+    namespaceLabels.loop,
+    ...aggregators.map((a) => a.loop),
+    ...triggers.map((t) => t.loop),
+    generator?.loop,
+    certController?.loop,
+    enforcer.loop,
+  ]);
   if (cfg.webhook.failurePolicy === 'Ignore')
     log.warn(
       { setting: 'protection.webhook.failurePolicy: Ignore' },
       'protected pods can be deleted whenever no replica answers the API server',
     );
+  const registration = webhookRegistration({ base, service });
   let drained: Promise<void> | undefined;
-  let followerView: { at: number; value: EnforcementStatus[] } | undefined;
 
   return {
     core,
@@ -287,6 +273,15 @@ export async function startProtection(opts: {
     generator,
     triggers,
     runtime,
+    loops,
+    async registerWebhooks() {
+      // a caBundle needs a certificate (self-managed: the Secret's, which a leader may still be
+      // making: its loop must have been added)
+      for (const c of cellSpecs) if (registers(c)) await registration.register(c, webhook);
+      // the enforcer looks at once rather than at its next retry for a missing configuration
+      enforcer.poke();
+      logProtectionOn(log, { webhook, core, cells, clientAuth });
+    },
     webhook,
     metrics,
     certificates: {
@@ -297,18 +292,7 @@ export async function startProtection(opts: {
     enforcer,
     namespaceLabels,
     notReady,
-    warnings: () =>
-      enforcer
-        .current()
-        .filter((e) => e.state === 'not-enforced' || e.state === 'enforced-unreachable')
-        .map((e) => `cell ${e.cell}: ${e.message}`),
-    async enforcement() {
-      if (manager.isLeader()) return enforcer.current();
-      // a follower reads what the leader wrote on each configuration (at most every few seconds)
-      if (followerView && Date.now() - followerView.at < FOLLOWER_VIEW_MS) return followerView.value;
-      followerView = { at: Date.now(), value: await enforcementOnConfigurations(cellClusters) };
-      return followerView.value;
-    },
+    ...enforcementSeen(enforcer, manager, cellClusters),
     drain() {
       drained ??=
         sharedUrl || service
@@ -322,9 +306,7 @@ export async function startProtection(opts: {
       // (stopped without SIGTERM's drain: it stops listening now, its open connections finish)
       await (drained ??=
         sharedUrl || service ? webhook.drain({ maxMs: 0, closeMs: CLOSE_MS }) : Promise.resolve());
-      // then every loop at once
-      for (const l of [...loops, enforcer.loop]) manager.remove(l);
-      if (certController) manager.remove(certController.loop);
+      // its loops were taken off their manager before this (server/loops.ts)
       await watch?.stop();
       admission.stop();
       endpoints?.stop();
@@ -334,8 +316,71 @@ export async function startProtection(opts: {
         store.stop(),
         namespaceLabels.stop(),
       ]);
-      await Promise.all([...ownRegistries.values()].map((r) => r.stop()));
+      await stopOwn();
       await webhook.stop();
+    },
+  };
+}
+
+/** Each cluster's shared watches: the console's, else one registry of protection's own per cluster. */
+function registries(given: ((c: ClusterSpec) => InformerRegistry | undefined) | undefined, root: Logger) {
+  const own = new Map<string, InformerRegistry>();
+  return {
+    registryOf(c: ClusterSpec): InformerRegistry {
+      const theirs = given?.(c);
+      if (theirs) return theirs;
+      let r = own.get(c.id);
+      if (!r) own.set(c.id, (r = new InformerRegistry(c.kc, {}, root.child({ cluster: c.id }))));
+      return r;
+    },
+    stopOwn: () => Promise.all([...own.values()].map((r) => r.stop())),
+  };
+}
+
+/** What is on once the webhooks are registered, and who may call them. */
+function logProtectionOn(
+  log: Logger,
+  o: {
+    webhook: WebhookServer;
+    core: ClusterSpec;
+    cells: CellInfo[];
+    clientAuth: ReturnType<typeof resolveClientTrust>;
+  },
+) {
+  log.info(
+    {
+      webhook: o.webhook.url,
+      core: o.core.context,
+      cells: o.cells.map((c) => `${c.id}${c.registered ? ' (registered)' : ''}`),
+    },
+    'protection on',
+  );
+  if (o.clientAuth.required)
+    log.info(
+      { allowedNames: o.clientAuth.allowedNames, signedBy: o.clientAuth.source },
+      'webhook callers: client certificates only',
+    );
+}
+
+/** The webhook's enforcement as this replica can tell it: the leader's finding, or the configurations'. */
+function enforcementSeen(
+  enforcer: Enforcer,
+  manager: { isLeader(): boolean },
+  cellClusters: readonly { id: string; cluster: ClusterSpec }[],
+): Pick<ProtectionService, 'warnings' | 'enforcement'> {
+  let followerView: { at: number; value: EnforcementStatus[] } | undefined;
+  return {
+    warnings: () =>
+      enforcer
+        .current()
+        .filter((e) => e.state === 'not-enforced' || e.state === 'enforced-unreachable')
+        .map((e) => `cell ${e.cell}: ${e.message}`),
+    async enforcement() {
+      if (manager.isLeader()) return enforcer.current();
+      // a follower reads what the leader wrote on each configuration (at most every few seconds)
+      if (followerView && Date.now() - followerView.at < FOLLOWER_VIEW_MS) return followerView.value;
+      followerView = { at: Date.now(), value: await enforcementOnConfigurations(cellClusters) };
+      return followerView.value;
     },
   };
 }

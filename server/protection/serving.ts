@@ -7,7 +7,6 @@ import type { WebhookCertificates } from '../config/schema.js';
 import type { ClusterSpec } from '../kube/connection.js';
 import type { InformerRegistry } from '../kube/informer.js';
 import { component, type Logger } from '../log.js';
-import type { Manager } from '../runtime/manager.js';
 import { ensureServingSecret, pairOf, readSecret } from '../webhook/servingSecret.js';
 import type { WebhookServer } from '../webhook/listener.js';
 import type { BundleTarget } from './certs/bundles.js';
@@ -47,7 +46,7 @@ export async function initialServingPair(
 
 /**
  * The certificate's loop (leader only, self-managed: makes and rotates the Secret, keeps every
- * caBundle equal to ca.crt) added to the manager, and every replica's reload of the Secret,
+ * caBundle equal to ca.crt), made to be added to the manager (server/loops.ts), and every replica's reload of the Secret,
  * started. Nothing for a process-made certificate.
  */
 export function servingCertificates(o: {
@@ -57,7 +56,6 @@ export function servingCertificates(o: {
   names: string[];
   targets: BundleTarget[];
   webhook: WebhookServer;
-  manager: Manager;
   metrics: CertificateMetrics;
   /** on the core cluster (the reload logs as component 'certificates', with its Secret) */
   logger: Logger;
@@ -82,7 +80,6 @@ export function servingCertificates(o: {
           logger: o.logger,
         })
       : undefined;
-  if (controller) o.manager.add(controller.loop);
   const watch = new ServingSecretWatch({
     registry: o.registry,
     ref: certs.secret,

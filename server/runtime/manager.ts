@@ -11,7 +11,7 @@ import { LeaseElector } from '../leader/elector.js';
 import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
 import type { Controller } from './controller.js';
-import { Loop, type LoopSpec } from './loop.js';
+import { Loop } from './loop.js';
 import { Term } from './gate.js';
 import type { RuntimeMetrics } from './metrics.js';
 
@@ -76,14 +76,10 @@ export class Manager {
     this.elector.onChange((leading) => (leading ? this.begin() : this.end()));
   }
 
-  /** Build a loop (server/runtime/loop.ts) and add it: it runs whenever this process leads. */
-  controller<K, Reason extends string>(spec: LoopSpec<K, Reason>): Loop<K, Reason> {
-    const loop = new Loop(spec);
-    this.add(loop);
-    return loop;
-  }
-
-  /** Add a loop; it runs whenever this process leads (at once, if it leads now). */
+  /**
+   * Add a loop; it runs whenever this process leads (at once, if it leads now). Palisade's own
+   * loops are added by server/loops.ts only.
+   */
   add(loop: Controller<any> | Loop<any, any>) {
     const c = loop instanceof Loop ? loop.controller : loop;
     c.instrument(this.o.metrics, this.o.cluster);

@@ -11,7 +11,8 @@ import { microTime } from '../../../lib/protection/buckets.js';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
 import type { ClusterSpec } from '../../kube/connection.js';
-import { type ProtectionService, startProtection } from '../../protection/service.js';
+import type { ProtectionService } from '../../protection/service.js';
+import { startProtectionOn } from '../../protection/test/standalone.js';
 import { baseConfig, createProtector, scenario } from '../../protection/test/protectionHarness.js';
 import { ControllerRuntime } from '../../runtime/runtime.js';
 import { captureLogs } from '../../test/logCapture.js';
@@ -41,10 +42,9 @@ beforeAll(async () => {
   const logs = captureLogs();
   runtime = new ControllerRuntime({ election: ELECTION, logger: logs.logger, identity: 'epochs-test' });
   const spec: ClusterSpec = { id: 'embedded', context: 'palisade-embedded', kc: cluster.kc };
-  protection = await startProtection({
+  protection = await startProtectionOn(runtime, {
     config: baseConfig({ webhook: { port: 0, host: '127.0.0.1', register: true } }),
     clusters: [spec],
-    runtime,
     logger: logs.logger,
   });
   await createProtector(custom, NS, 'web', { minAvailable: 1, selector: { app: 'web' } });

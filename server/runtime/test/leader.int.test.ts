@@ -18,7 +18,8 @@ import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { startScenario } from '../../../sim/test/clusterHarness.js';
 import type { ClusterSpec } from '../../kube/connection.js';
 import { TcpProxy } from '../../kube/test/tcpProxy.js';
-import { type ProtectionService, startProtection } from '../../protection/service.js';
+import type { ProtectionService } from '../../protection/service.js';
+import { startProtectionOn } from '../../protection/test/standalone.js';
 import { baseConfig, scenario } from '../../protection/test/protectionHarness.js';
 import { createReadyNamespace } from '../../test/namespaces.js';
 import { captureLogs } from '../../test/logCapture.js';
@@ -66,10 +67,9 @@ async function console_(name: string, kc: k8s.KubeConfig) {
     identity: `${name}_${process.pid}`,
   });
   const spec: ClusterSpec = { id: 'embedded', context: CELL, kc };
-  const protection: ProtectionService = await startProtection({
+  const protection: ProtectionService = await startProtectionOn(runtime, {
     config: baseConfig({ webhook: { port: 0, host: '127.0.0.1', register: false } }),
     clusters: [spec],
-    runtime,
     logger: logs.logger,
   });
   const manager = runtime.manager(spec);
