@@ -30,7 +30,14 @@ const CLUSTER = 'palisade-embedded';
 const ADMIN = 'palisade-admin';
 const NS = 'shop';
 
-const scenario = rwoDatabaseScenario({ name: 'actions-test', namespace: NS });
+// no force detach during the file (kube-controller-manager's is 6 min): the detach tests act on
+// the partitioned node's VolumeAttachment, which the tiny 4 s timeout would remove first on a
+// machine slow enough to take 4 s between the force delete and them
+const scenario = rwoDatabaseScenario({
+  name: 'actions-test',
+  namespace: NS,
+  durations: { forceDetachTimeout: '600s' },
+});
 
 beforeAll(async () => {
   c = await startScenario(scenario);
