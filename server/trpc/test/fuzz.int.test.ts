@@ -448,7 +448,13 @@ interface Answer {
 /** Node's own limit on a request's head: a longer URL gets 431 before the console sees it. */
 const MAX_HEAD = 16 * 1024;
 
-function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+  again = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -477,7 +483,14 @@ function send(method: string, path: string, headers: Record<string, string>, bod
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // a kept-alive socket the server closed (its 5 s idle timeout) just as this request went
+      // out on it: Node's documented race, before the request reached the server; once more on
+      // a new socket (a pause of 5 s between cases happens at load 15)
+      if (!again && req.reusedSocket && e.code === 'ECONNRESET')
+        resolve(send(method, path, headers, body, true));
+      else reject(e);
+    });
     req.setTimeout(20_000, () =>
       req.destroy(new Error(`no answer in 20 s: ${method} ${path.slice(0, 200)}`)),
     );
