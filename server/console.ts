@@ -35,9 +35,9 @@ import type { ConfigPolicySpecs } from './fencing/configPolicies.js';
 import { type FencingService, startFencing } from './fencing/service.js';
 import type { LiveServer } from './realtime/sockets.js';
 import { IncidentService } from './incident/service.js';
-import { instanceIdLoops } from './instanceIds/loops.js';
+import { instanceIdService } from './instanceIds/loops.js';
 import { Loops } from './loops.js';
-import { InstanceIdEndpoint } from './instanceIds/endpoint.js';
+import type { InstanceIdEndpoint } from './instanceIds/endpoint.js';
 import type { CasOptions } from './instanceIds/cas.js';
 import type { LeaderElection } from './runtime/manager.js';
 import { ControllerRuntime } from './runtime/runtime.js';
@@ -196,23 +196,19 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     opts.fencing === false
       ? undefined
       : await startFencing(clusters.values(), runtime, root, opts.fencePolicies, opts.credentialsNamespaces);
-  const instanceIdScope = { namespaces: opts.instanceIdNamespaces ?? [] };
-  const instanceIds = new InstanceIdEndpoint(clusters, {
-    cas: { ...opts.instanceIds, ...instanceIdScope },
-    logger: root,
-  });
-  const idLoops = instanceIdLoops({
+  const idWork = instanceIdService({
     clusters,
-    endpoint: instanceIds,
-    namespaces: instanceIdScope.namespaces,
+    cas: opts.instanceIds,
+    namespaces: opts.instanceIdNamespaces ?? [],
     sweepMs: opts.instanceIdSweepMs,
     logger: root,
   });
+  const instanceIds = idWork.endpoint;
   // every loop Palisade runs, each on its cluster's manager: added here and nowhere else
   const loops = new Loops(runtime).add([
     ...(protection?.loops ?? []),
     ...(fencing?.loops ?? []),
-    ...idLoops.loops,
+    ...idWork.loops,
   ]);
   // the webhooks once the loops run (a self-managed certificate comes from the leader's loop)
   await protection?.registerWebhooks();
@@ -303,7 +299,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   baseUrl = url;
   // the embedded cluster's simulated pods learn where the instance-ID endpoint is: at the
   // address people reach the console by (a balancer in front of replicas), else its own
-  loops.add(idLoops.publishers(opts.auth?.publicURL ?? url));
+  loops.add(idWork.publishers(opts.auth?.publicURL ?? url));
   auth.listening(port, url);
   log.info({ url, clusters: [...clusters.keys()] }, 'listening');
 
