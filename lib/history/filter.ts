@@ -14,7 +14,12 @@ export const timelineFilter = z
     from: isoTime,
     to: isoTime,
     kinds: z.array(historyKind).max(HISTORY_KINDS.length).optional(),
-    q: z.string().max(200, 'q is longer than 200 characters').optional(),
+    // PostgreSQL text cannot hold NUL: refused here, with the field named, not a 500 from the store
+    q: z
+      .string()
+      .max(200, 'q is longer than 200 characters')
+      .refine((q) => !q.includes('\u0000'), 'q must not contain a NUL character')
+      .optional(),
     limit: z.number().int().min(1).max(MAX_TIMELINE_LIMIT).default(DEFAULT_TIMELINE_LIMIT),
   })
   .refine((f) => Date.parse(f.from) <= Date.parse(f.to), {

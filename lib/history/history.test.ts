@@ -84,6 +84,14 @@ describe('timeline filter', () => {
     expect(r.error?.issues[0].path).toEqual(['to']);
   });
 
+  it('refuses a NUL in q, naming q (PostgreSQL text cannot hold one: the store answered 500)', () => {
+    const r = timelineFilter.safeParse({ ...base, q: 'a\u0000b' });
+    expect(r.error?.issues.map((i) => [i.path, i.message])).toEqual([
+      [['q'], 'q must not contain a NUL character'],
+    ]);
+    expect(timelineFilter.safeParse({ ...base, q: 'web-0' }).success).toBe(true);
+  });
+
   it('matches only its cluster', () => {
     expect(matches(entries[3], { ...base })).toBe(false);
   });
