@@ -145,6 +145,21 @@ describe.each(backends)('the history store on $make.name', ({ make, skip }) => {
     expect(await store.append([bad])).toBe(0);
   });
 
+  it.skipIf(skip)('stores an Event text holding NUL (text cannot hold one) and goes on writing', async () => {
+    const nul = {
+      ...fault('nul', 1, 'z9-9', 'partition', 'c-nul'),
+      message: 'a\u0000b',
+      actor: 'x\u0000',
+      details: { verb: 'p\u0000' },
+    };
+    expect(await store.append([nul, fault('after', 2, 'z9-9', 'heal', 'c-nul')])).toBe(2);
+    const got = await store.query({ cluster: 'c-nul', from: at(0), to: at(100) });
+    expect(got.map((e) => [e.id, e.message, e.actor, e.details])).toEqual([
+      ['after', 'Palisade console (simulation): heal z9-9', 'admin', { verb: 'heal' }],
+      ['nul', 'a\uFFFDb', 'x\uFFFD', { verb: 'p\uFFFD' }],
+    ]);
+  });
+
   it.skipIf(skip)('answers the timeline: window, kinds, text, newest first, one cluster', async () => {
     const base = { cluster: 'c1', from: at(0), to: at(100) };
     const ids = async (f: object) => (await store.query({ ...base, ...f })).map((e) => e.id);

@@ -56,6 +56,13 @@ const COLUMNS = [
 /** rows per INSERT: 15 parameters each, well under PostgreSQL's 65535 */
 const CHUNK = 500;
 
+/**
+ * PostgreSQL's text and jsonb cannot hold NUL. An Event anyone may create can carry one, and one
+ * such entry would fail every write of its chunk, retried for good: the history would stop.
+ * Stored as U+FFFD instead.
+ */
+const noNul = <T>(v: T): T => (typeof v === 'string' ? (v.replaceAll('\u0000', '\uFFFD') as T) : v);
+
 function values(e: HistoryEntry): unknown[] {
   const s = e.subject;
   return [
@@ -72,9 +79,9 @@ function values(e: HistoryEntry): unknown[] {
     e.actor ?? null,
     e.reason,
     e.message,
-    e.details === undefined ? null : JSON.stringify(e.details),
+    e.details === undefined ? null : JSON.stringify(e.details, (_, v) => noNul(v)),
     searchText(e),
-  ];
+  ].map(noNul);
 }
 
 type Row = Record<(typeof COLUMNS)[number], unknown>;
