@@ -18,7 +18,7 @@ export const timelineFilter = z
     q: z
       .string()
       .max(200, 'q is longer than 200 characters')
-      .refine((q) => !q.includes('\u0000'), 'q must not contain a NUL character')
+      .refine((q) => !q.includes('\u0000'), 'must not contain a NUL character')
       .optional(),
     limit: z.number().int().min(1).max(MAX_TIMELINE_LIMIT).default(DEFAULT_TIMELINE_LIMIT),
   })

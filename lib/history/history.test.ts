@@ -87,7 +87,7 @@ describe('timeline filter', () => {
   it('refuses a NUL in q, naming q (PostgreSQL text cannot hold one: the store answered 500)', () => {
     const r = timelineFilter.safeParse({ ...base, q: 'a\u0000b' });
     expect(r.error?.issues.map((i) => [i.path, i.message])).toEqual([
-      [['q'], 'q must not contain a NUL character'],
+      [['q'], 'must not contain a NUL character'],
     ]);
     expect(timelineFilter.safeParse({ ...base, q: 'web-0' }).success).toBe(true);
   });
