@@ -42,10 +42,10 @@ interface LoopName {
   name: string;
 }
 
-/** The names given to a loop (`new Loop(...)`, `new Controller(...)`). */
+/** The names given to a loop (`new Loop(...)`, `manager.controller(...)`, `new Controller(...)`). */
 function loopNames(file: string, src: string): LoopName[] {
   const out: LoopName[] = [];
-  for (const m of src.matchAll(/new (?:Controller|Loop)(?:<[^>]*>)?\(\s*\{/g)) {
+  for (const m of src.matchAll(/(?:new (?:Controller|Loop)|\.controller)(?:<[^>]*>)?\(\s*\{/g)) {
     const rest = src.slice(m.index + m[0].length);
     const name = /\bname:\s*(?:'([^']*)'|"([^"]*)"|`([^`]*)`)/.exec(rest);
     if (!name) throw new Error(`${file}: a loop without a literal name`);
@@ -114,8 +114,11 @@ describe(`the map in ${DOC}`, () => {
   });
 });
 
-/** `manager.add(…)` (any manager), or an `.add(` of something's loop: a loop joining a manager. */
-const ADDS_A_LOOP = /\bmanagers?\b[^;\n]*\.add\(|\.add\(\s*[\w.?!]*\bloop\b/;
+/**
+ * `manager.add(…)` (any manager), an `.add(` of something's loop, or the builder's
+ * `.controller({…})`, which adds what it builds: a loop joining a manager.
+ */
+const ADDS_A_LOOP = /\bmanagers?\b[^;\n]*\.add\(|\.add\(\s*[\w.?!]*\bloop\b|\.controller(?:<[^>]*>)?\(\s*\{/;
 
 describe('adding the loops', () => {
   it('happens in server/loops.ts only (one place, like a controller-runtime main)', () => {
@@ -134,6 +137,7 @@ describe('adding the loops', () => {
       'runtime.manager(conn.spec).add(loop);',
       'managers.get(id)?.add(p.loop);',
       'o.manager.add(controller.loop);',
+      "runtime.manager(conn.spec).controller({ name: 'x', key: nameKey });",
     ])
       expect(ADDS_A_LOOP.test(src), src).toBe(true);
     for (const src of ['seen.add(key);', 'this.listeners.add(cb);', 'loops.push(...loopsOn(x));'])

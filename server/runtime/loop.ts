@@ -3,8 +3,8 @@
 // else it `watches`, each with a function from a change to the keys it touches, and its typed
 // key's codec (lib/runtime/keys.ts). The builder wires every source to one Controller (queue,
 // backoff, leader-gated terms) and decodes each key before the reconciler sees it, so no loop
-// splits or joins key strings by hand. A capability hands its loops to server/loops.ts, which adds
-// them to their cluster's manager.
+// splits or joins key strings by hand. `Manager.controller(spec)` builds and adds one; Palisade's
+// capabilities build theirs with `new Loop(spec)` and hand them to server/loops.ts, which adds them.
 import type { KeyCodec } from '../../lib/runtime/keys.js';
 import type { Result } from '../../lib/runtime/result.js';
 import type { BackoffPolicy } from '../../lib/runtime/queue.js';

@@ -11,7 +11,7 @@ import { LeaseElector } from '../leader/elector.js';
 import { LeaseEventWriter } from '../leader/leaseEvents.js';
 import { component, type Logger } from '../log.js';
 import type { Controller } from './controller.js';
-import { Loop } from './loop.js';
+import { Loop, type LoopSpec } from './loop.js';
 import { Term } from './gate.js';
 import type { RuntimeMetrics } from './metrics.js';
 
@@ -74,6 +74,16 @@ export class Manager {
     });
     this.events = new LeaseEventWriter(o.kc, this.log);
     this.elector.onChange((leading) => (leading ? this.begin() : this.end()));
+  }
+
+  /**
+   * The builder: build a loop (server/runtime/loop.ts) and add it, for a program that owns its
+   * manager. Palisade's own loops are built by their capability and added by server/loops.ts.
+   */
+  controller<K, Reason extends string>(spec: LoopSpec<K, Reason>): Loop<K, Reason> {
+    const loop = new Loop(spec);
+    this.add(loop);
+    return loop;
   }
 
   /**
