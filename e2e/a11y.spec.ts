@@ -5,7 +5,7 @@
 // rule, help, and each element's selector with axe's summary. Then the dialogs by keyboard.
 import { expect, type Page, test } from '@playwright/test';
 import { axeTime, checkA11y } from './axe';
-import { clusterId, core, runningStorefrontPod } from './helpers';
+import { clusterId, core, keysReady, runningStorefrontPod } from './helpers';
 
 test.afterAll(() => console.log(axeTime()));
 
@@ -33,6 +33,7 @@ test.describe('axe: no serious or critical violation', () => {
   test('help dialog', async ({ page }) => {
     await page.goto('/nodes');
     await expect(h1(page, 'Nodes')).toBeVisible();
+    await keysReady(page);
     await page.keyboard.press('?');
     await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
     await checkA11y(page, 'help dialog');

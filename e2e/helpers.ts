@@ -203,3 +203,9 @@ export async function runningStorefrontPod(api: k8s.CoreV1Api): Promise<k8s.V1Po
   }).toPass({ timeout: 30_000 });
   return pod!;
 }
+
+/** Waits until the console listens for its keys: the server-rendered page is visible before
+ * hydration, and a key pressed then is lost (a11y's '?' failed so in CI at load). */
+export async function keysReady(page: Page): Promise<void> {
+  await expect(page.locator('[data-keys="on"]')).toHaveCount(1, { timeout: 30_000 });
+}

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { E2E_STATE_DIR } from './helpers';
+import { E2E_STATE_DIR, keysReady } from './helpers';
 
 // The Instance IDs page on the demo cluster: the demo's metrics Deployment and queue StatefulSet
 // opt in, so their simulated pods take IDs from the console's endpoint as they start. The page
@@ -32,6 +32,7 @@ test('the Instance IDs page shows the maps, live, with stale entries and conflic
   await page.goto('/');
   // live node tiles: the page is hydrated and listens for keys
   await expect(page.getByTestId(/^node-tile-/).first()).toBeVisible();
+  await keysReady(page);
   await page.keyboard.press('g');
   await page.keyboard.press('i');
   await expect(page).toHaveURL(/\/instance-ids$/);

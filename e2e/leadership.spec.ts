@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { clusterId, core, E2E_KUBECONFIG } from './helpers';
+import { clusterId, core, E2E_KUBECONFIG, keysReady } from './helpers';
 import { signInPage } from './signin';
 
 // The Leadership page on the e2e console: one replica on the embedded cluster, so it holds the
@@ -46,6 +46,7 @@ test('the Leadership page shows the Lease, this replica leading, its loops and t
   await expect(page.getByRole('heading', { level: 1, name: 'Leadership' })).toBeVisible();
   await page.goto('/');
   await expect(page.getByTestId(/^node-tile-/).first()).toBeVisible();
+  await keysReady(page);
   await page.keyboard.press('g');
   await page.keyboard.press('l');
   await expect(page).toHaveURL(/\/leadership$/);

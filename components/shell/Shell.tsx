@@ -46,6 +46,9 @@ export function Shell({ children }: { children: ReactNode }) {
   const router = useRouter();
   const [help, setHelp] = useState(false);
   const keyState = useRef<KeyState>({});
+  // set once the key listener is attached: the server-rendered page shows before it, so a key
+  // pressed that early does nothing (tests wait for this before pressing keys)
+  const [keysOn, setKeysOn] = useState(false);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -108,6 +111,7 @@ export function Shell({ children }: { children: ReactNode }) {
       }
     };
     window.addEventListener('keydown', onKey);
+    setKeysOn(true);
     return () => window.removeEventListener('keydown', onKey);
   }, [router]);
 
@@ -115,7 +119,7 @@ export function Shell({ children }: { children: ReactNode }) {
   const mode: ClusterMode = useSelectedHealth()?.mode ?? current?.mode ?? 'normal';
 
   return (
-    <div className="flex min-h-dvh flex-col">
+    <div className="flex min-h-dvh flex-col" data-keys={keysOn ? 'on' : undefined}>
       <TopBar onHelp={() => setHelp(true)} mode={mode} />
       <ConnectionBanner />
       <ClusterProblemBanner />
