@@ -97,6 +97,8 @@ async function loadCancelAnnounced(apis: ActionApis, name: string): Promise<Load
     node: nodeSummary(name, node),
     related: { kind: 'NodeFence', apiVersion: API_VERSION, name },
     what: `cancelled the fence announced for node ${name} (policy ${policyName}) before it started`,
+    // the controller may create the NodeFence between this read and the create (409): read again
+    rebase: true,
     write: async (o) => {
       await apis.custom.createClusterCustomObject({
         ...FENCE_API,
@@ -171,10 +173,19 @@ export async function loadCancelFence(apis: ActionApis, name: string): Promise<L
   if (announced) return loadCancelAnnouncedOverEnded(apis, read, announced.node, announced.policy);
   const { live, node, facts } = await load(apis, name, read);
   const nodeName = facts.nodeName;
+  // announced when the dialog opened (its target the Node), detected since: cancelling the fence
+  // of this incident is the same decision, still before any agent (issue 25: the window is short)
+  const waiting = facts.phase === 'Detected' || facts.phase === 'AwaitingApproval';
+  const nodeUid = node?.metadata?.uid;
   return {
     action: 'cancelFence',
     target: target(live),
     verdict: judgeCancelFence({ fence: facts }),
+    ...(waiting && nodeUid && (!facts.nodeUid || facts.nodeUid === nodeUid)
+      ? { supersedes: { kind: 'Node', uid: nodeUid } }
+      : {}),
+    // before any agent, a cancel is safe whatever the controller wrote into the status since
+    ...(waiting && !facts.cancelRequestedBy ? { rebase: true } : {}),
     will: [
       `PATCH NodeFence ${name} (conditional on its resourceVersion): spec.cancelRequested with who, when and why`,
       'the fencing controller marks it Cancelled before any fence agent runs',

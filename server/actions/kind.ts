@@ -74,6 +74,21 @@ export interface Loaded {
   related?: k8s.V1ObjectReference;
   /** the record's account of what happened, e.g. "force-deleted pod shop/db-0 on node a1-2 (...)" */
   what: string;
+  /**
+   * The object a person may have reviewed instead of this target, when this one took its place
+   * for the same decision: a fence announced on its Node, whose NodeFence the controller created
+   * while the dialog was open. An expectation on that uid carries over (the write is still
+   * conditional, on this target's live resourceVersion).
+   */
+  supersedes?: { kind: string; uid: string };
+  /**
+   * The decision rests on this live reading alone, not on the exact version the person reviewed:
+   * the write is made conditional on the resourceVersion just read (and judged) here. Cancelling
+   * a fence in its warning window: the controller writes its status meanwhile, and a cancel is
+   * as safe after that write as before it (issue 25: the 409 cost the commander the window).
+   * A rebased write that still meets a 409 is read, judged and written once more (perform.ts).
+   */
+  rebase?: boolean;
   /** performs the write; answers what the API server did (or would do, on a dry run) */
   write(o: WriteOptions): Promise<string>;
 }

@@ -207,12 +207,18 @@ export async function perform(ctx: ActionContext, r: ActionRequest & Submission)
   }
 }
 
-async function performUnlogged(ctx: ActionContext, r: ActionRequest & Submission): Promise<Performed> {
+async function performUnlogged(
+  ctx: ActionContext,
+  r: ActionRequest & Submission,
+  again = false,
+): Promise<Performed> {
   const name = targetName(r);
   refuseByMode(ctx.conn, name, r);
   const loaded = await loadLive(ctx, r);
   const t = loaded.target;
-  if (r.expect?.uid && r.expect.uid !== t.uid)
+  // reviewed before the target took another's place (lib: Loaded.supersedes): the same decision
+  const carried = !!r.expect?.uid && r.expect.uid === loaded.supersedes?.uid;
+  if (r.expect?.uid && r.expect.uid !== t.uid && !carried)
     throw new ActionError(
       'CONFLICT',
       `${t.kind} ${name} changed since you looked: it was deleted and created again (uid ${t.uid}); review and try again`,
@@ -229,13 +235,18 @@ async function performUnlogged(ctx: ActionContext, r: ActionRequest & Submission
   try {
     outcome = await loaded.write({
       dryRun,
-      resourceVersion: r.expect?.resourceVersion ?? t.resourceVersion,
+      resourceVersion:
+        carried || loaded.rebase ? t.resourceVersion : (r.expect?.resourceVersion ?? t.resourceVersion),
       actor: ctx.actor,
       reason: why,
       at,
     });
   } catch (e) {
-    throw fromApi(e, `${t.kind} ${name}`);
+    const err = fromApi(e, `${t.kind} ${name}`);
+    // a rebased decision met a write in between (the controller created or updated the fence):
+    // read, judge and write once more, all checks again
+    if (err.code === 'CONFLICT' && loaded.rebase && !again) return performUnlogged(ctx, r, true);
+    throw err;
   }
   const base = { action: loaded.action, dryRun, target: t, verdict: loaded.verdict, overridden, outcome };
   if (dryRun) return { ...base, recorded: false };

@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { GROUP, POLICY_PLURAL, VERSION } from '../../../lib/fencing/types.js';
-import { perform } from '../../actions/perform.js';
+import { perform, preview } from '../../actions/perform.js';
 import { upcomingFences } from '../world.js';
 import {
   adminSeam,
@@ -90,10 +90,26 @@ describe('the warning window', { timeout: 240_000 }, () => {
     t.cluster.infra.partition(node);
     const detected = await t.fenceIn(node, ['Detected'], 30_000);
     expect(Date.parse(detected.status.fenceAt!)).toBeGreaterThan(Date.now());
+    // the person reviews it; the fence changes since (the controller writes its status): in its
+    // window a cancel is as safe as before, so it is written on the version read now, not a 409
+    const seen = await preview(adminSeam(t), { action: 'cancelFence', fence: node });
+    await t.cluster.kc
+      .makeApiClient(k8s.CustomObjectsApi)
+      .patchClusterCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          plural: 'nodefences',
+          name: node,
+          body: { metadata: { labels: { touched: 'yes' } } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
     const done = await perform(adminSeam(t), {
       action: 'cancelFence',
       fence: node,
       reason: 'planned maintenance',
+      expect: { uid: seen.target.uid, resourceVersion: seen.target.resourceVersion },
     });
     expect(done).toMatchObject({ recorded: true, overridden: false });
     const cancelled = await t.fenceIn(node, ['Cancelled'], 30_000);
@@ -116,6 +132,48 @@ describe('the warning window', { timeout: 240_000 }, () => {
     ).toBe(true);
     // the node was never powered off: it comes back by itself when healed
     expect(t.cluster.infra.bmcStatus(node)).not.toBe('off');
+  });
+
+  it('a cancel reviewed while the fence was announced lands on the NodeFence detected meanwhile', async () => {
+    // issue 25: inside a short window the controller creates the NodeFence while the dialog is
+    // open; the person's decision (cancel this incident's fence before any agent) still stands
+    t = await startFencing(fencingScenario());
+    await t.policy(
+      'race',
+      quickPolicy(
+        { type: 'power' },
+        { warningWindow: '90s', unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '3s' }] },
+      ),
+    );
+    const node = await dbNode(t);
+    t.cluster.infra.partition(node);
+    await eventually(
+      async () => upcomingFences(t!.controller.informers, t!.conn).some((u) => u.node === node),
+      `${node} announced`,
+      30_000,
+    );
+    const seen = await preview(adminSeam(t), { action: 'cancelFence', fence: node });
+    expect(seen.target.kind).toBe('Node');
+    await t.fenceIn(node, ['Detected'], 30_000);
+    const done = await perform(adminSeam(t), {
+      action: 'cancelFence',
+      fence: node,
+      reason: 'the node is coming back',
+      expect: { uid: seen.target.uid, resourceVersion: seen.target.resourceVersion },
+    });
+    expect(done.target.kind).toBe('NodeFence');
+    const cancelled = await t.fenceIn(node, ['Cancelled'], 30_000);
+    expect(cancelled.status.attempts).toEqual([]);
+    expect(cancelled.spec.cancelRequested?.reason).toBe('the node is coming back');
+    // any other uid is still a conflict: the expectation carries over from the fence's Node only
+    await expect(
+      perform(adminSeam(t), {
+        action: 'cancelFence',
+        fence: node,
+        reason: 'x',
+        expect: { uid: 'some-other-uid', resourceVersion: '1' },
+      }),
+    ).rejects.toThrow(/changed since you looked/);
   });
 
   it('a paused policy holds a detected fence past its window; Pause and Resume go through the seam', async () => {
