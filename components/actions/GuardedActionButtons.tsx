@@ -13,6 +13,8 @@ interface ButtonProps {
   /** e.g. hide or disable when the cluster is read-only */
   disabled?: boolean;
   className?: string;
+  /** the button's accessible name when its text alone is ambiguous (a "Cancel…" on every tile) */
+  ariaLabel?: string;
   onDone?: (r: Performed) => void;
 }
 
@@ -23,6 +25,7 @@ function GuardedActionButton({
   danger = true,
   disabled,
   className,
+  ariaLabel,
   onDone,
 }: Omit<ButtonProps, 'cluster'> & { target: ActionTarget; label: string; title: string; danger?: boolean }) {
   const [open, setOpen] = useState(false);
@@ -34,6 +37,7 @@ function GuardedActionButton({
     <>
       <button
         type="button"
+        aria-label={ariaLabel}
         title={denied ? `${may.reason}\n${may.message ?? ''}` : title}
         aria-description={denied ? may.reason : undefined}
         data-forbidden={denied ? 'true' : undefined}
@@ -133,13 +137,13 @@ export function PausePolicyButton(p: ButtonProps & { policy: string; paused: boo
   );
 }
 
-export function CancelFenceButton(p: ButtonProps & { fence: string }) {
+export function CancelFenceButton(p: ButtonProps & { fence: string; label?: string }) {
   return (
     <GuardedActionButton
       {...p}
       danger={false}
       target={{ action: 'cancelFence', cluster: p.cluster, fence: p.fence }}
-      label="Cancel fence…"
+      label={p.label ?? 'Cancel fence…'}
       title={`Cancel NodeFence ${p.fence} (only before its agent has run)`}
     />
   );

@@ -11,6 +11,8 @@ import { useModal } from '../console/useModal';
 import { submissionOf, submitBlocker } from '@/lib/guard/dialog';
 import { type ActionTarget, type Performed, type Preview, useActionsApi } from './api';
 import { AcknowledgeBox, FenceWait, submitWords } from './FenceWait';
+import { ReasonChoices } from './ReasonChoices';
+import { TimeLeft } from './TimeLeft';
 import { useCountdown } from './useCountdown';
 import { useLivePreview } from './useLivePreview';
 
@@ -98,6 +100,7 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
           tabIndex={0}
           className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-4 py-3 outline-none focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-info"
         >
+          {!perform.isSuccess && <TimeLeft target={target} />}
           {preview.isPending && <p className="text-dim">Reading the objects live from the cluster…</p>}
           {preview.isError && (
             <p className="text-crit">Cannot prepare this action: {preview.error.message}</p>
@@ -248,8 +251,9 @@ function ConfirmInputs(props: {
         </label>
       )}
       {p.needs.reason && (
-        <label htmlFor={reasonId} className="flex flex-col gap-1">
-          <span>Why (recorded in the cluster's Events, with your name)</span>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={reasonId}>Why (recorded in the cluster's Events, with your name)</label>
+          <ReasonChoices action={p.action} reason={props.reason} setReason={props.setReason} />
           <textarea
             id={reasonId}
             data-testid="guarded-reason-input"
@@ -259,7 +263,7 @@ function ConfirmInputs(props: {
             onChange={(e) => props.setReason(e.target.value)}
             className="rounded border border-line bg-bg px-1.5 py-1"
           />
-        </label>
+        </div>
       )}
     </div>
   );

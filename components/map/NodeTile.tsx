@@ -19,7 +19,9 @@ import {
   showsHeartbeatAge,
   tileStateText,
 } from '@/lib/console/ui/states';
+import { CancelFenceButton } from '../actions/GuardedActionButtons';
 import { useNow } from '../console/clock';
+import { useCluster } from '../console/cluster';
 import { NodeStateMark } from './NodeStateMark';
 import { PodMarks } from './PodMarks';
 
@@ -92,10 +94,14 @@ export interface NodeTileProps {
 
 /**
  * Fences an incident commander must see on the map: coming (no NodeFence yet), in progress,
- * failed, or holding the node released.
+ * failed, holding the node released, held by the budget, or cancelled by a person while the
+ * node is still down (it holds the node until someone fences it by hand).
  */
-const showsFence = (f: FenceBadge | undefined): f is FenceBadge =>
-  !!f && f.phase !== 'Recovered' && f.phase !== 'Cancelled';
+const showsFence = (f: FenceBadge | undefined, ready: boolean): f is FenceBadge =>
+  !!f &&
+  (!!f.held ||
+    (f.phase !== 'Recovered' && f.phase !== 'Cancelled') ||
+    (f.phase === 'Cancelled' && !!f.cancelledBy && !ready));
 
 /**
  * The fence in words, for the tile's name: the phase, when it will run (a clock time, not the
@@ -103,6 +109,9 @@ const showsFence = (f: FenceBadge | undefined): f is FenceBadge =>
  * Released asks of a person.
  */
 function fenceWords(f: FenceBadge, node: string): string {
+  if (f.held) return `fence held: ${f.held}`;
+  if (f.phase === 'Cancelled')
+    return `fence cancelled by ${f.cancelledBy}: the node is held until someone fences it`;
   const at = f.fenceAt ? formatClock(Date.parse(f.fenceAt)) : undefined;
   const when = f.paused
     ? `held: policy ${f.policy} is paused`
@@ -114,24 +123,48 @@ function fenceWords(f: FenceBadge, node: string): string {
   return `fence: ${f.phase}${f.phase === 'Detected' && when ? `, ${when}` : ''}`;
 }
 
+function badgeText(fence: FenceBadge, warning: string | undefined): string {
+  if (fence.held) return 'fence held by the budget';
+  if (fence.phase === 'Cancelled') return `fence cancelled by ${fence.cancelledBy}`;
+  if (warning) return warning;
+  if (fence.phase === 'Released') return 'fence: released — power on or repair it';
+  if (fence.phase)
+    return `fence: ${fence.phase === 'AwaitingApproval' ? 'approval' : fence.phase.toLowerCase()}`;
+  return 'fence coming';
+}
+
 /** The tile's fence badge: the countdown in the warning window, then the phase in words. */
 function FenceBadgeMark({ fence, node }: { fence: FenceBadge; node: string }) {
   const warning = useWarningText(fence);
-  const phase: Phase = fence.phase ?? 'Detected';
-  const text = warning
-    ? warning
-    : fence.phase === 'Released'
-      ? 'fence: released — power on or repair it'
-      : fence.phase
-        ? `fence: ${fence.phase === 'AwaitingApproval' ? 'approval' : fence.phase.toLowerCase()}`
-        : 'fence coming';
+  const phase: Phase = fence.held ? 'Detected' : (fence.phase ?? 'Detected');
   return (
-    <span
-      data-testid="node-fence"
-      title={fenceWords(fence, node)}
-      className={`col-span-2 self-start justify-self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[phase]]}`}
-    >
-      {text}
+    <>
+      <span
+        data-testid="node-fence"
+        title={fenceWords(fence, node)}
+        className={`col-span-2 self-start justify-self-start rounded border px-1 text-[9px] leading-tight ${TONE_CLASS[PHASE_TONE[phase]]}`}
+      >
+        {badgeText(fence, warning)}
+      </span>
+      {fence.cancellable && !fence.paused && <TileCancel fence={fence.fence} node={node} />}
+    </>
+  );
+}
+
+/** Cancel on the tile itself: in a 10-second window there is no time to open the node first. */
+function TileCancel({ fence, node }: { fence: string; node: string }) {
+  const { cluster, current } = useCluster();
+  if (!cluster) return null;
+  return (
+    <span className="relative z-10 col-span-2">
+      <CancelFenceButton
+        cluster={cluster}
+        fence={fence}
+        label="Cancel…"
+        ariaLabel={`Cancel the fence on ${node}`}
+        disabled={current?.mode === 'read-only'}
+        className="rounded border border-info bg-panel px-1 text-[10px] font-semibold leading-tight hover:bg-info/15 disabled:opacity-50"
+      />
     </span>
   );
 }
@@ -154,7 +187,7 @@ export const NodeTile = memo(function NodeTile({
     () => ({ count: protectedCount(pods, guarded), protectors: protectorsOf(pods, guarded) }),
     [pods, guarded],
   );
-  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}${showsFence(fence) ? `; ${fenceWords(fence, node.name)}` : ''}`;
+  const label = `Node ${node.name}: ${NODE_STATE_LABEL[state]}${node.unschedulable && state !== 'cordoned' ? ', cordoned' : ''}; ${pods.length} pods${pods.length ? ` (${podCounts(pods)})` : ''}${guardText(guard.count, guard.protectors)}${ghostText(ghosts)}${showsFence(fence, state === 'ready') ? `; ${fenceWords(fence, node.name)}` : ''}`;
   const onClick = () => onSelect(node.name);
   if (compact)
     return (
@@ -227,7 +260,7 @@ export const NodeTile = memo(function NodeTile({
       <span className="col-span-2">
         <PodMarks pods={pods} width={TILE_MARKS_WIDTH} guarded={guard.count ? guarded : undefined} />
       </span>
-      {showsFence(fence) && <FenceBadgeMark fence={fence} node={node.name} />}
+      {showsFence(fence, state === 'ready') && <FenceBadgeMark fence={fence} node={node.name} />}
       {ghosts && (
         <span
           aria-hidden="true"

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type DialogInput, needsOf, submissionOf, submitBlocker } from './dialog';
+import { MAX_REASON_LENGTH } from './actions';
+import { type DialogInput, needsOf, REASON_CHOICES, submissionOf, submitBlocker } from './dialog';
 import { safe, unsafe, type Verdict } from './types';
 
 const needs = { name: 'web-0', typedName: true, reason: true };
@@ -81,4 +82,19 @@ describe('needsOf', () => {
       submissionOf({ needs: { ...n, acknowledge: false }, typed: '', reason: '', acknowledged: true }),
     ).toEqual({});
   });
+});
+
+describe('reason choices', () => {
+  it.each(['cancelFence', 'pauseFencePolicy', 'fenceNode'] as const)(
+    '%s, which always asks why, offers reasons to pick, each one enough to send',
+    (action) => {
+      const choices = REASON_CHOICES[action] ?? [];
+      expect(choices.length).toBeGreaterThan(1);
+      const needs = needsOf(safe(['x']), 'normal', action, 'a1-1');
+      for (const reason of choices) {
+        expect(reason.length).toBeLessThanOrEqual(MAX_REASON_LENGTH);
+        expect(submitBlocker({ needs, typed: '', reason })).toBeUndefined();
+      }
+    },
+  );
 });

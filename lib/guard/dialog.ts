@@ -61,3 +61,26 @@ export function submissionOf(i: DialogInput): { confirm?: string; reason?: strin
     ...(i.needs.acknowledge && i.acknowledged ? { acknowledged: true } : {}),
   };
 }
+
+/**
+ * Reasons a person picks with one click instead of typing (issue 25: inside a 10-second warning
+ * window there is no time to compose a sentence). The text field stays: any reason may be typed.
+ */
+export const REASON_CHOICES: Partial<Record<GuardedAction, readonly string[]>> = {
+  cancelFence: [
+    'planned maintenance on this node',
+    'the node is coming back: do not power it off',
+    'a network or control-plane partition, not a node failure',
+    'false alarm: its workloads are healthy',
+  ],
+  pauseFencePolicy: [
+    'control-plane or network incident: hold fencing until it is understood',
+    'planned maintenance on many nodes',
+    'the fence agents or their network are unreliable',
+  ],
+  resumeFencePolicy: ['the incident is understood: fence as usual again', 'maintenance is over'],
+  fenceNode: [
+    'the node is down and its workloads must move',
+    'the node is dead: release its pods and volumes now',
+  ],
+};
