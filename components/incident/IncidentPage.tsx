@@ -2,12 +2,16 @@
 // The incident commander's view: what is broken (the situation, with its 5/15-minute changes and
 // how fresh the data is), what is at risk and what is safe next, and what is being done per
 // failed node. Live through the incident room; nothing polls.
+import { formatClock } from '@/lib/console/ui/format';
+import { headlineText } from '@/lib/incident/headline';
 import { useCluster } from '../console/cluster';
+import { AnnouncedFences } from './Announced';
 import { AtRiskList } from './AtRiskList';
 import { FreshnessNote, StaleBanner } from './Freshness';
 import { useIncident } from './live';
 import { RemediationTable } from './RemediationTable';
 import { Situation } from './Situation';
+import { ZoneRollups } from './Zones';
 
 export function IncidentPage() {
   const { cluster, query } = useIncident();
@@ -20,8 +24,12 @@ export function IncidentPage() {
         <h1 className="font-semibold">Incident</h1>
         {data && <FreshnessNote data={data} />}
         {data && (
-          <p className="text-sm" role="status" data-testid="incident-status">
-            {data.calm ? 'Nothing is broken' : 'Something is broken: see below'}
+          <p
+            className={`text-sm ${data.calm ? '' : 'font-semibold text-warn'}`}
+            role="status"
+            data-testid="incident-status"
+          >
+            {statusText(data)}
           </p>
         )}
       </header>
@@ -34,12 +42,14 @@ export function IncidentPage() {
       {data && cluster && (
         <>
           <StaleBanner data={data} />
+          <AnnouncedFences cluster={cluster} readOnly={readOnly} />
           {data.calm && (
             <p className="px-3 py-3 text-sm" data-testid="incident-calm">
               Nothing is broken. Every node is Ready, every workload has its replicas, no fence is under way
               and no volume is stuck.
             </p>
           )}
+          <ZoneRollups headline={data.headline} />
           <Situation data={data} />
           <AtRiskList cluster={cluster} data={data} readOnly={readOnly} />
           <RemediationTable cluster={cluster} data={data} readOnly={readOnly} />
@@ -47,4 +57,11 @@ export function IncidentPage() {
       )}
     </div>
   );
+}
+
+/** The headline; when it finds nothing but the view is not calm (an at-risk row, a stuck volume), say so. */
+function statusText(data: NonNullable<ReturnType<typeof useIncident>['query']['data']>): string {
+  if (data.calm) return 'Nothing is broken';
+  const h = headlineText(data.headline, formatClock);
+  return h === 'Nothing is broken' ? 'Something needs attention: see below' : h;
 }

@@ -37,6 +37,8 @@ function actionOf(r: Remediation): GuardedTarget | undefined {
 function Fence({ r, now }: { r: Remediation; now: number }) {
   const fenceAt = r.fence?.fenceAt ?? r.upcoming?.fenceAt;
   const counting = fenceAt !== undefined && (!r.fence || r.fence.phase === 'Detected');
+  const paused = r.fence ? r.fence.paused && r.fence.phase === 'Detected' : r.upcoming?.paused;
+  const policy = r.fence?.policy ?? r.upcoming?.policy;
   return (
     <>
       {r.fence ? (
@@ -52,12 +54,17 @@ function Fence({ r, now }: { r: Remediation; now: number }) {
       )}
       {r.fence?.held && (
         <span className="block text-xs">
-          held: {r.fence.held === 'budget' ? 'by the budget' : 'for approval'}
+          held:{' '}
+          {
+            { budget: 'by the budget', approval: 'for approval', paused: 'its policy is paused' }[
+              r.fence.held
+            ]
+          }
         </span>
       )}
       {counting && (
         <span className="block text-xs font-semibold" data-testid="incident-fence-countdown">
-          {countdownText(fenceAt, now, r.upcoming?.paused, r.upcoming?.policy)}
+          {countdownText(fenceAt, now, paused, policy)}
         </span>
       )}
     </>
@@ -69,7 +76,7 @@ function Row({ cluster, r, readOnly }: { cluster: string; r: Remediation; readOn
   const action = actionOf(r);
   return (
     <tr className="border-b border-line align-top" data-testid={`incident-remediation-${r.node}`}>
-      <th scope="row" className="px-2 py-1 text-left font-mono font-normal">
+      <th scope="row" className="whitespace-nowrap px-2 py-1 text-left font-mono font-normal">
         <Link href={nodeHref(r.node)} className="text-info hover:underline">
           {r.node}
         </Link>

@@ -2,11 +2,11 @@
 // The situation header: each count with its change over the last 5 and 15 minutes, and how fresh
 // the data is. A count above zero is marked in words ("needs attention"), not by colour alone.
 import { SITUATION_KEYS, type SituationKey } from '@/lib/incident/types';
-import { SITUATION_LABEL } from '@/lib/incident/text';
+import { situationLabel } from '@/lib/incident/text';
 import type { IncidentData } from './live';
 
-function changeText(n: number | undefined, window: string): string {
-  if (n === undefined) return `${window}: no sample yet`;
+function changeText(n: number | undefined, window: string): string | undefined {
+  if (n === undefined) return undefined;
   if (n === 0) return `${window}: no change`;
   return `${window}: ${n > 0 ? '+' : '−'}${Math.abs(n)}`;
 }
@@ -14,18 +14,18 @@ function changeText(n: number | undefined, window: string): string {
 function Count({ k, data }: { k: SituationKey; data: IncidentData }) {
   const n = data.situation[k];
   const c = data.changes[k];
+  const trend = [changeText(c.m5, '5 min'), changeText(c.m15, '15 min')].filter(Boolean).join(' · ');
   return (
     <li
       className={`flex min-w-44 flex-col rounded border px-2 py-1 ${n > 0 ? 'border-warn bg-warn/10' : 'border-line'}`}
       data-testid={`incident-count-${k}`}
     >
       <span>
-        <span className="text-lg font-semibold tabular-nums">{n}</span> {SITUATION_LABEL[k]}
+        <span className="text-lg font-semibold tabular-nums">{n}</span> {situationLabel(k, n)}
         {n > 0 && <span className="sr-only"> (needs attention)</span>}
       </span>
-      <span className="text-xs text-dim">
-        {changeText(c.m5, '5 min')} · {changeText(c.m15, '15 min')}
-      </span>
+      {/* the trend only once there is a sample to compare with (issue 25: "no sample yet" × 11) */}
+      {trend && <span className="text-xs text-dim">{trend}</span>}
     </li>
   );
 }

@@ -1,4 +1,5 @@
 'use client';
+import { failedCount } from '@/lib/incident/nodes';
 import Link from 'next/link';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { ghostsByNode } from '@/lib/console/ghosts';
@@ -150,6 +151,11 @@ export function ClusterMap() {
                 <section key={z.zone} aria-label={`Zone ${z.zone}`} className="flex flex-col gap-1.5">
                   <h2 className="flex items-baseline gap-2 text-xs font-semibold uppercase tracking-wide text-dim">
                     {z.zone} <span className="font-normal normal-case">{z.count} nodes</span>
+                    <DownCount
+                      nodes={z.racks.flatMap((r) => r.nodes)}
+                      of={z.count}
+                      testId={`zone-down-${z.zone}`}
+                    />
                   </h2>
                   <div className="flex flex-wrap gap-2">
                     {z.racks.map((r) => (
@@ -240,7 +246,10 @@ const Rack = memo(function Rack({
       className="rounded border border-line/70 bg-panel/60 p-1.5 [contain:content]"
       style={{ contentVisibility: 'auto', containIntrinsicSize: 'auto 240px auto 120px' }}
     >
-      <div className="mb-1 font-mono text-[10px] text-dim">rack {rack.rack}</div>
+      <div className="mb-1 flex gap-1 font-mono text-[10px] text-dim">
+        rack {rack.rack}
+        <DownCount nodes={rack.nodes} of={rack.nodes.length} testId={`rack-down-${rack.rack}`} />
+      </div>
       <div
         className={`flex flex-wrap ${compact ? 'gap-[3px]' : 'gap-1.5'}`}
         style={{ maxWidth: compact ? 20 * 17 : 6 * 116 }}
@@ -377,6 +386,17 @@ function Unscheduled({ pods }: { pods: readonly PodView[] }) {
         </span>
       ))}
       {pods.length > shown.length && ` and ${pods.length - shown.length} more`}
+    </span>
+  );
+}
+
+/** "2/4 down" beside a zone's or rack's name, in words and only when some are: the roll-up. */
+function DownCount({ nodes, of, testId }: { nodes: readonly NodeView[]; of: number; testId: string }) {
+  const down = failedCount(nodes, Date.now());
+  if (!down) return null;
+  return (
+    <span data-testid={testId} className="font-semibold normal-case text-crit">
+      {down === of ? `all ${of} down` : `${down}/${of} down`}
     </span>
   );
 }

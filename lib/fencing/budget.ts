@@ -13,7 +13,16 @@ export interface BudgetVerdict {
   allowed: boolean;
   /** e.g. "3 of 5 nodes healthy, at least 3 (51%) required" */
   message: string;
+  /** the nodes the policy selects, and how many of them count unhealthy */
+  selected: number;
+  unhealthy: number;
+  /** the most nodes that may be unhealthy while fences still start */
+  maxUnhealthy: number;
 }
+
+/** How many more nodes may fail before the budget holds every fence (negative: it holds them now). */
+export const budgetMargin = (b: Pick<BudgetVerdict, 'maxUnhealthy' | 'unhealthy'>) =>
+  b.maxUnhealthy - b.unhealthy;
 
 export function judgeBudget(p: FencePolicySpec, selected: number, unhealthy: number): BudgetVerdict {
   const healthy = selected - unhealthy;
@@ -23,6 +32,9 @@ export function judgeBudget(p: FencePolicySpec, selected: number, unhealthy: num
     return {
       allowed: unhealthy <= max,
       message: `${unhealthy} of ${selected} nodes unhealthy, at most ${max} (maxUnhealthy ${p.maxUnhealthy}) allowed`,
+      selected,
+      unhealthy,
+      maxUnhealthy: max,
     };
   }
   const minSpec = p.minHealthy ?? DEFAULT_MIN_HEALTHY;
@@ -31,6 +43,9 @@ export function judgeBudget(p: FencePolicySpec, selected: number, unhealthy: num
   return {
     allowed: healthy >= min,
     message: `${healthy} of ${selected} nodes healthy, at least ${min} (minHealthy ${minSpec}) required`,
+    selected,
+    unhealthy,
+    maxUnhealthy: selected - min,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeBudget } from './budget.js';
+import { budgetMargin, judgeBudget } from './budget.js';
 import { healthyForBudget, type NodeFacts } from './health.js';
 import { decide, type FenceWorld } from './machine.js';
 import { type Attempt, fencePolicySpec, type NodeFence, type Phase } from './types.js';
@@ -71,7 +71,7 @@ const attempt = (n: number, result: Attempt['result'], extra: Partial<Attempt> =
   ...extra,
 });
 
-const ok = { allowed: true, message: '' };
+const ok = { allowed: true, message: '', selected: 3, unhealthy: 1, maxUnhealthy: 1 };
 const world = (w: Partial<FenceWorld>): FenceWorld => ({
   now: NOW,
   policy: policy(),
@@ -106,7 +106,7 @@ describe('decide', () => {
     ['unhealthy long enough: create', {}, { kind: 'create' }],
     [
       'budget exceeded: no fence',
-      { budget: { allowed: false, message: '1 of 3 healthy' } },
+      { budget: { allowed: false, message: '1 of 3 healthy', selected: 3, unhealthy: 2, maxUnhealthy: 1 } },
       { kind: 'wait', reason: 'budget' },
     ],
     ['no node object', { node: undefined }, { kind: 'wait', reason: 'no-node' }],
@@ -171,7 +171,10 @@ describe('decide', () => {
     ['Fencing, first attempt', { fence: fence('Fencing') }, { kind: 'run-agent', attempt: 1 }],
     [
       'Fencing, budget exceeded before the agent',
-      { fence: fence('Fencing'), budget: { allowed: false, message: 'x' } },
+      {
+        fence: fence('Fencing'),
+        budget: { allowed: false, message: 'x', selected: 3, unhealthy: 2, maxUnhealthy: 1 },
+      },
       { kind: 'phase', to: 'Fencing', reason: 'BudgetExceeded' },
     ],
     [
@@ -424,7 +427,13 @@ describe('decide', () => {
     spec: { requestedBy: { by: 'ana', at: iso(NOW), reason: 'zone b is down' }, approvedBy: 'ana' },
   };
   const unstamped = { status: { detectedAt: undefined, nodeUid: undefined, nodeBootId: undefined } };
-  const held = { allowed: false, message: '2 of 5 unhealthy, at most 1 allowed' };
+  const held = {
+    allowed: false,
+    message: '2 of 5 unhealthy, at most 1 allowed',
+    selected: 3,
+    unhealthy: 2,
+    maxUnhealthy: 1,
+  };
   const requestCases: [string, Partial<FenceWorld>, Record<string, unknown>][] = [
     [
       'requested, not yet adopted: adopt now, fenceAt now',
@@ -610,19 +619,25 @@ describe('decide', () => {
 });
 
 describe('judgeBudget', () => {
-  const cases: [string, Record<string, unknown>, number, number, boolean][] = [
-    ['default 51% healthy: 1 of 5 down', {}, 5, 1, true],
-    ['default 51% healthy: 3 of 5 down', {}, 5, 3, false],
-    ['minHealthy 2 of 3, one down', { minHealthy: 2 }, 3, 1, true],
-    ['minHealthy 2 of 3, two down', { minHealthy: 2 }, 3, 2, false],
-    ['maxUnhealthy 40% of 5 rounds down to 2', { maxUnhealthy: '40%' }, 5, 2, true],
-    ['maxUnhealthy 40% of 5, three down', { maxUnhealthy: '40%' }, 5, 3, false],
-    ['maxUnhealthy 30% of 3 rounds down to 0', { maxUnhealthy: '30%' }, 3, 1, false],
+  // the last column: how many more nodes may fail before every fence is held (budgetMargin)
+  const cases: [string, Record<string, unknown>, number, number, boolean, number][] = [
+    ['default 51% healthy: 1 of 5 down', {}, 5, 1, true, 1],
+    ['default 51% healthy: 3 of 5 down', {}, 5, 3, false, -1],
+    ['minHealthy 2 of 3, one down', { minHealthy: 2 }, 3, 1, true, 0],
+    ['minHealthy 2 of 3, two down', { minHealthy: 2 }, 3, 2, false, -1],
+    ['maxUnhealthy 40% of 5 rounds down to 2', { maxUnhealthy: '40%' }, 5, 2, true, 0],
+    ['maxUnhealthy 40% of 5, three down', { maxUnhealthy: '40%' }, 5, 3, false, -1],
+    ['maxUnhealthy 30% of 3 rounds down to 0', { maxUnhealthy: '30%' }, 3, 1, false, -1],
+    ['maxUnhealthy 4 of 12, none down', { maxUnhealthy: 4 }, 12, 0, true, 4],
   ];
-  it.each(cases)('%s', (_n, extra, selected, unhealthy, allowed) => {
+  it.each(cases)('%s', (_n, extra, selected, unhealthy, allowed, margin) => {
     const v = judgeBudget(policy(extra), selected, unhealthy);
     expect(v.allowed).toBe(allowed);
     expect(v.message).toMatch(/nodes/);
+    expect({ selected: v.selected, unhealthy: v.unhealthy }).toEqual({ selected, unhealthy });
+    expect(budgetMargin(v)).toBe(margin);
+    // the margin and the verdict never disagree
+    expect(budgetMargin(v) >= 0).toBe(allowed);
   });
 });
 

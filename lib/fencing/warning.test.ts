@@ -49,7 +49,7 @@ const world = (w: Partial<FenceWorld>): FenceWorld => ({
   now: NOW,
   policy: policy(),
   node: node('Unknown', 4, 50),
-  budget: { allowed: true, message: '' },
+  budget: { allowed: true, message: '', selected: 3, unhealthy: 1, maxUnhealthy: 1 },
   podsOnNode: 0,
   attachmentsOnNode: 0,
   inFlight: false,
@@ -80,7 +80,10 @@ describe('upcomingOf', () => {
     ['manual policy: nothing automatic', { policy: policy({ approval: 'Manual' }) }, undefined],
     [
       'budget holds it: no time to announce',
-      { node: node('Unknown', 30, 50), budget: { allowed: false, message: 'x' } },
+      {
+        node: node('Unknown', 30, 50),
+        budget: { allowed: false, message: 'x', selected: 3, unhealthy: 2, maxUnhealthy: 1 },
+      },
       undefined,
     ],
     [

@@ -78,7 +78,13 @@ export function waitOrFence(c: FenceContext): NextAction {
   if (f && gaveUp(f))
     return { action: 'fence-node', node, why: f.phase === 'Failed' ? 'failed' : 'cancelled' };
   if (f)
-    return { action: 'wait-for-fence', node, fence: f.name, ...(f.fenceAt ? { fenceAt: f.fenceAt } : {}) };
+    return {
+      action: 'wait-for-fence',
+      node,
+      fence: f.name,
+      ...(f.fenceAt ? { fenceAt: f.fenceAt } : {}),
+      ...(f.paused && f.phase === 'Detected' ? { paused: true } : {}),
+    };
   if (c.upcoming)
     return { action: 'wait-for-fence', node, fenceAt: c.upcoming.fenceAt, paused: c.upcoming.paused };
   if (c.held?.reason === 'budget') return { action: 'fence-node', node, why: 'budget' };

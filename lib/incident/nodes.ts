@@ -1,7 +1,7 @@
 // Which nodes count as failed for the incident view: not Ready, suspect (heartbeats late on a
 // Ready node) or out of service. Cordoned alone is a person's choice, not a failure.
 import type { NodeView } from '../console/protocol.js';
-import { type NodeDisplayState, nodeDisplayState } from '../console/ui/states.js';
+import { type NodeDisplayState, nodeDisplayState } from '../console/ui/states';
 
 const FAILED: ReadonlySet<NodeDisplayState> = new Set(['unknown', 'not-ready', 'suspect', 'out-of-service']);
 
@@ -21,3 +21,10 @@ export function failedNodes(nodes: NodeView[], now: number): Map<string, NodeDis
 
 /** A pod that still counts: not finished. */
 export const isLive = (p: { phase?: string }) => p.phase !== 'Succeeded' && p.phase !== 'Failed';
+
+/** How many of these nodes count as failed now: the map's zone and rack roll-ups. */
+export function failedCount(nodes: Iterable<NodeView>, now: number): number {
+  let n = 0;
+  for (const node of nodes) if (isFailed(nodeDisplayState(node, now))) n++;
+  return n;
+}

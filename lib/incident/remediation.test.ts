@@ -46,6 +46,13 @@ describe('remediationOf: the next human step per failed node', () => {
       'its fence was cancelled: fence a2-1 by hand',
     ],
     [
+      'detected, its policy paused: held, no countdown (issue 25, finding 3)',
+      node('a2-1', 'Unknown'),
+      covering({ fences: [fence('a2-1', 'Detected', { fenceAt: NOW + 8_000, paused: true })] }),
+      { step: 'wait-for-fence', fence: 'a2-1', phase: 'Detected', fenceAt: NOW + 8_000, paused: true },
+      'the fence of a2-1 is held: its policy is paused (resume it, or fence a2-1 by hand)',
+    ],
+    [
       'awaiting approval',
       node('a2-1', 'Unknown'),
       covering({ fences: [fence('a2-1', 'AwaitingApproval', { manual: true })] }),
@@ -120,5 +127,17 @@ describe('remediationOf: the next human step per failed node', () => {
 
   it('no rows when every node is healthy', () => {
     expect(remediationOf(input({ nodes: [node('a'), node('b')] }))).toEqual([]);
+  });
+});
+
+describe('a paused policy', () => {
+  it('sets no fence-at timeout: nothing counts down while it holds the fence', () => {
+    const f = covering({ fences: [fence('a2-1', 'Detected', { fenceAt: NOW + 8_000, paused: true })] });
+    const [r] = remediationOf(input({ nodes: [node('a2-1', 'Unknown')], fencing: f }));
+    expect(r!.nextTimeout).toBeUndefined();
+    expect(r!.fence).toMatchObject({ paused: true, policy: 'p' });
+    const running = covering({ fences: [fence('a2-1', 'Detected', { fenceAt: NOW + 8_000 })] });
+    const [q] = remediationOf(input({ nodes: [node('a2-1', 'Unknown')], fencing: running }));
+    expect(q!.nextTimeout).toEqual({ kind: 'fence-at', at: NOW + 8_000 });
   });
 });

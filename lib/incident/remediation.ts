@@ -25,6 +25,8 @@ function nextStep(c: FenceContext, node: NodeView, now: number): HumanStep {
       fence: f.name,
       phase: f.phase,
       ...(f.fenceAt ? { fenceAt: f.fenceAt } : {}),
+      // a paused policy holds a Detected fence: no countdown runs (issue 25, finding 3)
+      ...(f.paused && f.phase === 'Detected' ? { paused: true } : {}),
     };
   if (c.upcoming) return { step: 'wait-for-fence', fenceAt: c.upcoming.fenceAt, paused: c.upcoming.paused };
   if (c.held?.reason === 'budget') return { step: 'budget-holds-fence', why: c.held.why };
@@ -41,7 +43,9 @@ function nextTimeout(
   const f = c.fence;
   const all: Timeout[] = [];
   const fenceAt = f?.fenceAt ?? c.upcoming?.fenceAt;
-  if (fenceAt !== undefined && (!f || f.phase === 'Detected')) all.push({ kind: 'fence-at', at: fenceAt });
+  const paused = f ? f.paused && f.phase === 'Detected' : c.upcoming?.paused;
+  if (fenceAt !== undefined && (!f || f.phase === 'Detected') && !paused)
+    all.push({ kind: 'fence-at', at: fenceAt });
   if (f?.phase === 'Fencing' && f.attemptStartedAt !== undefined && f.timeoutMs !== undefined)
     all.push({ kind: 'fence-attempt', at: f.attemptStartedAt + f.timeoutMs, subject: f.name });
   for (const at of forceDetachAt) if (at !== undefined) all.push({ kind: 'force-detach', at });
@@ -63,9 +67,11 @@ function rowOf(node: NodeView, i: IncidentInput): Remediation {
       ? {
           fence: {
             name: f.name,
+            policy: f.policy,
             phase: f.phase,
             ...(f.fenceAt !== undefined ? { fenceAt: f.fenceAt } : {}),
             ...(c.held ? { held: c.held.reason } : {}),
+            ...(f.paused ? { paused: true } : {}),
           },
         }
       : {}),

@@ -23,7 +23,7 @@ describe('nextActionText', () => {
     ],
     [
       { action: 'wait-for-fence', node: 'a2-1', fenceAt: NOW + 8_000, paused: true },
-      "wait: the policy's fence of a2-1 is paused",
+      'fencing is paused: resume its policy, or fence a2-1 by hand',
     ],
     [{ action: 'wait-for-fence', node: 'a2-1', fence: 'a2-1' }, 'wait for the fence of a2-1'],
     [{ action: 'approve-fence', node: 'a2-1', fence: 'a2-1' }, 'approve the fence a2-1'],

@@ -9,6 +9,25 @@ import type {
   StaleReason,
 } from './types.js';
 
+/** A count's label, singular for one ("1 node not Ready", not "1 nodes"). */
+export function situationLabel(k: SituationKey, n: number): string {
+  return n === 1 ? SITUATION_LABEL_ONE[k] : SITUATION_LABEL[k];
+}
+
+const SITUATION_LABEL_ONE: Record<SituationKey, string> = {
+  nodesNotReady: 'node not Ready',
+  nodesSuspect: 'node suspect',
+  podsOnFailedNodes: 'pod on them',
+  workloadsBelowDesired: 'workload below desired',
+  protectorsAtFloor: 'protector at or below floor',
+  fencesPending: 'fence pending',
+  fencesInProgress: 'fence in progress',
+  fencesAwaitingApproval: 'fence awaiting approval',
+  fencesHeldByBudget: 'fence held by the budget',
+  volumesStuck: 'volume stuck',
+  volumesSplitBrainRisk: 'volume at split-brain risk',
+};
+
 export const SITUATION_LABEL: Record<SituationKey, string> = {
   nodesNotReady: 'nodes not Ready',
   nodesSuspect: 'nodes suspect',
@@ -62,7 +81,7 @@ export function nextActionText(a: NextAction, now: number): string {
     case 'approve-fence':
       return `approve the fence ${a.fence}`;
     case 'wait-for-fence':
-      if (a.paused) return `wait: the policy's fence of ${a.node} is paused`;
+      if (a.paused) return `fencing is paused: resume its policy, or fence ${a.node} by hand`;
       return a.fenceAt !== undefined && a.fenceAt > now
         ? `wait: ${a.node} is ${countdownText(a.fenceAt, now)}`
         : `wait for the fence of ${a.node}`;
@@ -89,7 +108,8 @@ export function humanStepText(node: string, s: HumanStep, now: number): string {
     case 'approve-fence':
       return `approve the fence ${s.fence}`;
     case 'wait-for-fence':
-      if (s.paused) return `wait: the fence of ${node} is paused by its policy`;
+      if (s.paused)
+        return `the fence of ${node} is held: its policy is paused (resume it, or fence ${node} by hand)`;
       if (s.fenceAt !== undefined && s.fenceAt > now)
         return `wait: fence in ${secondsUntil(s.fenceAt, now)} s`;
       return s.phase ? `wait: fence ${s.phase}` : 'wait: a policy will fence it';

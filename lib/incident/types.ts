@@ -6,6 +6,7 @@ import type { WorkloadView } from '../console/views.js';
 import type { Phase } from '../fencing/types.js';
 import type { NodeDisplayState } from '../console/ui/states.js';
 import type { Risk } from '../volumes/rwoTypes.js';
+import type { Headline } from './headline.js';
 
 /** One NodeFence as the incident view needs it. */
 export interface FenceGlance {
@@ -17,6 +18,8 @@ export interface FenceGlance {
   nodeUid?: string;
   approvedBy?: string;
   cancelRequestedBy?: string;
+  /** its policy is paused: the fence is held in Detected, not counting down */
+  paused?: boolean;
   /** ms: when the fence may run (the warning window's end), once the fencing controller writes it */
   fenceAt?: number;
   /** ms: the current phase's start (its last step) */
@@ -43,6 +46,16 @@ export interface FencingInput {
   /** unhealthy nodes whose fence the controller holds (the budget, a person's approval) */
   held: { node: string; reason: 'budget' | 'approval' | 'paused'; why: string }[];
   upcoming: UpcomingFence[];
+  /** each readable policy's budget now (lib/fencing/budget), for the headline's margin */
+  budgets?: BudgetGlance[];
+}
+
+export interface BudgetGlance {
+  policy: string;
+  paused: boolean;
+  selected: number;
+  unhealthy: number;
+  maxUnhealthy: number;
 }
 
 /** A PodProtector's counts (the webhook's floor). */
@@ -223,7 +236,14 @@ export interface Remediation {
   /** ms: since when it is in this state (the Ready condition's last transition) */
   since?: number;
   lastHeartbeat?: number;
-  fence?: { name: string; phase: Phase; fenceAt?: number; held?: 'budget' | 'approval' | 'paused' };
+  fence?: {
+    name: string;
+    policy: string;
+    phase: Phase;
+    fenceAt?: number;
+    held?: 'budget' | 'approval' | 'paused';
+    paused?: boolean;
+  };
   upcoming?: UpcomingFence;
   outOfService: boolean;
   /** VolumeAttachments still naming the node */
@@ -235,6 +255,8 @@ export interface Remediation {
 
 export interface IncidentView {
   now: number;
+  /** the one sentence a commander reads first (headline.ts) */
+  headline: Headline;
   situation: Situation;
   changes: Record<SituationKey, Change>;
   freshness: Freshness;

@@ -1,6 +1,7 @@
 // The incident view from the server's memory and the situation samples. Pure.
 import { atRiskOf } from './atRisk.js';
 import { freshnessOf } from './freshness.js';
+import { headlineOf } from './headline.js';
 import { remediationOf } from './remediation.js';
 import { isCalm, situationOf } from './situation.js';
 import { changesOf } from './trend.js';
@@ -12,6 +13,7 @@ export function incidentView(i: IncidentInput, samples: SituationSample[]): Inci
   const remediation = remediationOf(i);
   return {
     now: i.now,
+    headline: headlineOf(i),
     situation,
     changes: changesOf(i.now, situation, samples),
     freshness: freshnessOf({

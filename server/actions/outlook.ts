@@ -62,7 +62,13 @@ async function fence(apis: ActionApis, node: string): Promise<NodeFence | undefi
 export type BudgetOf = (spec: FencePolicySpec) => BudgetVerdict | undefined;
 
 /** Nothing known of the budget (no fencing controller here): it holds nothing, as before any count. */
-const UNCOUNTED: BudgetVerdict = { allowed: true, message: 'the budget is not counted here' };
+const UNCOUNTED: BudgetVerdict = {
+  allowed: true,
+  message: 'the budget is not counted here',
+  selected: 0,
+  unhealthy: 0,
+  maxUnhealthy: 0,
+};
 
 /**
  * Whether a fence is coming for this node, read live; undefined when it cannot be told. `budget`

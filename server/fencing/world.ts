@@ -53,6 +53,16 @@ export function budgetOf(inf: FencingInformers, spec: FencePolicySpec, now = Dat
   return budget(inf, spec, now);
 }
 
+/** Every readable policy's budget now, by name: the incident headline's margin. */
+export function budgetsOf(
+  inf: FencingInformers,
+  now = Date.now(),
+): { policy: string; budget: BudgetVerdict }[] {
+  return policiesOf(inf)
+    .filter((p): p is PolicyEntry & { spec: FencePolicySpec } => !!p.spec)
+    .map((p) => ({ policy: p.name, budget: budget(inf, p.spec, now) }));
+}
+
 export function worldOf(
   inf: FencingInformers,
   conn: ClusterConnection,

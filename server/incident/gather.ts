@@ -13,7 +13,7 @@ import { durationMs, type NodeFence } from '../../lib/fencing/types.js';
 import { cellsOf, summarize } from '../../lib/protection/status.js';
 import { protectorKey } from '../../lib/protection/types.js';
 import type { FencingService } from '../fencing/service.js';
-import { policyFor, upcomingFences } from '../fencing/world.js';
+import { budgetsOf, policyFor, upcomingFences } from '../fencing/world.js';
 import type { ClusterConnection } from '../kube/connection.js';
 import type { ProtectionService } from '../protection/service.js';
 import { rowsOf } from '../volumes/rows.js';
@@ -28,7 +28,12 @@ const ms = (t: string | null | undefined) => (t ? Date.parse(t) : undefined);
 /** The warning window's end, once the fencing controller writes it (status.fenceAt, H2's contract). */
 const fenceAtOf = (f: NodeFence) => ms((f.status as { fenceAt?: string | null }).fenceAt);
 
-function fenceGlance(f: NodeFence, manual: boolean, timeout: string | undefined): FenceGlance {
+function fenceGlance(
+  f: NodeFence,
+  manual: boolean,
+  timeout: string | undefined,
+  paused: boolean,
+): FenceGlance {
   const running = f.status.attempts.findLast((a) => a.result === 'Running');
   const g: FenceGlance = {
     name: f.metadata.name,
@@ -39,6 +44,7 @@ function fenceGlance(f: NodeFence, manual: boolean, timeout: string | undefined)
     ...(f.status.nodeUid ? { nodeUid: f.status.nodeUid } : {}),
     ...(f.spec.approvedBy ? { approvedBy: f.spec.approvedBy } : {}),
     ...(f.spec.cancelRequested ? { cancelRequestedBy: f.spec.cancelRequested.by } : {}),
+    ...(paused ? { paused } : {}),
   };
   const fenceAt = fenceAtOf(f);
   if (fenceAt !== undefined) g.fenceAt = fenceAt;
@@ -59,7 +65,12 @@ export function fencingOf(svc: IncidentServices, conn: ClusterConnection): Fenci
     .filter((f) => f.value)
     .map(({ value: f }) => {
       const policy = inf.policies.get(f!.spec.policy)?.value;
-      return fenceGlance(f!, policy?.spec.approval === 'Manual', policy?.spec.timeout);
+      return fenceGlance(
+        f!,
+        policy?.spec.approval === 'Manual',
+        policy?.spec.timeout,
+        policy?.spec.paused ?? false,
+      );
     });
   const covered = new Set(
     [...inf.nodes.values()].filter((n) => policyFor(inf, n.name, undefined)).map((n) => n.name),
@@ -71,6 +82,13 @@ export function fencingOf(svc: IncidentServices, conn: ClusterConnection): Fenci
     held: controller.held().map(({ node, reason, why }) => ({ node, reason, why })),
     // nodes a policy will fence that have no NodeFence yet: the warning window's announcements
     upcoming: upcomingFences(inf, conn).map((u) => ({ ...u, fenceAt: Date.parse(u.fenceAt) })),
+    budgets: budgetsOf(inf).map(({ policy, budget: b }) => ({
+      policy,
+      paused: inf.policies.get(policy)?.value?.spec.paused ?? false,
+      selected: b.selected,
+      unhealthy: b.unhealthy,
+      maxUnhealthy: b.maxUnhealthy,
+    })),
   };
 }
 
