@@ -25,6 +25,8 @@ test.describe('signed out', () => {
     await expect(page.getByRole('heading', { name: 'Sign in to Palisade' })).toBeVisible();
     // every page says which replica served it, the sign-in page too
     await expect(page.getByTestId('replica')).toContainText(/served by Palisade replica \S+_\d+_\S+/);
+    // the demo users' tokens where --state-dir put them (issue 25: it said .palisade/tokens.csv)
+    await expect(page.getByTestId('demo-tokens')).toHaveText('.palisade/e2e/tokens.csv');
     await page.screenshot({ path: resolve(import.meta.dirname, '..', 'docs', 'console-signin.png') });
     await page.getByLabel('Kubernetes token').fill('not-a-token-of-this-cluster');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -34,7 +34,7 @@ test('the Instance IDs page shows the maps, live, with stale entries and conflic
   await expect(page.getByTestId(/^node-tile-/).first()).toBeVisible();
   await keysReady(page);
   await page.keyboard.press('g');
-  await page.keyboard.press('i');
+  await page.keyboard.press('d');
   await expect(page).toHaveURL(/\/instance-ids$/);
 
   const metrics = page.getByRole('region', { name: 'Deployment monitoring/metrics' });

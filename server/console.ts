@@ -83,6 +83,8 @@ export interface ConsoleOptions {
      * palisade-session-key in the session store's namespace; main.ts passes palisade.yaml's)
      */
     keySecret?: KeySecretRef;
+    /** the embedded cluster's demo users' tokens file, as the sign-in page names it (relative to where Palisade started) */
+    demoTokens?: string;
   };
   /** the instance-ID endpoint's compare-and-swap: deadline and back-off after a 409 */
   instanceIds?: CasOptions;
@@ -251,6 +253,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   let baseUrl = '';
   const signIn = consoleSignIn({
     oidc: opts.auth?.oidc,
+    demoTokens: opts.auth?.demoTokens,
     auth,
     publicUrl: () => opts.auth?.publicURL?.replace(/\/$/, '') ?? baseUrl,
     logger: root,

@@ -13,7 +13,7 @@ import { isLoopback } from '../lib/console/listenGuard.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCommandLine, portOption } from '../lib/cli.js';
 import { loadConfig } from './config/load.js';
@@ -319,6 +319,8 @@ async function main() {
       // whoever can read this terminal started Palisade and holds its kubeconfig
       signInLink: isLoopback(opts.host) && !oidc,
       oidc,
+      // the sign-in page names where the demo users' tokens are (--state-dir moves them)
+      demoTokens: embedded?.tokensFile ? relative(process.cwd(), embedded.tokensFile) : undefined,
     },
     // the next one-time link, once one is used: this terminal's, like the first
     announce: (line) => console.log(line),

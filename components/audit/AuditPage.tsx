@@ -121,6 +121,7 @@ function FilterBar({
         <option value="safe">safe only</option>
         <option value="simulation">simulation only</option>
         <option value="automatic">automatic (Palisade) only</option>
+        <option value="person">fence steps by a person only</option>
       </select>
       <input
         type="search"

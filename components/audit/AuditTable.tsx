@@ -10,6 +10,8 @@ const OUTCOME: Record<AuditRow['outcome'], { text: string; className: string }> 
   simulation: { text: 'simulation', className: 'bg-info/15 text-info' },
   // Palisade's own steps (fences, releases): in words, not a colour
   automatic: { text: 'automatic', className: 'border border-line bg-panel-2' },
+  // a fence step a person caused (Fence now, an approval)
+  person: { text: 'by a person', className: 'bg-warn/15 text-warn' },
 };
 
 function targetOf(r: AuditRow) {

@@ -118,9 +118,15 @@ export function SignIn() {
           aria-describedby="token-help"
         />
         <p id="token-help" className="mt-1 text-xs text-dim">
-          Any bearer token the cluster accepts, e.g. <code>kubectl create token NAME -n NAMESPACE</code>. On
-          the demo cluster, the users viewer, operator and admin have theirs in{' '}
-          <code>.palisade/tokens.csv</code>. It stays on the server and is never shown again.
+          Any bearer token the cluster accepts, e.g. <code>kubectl create token NAME -n NAMESPACE</code>.
+          {ways?.demoTokens && (
+            <>
+              {' '}
+              On this embedded demo cluster, the users viewer, operator and admin have theirs in{' '}
+              <code data-testid="demo-tokens">{ways.demoTokens}</code>.
+            </>
+          )}{' '}
+          It stays on the server and is never shown again.
         </p>
         <button
           type="submit"

@@ -24,7 +24,13 @@ export type SessionInfo =
       signedIn: false;
       /** the Palisade replica that answered */
       replica: string;
-      ways: { token: boolean; oidc: { issuer: string; start: string } | null; link: boolean };
+      ways: {
+        token: boolean;
+        oidc: { issuer: string; start: string } | null;
+        link: boolean;
+        /** the embedded cluster's demo users' tokens file; null on a real cluster */
+        demoTokens?: string | null;
+      };
     };
 
 export async function fetchSession(): Promise<SessionInfo> {

@@ -160,12 +160,16 @@ function Upcoming({ upcoming }: { upcoming: UpcomingRow[] }) {
 }
 
 function Counts({ fences }: { fences: FenceRow[] }) {
-  const active = fences.filter((f) => !['Recovered', 'Cancelled', 'Failed'].includes(f.status.phase)).length;
-  const failed = fences.filter((f) => f.status.phase === 'Failed').length;
+  const count = (phases: string[]) => fences.filter((f) => phases.includes(f.status.phase)).length;
+  // Released is not in progress: the fence is done and the node waits for a person (issue 25)
+  const active = count(['Detected', 'AwaitingApproval', 'Fencing', 'Fenced', 'Releasing']);
+  const released = count(['Released']);
+  const failed = count(['Failed']);
   return (
-    <span className="text-xs text-dim">
-      {active} in progress{failed ? <span className="text-crit"> · {failed} failed</span> : null} ·{' '}
-      {fences.length} total
+    <span className="text-xs text-dim" data-testid="fencing-counts">
+      {active} in progress
+      {released ? <span className="text-warn"> · {released} released, waiting for repair</span> : null}
+      {failed ? <span className="text-crit"> · {failed} failed</span> : null} · {fences.length} total
     </span>
   );
 }

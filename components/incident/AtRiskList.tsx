@@ -14,7 +14,10 @@ function What({ cluster, r }: { cluster: string; r: AtRisk }) {
   if (r.pod)
     return (
       <>
-        <Link href={podHref(cluster, r.pod)} className="font-mono text-info hover:underline">
+        <Link
+          href={podHref(cluster, r.pod)}
+          className="whitespace-nowrap font-mono text-info hover:underline"
+        >
           {r.pod.namespace}/{r.pod.name}
         </Link>
         {r.pod.terminating && <span className="ml-1 text-xs">(Terminating)</span>}
@@ -22,7 +25,7 @@ function What({ cluster, r }: { cluster: string; r: AtRisk }) {
           <span className="text-xs text-dim">
             {' '}
             on{' '}
-            <Link href={nodeHref(r.node)} className="font-mono text-info hover:underline">
+            <Link href={nodeHref(r.node)} className="whitespace-nowrap font-mono text-info hover:underline">
               {r.node}
             </Link>
           </span>
@@ -31,20 +34,23 @@ function What({ cluster, r }: { cluster: string; r: AtRisk }) {
     );
   if (r.protector)
     return (
-      <Link href={protectorHref(r.protector)} className="font-mono text-info hover:underline">
+      <Link
+        href={protectorHref(r.protector)}
+        className="whitespace-nowrap font-mono text-info hover:underline"
+      >
         PodProtector {r.protector}
       </Link>
     );
   if (r.attachment)
     return (
       <span>
-        <Link href={VOLUMES_HREF} className="font-mono text-info hover:underline">
+        <Link href={VOLUMES_HREF} className="whitespace-nowrap font-mono text-info hover:underline">
           volume {r.volumes.join(', ')}
         </Link>{' '}
         <span className="text-xs text-dim">
           (VolumeAttachment {r.attachment}) still attached to{' '}
           {r.node && (
-            <Link href={nodeHref(r.node)} className="font-mono text-info hover:underline">
+            <Link href={nodeHref(r.node)} className="whitespace-nowrap font-mono text-info hover:underline">
               {r.node}
             </Link>
           )}

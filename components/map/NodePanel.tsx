@@ -1,5 +1,6 @@
 'use client';
 import type { FenceRow } from '../fencing/live';
+import { NodeFenceSection } from './NodeFenceSection';
 import { PhaseBadge } from '../fencing/PhaseBadge';
 import { RemoveTaintButton } from '../actions/GuardedActionButtons';
 import { Progress } from '../fencing/Progress';
@@ -90,7 +91,7 @@ export function NodePanel({
         </p>
       ) : (
         <div className="flex flex-col gap-4 p-3">
-          {fence && <NodeFencing fence={fence} />}
+          <NodeFenceSection node={name} fence={fence} />
           <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
             <dt className="text-dim">Zone / rack</dt>
             <dd className="font-mono">
@@ -228,18 +229,30 @@ function StateChip({ node }: { node: NodeView }) {
   );
 }
 
-const SIM_ACTIONS: { verb: InfraVerb; label: string; hint: string; danger?: boolean }[] = [
+/** `confirm`: asked once before it runs (issue 25: power-off and Meteor ran on one click) */
+const SIM_ACTIONS: { verb: InfraVerb; label: string; hint: string; danger?: boolean; confirm?: string }[] = [
   {
     verb: 'partition',
     label: 'Partition',
     hint: "Cut the node's link to the API server; its processes keep running",
   },
   { verb: 'heal', label: 'Heal', hint: 'Restore the network link' },
-  { verb: 'power-off', label: 'Power off', hint: 'Through the BMC: kills its processes and kubelet' },
+  {
+    verb: 'power-off',
+    label: 'Power off',
+    hint: 'Through the BMC: kills its processes and kubelet',
+    confirm: 'its processes and its kubelet die at once',
+  },
   { verb: 'power-on', label: 'Power on', hint: 'Boot a fresh kubelet' },
   { verb: 'kubelet-crash', label: 'Kubelet crash', hint: 'The kubelet dies; processes keep running' },
   { verb: 'kubelet-restart', label: 'Kubelet restart', hint: 'The kubelet comes back with an empty memory' },
-  { verb: 'meteor', label: 'Meteor', hint: 'The node is gone for ever', danger: true },
+  {
+    verb: 'meteor',
+    label: 'Meteor',
+    hint: 'The node is gone for ever',
+    danger: true,
+    confirm: 'the node is gone for ever: it never comes back',
+  },
 ];
 
 function NodeGhosts({ cluster, node, now }: { cluster: string; node: string; now: number }) {
@@ -291,15 +304,11 @@ function SimulationControls({ cluster, node, mode }: { cluster: string; node: st
   );
   const [last, setLast] = useState<string | undefined>(undefined);
   const [pending, setPending] = useState<InfraVerb | undefined>(undefined);
-  const run = (verb: InfraVerb, danger?: boolean, confirm?: string) => {
-    if (
-      danger &&
-      mode !== 'protected' &&
-      !window.confirm(`Simulate a meteor strike on ${node}? The node is gone for ever.`)
-    )
-      return;
+  const [asking, setAsking] = useState<(typeof SIM_ACTIONS)[number] | undefined>(undefined);
+  const run = (verb: InfraVerb, confirm?: string) => {
     setLast(verb);
     setPending(undefined);
+    setAsking(undefined);
     act.mutate({ cluster, node, verb, ...(confirm === undefined ? {} : { confirm }) });
   };
   const readOnly = mode === 'read-only';
@@ -333,7 +342,9 @@ function SimulationControls({ cluster, node, mode }: { cluster: string; node: st
             title={readOnly ? 'read-only cluster' : denied ? may.reason : a.hint}
             aria-label={`Simulate ${a.label.toLowerCase()} on ${node}`}
             disabled={act.isPending || readOnly || denied}
-            onClick={() => (mode === 'protected' ? setPending(a.verb) : run(a.verb, a.danger))}
+            onClick={() =>
+              mode === 'protected' ? setPending(a.verb) : a.confirm ? setAsking(a) : run(a.verb)
+            }
             className={`rounded border px-2 py-0.5 text-xs disabled:opacity-50 ${
               a.danger
                 ? 'border-crit/60 text-crit hover:bg-crit/10'
@@ -349,8 +360,33 @@ function SimulationControls({ cluster, node, mode }: { cluster: string; node: st
           node={node}
           verb={pending}
           onCancel={() => setPending(undefined)}
-          onConfirm={(typed) => run(pending, false, typed)}
+          onConfirm={(typed) => run(pending, typed)}
         />
+      )}
+      {asking?.confirm && (
+        <div
+          role="group"
+          aria-label={`Confirm ${asking.label.toLowerCase()} on ${node}`}
+          className="mt-2 flex flex-wrap items-center gap-1.5 rounded border border-crit/50 p-2 text-xs"
+        >
+          <span>
+            {asking.label} {node}? {asking.confirm}.
+          </span>
+          <button
+            type="button"
+            onClick={() => run(asking.verb)}
+            className="rounded border border-crit px-2 py-0.5 font-semibold text-crit"
+          >
+            {asking.label}
+          </button>
+          <button
+            type="button"
+            onClick={() => setAsking(undefined)}
+            className="rounded border border-line px-2 py-0.5"
+          >
+            Keep it
+          </button>
+        </div>
       )}
       <p className="mt-1.5 min-h-4 text-xs" role="status">
         {act.isPending && `${last}…`}
@@ -410,21 +446,5 @@ function ConfirmByName({
         </button>
       </div>
     </form>
-  );
-}
-
-/** The node's fence at a glance: phase, progress, what is happening, and where to act. */
-function NodeFencing({ fence }: { fence: FenceRow }) {
-  return (
-    <section aria-label="Fencing" data-testid="node-panel-fence" className="rounded border border-line p-2">
-      <h3 className="mb-1 flex items-center gap-2 text-xs font-semibold uppercase tracking-wide text-dim">
-        Fencing <PhaseBadge phase={fence.status.phase} />
-        <Link href="/fencing" className="ml-auto normal-case text-info hover:underline">
-          Fencing page
-        </Link>
-      </h3>
-      <Progress steps={fence.progress} failed={fence.status.phase === 'Failed'} />
-      <p className="mt-1 text-xs">{fence.status.message}</p>
-    </section>
   );
 }

@@ -1,4 +1,7 @@
 'use client';
+import { FenceBar } from '../fencing/FenceBar';
+import { IncidentTitle } from './IncidentTitle';
+import { CancelAllHost } from '../actions/CancelAllDialog';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
@@ -30,14 +33,14 @@ export function focusSearch(): boolean {
 
 const NAV = [
   { href: '/', label: 'Map', keys: 'g m' },
-  { href: '/incident', label: 'Incident', keys: 'g c' },
+  { href: '/incident', label: 'Incident', keys: 'g i' },
   { href: '/timeline', label: 'Timeline', keys: 'g t' },
   { href: '/nodes', label: 'Nodes', keys: 'g n' },
   { href: '/pods', label: 'Pods', keys: 'g p' },
   { href: '/volumes', label: 'Volumes', keys: 'g v' },
   { href: '/fencing', label: 'Fencing', keys: 'g f' },
   { href: '/protectors', label: 'Protectors', keys: 'g r' },
-  { href: '/instance-ids', label: 'Instance IDs', keys: 'g i' },
+  { href: '/instance-ids', label: 'Instance IDs', keys: 'g d' },
   { href: '/leadership', label: 'Leadership', keys: 'g l' },
   { href: '/audit', label: 'Audit', keys: 'g a' },
 ];
@@ -121,11 +124,21 @@ export function Shell({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col" data-keys={keysOn ? 'on' : undefined}>
       <TopBar onHelp={() => setHelp(true)} mode={mode} />
+      {/* the first Tab stop: past the navigation and the bars to the page (issue 25: 15 stops) */}
+      <a
+        href="#main"
+        className="sr-only z-50 rounded bg-panel px-2 py-1 text-sm font-semibold text-info focus:not-sr-only focus:fixed focus:top-1 focus:left-1 focus:outline-2 focus:outline-info"
+      >
+        Skip to the page
+      </a>
+      <IncidentTitle />
+      <FenceBar />
       <ConnectionBanner />
       <ClusterProblemBanner />
       <ModeFrame mode={mode}>{children}</ModeFrame>
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
       <GuardedActionHost />
+      <CancelAllHost />
     </div>
   );
 }
@@ -229,26 +242,31 @@ function HealthIndicator() {
   const informers = health?.informers ?? [];
   const unsynced = informers.filter((i) => !i.synced);
   const errors = informers.filter((i) => i.lastError);
+  // the first paint is 'connecting', not a failure: muted, not a red "disconnected" (issue 25)
   const state =
-    conn !== 'connected'
-      ? 'crit'
-      : !health
-        ? 'muted'
-        : unsynced.length
-          ? 'warn'
-          : errors.length
+    conn === 'connecting'
+      ? 'muted'
+      : conn !== 'connected'
+        ? 'crit'
+        : !health
+          ? 'muted'
+          : unsynced.length
             ? 'warn'
-            : 'ok';
+            : errors.length
+              ? 'warn'
+              : 'ok';
   const label =
-    conn !== 'connected'
-      ? 'Live updates disconnected'
-      : !health
-        ? 'Informer health unknown'
-        : unsynced.length
-          ? `${unsynced.length} informer(s) not synced`
-          : errors.length
-            ? 'Informers synced, with recent errors'
-            : 'Informers synced';
+    conn === 'connecting'
+      ? 'Connecting to live updates…'
+      : conn !== 'connected'
+        ? 'Live updates disconnected'
+        : !health
+          ? 'Informer health unknown'
+          : unsynced.length
+            ? `${unsynced.length} informer(s) not synced`
+            : errors.length
+              ? 'Informers synced, with recent errors'
+              : 'Informers synced';
   const detail = informers
     .map(
       (i) =>
@@ -328,11 +346,18 @@ function ConnectionBanner() {
 }
 
 function ModeFrame({ mode, children }: { mode: ClusterMode; children: ReactNode }) {
-  if (mode === 'normal') return <main className="flex min-h-0 flex-1 flex-col">{children}</main>;
+  if (mode === 'normal')
+    return (
+      <main id="main" tabIndex={-1} className="flex min-h-0 flex-1 flex-col outline-none">
+        {children}
+      </main>
+    );
   const protectedMode = mode === 'protected';
   return (
     <main
-      className={`relative flex min-h-0 flex-1 flex-col border-4 ${protectedMode ? 'border-crit' : 'border-warn'}`}
+      id="main"
+      tabIndex={-1}
+      className={`relative flex outline-none min-h-0 flex-1 flex-col border-4 ${protectedMode ? 'border-crit' : 'border-warn'}`}
       aria-label={protectedMode ? 'Cluster in protected mode' : 'Cluster in read-only mode'}
     >
       <div

@@ -54,8 +54,12 @@ export function parseAuditMessage(message: string | undefined): AuditFields | un
   };
 }
 
-/** automatic: Palisade acted itself (a fence step, a release, a cancelled fence honoured) */
-export type AuditOutcome = 'safe' | 'overridden' | 'simulation' | 'automatic';
+/**
+ * automatic: Palisade acted itself (a fence step, a release, a cancelled fence honoured);
+ * person: a fence step a person caused (Fence now, an approval): not Palisade's own decision
+ */
+export type AuditOutcome = 'safe' | 'overridden' | 'simulation' | 'automatic' | 'person';
+export const AUDIT_OUTCOMES = ['safe', 'overridden', 'simulation', 'automatic', 'person'] as const;
 
 /** What the Audit page lists: people's guarded actions, simulated faults, and Palisade's fences. */
 export type AuditAction = GuardedAction | 'simulation' | 'fence';

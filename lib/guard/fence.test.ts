@@ -159,6 +159,12 @@ describe('judgeRemoveOutOfServiceTaint', () => {
 
 describe('judgeCancelAnnounced: a fence announced before its NodeFence exists', () => {
   const policy = { name: 'demo', paused: false };
+  it('says what happens next in whole sentences (issue 25: one was cut after "its next incident is")', () => {
+    const v = judgeCancelAnnounced({ nodeName: 'a1-2', node: node(), policy });
+    expect(text(v)).toMatch(
+      /once a1-2 has been healthy again, a new incident is announced and fenced as usual/,
+    );
+  });
   it.each<[string, Parameters<typeof judgeCancelAnnounced>[0], Outcome, RegExp]>([
     [
       'unreachable, covered: safe',

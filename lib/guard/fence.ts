@@ -60,7 +60,7 @@ export function judgeCancelAnnounced({ nodeName, node, policy }: CancelAnnounced
     return refused(`NodeFence ${nodeName} not found: ${nodeName} is Ready, so no fence is coming`);
   return safe([
     `no NodeFence yet: the fence FencePolicy ${policy.name} announced for ${nodeName} is cancelled before it starts, and ${nodeName} stays as it is`,
-    `this incident is not fenced unless someone fences it now; once ${nodeName} has been healthy again, its next incident is`,
+    `this incident is not fenced unless someone fences it now; once ${nodeName} has been healthy again, a new incident is announced and fenced as usual`,
   ]);
 }
 

@@ -65,8 +65,9 @@ export function auditRowOfEntry(e: HistoryEntry): AuditRow | undefined {
       action: 'fence',
       label: e.kind === 'fence-cancel' ? 'Fence cancelled' : `Fence: ${e.reason}`,
       by: e.actor ?? 'palisade',
-      why: e.kind === 'fence-cancel' ? str(d.why) : str(d.policy) ? `policy ${str(d.policy)}` : '',
-      outcome: 'automatic',
+      why:
+        e.kind === 'fence-cancel' || d.person ? str(d.why) : str(d.policy) ? `policy ${str(d.policy)}` : '',
+      outcome: d.person === true ? 'person' : 'automatic',
       what: [node ? `node ${node}: ${e.message}` : e.message, released].filter(Boolean).join(' — '),
       reasons: [],
     };

@@ -110,6 +110,8 @@ const fenceObject = z.object({
     policy: z.string().default(''),
     approvedBy: z.string().nullish(),
     cancelRequested: z.object({ by: z.string(), reason: z.string().default('') }).nullish(),
+    // Fence now: a person asked for this fence, and why
+    requestedBy: z.object({ by: z.string(), reason: z.string().default('') }).nullish(),
   }),
   status: z
     .object({
@@ -146,11 +148,15 @@ export function fenceEntries(cluster: string, raw: unknown): HistoryEntry[] {
     const ms = Date.parse(s.at);
     if (Number.isNaN(ms)) return [];
     const cancelled = s.phase === 'Cancelled';
-    const actor = cancelled
-      ? (spec.cancelRequested?.by ?? PALISADE_ACTOR)
-      : s.phase === 'Fencing' && spec.approvedBy
-        ? spec.approvedBy
-        : PALISADE_ACTOR;
+    // the person behind the step: who cancelled, who asked for the fence (Fence now) or approved
+    // it; Palisade for the steps it takes by itself (issue 25: Fence now read "automatic")
+    const person =
+      (s.phase === 'Detected' || s.phase === 'Fencing') && spec.requestedBy
+        ? spec.requestedBy
+        : s.phase === 'Fencing' && spec.approvedBy
+          ? { by: spec.approvedBy, reason: '' }
+          : undefined;
+    const actor = cancelled ? (spec.cancelRequested?.by ?? PALISADE_ACTOR) : (person?.by ?? PALISADE_ACTOR);
     return [
       {
         id: `fence:${m.uid ?? m.name}:${s.phase}:${s.at}`,
@@ -166,6 +172,7 @@ export function fenceEntries(cluster: string, raw: unknown): HistoryEntry[] {
           node: spec.nodeName,
           policy: spec.policy,
           ...(cancelled && spec.cancelRequested ? { why: spec.cancelRequested.reason } : {}),
+          ...(person ? { person: true, ...(person.reason ? { why: person.reason } : {}) } : {}),
           ...(s.released ? { released: s.released } : {}),
         },
       },

@@ -325,6 +325,32 @@ describe('entries from facts', () => {
     expect(es[3].message).toBe('fence of node a2-1: Cancelled');
     expect(new Set(es.map((e) => e.id)).size).toBe(4);
   });
+  it('a fence a person asked for (Fence now): its Detected and Fencing steps are theirs, with why', () => {
+    const asked = {
+      metadata: { name: 'b1-1', uid: 'f2' },
+      spec: {
+        nodeName: 'b1-1',
+        policy: 'demo',
+        requestedBy: { by: 'ann', at: at(0), reason: 'rack is dark' },
+      },
+      status: {
+        steps: [
+          { phase: 'Detected', at: at(0), message: 'fence requested by ann' },
+          { phase: 'Fencing', at: at(1), message: 'fencing b1-1' },
+          { phase: 'Fenced', at: at(4), message: 'powered off' },
+        ],
+      },
+    };
+    const es = fenceEntries('c1', asked);
+    expect(es.map((e) => [e.reason, e.actor, e.details?.person ?? false])).toEqual([
+      ['Detected', 'ann', true],
+      ['Fencing', 'ann', true],
+      ['Fenced', 'palisade', false],
+    ]);
+    // the Audit page: "by a person", not "automatic" (issue 25)
+    expect(es.map((e) => auditRowOfEntry(e)?.outcome)).toEqual(['person', 'person', 'automatic']);
+    expect(auditRowOfEntry(es[0]!)).toMatchObject({ by: 'ann', why: 'rack is dark' });
+  });
   it.each([[{}], [{ metadata: { name: 'x' } }], [null]])('no entries for what is no fence: %j', (raw) => {
     expect(fenceEntries('c1', raw)).toEqual([]);
   });

@@ -15,6 +15,8 @@ import { REPLICA_IDENTITY } from '../replica.js';
 import { whoAmI } from './whoami.js';
 
 export interface SignInOptions {
+  /** the embedded cluster's demo users' tokens file, relative to where Palisade started */
+  demoTokens?: string;
   /** shown on the sign-in page when an identity provider is configured */
   oidc?: { issuer: string; start: string };
   extra?: (
@@ -74,7 +76,12 @@ function session(auth: ConsoleAuth, opts: SignInOptions, res: http.ServerRespons
   sendJson(res, 200, {
     signedIn: false,
     replica: REPLICA_IDENTITY,
-    ways: { token: true, oidc: opts.oidc ?? null, link: auth.link !== undefined },
+    ways: {
+      token: true,
+      oidc: opts.oidc ?? null,
+      link: auth.link !== undefined,
+      demoTokens: opts.demoTokens ?? null,
+    },
   });
 }
 

@@ -9,15 +9,19 @@ import type { ConsoleAuth } from './service.js';
 
 export function consoleSignIn(o: {
   oidc?: OidcConfig;
+  /** the embedded cluster's demo tokens file: the sign-in page names it (no demo users elsewhere) */
+  demoTokens?: string;
   auth: ConsoleAuth;
   /** the address people reach the console by (the provider redirects back to it) */
   publicUrl: () => string;
   logger: Logger;
 }): { signIn: SignInOptions; stop(): void } {
-  if (!o.oidc) return { signIn: {}, stop: () => undefined };
+  const demo = o.demoTokens ? { demoTokens: o.demoTokens } : {};
+  if (!o.oidc) return { signIn: demo, stop: () => undefined };
   const oidc = new OidcSignIn(o.oidc, o.auth, o.publicUrl, component('oidc', {}, o.logger));
   return {
     signIn: {
+      ...demo,
       oidc: { issuer: oidc.issuer, start: '/auth/oidc/start' },
       extra: (req, res, a, path) => oidc.route(req, res, a, path),
       endSession: (current, all) => oidc.signOut(current, all),

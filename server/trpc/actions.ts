@@ -8,7 +8,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { CONSOLE_COMPONENT } from '../../lib/console/actionEvents.js';
 import { GUARDED_ACTION_NAMES, MAX_REASON_LENGTH } from '../../lib/guard/actions.js';
-import { type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
+import { AUDIT_OUTCOMES, type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
 import { AUDIT_KINDS, auditRowOfEntry, mergeAuditRows } from '../../lib/history/audit.js';
 import { MAX_TIMELINE_LIMIT } from '../../lib/history/filter.js';
 import { FENCE_PLURAL, type FencePolicySpec, GROUP } from '../../lib/fencing/types.js';
@@ -101,7 +101,7 @@ export const performInput = z.discriminatedUnion(
 export const auditInput = z.object({
   cluster,
   action: z.enum([...GUARDED_ACTION_NAMES, 'simulation', 'fence']).optional(),
-  outcome: z.enum(['safe', 'overridden', 'simulation', 'automatic']).optional(),
+  outcome: z.enum(AUDIT_OUTCOMES).optional(),
   user: z.string().max(256, 'user is longer than 256 characters').optional(),
   text: z.string().max(200, 'text is longer than 200 characters').optional(),
   limit: z.number().int().min(1).max(5000).default(500),

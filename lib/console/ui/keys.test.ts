@@ -47,10 +47,18 @@ describe('handleKey', () => {
       want: [undefined, 'go-volumes'],
     },
     {
-      name: 'g i',
+      name: 'g i: the incident view (issue 25)',
       keys: [
         { key: 'g', at: 0 },
         { key: 'i', at: 10 },
+      ],
+      want: [undefined, 'go-incident'],
+    },
+    {
+      name: 'g d: the instance IDs',
+      keys: [
+        { key: 'g', at: 0 },
+        { key: 'd', at: 10 },
       ],
       want: [undefined, 'go-instance-ids'],
     },

@@ -27,9 +27,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: '?', action: 'toggle-help', description: 'Show or hide this help' },
   { keys: 'g m', action: 'go-map', description: 'Go to the cluster map' },
   {
-    keys: 'g c',
+    keys: 'g i',
     action: 'go-incident',
-    description: 'Go to the incident view (what is broken, at risk, being done, safe next)',
+    description: 'Go to the incident view (what is broken, at risk, being done, safe next; g c too)',
   },
   { keys: 'g t', action: 'go-timeline', description: 'Go to the incident timeline and replay' },
   { keys: 'g n', action: 'go-nodes', description: 'Go to the node list' },
@@ -39,7 +39,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'g f', action: 'go-fencing', description: 'Go to fencing (node fences and policies)' },
   { keys: 'g a', action: 'go-audit', description: 'Go to the audit of guarded actions' },
   {
-    keys: 'g i',
+    keys: 'g d',
     action: 'go-instance-ids',
     description: 'Go to the instance IDs (maps, stale entries, conflicts)',
   },
@@ -76,7 +76,9 @@ const SEQUENCES: Record<string, ShortcutAction> = {
   'g v': 'go-volumes',
   'g f': 'go-fencing',
   'g a': 'go-audit',
-  'g i': 'go-instance-ids',
+  // issue 25: a commander reaches for "g i" for the incident; "g c" stays for those who learnt it
+  'g i': 'go-incident',
+  'g d': 'go-instance-ids',
   'g l': 'go-leadership',
   'g c': 'go-incident',
   'g t': 'go-timeline',
