@@ -78,16 +78,23 @@ describe('fencing controller', { timeout: 240_000 }, () => {
     ).toBe(true);
     expect(t.cluster.checker.list()).toEqual([]);
 
-    const reasons = (await t.nodeEvents(node)).map((e) => e.reason);
-    expect(reasons).toEqual(
-      expect.arrayContaining([
-        'FenceDetected',
-        'FenceAgentStarted',
-        'FenceAgentSucceeded',
-        'FenceVerified',
-        'OutOfServiceTaintAdded',
-        'FenceReleased',
-      ]),
+    // the controller writes each Event just after its phase: wait for them, not just the phase
+    // (x15 at load 12: the list was read while FenceReleased was still on its way)
+    const want = [
+      'FenceDetected',
+      'FenceAgentStarted',
+      'FenceAgentSucceeded',
+      'FenceVerified',
+      'OutOfServiceTaintAdded',
+      'FenceReleased',
+    ];
+    await eventually(
+      async () => {
+        const reasons = new Set((await t!.nodeEvents(node)).map((e) => e.reason));
+        return want.every((r) => reasons.has(r));
+      },
+      `the fence's Events (${want.join(', ')})`,
+      20_000,
     );
 
     // the node comes back: powered on, heartbeating (partition healed) -> taint off, Recovered
