@@ -546,7 +546,11 @@ export class FencingController {
       .check(f.spec.nodeName)
       .catch((e) => ({ state: 'unknown', confirmed: false, detail: `status query failed: ${errorText(e)}` }));
     if (!holds.confirmed) return this.releaseHeld(f, holds.detail);
-    const { event, what, released } = await this.release.apply(f.spec.nodeName, strategy);
+    const { event, what, released } = await this.release.apply(
+      f.spec.nodeName,
+      strategy,
+      f.status.phase === 'Fenced',
+    );
     const named = !!released && released.pods.length + released.volumeAttachments.length > 0;
     if (f.status.phase === 'Fenced')
       f = await this.api.writeStatus(withPhase(f, 'Releasing', 'Releasing', what, Date.now(), released));
@@ -573,6 +577,7 @@ export class FencingController {
     const agent = w.policy.agent.type === 'storage' ? this.agent(w) : undefined;
     await agent?.unfence?.(node);
     const removed = await this.release.removeTaint(node);
+    this.release.forget(node);
     const msg = `node ${node} is back (Ready and heartbeating since the fence)${agent ? '; storage access restored' : ''}${removed ? '; out-of-service taint removed' : ''}`;
     const next = await this.api.writeStatus(withPhase(f, 'Recovered', 'NodeRecovered', msg, Date.now()));
     await this.event(next, 'FenceRecovered', msg);

@@ -39,24 +39,42 @@ export function namesOf(r: Released | undefined): string {
 }
 
 export class Release {
+  /**
+   * node -> the round that added its taint: when the NodeFence's status write after it fails (a
+   * 409 at load), the next round finds the taint there and the pods gone, and would record that
+   * nothing was released; the first recorded round says what that taint released instead.
+   */
+  private readonly taintRounds = new Map<string, ReleaseRound & { released: Released }>();
+
   constructor(private readonly api: FencingApi) {}
 
-  /** Carry out one release round: what it found or did, and the Event's reason if it changed anything. */
-  async apply(node: string, strategy: ReleaseStrategy): Promise<ReleaseRound> {
+  /**
+   * Carry out one release round: what it found or did, and the Event's reason if it changed
+   * anything. `first`: no release round of this fence is recorded yet (its phase is Fenced).
+   */
+  async apply(node: string, strategy: ReleaseStrategy, first = false): Promise<ReleaseRound> {
     if (strategy === 'ResourceDeletion') return this.deleteResources(node);
     // what the taint releases: the node's pods (Kubernetes evicts them) and the attachments naming
     // it (Kubernetes detaches them at once), read before the taint so the record names them
     const before = await this.onNode(node);
     const tainted = await this.taint(node);
     const finished = await this.forceDelete(node, (p) => !!p.metadata?.deletionTimestamp);
+    const unrecorded = first && !tainted.event ? this.taintRounds.get(node) : undefined;
+    if (unrecorded) return withForceDeleted(unrecorded, finished);
     const released: Released = tainted.event ? before : { pods: finished, volumeAttachments: [] };
     const names = namesOf(released);
     if (tainted.event && names) tainted.what = `${tainted.what}; it releases ${names}`;
+    if (tainted.event) this.taintRounds.set(node, { ...tainted, released });
     if (!finished.length) return tainted.event ? { ...tainted, released } : tainted;
     const what = `force-deleted ${finished.length} evicted pod(s) of the fenced node (rather than wait for the pod GC sweep): ${finished.join(', ')}`;
     return tainted.event
       ? { event: tainted.event, what: `${tainted.what}; ${what}`, released }
       : { event: 'ResourcesDeleted', what, released };
+  }
+
+  /** Forget the taint round of a node that is back (its next fence starts afresh). */
+  forget(node: string): void {
+    this.taintRounds.delete(node);
   }
 
   /** The node's pods that still run (or are being evicted) and the VolumeAttachments naming it, read live. */
@@ -157,4 +175,10 @@ export class Release {
     }
     throw new Error(`node ${node} kept changing: the out-of-service taint was not removed (will retry)`);
   }
+}
+
+/** An unrecorded taint round, with the evicted pods this round force-deleted added to its record. */
+function withForceDeleted(round: ReleaseRound & { released: Released }, finished: string[]): ReleaseRound {
+  const pods = [...new Set([...round.released.pods, ...finished])].sort();
+  return { ...round, released: { ...round.released, pods } };
 }
