@@ -168,6 +168,11 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
   await test.step('the map opens the incident view: four nodes down, fences held by the budget', async () => {
     await page.getByRole('link', { name: 'Open incident view' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Incident' })).toBeVisible();
+    // the headline names the zone and the workloads hit, by name with ready/desired (issue 25)
+    const headline = page.getByTestId('incident-status');
+    await expect(headline).toContainText(`${ZONE} down: 4/4 nodes`, { timeout: 60_000 });
+    await expect(headline).toContainText(/(orders-db|queue) [0-2]\/3/, { timeout: 60_000 });
+    marks.headline = Date.now();
     const situation = page.getByTestId('incident-situation');
     await expect(situation).toContainText('4', { timeout: 60_000 });
     await expect(page.getByTestId('incident-remediation')).toContainText(/budget/i, { timeout: 90_000 });
@@ -198,6 +203,10 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
         { timeout: 120_000 },
       );
     marks.announced = Date.now();
+    // the sticky bar says it on every page, with Cancel and Pause at hand
+    await expect(
+      page.getByRole('region', { name: 'Announced fences' }).getByTestId('fence-bar-text'),
+    ).toHaveText(/fences? (in \d+ s|due now)/);
     await shot(page, '04-incident-warning-window.png');
     await page.goto(`${url}/fencing`);
     await expect(page.getByTestId(`fence-${dark[0]}`)).toContainText(
@@ -251,11 +260,16 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     restored,
     fenced: dark,
     phases: fences.map((f) => f?.status.phase),
-    secondsAfterPowerOff: { held: secs('held'), announced: secs('announced'), released: secs('released') },
+    secondsAfterPowerOff: {
+      headline: secs('headline'),
+      held: secs('held'),
+      announced: secs('announced'),
+      released: secs('released'),
+    },
     violations,
   };
   const text = [
-    `zone-outage demo: ${ZONE} (${zoneNodes.join(', ')}) lost power; the budget (maxUnhealthy 2) held every fence`,
+    `zone-outage demo: ${ZONE} (${zoneNodes.join(', ')}) lost power; the headline named it ${summary.secondsAfterPowerOff.headline} s after; the budget (maxUnhealthy 2) held every fence`,
     `  power back on ${restored.join(', ')}; ${dark.join(', ')} announced ${summary.secondsAfterPowerOff.announced} s, released ${summary.secondsAfterPowerOff.released} s after the outage`,
     `  timeline kept across a console restart; checker violations: ${violations.length}`,
   ].join('\n');

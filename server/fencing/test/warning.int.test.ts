@@ -93,18 +93,16 @@ describe('the warning window', { timeout: 240_000 }, () => {
     // the person reviews it; the fence changes since (the controller writes its status): in its
     // window a cancel is as safe as before, so it is written on the version read now, not a 409
     const seen = await preview(adminSeam(t), { action: 'cancelFence', fence: node });
-    await t.cluster.kc
-      .makeApiClient(k8s.CustomObjectsApi)
-      .patchClusterCustomObject(
-        {
-          group: GROUP,
-          version: VERSION,
-          plural: 'nodefences',
-          name: node,
-          body: { metadata: { labels: { touched: 'yes' } } },
-        },
-        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-      );
+    await t.cluster.kc.makeApiClient(k8s.CustomObjectsApi).patchClusterCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: 'nodefences',
+        name: node,
+        body: { metadata: { labels: { touched: 'yes' } } },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
     const done = await perform(adminSeam(t), {
       action: 'cancelFence',
       fence: node,
