@@ -7,7 +7,7 @@ import { safeNext } from '@/lib/auth/redirect';
 import { endedWords } from '@/lib/auth/session';
 import { fetchSession, type SessionInfo } from './session';
 
-const ENDED = new Set(['idle', 'absolute', 'signed-out', 'refresh-failed']);
+const ENDED = new Set(['idle', 'absolute', 'signed-out', 'refresh-failed', 'gone']);
 
 export function SignIn() {
   const [info, setInfo] = useState<SessionInfo | undefined>(undefined);

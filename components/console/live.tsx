@@ -32,7 +32,7 @@ import {
   podsFromSnapshot,
 } from '@/lib/console/ui/live';
 import { afterDisconnect, reconnectDelayMs, subscribeRequest } from '@/lib/console/ui/reconnect';
-import { goToSignIn } from '../auth/session';
+import { fetchSession, goToSignIn } from '../auth/session';
 import { useCluster } from './cluster';
 
 /** The browser's socket, typed by the one event map both ends share (lib/console/live.ts). */
@@ -122,6 +122,9 @@ export function LiveProvider({ children }: { children: ReactNode }) {
         return goToSignIn();
       setConn('disconnected');
       setLostAt((t) => t ?? Date.now());
+      // a refused WebSocket upgrade says only "websocket error": ask whether the session still
+      // exists (issue 25: after a restart the page said "Reconnecting…" for ever, never why)
+      void sessionGone();
     });
     // the server ends the connection with the session, and says why
     socket.on('session:ended', (m: { why?: string }) => goToSignIn(m?.why));
@@ -259,4 +262,20 @@ export function useHealth(cluster: string | undefined): ClusterHealth | undefine
 export function useSelectedHealth(): ClusterHealth | undefined {
   const { cluster, current } = useCluster();
   return useHealth(cluster) ?? current?.health;
+}
+
+let checkingSession = false;
+
+/** After a failed connect: off to the sign-in page, saying why, if the console no longer knows the session. */
+async function sessionGone(): Promise<void> {
+  if (checkingSession) return;
+  checkingSession = true;
+  try {
+    const s = await fetchSession();
+    if (!s.signedIn) goToSignIn('gone');
+  } catch {
+    // the console is down (restarting): the next failed connect asks again
+  } finally {
+    checkingSession = false;
+  }
 }

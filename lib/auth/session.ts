@@ -30,8 +30,10 @@ export function sessionState(s: SessionTimes, now: number, limits: SessionLimits
 }
 
 /** Why a session ended, in words for the sign-in page. */
-export function endedWords(ended: 'idle' | 'absolute' | 'signed-out' | 'refresh-failed'): string {
+export function endedWords(ended: 'idle' | 'absolute' | 'signed-out' | 'refresh-failed' | 'gone'): string {
   switch (ended) {
+    case 'gone':
+      return 'Your session ended: the console no longer knows it (it restarted, or the session was revoked). Sign in again.';
     case 'idle':
       return 'Your session ended after a while without activity. Sign in again.';
     case 'absolute':
