@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Locator, type Page, test } from '@playwright/test';
+import { checkA11y } from './axe';
 import { E2E_KUBECONFIG, tile } from './helpers';
 
 // Issue 25, "Reach": every announced fence can be cancelled from where the commander is looking —
@@ -223,6 +224,21 @@ test('the bar pauses the policy, says so on every page, resumes it, and cancels 
       new RegExp(`Fencing paused:\\s*policy ${POLICY} by \\S*admin\\S* at \\d\\d:\\d\\d:\\d\\d`),
     );
   }
+  // axe in both themes on what only an incident shows: the bar, fence labels on the tiles, the
+  // node panel's fence section, the headline and the announced list (issue 25, finding 10)
+  await page.goto('/');
+  await expect(tile(page, NODES.all1).getByTestId('node-fence')).toBeVisible();
+  await checkA11y(page, 'map, two fences held by a paused policy');
+  await tile(page, NODES.all1)
+    .getByRole('button', { name: new RegExp(`^${NODES.all1}`) })
+    .click();
+  await expect(page.getByTestId('node-panel-fence')).toBeVisible();
+  await checkA11y(page, 'node panel, a fence held');
+  await page.goto('/incident');
+  await expect(page.getByTestId('incident-announced')).toBeVisible();
+  await checkA11y(page, 'incident view, fences announced');
+  await page.goto('/nodes');
+
   // Resume (counted down like any destructive action): the countdown goes on
   await bar.getByTestId('guarded-open-resumeFencePolicy').click();
   await dialog.getByTestId('guarded-submit').click();
@@ -231,11 +247,16 @@ test('the bar pauses the policy, says so on every page, resumes it, and cancels 
   await expect(bar.getByTestId('fence-bar-text')).toHaveText(/^2 fences in \d+ s/);
   await expect(bar.getByTestId(`fence-bar-paused-${POLICY}`)).toHaveCount(0);
 
-  // Cancel all: each one through the seam, each line saying what happened
+  // Cancel all: each one through the seam, each line saying what happened (axe on the dialog
+  // first, then timed from a fresh opening)
+  const all = page.getByRole('dialog', { name: 'Cancel all 2 announced fences' });
+  await bar.getByTestId('fence-bar-cancel-all').click();
+  await expect(all.getByTestId(`cancel-all-item-${NODES.all1}`)).toContainText(/runs in \d+ s/);
+  await checkA11y(page, 'cancel-all dialog');
+  await all.getByRole('button', { name: 'Keep them' }).click();
+  await expect(all).toHaveCount(0);
   const shown = Date.now();
   await bar.getByTestId('fence-bar-cancel-all').click();
-  const all = page.getByRole('dialog', { name: 'Cancel all 2 announced fences' });
-  await expect(all.getByTestId(`cancel-all-item-${NODES.all1}`)).toContainText(/runs in \d+ s/);
   await all.getByRole('button', { name: 'a network or control-plane partition, not a node failure' }).click();
   await all.getByTestId('cancel-all-submit').click();
   for (const n of [NODES.all1, NODES.all2])

@@ -38,7 +38,7 @@ export function AnnouncedFences({ cluster, readOnly }: { cluster: string; readOn
               cluster={cluster}
               fence={a.fence}
               disabled={readOnly}
-              ariaLabel={`Cancel the fence on ${a.node}`}
+              ariaLabel={`Cancel fence on ${a.node}`}
             />
             <PausePolicyButton cluster={cluster} policy={a.policy} paused={a.paused} disabled={readOnly} />
           </li>

@@ -86,7 +86,8 @@ export interface Loaded {
    * the write is made conditional on the resourceVersion just read (and judged) here. Cancelling
    * a fence in its warning window: the controller writes its status meanwhile, and a cancel is
    * as safe after that write as before it (issue 25: the 409 cost the commander the window).
-   * A rebased write that still meets a 409 is read, judged and written once more (perform.ts).
+   * A rebased write that still meets a 409 is read, judged and written again, up to 5 times
+   * (perform.ts, as client-go's RetryOnConflict).
    */
   rebase?: boolean;
   /** performs the write; answers what the API server did (or would do, on a dry run) */

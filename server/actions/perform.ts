@@ -207,10 +207,13 @@ export async function perform(ctx: ActionContext, r: ActionRequest & Submission)
   }
 }
 
+/** Rebased writes retried on a 409, as client-go's RetryOnConflict (DefaultRetry: 5 steps). */
+const REBASE_ATTEMPTS = 5;
+
 async function performUnlogged(
   ctx: ActionContext,
   r: ActionRequest & Submission,
-  again = false,
+  attempt = 1,
 ): Promise<Performed> {
   const name = targetName(r);
   refuseByMode(ctx.conn, name, r);
@@ -243,9 +246,10 @@ async function performUnlogged(
     });
   } catch (e) {
     const err = fromApi(e, `${t.kind} ${name}`);
-    // a rebased decision met a write in between (the controller created or updated the fence):
-    // read, judge and write once more, all checks again
-    if (err.code === 'CONFLICT' && loaded.rebase && !again) return performUnlogged(ctx, r, true);
+    // a rebased decision met a write in between (the controller created the fence, or wrote its
+    // status twice in a row just after): read, judge and write again, all checks again
+    if (err.code === 'CONFLICT' && loaded.rebase && attempt < REBASE_ATTEMPTS)
+      return performUnlogged(ctx, r, attempt + 1);
     throw err;
   }
   const base = { action: loaded.action, dryRun, target: t, verdict: loaded.verdict, overridden, outcome };
