@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { checkA11y } from './axe';
@@ -10,6 +11,7 @@ import { E2E_KUBECONFIG, tile } from './helpers';
 // kubelet, Ready=Unknown from its first status, which this spec's FencePolicy (covering only these
 // nodes) announces at once. Each cancel is timed from the moment the place shows the fence to the
 // dialog's "Done", and must land inside the warning window: the fence never runs an agent.
+const DOCS = resolve(import.meta.dirname, '..', 'docs');
 const POLICY = 'e2e-reach';
 const LABEL = 'e2e.palisade.dev/reach';
 const WINDOW_S = 90;
@@ -208,6 +210,16 @@ test('the bar pauses the policy, says so on every page, resumes it, and cancels 
       timeout: 45_000,
     },
   );
+
+  // the docs' pictures: the bar and the tiles' Cancel on the map, the incident view's first screen
+  await page.goto('/');
+  await expect(tile(page, NODES.all1).getByRole('button', { name: /Cancel the fence/ })).toBeVisible();
+  await page.screenshot({ path: resolve(DOCS, 'console-fence-bar.png') });
+  await page.goto('/incident');
+  await expect(page.getByTestId('incident-announced')).toBeVisible();
+  await page.screenshot({ path: resolve(DOCS, 'console-incident-announced.png') });
+  await page.goto('/nodes');
+  await expect(bar.getByTestId('fence-bar-text')).toHaveText(/^2 fences in \d+ s/);
 
   // Pause from the bar: every page says fencing is paused, by whom, and offers Resume
   await bar.getByTestId('guarded-open-pauseFencePolicy').click();
