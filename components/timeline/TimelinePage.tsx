@@ -5,7 +5,7 @@
 // replay shows the map's nodes at a chosen time T. Live: refetched when the server records entries.
 import { useQuery } from '@tanstack/react-query';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { decodeTimelineLink, encodeTimelineLink, type TimelineView } from '@/lib/history/link';
 import { useCluster } from '../console/cluster';
 import { useHistoryLive } from './live';
@@ -21,12 +21,24 @@ export function TimelinePage() {
   const router = useRouter();
   const path = usePathname();
   const { cluster: selected } = useCluster();
-  // a link without a window opens on the hour before it was opened
-  const [openedAt] = useState(() => Date.now());
+  // a link without a window opens on the hour before it was opened: taken once mounted, as the
+  // server's render and the browser's would name two different hours (React error #418)
+  const [openedAt, setOpenedAt] = useState<number | undefined>(undefined);
+  useEffect(() => setOpenedAt(Date.now()), []);
   const decoded = useMemo(
-    () => decodeTimelineLink(new URLSearchParams(params.toString()), openedAt),
+    () =>
+      openedAt === undefined
+        ? undefined
+        : decodeTimelineLink(new URLSearchParams(params.toString()), openedAt),
     [params, openedAt],
   );
+  if (!decoded)
+    return (
+      <div className="p-3 text-sm">
+        <h1 className="text-base font-semibold">Timeline</h1>
+        <p className="text-dim">Loading…</p>
+      </div>
+    );
   if (!decoded.ok)
     return (
       <div className="p-3 text-sm">
