@@ -364,6 +364,7 @@ function SimulationControls({ cluster, node, mode }: { cluster: string; node: st
         />
       )}
       {asking?.confirm && (
+        // biome-ignore lint/a11y/useSemanticElements: a question with two buttons, not a form
         <div
           role="group"
           aria-label={`Confirm ${asking.label.toLowerCase()} on ${node}`}
