@@ -9,6 +9,7 @@ import { AnnouncedFences } from './Announced';
 import { AtRiskList } from './AtRiskList';
 import { FreshnessNote, StaleBanner } from './Freshness';
 import { useIncident } from './live';
+import { Placement } from './Placement';
 import { RemediationTable } from './RemediationTable';
 import { Situation } from './Situation';
 import { ZoneRollups } from './Zones';
@@ -53,6 +54,7 @@ export function IncidentPage() {
           <Situation data={data} />
           <AtRiskList cluster={cluster} data={data} readOnly={readOnly} />
           <RemediationTable cluster={cluster} data={data} readOnly={readOnly} />
+          <Placement cluster={cluster} data={data} />
         </>
       )}
     </div>

@@ -5,47 +5,9 @@
 // viewer's zone. Pure.
 import { nodeDisplayState } from '../console/ui/states';
 import { isFailed } from './nodes';
-import type { IncidentInput } from './types.js';
+import type { Headline, IncidentInput, WorkloadShort, ZoneRollup } from './types.js';
 
-export interface RackRollup {
-  rack: string;
-  nodes: number;
-  down: number;
-}
-
-export interface ZoneRollup {
-  zone: string;
-  nodes: number;
-  down: number;
-  racks: RackRollup[];
-}
-
-export interface WorkloadShort {
-  kind: string;
-  namespace: string;
-  name: string;
-  ready: number;
-  desired: number;
-}
-
-export interface Headline {
-  /** every zone, by name; nodes with no zone label under "" */
-  zones: ZoneRollup[];
-  /** workloads below their desired replicas, the worst (lowest ready share) first */
-  workloads: WorkloadShort[];
-  fences: {
-    /** announced or detected, counting down (not held by a paused policy) */
-    announced: number;
-    /** ms: when the soonest of them may run */
-    nextAt?: number;
-    /** an agent running, or the node being released */
-    inProgress: number;
-    /** held by the budget or a paused policy */
-    held: number;
-  };
-  /** the tightest budget of the policies that select nodes: how many more losses before fencing stops */
-  budget?: { policy: string; margin: number; unhealthy: number; maxUnhealthy: number; selected: number };
-}
+export type { Headline, RackRollup, WorkloadShort, ZoneRollup } from './types.js';
 
 const IN_PROGRESS = new Set(['Fencing', 'Fenced', 'Releasing']);
 

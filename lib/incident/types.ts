@@ -6,7 +6,6 @@ import type { WorkloadView } from '../console/views.js';
 import type { Phase } from '../fencing/types.js';
 import type { NodeDisplayState } from '../console/ui/states.js';
 import type { Risk } from '../volumes/rwoTypes.js';
-import type { Headline } from './headline.js';
 
 /** One NodeFence as the incident view needs it. */
 export interface FenceGlance {
@@ -264,6 +263,66 @@ export interface IncidentView {
   /** at-risk items beyond the list's length */
   atRiskMore: number;
   remediation: Remediation[];
+  /** replicas one node, rack or zone failure would take together (after recovery, say) */
+  spread: SpreadWarning[];
   /** true when nothing is unhealthy: the calm state */
   calm: boolean;
+}
+
+// ---- the headline (headline.ts) and placement (spread.ts): here, as IncidentView holds them
+
+export interface RackRollup {
+  rack: string;
+  nodes: number;
+  down: number;
+}
+
+export interface ZoneRollup {
+  zone: string;
+  nodes: number;
+  down: number;
+  racks: RackRollup[];
+}
+
+export interface WorkloadShort {
+  kind: string;
+  namespace: string;
+  name: string;
+  ready: number;
+  desired: number;
+}
+
+export interface Headline {
+  /** every zone, by name; nodes with no zone label under "" */
+  zones: ZoneRollup[];
+  /** workloads below their desired replicas, the worst (lowest ready share) first */
+  workloads: WorkloadShort[];
+  fences: {
+    /** announced or detected, counting down (not held by a paused policy) */
+    announced: number;
+    /** ms: when the soonest of them may run */
+    nextAt?: number;
+    /** an agent running, or the node being released */
+    inProgress: number;
+    /** held by the budget or a paused policy */
+    held: number;
+  };
+  /** the tightest budget of the policies that select nodes: how many more losses before fencing stops */
+  budget?: { policy: string; margin: number; unhealthy: number; maxUnhealthy: number; selected: number };
+}
+
+export type SpreadCode = 'same-node' | 'same-rack' | 'same-zone';
+
+export interface SpreadWarning {
+  workload: { kind: string; namespace: string; name: string };
+  code: SpreadCode;
+  /** the node, rack or zone they share */
+  where: string;
+  /** the replicas there, by name, and how many ready replicas the workload has in all */
+  pods: string[];
+  ready: number;
+  /** the pod to evict to rebalance: the newest of those sharing */
+  evict: { namespace: string; name: string };
+  /** evicting is safe only while the workload is at full strength (ready = desired) */
+  fullStrength: boolean;
 }

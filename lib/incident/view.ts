@@ -2,6 +2,7 @@
 import { atRiskOf } from './atRisk.js';
 import { freshnessOf } from './freshness.js';
 import { headlineOf } from './headline.js';
+import { spreadOf } from './spread.js';
 import { remediationOf } from './remediation.js';
 import { isCalm, situationOf } from './situation.js';
 import { changesOf } from './trend.js';
@@ -25,6 +26,7 @@ export function incidentView(i: IncidentInput, samples: SituationSample[]): Inci
     atRisk: rows,
     atRiskMore: more,
     remediation,
+    spread: spreadOf(i),
     calm: isCalm(situation) && rows.length === 0 && remediation.length === 0,
   };
 }
