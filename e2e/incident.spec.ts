@@ -143,6 +143,9 @@ async function incidentOn(page: Page, node: string, pods: string[]): Promise<voi
     const dialog = page.getByRole('dialog');
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText(`node ${node} is not fenced`);
+    // and offers the safe way to the same end: fence the node (issue 25, finding 7)
+    await dialog.getByRole('button', { name: `Fence ${node} now instead…` }).click();
+    await expect(page.getByRole('dialog')).toContainText(`Fence node now: ${node}`);
     await page.keyboard.press('Escape');
     await expect(dialog).toHaveCount(0);
 

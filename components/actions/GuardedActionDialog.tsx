@@ -14,6 +14,7 @@ import { AcknowledgeBox, FenceWait, submitWords } from './FenceWait';
 import { ReasonChoices } from './ReasonChoices';
 import { TimeLeft } from './TimeLeft';
 import { useCountdown } from './useCountdown';
+import { openGuardedAction } from './hostStore';
 import { useLivePreview } from './useLivePreview';
 
 export interface GuardedActionDialogProps {
@@ -112,6 +113,7 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
             </p>
           )}
           {p && <PreviewBody p={p} updatedAt={preview.dataUpdatedAt} />}
+          {p && !perform.isSuccess && <FenceInstead p={p} cluster={target.cluster} />}
           {p && !p.refusal && !perform.isSuccess && (
             <ConfirmInputs
               p={p}
@@ -149,6 +151,33 @@ export function GuardedActionDialog({ target, onClose, onDone }: GuardedActionDi
         </div>
       </div>
     </div>
+  );
+}
+
+/**
+ * A force delete refused or unsafe because the node is not fenced: the safe way to the same end
+ * is to fence it (its pods are then released, no split brain), one click away (issue 25, finding 7).
+ */
+function FenceInstead({ p, cluster }: { p: Preview; cluster: string }) {
+  if (p.action !== 'forceDeletePod' || p.verdict.safe || !p.node?.exists || p.node.fenced) return null;
+  const node = p.node.name;
+  return (
+    <p
+      className="flex flex-wrap items-center gap-2 rounded border border-info/60 p-2"
+      data-testid="guarded-fence-instead"
+    >
+      <span>
+        The safe way to the same end: fence <span className="font-mono">{node}</span>; its pods are then
+        released and start elsewhere, with no second copy running.
+      </span>
+      <button
+        type="button"
+        onClick={() => openGuardedAction({ action: 'fenceNode', cluster, node })}
+        className="rounded border border-info bg-info/15 px-2 py-0.5 text-xs font-semibold"
+      >
+        Fence {node} now instead…
+      </button>
+    </p>
   );
 }
 

@@ -32,7 +32,8 @@ describe('atRiskOf: a pod on a failed node', () => {
       'a fence announced (the warning window): wait, it says when',
       covering({ upcoming: [{ node: 'a', policy: 'p', fenceAt: NOW + 8_000, paused: false }] }),
       { action: 'wait-for-fence', node: 'a', fenceAt: NOW + 8_000, paused: false },
-      'forceDeletePod',
+      // waiting is safe; the faster safe way is Fence now, never Force delete beside "wait"
+      'fenceNode',
       { 'warning-window-over': false, 'node-fenced': false, 'budget-allows-fencing': true },
     ],
     [
@@ -53,7 +54,8 @@ describe('atRiskOf: a pod on a failed node', () => {
       'the fence is running: wait for it',
       covering({ fences: [fence('a', 'Fencing')] }),
       { action: 'wait-for-fence', node: 'a', fence: 'a' },
-      'forceDeletePod',
+      // nothing to press while the agent runs
+      undefined as unknown as string,
       { 'node-fenced': false },
     ],
     [

@@ -148,7 +148,7 @@ function podRow(p: PodView, i: IncidentInput, node: NodeView | undefined): AtRis
   const next: NextAction = verdict.safe
     ? { action: 'force-delete', pod: { namespace: p.namespace, name: p.name } }
     : waitOrFence(c);
-  const guarded = fenceActionOf(next) ?? { action: 'forceDeletePod', namespace: p.namespace, name: p.name };
+  const guarded = podGuarded(next, c, p);
   const terminating = p.deletionTimestamp !== undefined;
   return {
     id: `pod/${p.namespace}/${p.name}`,
@@ -164,6 +164,22 @@ function podRow(p: PodView, i: IncidentInput, node: NodeView | undefined): AtRis
     guard: { action: 'forceDeletePod', safe: verdict.safe },
     guarded,
   };
+}
+
+/**
+ * The row's button: the fence's action when a person must take one; while the safe next action is
+ * to wait for a fence not yet running, Fence now (the faster safe way), never Force delete beside
+ * "wait" (issue 25, finding 7); nothing while the fence runs; Force delete when the guard allows
+ * it, or when no policy covers the node (its dialog says what a person must confirm first).
+ */
+function podGuarded(next: NextAction, c: FenceContext, p: PodView): GuardedTarget | undefined {
+  const fenceAction = fenceActionOf(next);
+  if (fenceAction) return fenceAction;
+  if (next.action === 'wait-for-fence') {
+    const running = c.fence && c.fence.phase !== 'Detected' && c.fence.phase !== 'AwaitingApproval';
+    return running ? undefined : { action: 'fenceNode', node: next.node };
+  }
+  return { action: 'forceDeletePod', namespace: p.namespace, name: p.name };
 }
 
 function protectorRows(i: IncidentInput): AtRisk[] {
