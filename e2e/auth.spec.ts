@@ -10,7 +10,7 @@ import { chromium, expect, test } from '@playwright/test';
 import { freePort } from '../sim/real/controlPlane';
 import { spawnIdentityProvider, type SpawnedIdentityProvider } from '../testenv/oidc/index';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
-import { E2E_KUBECONFIG, E2E_STATE_DIR, type SecondConsole, startSecondConsole } from './helpers';
+import { E2E_KUBECONFIG, E2E_STATE_DIR, type SecondConsole, startSecondConsole, budget } from './helpers';
 import { demoToken, signInPage } from './signin';
 
 test.describe('signed out', () => {
@@ -94,9 +94,9 @@ test.describe('a session that ends while its page is open', () => {
   let second: SecondConsole | undefined;
   test.beforeAll(async () => {
     // starts processes of its own: bounded, with room for a loaded machine (CI runs phases side by side)
-    test.setTimeout(120_000);
+    test.setTimeout(budget(120_000));
     // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
-    test.setTimeout(120_000);
+    test.setTimeout(budget(120_000));
     const dir = mkdtempSync(join(tmpdir(), 'palisade-expiry-'));
     const config = join(dir, 'palisade.yaml');
     writeFileSync(config, 'server:\n  session:\n    absoluteTimeout: 6s\n');
@@ -124,9 +124,9 @@ test.describe('OpenID Connect sign-in', () => {
 
   test.beforeAll(async () => {
     // starts processes of its own: bounded, with room for a loaded machine (CI runs phases side by side)
-    test.setTimeout(120_000);
+    test.setTimeout(budget(120_000));
     // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
-    test.setTimeout(120_000);
+    test.setTimeout(budget(120_000));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     idp = await spawnIdentityProvider({

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { budget } from './helpers';
 
 // Issue 25, finding 6: React error #418 (a hydration mismatch) on each load of the timeline. Every
 // page of the console loads without an error in the browser's console: a mismatch makes React
@@ -18,7 +19,7 @@ const PAGES = [
 ];
 
 test('every page loads without an error in the browser console', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`);

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile } from './helpers';
+import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile, budget } from './helpers';
 
 // The fencing flow in the console: a partitioned node running an orders-db pod (StatefulSet,
 // RWO volume) is detected, fenced over IPMI with fence_ipmilan (the built-in power agent where
@@ -64,7 +64,7 @@ async function bmc(node: string, action: 'on') {
 test('a partitioned node is fenced over IPMI, released, and its database pod runs elsewhere', async ({
   page,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(budget(240_000));
   const { core, custom } = clients();
   const { node, pod } = await ordersDbNode(core);
   await custom.createClusterCustomObject({

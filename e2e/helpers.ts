@@ -16,6 +16,14 @@ export const E2E_STORAGE = resolve(STATE_DIR, 'storage-state.json');
 /** the e2e embedded cluster's kubeconfig (written by the main console when it starts) */
 export const E2E_KUBECONFIG = resolve(STATE_DIR, 'kubeconfig');
 
+/**
+ * A test's time budget. CI runs this lane beside four integration shards on 2 cores (load 15-17
+ * was seen), where a test needs up to three times what it needs on an idle machine. A budget
+ * bounds a hang; it is not a wait, so a larger one costs nothing when the test passes.
+ */
+export const SLOWDOWN = Number(process.env.PALISADE_E2E_SLOWDOWN ?? (process.env.CI ? 3 : 1));
+export const budget = (ms: number): number => ms * SLOWDOWN;
+
 export interface SecondConsole {
   url: string;
   /** the one-time sign-in link it printed (loopback, no identity provider) */

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { clusterId, healAndWait, holdNode, RESERVED, releaseHeldNodes, tile } from './helpers';
+import { clusterId, healAndWait, holdNode, RESERVED, releaseHeldNodes, tile, budget } from './helpers';
 
 test.afterEach(releaseHeldNodes);
 
@@ -12,7 +12,7 @@ test('a simulated fault on the timeline, in the audit, in a shared link and in r
   browser,
   request,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const node = RESERVED.history;
   await holdNode(node); // shared with incident.spec.ts
   const cluster = await clusterId(request);

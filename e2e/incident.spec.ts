@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { core, E2E_KUBECONFIG, healAndWait, infra, RESERVED, tile, withNode } from './helpers';
+import { core, E2E_KUBECONFIG, healAndWait, infra, RESERVED, tile, withNode, budget } from './helpers';
 import { checkA11y } from './axe';
 
 /**
@@ -79,7 +79,7 @@ async function removePinnedPods(): Promise<void> {
 // their safe next action (no FencePolicy covers the node in e2e, so: fence it first) and the force
 // delete dialog says why not yet; the node has its remediation row; healed, all is calm again.
 test('the incident view follows a partitioned node, then says nothing is broken', async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const node = await quietNode();
   await withNode(node, async () => {
     try {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { E2E_STATE_DIR, keysReady } from './helpers';
+import { E2E_STATE_DIR, keysReady, budget } from './helpers';
 
 // The Instance IDs page on the demo cluster: the demo's metrics Deployment and queue StatefulSet
 // opt in, so their simulated pods take IDs from the console's endpoint as they start. The page
@@ -23,7 +23,7 @@ function apps(): k8s.AppsV1Api {
 const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 
 test('the Instance IDs page shows the maps, live, with stale entries and conflicts', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   await page.goto('/');
   // reached from the navigation, and by its keys
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Instance IDs' }).click();

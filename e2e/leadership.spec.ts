@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { clusterId, core, E2E_KUBECONFIG, keysReady } from './helpers';
+import { clusterId, core, E2E_KUBECONFIG, keysReady, budget } from './helpers';
 import { signInPage } from './signin';
 
 // The Leadership page on the e2e console: one replica on the embedded cluster, so it holds the
@@ -37,7 +37,7 @@ test('the Leadership page shows the Lease, this replica leading, its loops and t
   page,
   request,
 }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   const cluster = await clusterId(request);
   await page.goto('/');
   // reached from the navigation, and by its keys
@@ -139,7 +139,7 @@ test.describe('someone who may read the Lease but not list its Events', () => {
   const SA = 'e2e-lease-reader';
 
   test('sees the Lease and this replica, and the stale writes disabled with the reason', async ({ page }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(budget(60_000));
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(E2E_KUBECONFIG);
     const api = kc.makeApiClient(k8s.CoreV1Api);

@@ -5,9 +5,10 @@
 // person's click (a press held ~100 ms) met that far more often. Here the press is held across
 // node updates, then released: the pod's page must open.
 import { expect, test } from '@playwright/test';
+import { budget } from './helpers';
 
 test('a pod link pressed while node updates stream in still opens the pod', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   let nodeDeltas = 0;
   page.on('websocket', (ws) =>
     ws.on('framereceived', ({ payload }) => {

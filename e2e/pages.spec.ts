@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { clusterId, E2E_KUBECONFIG, infra, infraEndpoint, RESERVED } from './helpers';
+import { clusterId, E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, budget } from './helpers';
 
 const ref = { group: 'palisade.dev', version: 'v1alpha1' };
 const POLICY = 'e2e-pages';
@@ -256,7 +256,7 @@ test('finding 8: a pod page says when its pod was replaced, and keeps the old on
   page,
   request,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const cluster = await clusterId(request);
   const { core, apps } = clients();
   const sts = 'e2e-pages-sts';
@@ -318,7 +318,7 @@ test('findings 2 and 6: on a node a policy is about to fence, the dialog says wa
   page,
   request,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(budget(240_000));
   const cluster = await clusterId(request);
   const { core, custom } = clients();
   const { node, name } = await ordersDb(core);

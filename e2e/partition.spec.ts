@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { ageSeconds, healAndWait, RESERVED, tile } from './helpers';
+import { ageSeconds, healAndWait, RESERVED, tile, budget } from './helpers';
 
 // A partitioned node hosting an orders-db pod: Unknown within the node-monitor grace (8 s),
 // heartbeat age counting up, its pods Terminating once the toleration (20 s) runs out.
 test('partitioning a node from its panel: Unknown, then its pods Terminating', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
 
   // which node hosts an orders-db pod? the pods list shows the NODE column
   await page.goto('/pods');

@@ -1,6 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
-import { E2E_STORAGE } from './helpers';
+import { budget, E2E_STORAGE } from './helpers';
 
 // Playwright starts the real console (built UI, embedded demo cluster) on 127.0.0.1
 // unless PALISADE_URL points at one already running. Browsers: Debian's Chromium;
@@ -13,8 +13,9 @@ export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
   outputDir: '../test-results',
-  timeout: 30_000,
-  expect: { timeout: 15_000 },
+  // budgets, not waits: three times larger on CI's loaded machine (helpers.ts)
+  timeout: budget(30_000),
+  expect: { timeout: budget(15_000) },
   fullyParallel: false,
   retries: 0,
   reporter: [

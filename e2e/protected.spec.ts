@@ -6,13 +6,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { E2E_KUBECONFIG, RESERVED, type SecondConsole, startSecondConsole, tile } from './helpers';
+import { E2E_KUBECONFIG, RESERVED, type SecondConsole, startSecondConsole, tile, budget } from './helpers';
 
 let second: SecondConsole | undefined;
 
 test.beforeAll(async () => {
   // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const dir = mkdtempSync(join(tmpdir(), 'palisade-protected-'));
   const config = join(dir, 'palisade.yaml');
   writeFileSync(config, 'clusters:\n  - context: palisade-embedded\n    mode: protected\n');
@@ -22,7 +22,7 @@ test.beforeAll(async () => {
 test.afterAll(() => second?.stop());
 
 test('a protected cluster is framed, and an action needs the node name typed', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   const node = RESERVED.protected;
   await page.goto(second!.link);
   await expect(page.getByRole('main', { name: 'Cluster in protected mode' })).toBeVisible();

@@ -4,7 +4,7 @@
 // 3 required). Read-only: the preview is a server-side dry run.
 import type * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { core } from './helpers';
+import { core, budget } from './helpers';
 
 async function readyCheckoutPod(api: k8s.CoreV1Api): Promise<k8s.V1Pod> {
   let pod: k8s.V1Pod | undefined;
@@ -34,7 +34,7 @@ test('the protectors list shows the generated protectors', async ({ page }) => {
 });
 
 test('a protector page shows cells, history, and a dry-run preview that admits', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   const pod = await readyCheckoutPod(core());
   await page.goto('/protectors');
   await page.getByRole('link', { name: 'shop/deployment-checkout' }).click();
@@ -69,7 +69,7 @@ test('the map counts the protectors and marks the nodes that run protected pods'
 });
 
 test('the pods list filters to protected pods and the pod page previews its deletion', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   const pod = await readyCheckoutPod(core());
   await page.goto('/pods');
   await page.getByRole('checkbox', { name: 'protected only' }).check();

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { checkA11y } from './axe';
-import { E2E_KUBECONFIG, tile } from './helpers';
+import { E2E_KUBECONFIG, tile, budget } from './helpers';
 
 // Issue 25, "Reach": every announced fence can be cancelled from where the commander is looking —
 // its tile on the map, the node panel, the incident view's first screen, and the sticky bar on
@@ -135,7 +135,7 @@ test.afterAll(async () => {
 });
 
 test('from the node’s tile on the map', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   await page.goto('/');
   await downNode(NODES.tile);
   const t = tile(page, NODES.tile);
@@ -154,7 +154,7 @@ test('from the node’s tile on the map', async ({ page }) => {
 });
 
 test('from the node panel', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   await page.goto('/');
   await downNode(NODES.panel);
   await tile(page, NODES.panel)
@@ -169,7 +169,7 @@ test('from the node panel', async ({ page }) => {
 });
 
 test('from the incident view’s first screen', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   await page.goto('/incident');
   await downNode(NODES.incident);
   const row = page.getByTestId(`announced-${NODES.incident}`);
@@ -185,7 +185,7 @@ test('from the incident view’s first screen', async ({ page }) => {
 });
 
 test('from the sticky bar on any page', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   await page.goto('/pods');
   await downNode(NODES.bar);
   const bar = page.getByRole('region', { name: 'Announced fences' });
@@ -203,7 +203,7 @@ test('from the sticky bar on any page', async ({ page }) => {
 
 test('the bar pauses the policy, says so on every page, resumes it, and cancels all', async ({ page }) => {
   // eight axe runs (four views, two themes) take a minute or more at load 15 on two cores
-  test.setTimeout(360_000);
+  test.setTimeout(budget(360_000));
   await page.goto('/nodes');
   await downNode(NODES.all1);
   await downNode(NODES.all2);

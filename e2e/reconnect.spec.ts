@@ -1,12 +1,22 @@
 import { expect, test, type WebSocketRoute } from '@playwright/test';
-import { core, healAndWait, infra, nodeReady, holdNode, RESERVED, releaseHeldNodes, tile } from './helpers';
+import {
+  core,
+  healAndWait,
+  infra,
+  nodeReady,
+  holdNode,
+  RESERVED,
+  releaseHeldNodes,
+  tile,
+  budget,
+} from './helpers';
 
 test.afterEach(releaseHeldNodes);
 
 // The browser loses its live socket; the banner says so; a node partitioned meanwhile shows up
 // as Unknown on the map after the socket comes back, without a page reload.
 test('the map catches up after the live socket reconnects', async ({ page }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(budget(150_000));
   const node = RESERVED.reconnect;
   await holdNode(node); // shared with incident.spec.ts
 

@@ -12,6 +12,7 @@ import {
   releaseHeldNodes,
   runningStorefrontPod,
   tile,
+  budget,
 } from './helpers';
 
 test.afterEach(releaseHeldNodes);
@@ -25,7 +26,7 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(() => mkdirSync(DOCS, { recursive: true }));
 
 test('screenshot: the map with a partitioned node', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   const node = RESERVED.screenshots;
   await holdNode(node); // shared with incident.spec.ts
   await page.goto('/');
@@ -63,7 +64,7 @@ test('screenshot: the map with a partitioned node', async ({ page }) => {
 });
 
 test('screenshot: a pod termination timeline', async ({ page, request }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   const api = core();
   const pod = await runningStorefrontPod(api);
   const name = pod.metadata!.name!;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { freePort } from '../sim/real/ports.js';
-import { E2E_KUBECONFIG, E2E_STATE_DIR, type SecondConsole, startSecondConsole } from './helpers';
+import { E2E_KUBECONFIG, E2E_STATE_DIR, type SecondConsole, startSecondConsole, budget } from './helpers';
 
 // Issue 25, finding 5: after a console restart the open page's socket was refused every 5 s and
 // it said "Reconnecting…" for ever, its data looking fresh. A refused WebSocket upgrade says only
@@ -12,7 +12,7 @@ let second: SecondConsole | undefined;
 test.afterEach(() => second?.stop());
 
 test('a console restarted without the session: the open page says the session ended', async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const port = await freePort();
   const args = ['--kubeconfig', E2E_KUBECONFIG, '--state-dir', resolve(E2E_STATE_DIR, 'restart')];
   second = await startSecondConsole(args, { port });

@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { clusterId, core, runningStorefrontPod } from './helpers';
+import { clusterId, core, runningStorefrontPod, budget } from './helpers';
 
 // Deleting a pod through the Kubernetes API: its detail page shows the deletion, the grace
 // countdown, the kubelet's preStop and SIGTERM steps, and then the pod's removal.
 test('a deleted pod shows its termination timeline', async ({ page, request }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(budget(60_000));
   const api = core();
   const pod = await runningStorefrontPod(api);
   const name = pod.metadata!.name!;

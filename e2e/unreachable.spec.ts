@@ -4,13 +4,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { E2E_KUBECONFIG, type SecondConsole, startSecondConsole } from './helpers';
+import { E2E_KUBECONFIG, type SecondConsole, startSecondConsole, budget } from './helpers';
 
 let second: SecondConsole | undefined;
 
 test.beforeAll(async () => {
   // starts a process of its own: bounded, with room for a loaded machine (CI runs phases side by side)
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const dir = mkdtempSync(join(tmpdir(), 'palisade-unreachable-'));
   const kubeconfig = join(dir, 'kubeconfig');
   // port 9 (discard) is closed on 127.0.0.1: connections are refused at once

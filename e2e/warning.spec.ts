@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile } from './helpers';
+import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile, budget } from './helpers';
 
 // Issue 18, finding 1: every automatic fence is announced and cancellable for its window. The
 // e2e server runs with --fence-policy none, so this spec installs a FencePolicy that covers its
@@ -77,7 +77,7 @@ async function guarded(page: Page, open: () => Promise<void>, reason?: string) {
 test('an automatic fence is announced, counts down, can be paused and is cancelled inside its window', async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const { core, custom } = clients();
   // long enough to watch it, pause it, resume it and cancel it on 2 shared cores
   await createPolicy(custom, POLICY, '2s', '120s');
@@ -179,7 +179,7 @@ test('an automatic fence is announced, counts down, can be paused and is cancell
 test('a second incident is announced over the first one’s cancelled fence, and cancelled from the incident view', async ({
   page,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(budget(240_000));
   const { core, custom } = clients();
   const policy = `${POLICY}-again`;
   const ready = () =>
