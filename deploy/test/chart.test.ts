@@ -147,6 +147,7 @@ describe('helm template', () => {
     const crds = objs.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.map((o) => o.metadata.name).sort()).toEqual([
       'fencepolicies.palisade.dev',
+      'incidents.palisade.dev',
       'nodefences.palisade.dev',
       'podprotectors.podseidon.kubewharf.io',
     ]);

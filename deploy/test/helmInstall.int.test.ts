@@ -35,6 +35,7 @@ const CRDS = [
   'podprotectors.podseidon.kubewharf.io',
   'fencepolicies.palisade.dev',
   'nodefences.palisade.dev',
+  'incidents.palisade.dev',
 ];
 /** a FencePolicy in the values, as an operator writes one */
 const POLICY = {

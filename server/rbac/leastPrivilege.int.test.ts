@@ -197,6 +197,45 @@ const lease = (name: string, holder: string): k8s.V1Lease => ({
   spec: { holderIdentity: holder, leaseDurationSeconds: 15, leaseTransitions: 0 },
 });
 
+/** the Incident CRD (deploy/crds/palisade.dev_incidents.yaml), as the incident tracker addresses it */
+const INCIDENTS = { group: 'palisade.dev', version: 'v1alpha1', plural: 'incidents' };
+const INCIDENT = 'inc-20261130-045408';
+const incident = () => ({
+  apiVersion: `${INCIDENTS.group}/${INCIDENTS.version}`,
+  kind: 'Incident',
+  metadata: { name: INCIDENT },
+  spec: { title: 'zone-a down', severity: 'SEV2', startedAt: '2026-11-30T04:54:08Z', declaredBy: 'palisade' },
+});
+
+/**
+ * An informer's watch from a list's resourceVersion, open once this resolves: `seen` settles with
+ * the first event for `name` (or the watch's error, or after 10 s), `stop` closes the watch.
+ */
+async function watchFor(path: string, resourceVersion: string | undefined, name: string) {
+  let settle!: (e?: unknown) => void;
+  const seen = new Promise<void>((resolve, reject) => {
+    settle = (e) => (e ? reject(e) : resolve());
+  });
+  // awaited by the scenario; not when a call before it failed (then the watch is stopped unread)
+  seen.catch(() => {});
+  const timer = setTimeout(() => settle(new Error(`no watch event for ${name} within 10 s`)), 10_000);
+  const abort = await new k8s.Watch(kc).watch(
+    path,
+    { resourceVersion, allowWatchBookmarks: true },
+    (type, obj: k8s.KubernetesObject) => {
+      if (type !== 'BOOKMARK' && obj?.metadata?.name === name) settle();
+    },
+    (e) => settle(e ?? new Error(`the watch ended before an event for ${name}`)),
+  );
+  return {
+    seen,
+    stop: () => {
+      clearTimeout(timer);
+      abort.abort();
+    },
+  };
+}
+
 const CASES: Case[] = [
   // console: the shared watches
   {
@@ -760,6 +799,69 @@ const CASES: Case[] = [
         },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
+    },
+  },
+  {
+    role: 'controllers',
+    resources: ['incidents'],
+    verbs: ['list', 'watch', 'create', 'update', 'delete'],
+    what: 'the incident tracker lists and watches Incidents, declares one, resolves it and prunes it (server/incident/tracker.ts)',
+    needs: ['list', 'incidents'],
+    setup: () =>
+      admin
+        .custom()
+        .deleteClusterCustomObject({ ...INCIDENTS, name: INCIDENT })
+        .then(() => {}, gone),
+    run: async () => {
+      const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+      // the informer: a list, then a watch from its resourceVersion
+      const list = (await custom.listClusterCustomObject(INCIDENTS)) as k8s.KubernetesListObject<never>;
+      const watch = await watchFor(
+        `/apis/${INCIDENTS.group}/${INCIDENTS.version}/${INCIDENTS.plural}`,
+        list.metadata?.resourceVersion,
+        INCIDENT,
+      );
+      let made: ReturnType<typeof incident>;
+      try {
+        // declare
+        made = (await custom.createClusterCustomObject({ ...INCIDENTS, body: incident() })) as typeof made;
+        await watch.seen;
+      } finally {
+        watch.stop();
+      }
+      // resolve: a replace of spec.resolvedAt, conditional on the resourceVersion it holds (the
+      // tracker writes from its informer's copy: no live read)
+      await custom.replaceClusterCustomObject({
+        ...INCIDENTS,
+        name: INCIDENT,
+        body: { ...made, spec: { ...made.spec, resolvedAt: '2026-11-30T05:10:00Z', resolvedBy: 'palisade' } },
+      });
+      // prune: a resolved incident beyond the newest 50
+      await custom.deleteClusterCustomObject({ ...INCIDENTS, name: INCIDENT });
+    },
+  },
+  {
+    role: 'controllers',
+    resources: ['incidents/status'],
+    verbs: ['update'],
+    what: "the incident tracker writes an Incident's status (server/incident/tracker.ts)",
+    needs: ['update', 'incidents/status'],
+    setup: async () => {
+      await admin
+        .custom()
+        .createClusterCustomObject({ ...INCIDENTS, body: incident() })
+        .catch(exists);
+    },
+    run: async () => {
+      const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+      // the informer's copy: from a list, as the tracker has it
+      const list = (await custom.listClusterCustomObject(INCIDENTS)) as { items: k8s.KubernetesObject[] };
+      const read = list.items.find((i) => i.metadata?.name === INCIDENT)!;
+      await custom.replaceClusterCustomObjectStatus({
+        ...INCIDENTS,
+        name: INCIDENT,
+        body: { ...read, status: { healthySince: '2026-11-30T05:00:00Z' } },
+      });
     },
   },
   {

@@ -108,6 +108,29 @@ describe('demo users', () => {
     expect((await ssar(as.viewer!, fault)).allowed).toBe(false);
   });
 
+  it('SelfSubjectAccessReviews: every role reads Incidents; the operator and admin declare and run one', async () => {
+    const incidents = (verb: string) => ({ verb, group: 'palisade.dev', resource: 'incidents' });
+    await eventually(
+      async () => (await ssar(as.operator!, incidents('create')))?.allowed,
+      'operator declares an incident (palisade-operator aggregated)',
+    );
+    const allowed = async (role: DemoRole, verb: string) => (await ssar(as[role]!, incidents(verb))).allowed;
+    for (const role of ['viewer', 'operator', 'admin'] as const) {
+      for (const verb of ['get', 'list', 'watch'])
+        expect(await allowed(role, verb), `${role} ${verb}`).toBe(true);
+      // declare, take command, set the severity, post an update, resolve: create and merge patches
+      for (const verb of ['create', 'patch'])
+        expect(await allowed(role, verb), `${role} ${verb}`).toBe(role !== 'viewer');
+      // no one deletes or replaces an incident, nor writes its status: the tracker's alone
+      for (const verb of ['update', 'delete'])
+        expect(await allowed(role, verb), `${role} ${verb}`).toBe(false);
+      expect(
+        (await ssar(as[role]!, { ...incidents('update'), subresource: 'status' })).allowed,
+        `${role} update status`,
+      ).toBe(false);
+    }
+  });
+
   it("the webhook client certificate is CN=kube-apiserver-webhook-client, signed by the kubeconfig's CA", async () => {
     const cert = new X509Certificate(c.webhookClient.certPem);
     expect(cert.subject).toBe('CN=kube-apiserver-webhook-client');
