@@ -97,6 +97,11 @@ export interface ConsoleOptions {
   instanceIdSweepMs?: number;
   /** the incident history (timeline, audit, replay): where it is kept; undefined: none (the audit reads Events) */
   history?: Omit<HistoryOptions, 'logger'>;
+  /**
+   * the incident tracker: declares an Incident when the cluster turns unhealthy and resolves it
+   * once healthy for quietMs (default 60 s) unless a person commands it; false: off
+   */
+  incidents?: { quietMs?: number } | false;
 }
 
 export interface Console {
@@ -240,7 +245,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
           es.some((e) => AUDIT_KINDS.includes(e.kind)),
         ),
     });
-  const incident = new IncidentService(clusters, { fencing, protection }, { logger: root, history });
+  const incident = new IncidentService(
+    clusters,
+    { fencing, protection },
+    { logger: root, history, tracker: opts.incidents },
+  );
+  loops.add(incident.loopEntries);
   const auth = new ConsoleAuth({
     ...opts.auth,
     // impersonation only with OIDC sign-in (the chart grants `impersonate` only then)

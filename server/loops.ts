@@ -10,7 +10,7 @@ import type { Loop } from './runtime/loop.js';
 import type { Manager } from './runtime/manager.js';
 import type { ControllerRuntime } from './runtime/runtime.js';
 
-export type Capability = 'protection' | 'fencing' | 'instance-ids';
+export type Capability = 'protection' | 'fencing' | 'instance-ids' | 'incidents';
 
 export interface LoopEntry {
   capability: Capability;

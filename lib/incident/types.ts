@@ -6,6 +6,7 @@ import type { WorkloadView } from '../console/views.js';
 import type { Phase } from '../fencing/types.js';
 import type { NodeDisplayState } from '../console/ui/states.js';
 import type { Risk } from '../volumes/rwoTypes.js';
+import type { IncidentCard } from './record.js';
 
 /** One NodeFence as the incident view needs it. */
 export interface FenceGlance {
@@ -253,6 +254,8 @@ export interface Remediation {
 }
 
 export interface IncidentView {
+  /** the open Incident, else the one resolved within the last hour (lib/incident/record.ts) */
+  incident?: IncidentCard;
   now: number;
   /** the one sentence a commander reads first (headline.ts) */
   headline: Headline;

@@ -6,15 +6,22 @@ import { spreadOf } from './spread.js';
 import { remediationOf } from './remediation.js';
 import { isCalm, situationOf } from './situation.js';
 import { changesOf } from './trend.js';
+import { type IncidentObject, incidentCard } from './record';
 import type { IncidentInput, IncidentView, SituationSample } from './types.js';
 
-export function incidentView(i: IncidentInput, samples: SituationSample[]): IncidentView {
+export function incidentView(
+  i: IncidentInput,
+  samples: SituationSample[],
+  incidents: readonly IncidentObject[] = [],
+): IncidentView {
+  const incident = incidentCard(incidents, i.now);
   const situation = situationOf(i);
   const { rows, more } = atRiskOf(i);
   const remediation = remediationOf(i);
   return {
     now: i.now,
     headline: headlineOf(i),
+    ...(incident ? { incident } : {}),
     situation,
     changes: changesOf(i.now, situation, samples),
     freshness: freshnessOf({

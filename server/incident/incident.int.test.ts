@@ -26,6 +26,7 @@ let dir: string;
 let cluster: EmbeddedCluster;
 let consoleServer: Console;
 let api: ReturnType<typeof incidentRouter.createCaller>;
+let incidentName = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'palisade-incident-'));
@@ -38,6 +39,8 @@ beforeAll(async () => {
   consoleServer = await startConsole({
     clusters: await clustersFromKubeconfig(join(dir, 'kubeconfig')),
     ui: false,
+    // resolved 5 s after the cluster is healthy again (60 s by default)
+    incidents: { quietMs: 5_000 },
   });
   await Promise.all([...consoleServer.clusters.values()].map((c) => c.synced()));
   api = incidentRouter.createCaller(await signedIn(consoleServer, tokenOf(cluster.kc)));
@@ -125,6 +128,24 @@ describe('incident.view', () => {
       expect(rem.volumeAttachments[0].pv).toBe(row.volumes[0]);
       expect(rem.since).toBeLessThanOrEqual(Date.now());
       await eventually(() => pushes.includes(CLUSTER), 'an incident signal', 10_000);
+      // the tracker declared an Incident, named after the node's Ready change, following it
+      const declared = await eventually(
+        async () => {
+          // created, then its status written: two writes
+          const i = (await api.view({ cluster: CLUSTER })).incident;
+          return i?.nodes.some((n) => n.name === node) ? i : undefined;
+        },
+        'an Incident declared, following the node',
+        30_000,
+      );
+      expect(declared).toMatchObject({
+        declaredBy: 'palisade',
+        severity: expect.stringMatching(/^SEV[12]$/),
+      });
+      expect(declared.resolvedAt).toBeUndefined();
+      expect(declared.updates[0]).toMatchObject({ kind: 'Declared', by: 'palisade' });
+      expect(declared.title).toMatch(/1\/\d+ nodes? down/);
+      incidentName = declared.name;
 
       await consoleServer.incident.sampleAll();
       expect(consoleServer.incident.samplesOf(CLUSTER).at(-1)?.counts.nodesNotReady).toBe(1);
@@ -144,5 +165,29 @@ describe('incident.view', () => {
       `${node} no longer counted, at risk or in remediation after the heal`,
       60_000,
     );
+    // healthy for the quiet period: the tracker resolved it, and said so in an Event on it
+    const resolved = await eventually(
+      async () => {
+        const i = (await api.view({ cluster: CLUSTER })).incident;
+        return i?.name === incidentName && i.resolvedAt ? i : undefined;
+      },
+      `${incidentName} resolved`,
+      60_000,
+    );
+    expect(resolved).toMatchObject({ resolvedBy: 'palisade' });
+    expect(resolved.durationMs).toBe(resolved.resolvedAt! - resolved.startedAt);
+    expect(resolved.nodes.find((n) => n.name === node)?.upAt).toBeDefined();
+    expect(resolved.updates.at(-1)).toMatchObject({ kind: 'Resolved', by: 'palisade' });
+    const core = cluster.kc.makeApiClient(k8s.CoreV1Api);
+    const reasons = await eventually(
+      async () => {
+        const evs = await core.listNamespacedEvent({ namespace: 'default' });
+        const mine = evs.items.filter((e) => e.involvedObject.name === incidentName).map((e) => e.reason);
+        return mine.includes('IncidentResolved') ? mine : undefined;
+      },
+      'IncidentDeclared and IncidentResolved Events',
+      20_000,
+    );
+    expect(reasons).toEqual(expect.arrayContaining(['IncidentDeclared', 'IncidentResolved']));
   });
 });

@@ -12,6 +12,9 @@ import type { ClusterConnection } from '../kube/connection.js';
 import type { HistoryService } from '../history/service.js';
 import { component, type Logger, logger as rootLogger } from '../log.js';
 import { gather, type IncidentServices } from './gather.js';
+import { type LoopEntry, loopsOn } from '../loops.js';
+import { type IncidentInformer, IncidentTracker, incidentInformer, incidentsOf } from './tracker.js';
+import { type IncidentObject, openIncident } from '../../lib/incident/record.js';
 
 export const SAMPLE_EVERY_MS = 10_000;
 
@@ -28,9 +31,29 @@ export class IncidentService {
   constructor(
     private readonly clusters: Map<string, ClusterConnection>,
     private readonly services: IncidentServices,
-    opts: { sampleEveryMs?: number; logger?: Logger; history?: HistoryService } = {},
+    opts: {
+      sampleEveryMs?: number;
+      logger?: Logger;
+      history?: HistoryService;
+      /** the incident tracker (declares and resolves Incidents while this process leads); false: off */
+      tracker?: { quietMs?: number } | false;
+    } = {},
   ) {
     this.log = component('incident', {}, opts.logger ?? rootLogger);
+    for (const conn of clusters.values()) {
+      const informer = incidentInformer(conn.registry);
+      this.informers.set(conn.id, informer);
+      informer.start();
+      if (opts.tracker === false) continue;
+      const tracker = new IncidentTracker({
+        conn,
+        services,
+        informer,
+        quietMs: opts.tracker?.quietMs,
+        logger: opts.logger,
+      });
+      this.loopEntries.push(...loopsOn('incidents', conn.spec, [tracker.loop]));
+    }
     this.history = opts.history;
     this.timer = setInterval(() => void this.sampleAll(), opts.sampleEveryMs ?? SAMPLE_EVERY_MS);
     this.timer.unref();
@@ -38,6 +61,22 @@ export class IncidentService {
   }
 
   private readonly history?: HistoryService;
+  /** each cluster's Incidents (a projection of its shared watches) */
+  readonly informers = new Map<string, IncidentInformer>();
+  /** the trackers' loops, for server/loops.ts to add */
+  readonly loopEntries: LoopEntry[] = [];
+
+  /** The cluster's Incidents, newest first. */
+  incidents(cluster: string): IncidentObject[] {
+    const inf = this.informers.get(cluster);
+    if (!inf) return [];
+    return incidentsOf(inf).sort((a, b) => Date.parse(b.spec.startedAt) - Date.parse(a.spec.startedAt));
+  }
+
+  /** The cluster's open Incident, if any. */
+  openIncident(cluster: string): IncidentObject | undefined {
+    return openIncident(this.incidents(cluster));
+  }
   /** settles once the samples kept before this process started are back in the rings */
   readonly restored: Promise<void>;
 
@@ -111,10 +150,11 @@ export class IncidentService {
   ): Promise<IncidentView> {
     const input = await gather(this.services, conn);
     input.protectors = input.protectors.filter((p) => protectorVisible(p.key));
-    return incidentView(input, this.samplesOf(conn.id));
+    return incidentView(input, this.samplesOf(conn.id), this.incidents(conn.id));
   }
 
   stop() {
     clearInterval(this.timer);
+    for (const inf of this.informers.values()) void inf.stop().catch(() => undefined);
   }
 }
