@@ -8,6 +8,7 @@ import { useCluster } from '../console/cluster';
 import { AnnouncedFences } from './Announced';
 import { AtRiskList } from './AtRiskList';
 import { FreshnessNote, StaleBanner } from './Freshness';
+import { IncidentRecord } from './IncidentRecord';
 import { useIncident } from './live';
 import { Placement } from './Placement';
 import { RemediationTable } from './RemediationTable';
@@ -44,6 +45,7 @@ export function IncidentPage() {
         <>
           <StaleBanner data={data} />
           <AnnouncedFences cluster={cluster} readOnly={readOnly} />
+          {data.incident && <IncidentRecord incident={data.incident} />}
           {data.calm && (
             <p className="px-3 py-3 text-sm" data-testid="incident-calm">
               Nothing is broken. Every node is Ready, every workload has its replicas, no fence is under way

@@ -12,6 +12,7 @@ import {
   clusterInput as cluster,
   clusterOf,
   listableNamespaces,
+  may,
   procedure,
   router,
   type SignedInContext,
@@ -43,7 +44,11 @@ export const incidentRouter = router({
         code: 'PRECONDITION_FAILED',
         message: 'the incident view is not running on this console',
       });
-    return ctx.incident.view(conn, await protectorFilter(ctx));
+    const view = await ctx.incident.view(conn, await protectorFilter(ctx));
+    // the Incident record as the cluster's RBAC lets the person read Incidents (palisade-viewer does)
+    const incidents = await may(ctx, conn.id, { verb: 'list', group: 'palisade.dev', resource: 'incidents' });
+    if (!incidents.allowed) delete view.incident;
+    return view;
   }),
 });
 
