@@ -148,3 +148,44 @@ export function CancelFenceButton(p: ButtonProps & { fence: string; label?: stri
     />
   );
 }
+
+/** The incident record's actions (issue 25): each a guarded action on the Incident, as the person. */
+export function IncidentActionButton(
+  p: ButtonProps & {
+    incident: string;
+    action: 'takeIncidentCommand' | 'postIncidentUpdate' | 'resolveIncident';
+  },
+) {
+  const words = {
+    takeIncidentCommand: ['Take command…', `Become the commander of incident ${p.incident}`],
+    postIncidentUpdate: ['Post update…', `Add a status update to incident ${p.incident}'s record`],
+    resolveIncident: ['Resolve…', `Close incident ${p.incident}, saying why`],
+  }[p.action];
+  return (
+    <GuardedActionButton
+      {...p}
+      danger={false}
+      target={{ action: p.action, cluster: p.cluster, incident: p.incident }}
+      label={words[0]}
+      title={words[1]}
+    />
+  );
+}
+
+export function SetSeverityButton(p: ButtonProps & { incident: string; severity: 'SEV1' | 'SEV2' | 'SEV3' }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      danger={false}
+      target={{
+        action: 'setIncidentSeverity',
+        cluster: p.cluster,
+        incident: p.incident,
+        severity: p.severity,
+      }}
+      label={`${p.severity}…`}
+      title={`Set incident ${p.incident} to ${p.severity}`}
+      ariaLabel={`Set severity ${p.severity}`}
+    />
+  );
+}

@@ -45,7 +45,7 @@ export function IncidentPage() {
         <>
           <StaleBanner data={data} />
           <AnnouncedFences cluster={cluster} readOnly={readOnly} />
-          {data.incident && <IncidentRecord incident={data.incident} />}
+          {data.incident && <IncidentRecord incident={data.incident} cluster={cluster} readOnly={readOnly} />}
           {data.calm && (
             <p className="px-3 py-3 text-sm" data-testid="incident-calm">
               Nothing is broken. Every node is Ready, every workload has its replicas, no fence is under way

@@ -13,6 +13,7 @@ import {
   workloadRows,
 } from '@/lib/incident/recap';
 import type { IncidentCard } from '@/lib/incident/record';
+import { IncidentActionButton, SetSeverityButton } from '../actions/GuardedActionButtons';
 import { useNow } from '../console/clock';
 
 const SEVERITY_TONE: Record<IncidentCard['severity'], string> = {
@@ -21,7 +22,15 @@ const SEVERITY_TONE: Record<IncidentCard['severity'], string> = {
   SEV3: 'text-info border-info/70',
 };
 
-export function IncidentRecord({ incident: c }: { incident: IncidentCard }) {
+export function IncidentRecord({
+  incident: c,
+  cluster,
+  readOnly,
+}: {
+  incident: IncidentCard;
+  cluster: string;
+  readOnly: boolean;
+}) {
   const now = useNow();
   const resolved = c.resolvedAt !== undefined;
   const quiet = quietText(c, now, formatClock);
@@ -46,6 +55,40 @@ export function IncidentRecord({ incident: c }: { incident: IncidentCard }) {
       <p className="text-xs text-dim" data-testid="incident-people">
         {peopleText(c)}
       </p>
+      {!resolved && (
+        <div className="mt-1 flex flex-wrap items-center gap-2" data-testid="incident-actions">
+          <IncidentActionButton
+            cluster={cluster}
+            incident={c.name}
+            action="takeIncidentCommand"
+            disabled={readOnly}
+          />
+          <IncidentActionButton
+            cluster={cluster}
+            incident={c.name}
+            action="postIncidentUpdate"
+            disabled={readOnly}
+          />
+          <span className="text-xs text-dim">Severity:</span>
+          {(['SEV1', 'SEV2', 'SEV3'] as const)
+            .filter((s) => s !== c.severity)
+            .map((s) => (
+              <SetSeverityButton
+                key={s}
+                cluster={cluster}
+                incident={c.name}
+                severity={s}
+                disabled={readOnly}
+              />
+            ))}
+          <IncidentActionButton
+            cluster={cluster}
+            incident={c.name}
+            action="resolveIncident"
+            disabled={readOnly}
+          />
+        </div>
+      )}
       {quiet && (
         <p className="text-xs text-warn" data-testid="incident-quiet">
           {quiet}

@@ -12,6 +12,7 @@
 //   guards.palisade.dev, named after the action (palisade-operator may override its own three,
 //   palisade-admin any).
 import type { AccessAttributes } from '../auth/forbidden.js';
+import type { IncidentSeverity } from '../incident/record';
 import type { GuardedAction } from './actions.js';
 
 export const PALISADE_GROUP = 'palisade.dev';
@@ -24,7 +25,11 @@ export type ActionTarget =
   | { action: 'cancelFence'; fence: string }
   | { action: 'fenceNode'; node: string }
   | { action: 'pauseFencePolicy'; policy: string }
-  | { action: 'resumeFencePolicy'; policy: string };
+  | { action: 'resumeFencePolicy'; policy: string }
+  | { action: 'takeIncidentCommand'; incident: string }
+  | { action: 'postIncidentUpdate'; incident: string }
+  | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity }
+  | { action: 'resolveIncident'; incident: string };
 
 const fence = (verb: string, name: string): AccessAttributes => ({
   verb,
@@ -57,6 +62,12 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
         resource: 'fencepolicies',
         name: t.policy,
       }));
+    // the incident record: a merge patch of its spec, as the person
+    case 'takeIncidentCommand':
+    case 'postIncidentUpdate':
+    case 'setIncidentSeverity':
+    case 'resolveIncident':
+      return [{ verb: 'patch', group: PALISADE_GROUP, resource: 'incidents', name: t.incident }];
   }
 }
 

@@ -19,6 +19,11 @@ export const GUARDED_ACTIONS = {
     label: 'Resume fence policy',
     destructive: true,
   },
+  // the incident record (issue 25): changes to the record, not to the cluster
+  takeIncidentCommand: { reason: 'PalisadeIncidentCommand', label: 'Take command', destructive: false },
+  postIncidentUpdate: { reason: 'PalisadeIncidentUpdate', label: 'Post a status update', destructive: false },
+  setIncidentSeverity: { reason: 'PalisadeIncidentSeverity', label: 'Set severity', destructive: false },
+  resolveIncident: { reason: 'PalisadeIncidentResolved', label: 'Resolve incident', destructive: false },
 } as const;
 
 export type GuardedAction = keyof typeof GUARDED_ACTIONS;

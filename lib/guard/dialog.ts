@@ -4,7 +4,14 @@
 import type { GuardedAction } from './actions.js';
 import type { Verdict } from './types.js';
 
-const REASON_ALWAYS: ReadonlySet<GuardedAction> = new Set(['cancelFence', 'pauseFencePolicy', 'fenceNode']);
+const REASON_ALWAYS: ReadonlySet<GuardedAction> = new Set([
+  'cancelFence',
+  'pauseFencePolicy',
+  'fenceNode',
+  // the update's text, and why an incident is over: both go into its record
+  'postIncidentUpdate',
+  'resolveIncident',
+]);
 
 export interface DialogNeeds {
   /** the name to type */
@@ -79,6 +86,11 @@ export const REASON_CHOICES: Partial<Record<GuardedAction, readonly string[]>> =
     'the fence agents or their network are unreliable',
   ],
   resumeFencePolicy: ['the incident is understood: fence as usual again', 'maintenance is over'],
+  resolveIncident: [
+    'the cluster is healthy and every workload has its replicas',
+    'mitigated: the follow-up is in the postmortem',
+    'not an incident: planned maintenance or a false alarm',
+  ],
   fenceNode: [
     'the node is down and its workloads must move',
     'the node is dead: release its pods and volumes now',

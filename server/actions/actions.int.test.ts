@@ -17,7 +17,13 @@ import { clustersFromKubeconfig } from '../kube/kubeconfig.js';
 import type { ActionsAppRouter } from '../trpc/actions.js';
 import { tokenOf } from '../test/client.js';
 import { FENCE_API } from './live.js';
-import { ensureFenceCrd, fenceInPhase, readFenceObject, setFencePhase } from './test/fences.js';
+import {
+  ensureFenceCrd,
+  ensureIncidentCrd,
+  fenceInPhase,
+  readFenceObject,
+  setFencePhase,
+} from './test/fences.js';
 import { palisadeKubeconfig } from '../test/identity.js';
 
 type Cluster = Awaited<ReturnType<typeof startScenario>>;
@@ -42,6 +48,7 @@ const scenario = rwoDatabaseScenario({
 beforeAll(async () => {
   c = await startScenario(scenario);
   await ensureFenceCrd(c.kc);
+  await ensureIncidentCrd(c.kc);
   dir = await mkdtemp(join(tmpdir(), 'palisade-actions-'));
   await writeFile(join(dir, 'kubeconfig'), c.kc.exportConfig());
   const [embedded] = await clustersFromKubeconfig(await palisadeKubeconfig(join(dir, 'kubeconfig')));
@@ -54,6 +61,8 @@ beforeAll(async () => {
     ui: false,
     // the test plays the fencing controller's part (NodeFence phases): the seam is under test
     fencing: false,
+    // ...and writes its own Incident: no tracker declaring another for the partitioned node
+    incidents: false,
   });
   // actions.* through the console's own gate, signed in with the cluster admin's token
   trpc = createTRPCClient<ActionsAppRouter>({
@@ -427,5 +436,125 @@ describe('input and audit', () => {
     expect(safeOnes.map((r) => r.action)).toEqual(['cancelFence', 'removeOutOfServiceTaint', 'detachVolume']);
     const found = await trpc.actions.audit.query({ cluster: CLUSTER, text: 'vendor confirmed' });
     expect(found.map((r) => r.action)).toEqual(['forceDeletePod']);
+  });
+});
+
+describe('the incident record: take command, post an update, set the severity, resolve', () => {
+  const INC = 'inc-20261130-045408';
+  const API = { group: 'palisade.dev', version: 'v1alpha1', plural: 'incidents' };
+  const custom = () => c.kc.makeApiClient(k8s.CustomObjectsApi);
+  const read = async () =>
+    (await custom().getClusterCustomObject({ ...API, name: INC })) as {
+      metadata: { resourceVersion: string };
+      spec: Record<string, unknown> & { updates?: { kind: string; by: string; text: string }[] };
+    };
+
+  beforeAll(async () => {
+    await custom().createClusterCustomObject({
+      ...API,
+      body: {
+        apiVersion: 'palisade.dev/v1alpha1',
+        kind: 'Incident',
+        metadata: { name: INC },
+        spec: {
+          title: 'zone-a down',
+          severity: 'SEV2',
+          startedAt: '2026-11-30T04:54:08Z',
+          declaredBy: 'palisade',
+        },
+      },
+    });
+  });
+
+  it('take command: safe, written as the person with an update, recorded as an Event', async () => {
+    const p = await trpc.actions.preview.query({
+      action: 'takeIncidentCommand',
+      cluster: CLUSTER,
+      incident: INC,
+    });
+    expect(p).toMatchObject({ verdict: { safe: true }, target: { kind: 'Incident', name: INC } });
+    expect(p.dryRun).toMatchObject({ ran: true, ok: true });
+    expect((await read()).spec.commander).toBeUndefined();
+    const done = await trpc.actions.perform.mutate({
+      action: 'takeIncidentCommand',
+      cluster: CLUSTER,
+      incident: INC,
+      expect: { resourceVersion: p.target.resourceVersion },
+    });
+    expect(done).toMatchObject({ dryRun: false, overridden: false, recorded: true });
+    const after = await read();
+    expect(after.spec.commander).toBe(ADMIN);
+    expect(after.spec.updates?.at(-1)).toMatchObject({
+      kind: 'Commander',
+      by: ADMIN,
+      text: `${ADMIN} takes command`,
+    });
+    await expect(
+      trpc.actions.perform.mutate({ action: 'takeIncidentCommand', cluster: CLUSTER, incident: INC }),
+    ).rejects.toThrow(/you already command incident/);
+  });
+
+  it('a status update needs its text, and a stale version is a CONFLICT', async () => {
+    const base = { action: 'postIncidentUpdate' as const, cluster: CLUSTER, incident: INC };
+    await expect(trpc.actions.perform.mutate({ ...base, reason: ' ' })).rejects.toThrow(
+      /the status update needs its text/,
+    );
+    const before = (await read()).metadata.resourceVersion;
+    await trpc.actions.perform.mutate({ ...base, reason: 'orders-db failing over to zone-b' });
+    await expect(
+      trpc.actions.perform.mutate({ ...base, reason: 'again', expect: { resourceVersion: before } }),
+    ).rejects.toThrow(/changed since/);
+    expect((await read()).spec.updates?.map((u) => u.text)).toEqual([
+      `${ADMIN} takes command`,
+      'orders-db failing over to zone-b',
+    ]);
+  });
+
+  it('set the severity, then resolve with a reason; a resolved incident refuses more', async () => {
+    await trpc.actions.perform.mutate({
+      action: 'setIncidentSeverity',
+      cluster: CLUSTER,
+      incident: INC,
+      severity: 'SEV1',
+    });
+    expect((await read()).spec.severity).toBe('SEV1');
+    await expect(
+      trpc.actions.perform.mutate({
+        action: 'resolveIncident',
+        cluster: CLUSTER,
+        incident: INC,
+        reason: ' ',
+      }),
+    ).rejects.toThrow(/a reason is required to resolve an incident/);
+    await trpc.actions.perform.mutate({
+      action: 'resolveIncident',
+      cluster: CLUSTER,
+      incident: INC,
+      reason: 'mitigated: the follow-up is in the postmortem',
+    });
+    const spec = (await read()).spec;
+    expect(spec).toMatchObject({ resolvedBy: ADMIN, resolvedAt: expect.stringMatching(/Z$/) });
+    expect(spec.updates?.map((u) => u.kind)).toEqual(['Commander', 'Status', 'Severity', 'Resolved']);
+    await expect(
+      trpc.actions.perform.mutate({
+        action: 'postIncidentUpdate',
+        cluster: CLUSTER,
+        incident: INC,
+        reason: 'x',
+      }),
+    ).rejects.toThrow(/is resolved: declare a new one/);
+    const events = await eventually(async () => {
+      const evs = await c.core.listNamespacedEvent({ namespace: 'default' });
+      const mine = evs.items.filter((e) => e.involvedObject.name === INC).map((e) => e.reason);
+      return mine.length >= 4 ? mine : undefined;
+    }, 'an Event per incident action');
+    expect(events).toEqual(
+      expect.arrayContaining([
+        'PalisadeIncidentCommand',
+        'PalisadeIncidentUpdate',
+        'PalisadeIncidentSeverity',
+        'PalisadeIncidentResolved',
+      ]),
+    );
   });
 });

@@ -5,6 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import type { GuardedAction } from '../../lib/guard/actions.js';
 import { fenceState } from '../../lib/guard/fenced.js';
 import type { FenceFacts, ReadyStatus, Verdict } from '../../lib/guard/types.js';
+import type { IncidentSeverity } from '../../lib/incident/record.js';
 import type { Actor } from './actor.js';
 import { nodeFacts } from './live.js';
 
@@ -16,7 +17,11 @@ export type ActionRequest =
   | { action: 'cancelFence'; fence: string; reason?: string }
   | { action: 'fenceNode'; node: string; reason?: string }
   | { action: 'pauseFencePolicy'; policy: string; reason?: string }
-  | { action: 'resumeFencePolicy'; policy: string; reason?: string };
+  | { action: 'resumeFencePolicy'; policy: string; reason?: string }
+  | { action: 'takeIncidentCommand'; incident: string }
+  | { action: 'postIncidentUpdate'; incident: string; reason?: string }
+  | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity; reason?: string }
+  | { action: 'resolveIncident'; incident: string; reason?: string };
 
 /** The name a person types to confirm (protected clusters, unsafe actions). */
 export function targetName(r: ActionRequest): string {
@@ -31,6 +36,11 @@ export function targetName(r: ActionRequest): string {
     case 'pauseFencePolicy':
     case 'resumeFencePolicy':
       return r.policy;
+    case 'takeIncidentCommand':
+    case 'postIncidentUpdate':
+    case 'setIncidentSeverity':
+    case 'resolveIncident':
+      return r.incident;
     default:
       return r.fence;
   }

@@ -24,6 +24,7 @@ import { loadApproveFence, loadCancelFence } from './fence.js';
 import { loadFenceNode } from './fenceNode.js';
 import { loadPausePolicy } from './fencePolicy.js';
 import { loadForceDelete } from './forceDelete.js';
+import { loadIncidentChange } from './incident.js';
 import type { BudgetOf } from './outlook.js';
 import { type ActionRequest, type Loaded, type NodeSummary, type Target, targetName } from './kind.js';
 import { loadRemoveTaint } from './outOfService.js';
@@ -83,6 +84,12 @@ function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise
       return loadPausePolicy(apis, r.policy, true);
     case 'resumeFencePolicy':
       return loadPausePolicy(apis, r.policy, false);
+    case 'takeIncidentCommand':
+    case 'postIncidentUpdate':
+    case 'resolveIncident':
+      return loadIncidentChange(apis, r.incident, { action: r.action }, ctx.actor.name);
+    case 'setIncidentSeverity':
+      return loadIncidentChange(apis, r.incident, { action: r.action, severity: r.severity }, ctx.actor.name);
   }
 }
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AccessAttributes } from '../../lib/auth/forbidden.js';
 import { mayNotWords } from '../../lib/auth/words.js';
 import { accessForSimulatedFault, accessForWrite } from '../../lib/guard/access.js';
+import { SEVERITIES } from '../../lib/incident/record.js';
 import {
   clusterInput as cluster,
   clusterOf,
@@ -24,6 +25,10 @@ const target = z.discriminatedUnion('action', [
   z.object({ action: z.literal('pauseFencePolicy'), policy: objectName }),
   z.object({ action: z.literal('resumeFencePolicy'), policy: objectName }),
   z.object({ action: z.literal('simulatedFault'), node: objectName }),
+  z.object({ action: z.literal('takeIncidentCommand'), incident: objectName }),
+  z.object({ action: z.literal('postIncidentUpdate'), incident: objectName }),
+  z.object({ action: z.literal('setIncidentSeverity'), incident: objectName, severity: z.enum(SEVERITIES) }),
+  z.object({ action: z.literal('resolveIncident'), incident: objectName }),
 ]);
 
 export type AccessTarget = z.infer<typeof target>;

@@ -8,6 +8,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { CONSOLE_COMPONENT } from '../../lib/console/actionEvents.js';
 import { GUARDED_ACTION_NAMES, MAX_REASON_LENGTH } from '../../lib/guard/actions.js';
+import { SEVERITIES } from '../../lib/incident/record.js';
 import { AUDIT_OUTCOMES, type AuditRow, auditRow, selectAudit } from '../../lib/guard/audit.js';
 import { AUDIT_KINDS, auditRowOfEntry, mergeAuditRows } from '../../lib/history/audit.js';
 import { MAX_TIMELINE_LIMIT } from '../../lib/history/filter.js';
@@ -50,6 +51,15 @@ const on = {
   fenceNode: { action: z.literal('fenceNode'), cluster, node: objectName },
   pauseFencePolicy: { action: z.literal('pauseFencePolicy'), cluster, policy: objectName },
   resumeFencePolicy: { action: z.literal('resumeFencePolicy'), cluster, policy: objectName },
+  takeIncidentCommand: { action: z.literal('takeIncidentCommand'), cluster, incident: objectName },
+  postIncidentUpdate: { action: z.literal('postIncidentUpdate'), cluster, incident: objectName },
+  setIncidentSeverity: {
+    action: z.literal('setIncidentSeverity'),
+    cluster,
+    incident: objectName,
+    severity: z.enum(SEVERITIES, { error: `severity must be one of ${SEVERITIES.join(', ')}` }),
+  },
+  resolveIncident: { action: z.literal('resolveIncident'), cluster, incident: objectName },
 };
 const unknownAction = { error: `action must be one of ${GUARDED_ACTION_NAMES.join(', ')}` };
 
@@ -64,6 +74,10 @@ export const previewInput = z.discriminatedUnion(
     z.object({ ...on.fenceNode, reason: reasonText.optional() }),
     z.object({ ...on.pauseFencePolicy, reason: reasonText.optional() }),
     z.object(on.resumeFencePolicy),
+    z.object(on.takeIncidentCommand),
+    z.object({ ...on.postIncidentUpdate, reason: reasonText.optional() }),
+    z.object({ ...on.setIncidentSeverity, reason: reasonText.optional() }),
+    z.object({ ...on.resolveIncident, reason: reasonText.optional() }),
   ],
   unknownAction,
 );
@@ -94,6 +108,19 @@ export const performInput = z.discriminatedUnion(
       reason: reasonText.trim().min(1, 'a reason is required to pause a fence policy'),
     }),
     z.object({ ...on.resumeFencePolicy, ...submission }),
+    z.object({ ...on.takeIncidentCommand, ...submission }),
+    // the update's text is the reason field: it goes into the record
+    z.object({
+      ...on.postIncidentUpdate,
+      ...submission,
+      reason: reasonText.trim().min(1, 'the status update needs its text'),
+    }),
+    z.object({ ...on.setIncidentSeverity, ...submission }),
+    z.object({
+      ...on.resolveIncident,
+      ...submission,
+      reason: reasonText.trim().min(1, 'a reason is required to resolve an incident'),
+    }),
   ],
   unknownAction,
 );

@@ -1,6 +1,6 @@
 // Test helpers: the NodeFence CRD (the project's own from deploy/crds/ when it is there, else a
 // schemaless stand-in with the same names) and NodeFence objects in a given phase.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -69,4 +69,16 @@ export async function readFenceObject(kc: k8s.KubeConfig, name: string) {
     metadata: k8s.V1ObjectMeta;
     spec: { approvedBy?: string; approvedAt?: string; cancelRequested?: { by: string; reason: string } };
   };
+}
+
+/** Install the project's Incident CRD (deploy/crds/) unless the cluster already serves it. */
+export async function ensureIncidentCrd(kc: k8s.KubeConfig) {
+  const dir = await mkdtemp(join(tmpdir(), 'palisade-incident-crd-'));
+  try {
+    const src = join(import.meta.dirname, '..', '..', '..', 'deploy', 'crds', 'palisade.dev_incidents.yaml');
+    await writeFile(join(dir, 'incidents.yaml'), await readFile(src, 'utf8'));
+    await installCrds(kc, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -1,0 +1,51 @@
+// A person's changes to an Incident (issue 25): take command, post a status update, set the
+// severity, resolve. None is destructive — they change the record, not the cluster — but each goes
+// through the guarded seam so it is done as the person, conditional on the version they saw, and
+// recorded. Refused when the incident is already resolved or the change would change nothing;
+// resolving while nodes are still down is allowed with a warning (the tracker declares anew).
+import type { IncidentSeverity } from '../incident/record';
+import { refused, safe, type Verdict } from './types.js';
+
+export interface IncidentFacts {
+  name: string;
+  resolved: boolean;
+  commander?: string;
+  severity: IncidentSeverity;
+  /** nodes the tracker still sees down (status.nodes without upAt) */
+  nodesDown: string[];
+}
+
+const closed = (i: IncidentFacts) => refused(`incident ${i.name} is resolved: declare a new one instead`);
+
+export function judgeTakeCommand(i: IncidentFacts, actor: string): Verdict {
+  if (i.resolved) return closed(i);
+  if (i.commander === actor) return refused(`you already command incident ${i.name}`);
+  return safe(
+    [`${actor} becomes the commander of incident ${i.name}: the tracker no longer resolves it by itself`],
+    i.commander ? [`takes over from ${i.commander}`] : [],
+  );
+}
+
+export function judgePostUpdate(i: IncidentFacts): Verdict {
+  if (i.resolved) return closed(i);
+  return safe([`the update is added to incident ${i.name}'s record, with your name and the time`]);
+}
+
+export function judgeSetSeverity(i: IncidentFacts, severity: IncidentSeverity): Verdict {
+  if (i.resolved) return closed(i);
+  if (i.severity === severity) return refused(`incident ${i.name} is already ${severity}`);
+  return safe([`${i.severity} → ${severity}: the tracker no longer changes the severity of this incident`]);
+}
+
+export function judgeResolve(i: IncidentFacts): Verdict {
+  if (i.resolved) return refused(`incident ${i.name} is already resolved`);
+  const down = i.nodesDown;
+  return safe(
+    [`incident ${i.name} is closed with your name, the time and your reason; its recap stays`],
+    down.length
+      ? [
+          `still down: ${down.slice(0, 5).join(', ')}${down.length > 5 ? ` and ${down.length - 5} more` : ''} — Palisade declares a new incident while a node is down`,
+        ]
+      : [],
+  );
+}
