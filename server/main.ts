@@ -333,6 +333,8 @@ async function main() {
     fencePolicies: config.fencing?.policies,
     // where instance IDs are given out: palisade.yaml's list; beside the embedded cluster, everywhere
     instanceIdNamespaces: config.instanceIds?.namespaces ?? (embedded ? ['*'] : []),
+    // the incident tracker (palisade.yaml incidents): on, resolving after 60 s of health
+    incidents: config.incidents.tracker ? { quietMs: config.incidents.resolveAfter } : false,
     // the incident history: PostgreSQL when given, else PGlite in the state directory
     history: {
       location: historyLocationOf({

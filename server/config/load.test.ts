@@ -50,6 +50,7 @@ describe('parseConfig', () => {
       storage: { postgres: {}, retention: 14 * 86_400_000 },
       // fence agents' credentials: Palisade's own namespace, resolved at start (credentialsNamespacesOf)
       fencing: {},
+      incidents: { tracker: true, resolveAfter: 60_000 },
     });
     expect(parseConfig('f', { clusters: [{ context: 'a' }] }).clusters).toEqual([
       { context: 'a', mode: 'normal' },

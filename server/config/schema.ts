@@ -517,6 +517,17 @@ export const instanceIdsSchema = z.strictObject({
 });
 export type InstanceIdsConfig = z.infer<typeof instanceIdsSchema>;
 
+export const incidentsSchema = z.strictObject({
+  /** false: Palisade declares and resolves no Incident by itself */
+  tracker: z.boolean().default(true),
+  /**
+   * how long the cluster stays healthy before the tracker resolves an incident it declared and
+   * nobody commands (an incident a person commands or declared waits for that person)
+   */
+  resolveAfter: durationMs.default(60_000),
+});
+export type IncidentsConfig = z.infer<typeof incidentsSchema>;
+
 export const configSchema = z
   .strictObject({
     /** the kubeconfig to read when neither --kubeconfig nor $KUBECONFIG is given */
@@ -537,6 +548,8 @@ export const configSchema = z
     /** unique instance IDs: where Palisade may give them out (docs/instance-ids.md) */
     instanceIds: instanceIdsSchema.optional(),
     fencing: fencingSchema.default({}),
+    /** the incident tracker: Incidents declared and resolved by Palisade (docs/console.md) */
+    incidents: incidentsSchema.default({ tracker: true, resolveAfter: 60_000 }),
   })
   .superRefine((cfg, ctx) => {
     const oidc = cfg.auth.oidc;
