@@ -8,7 +8,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useModal } from '../console/useModal';
-import { submissionOf, submitBlocker } from '@/lib/guard/dialog';
+import { reasonLabel, submissionOf, submitBlocker } from '@/lib/guard/dialog';
 import { type ActionTarget, type Performed, type Preview, useActionsApi } from './api';
 import { AcknowledgeBox, FenceWait, submitWords } from './FenceWait';
 import { ReasonChoices } from './ReasonChoices';
@@ -281,7 +281,7 @@ function ConfirmInputs(props: {
       )}
       {p.needs.reason && (
         <div className="flex flex-col gap-1">
-          <label htmlFor={reasonId}>Why (recorded in the cluster's Events, with your name)</label>
+          <label htmlFor={reasonId}>{reasonLabel(p.action)}</label>
           <ReasonChoices action={p.action} reason={props.reason} setReason={props.setReason} />
           <textarea
             id={reasonId}

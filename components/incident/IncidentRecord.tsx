@@ -15,6 +15,7 @@ import {
 import type { IncidentCard } from '@/lib/incident/record';
 import { IncidentActionButton, SetSeverityButton } from '../actions/GuardedActionButtons';
 import { useNow } from '../console/clock';
+import { ExportButtons } from './ExportButtons';
 
 const SEVERITY_TONE: Record<IncidentCard['severity'], string> = {
   SEV1: 'text-crit border-crit/70',
@@ -52,9 +53,12 @@ export function IncidentRecord({
         </span>
       </h2>
       <p className="text-sm">{c.title}</p>
-      <p className="text-xs text-dim" data-testid="incident-people">
-        {peopleText(c)}
-      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        <p className="text-xs text-dim" data-testid="incident-people">
+          {peopleText(c)}
+        </p>
+        <ExportButtons cluster={cluster} incident={c.name} />
+      </div>
       {!resolved && (
         <div className="mt-1 flex flex-wrap items-center gap-2" data-testid="incident-actions">
           <IncidentActionButton

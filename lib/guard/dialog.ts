@@ -96,3 +96,10 @@ export const REASON_CHOICES: Partial<Record<GuardedAction, readonly string[]>> =
     'the node is dead: release its pods and volumes now',
   ],
 };
+
+/** The reason field's label: a status update's text is the update itself. */
+export function reasonLabel(action: GuardedAction): string {
+  if (action === 'postIncidentUpdate')
+    return "The update (recorded in the incident and the cluster's Events, with your name)";
+  return "Why (recorded in the cluster's Events, with your name)";
+}

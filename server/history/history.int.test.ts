@@ -130,6 +130,43 @@ describe('the incident history', () => {
     }, 'the fence steps in the audit');
   }, 30_000);
 
+  it('exports the incident Palisade declared: the fault, the node and the fence steps, oldest first', async () => {
+    const name = await eventually(
+      async () => (await trpc.incident.view.query({ cluster })).incident?.name,
+      'an Incident declared for the partition',
+      30_000,
+    );
+    const json = await trpc.incident.export.query({ cluster, name, format: 'json' });
+    expect(json).toMatchObject({ filename: `${name}.json`, contentType: 'application/json' });
+    const x = JSON.parse(json.body) as {
+      incident: { name: string };
+      timeline: { at: string; kind: string; reason: string }[];
+    };
+    expect(x.incident.name).toBe(name);
+    const seen = x.timeline.map((e) => `${e.kind}:${e.reason}`);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        'fault:SimulatedPartition',
+        'node-condition:Unknown',
+        'fence-step:Detected',
+        'fence-step:Released',
+      ]),
+    );
+    const times = x.timeline.map((e) => e.at);
+    expect(times).toEqual([...times].sort());
+    expect(seen.indexOf('fault:SimulatedPartition')).toBeLessThan(seen.indexOf('node-condition:Unknown'));
+    const md = await trpc.incident.export.query({ cluster, name, format: 'markdown' });
+    expect(md.filename).toBe(`${name}.md`);
+    expect(md.body).toMatch(new RegExp(`^# ${name}: `));
+    expect(md.body).toContain('| fault | Node hist-1 |');
+    await expect(
+      trpc.incident.export.query({ cluster, name: 'inc-20000101-000000', format: 'json' }),
+    ).rejects.toThrow(/incident inc-20000101-000000 not found/);
+    await expect(trpc.incident.export.query({ cluster, name: 'x', format: 'json' })).rejects.toThrow(
+      /must be an incident name/,
+    );
+  }, 60_000);
+
   it('keeps it all after a restart and after the Event is gone', async () => {
     // the incident view's trend: a sample taken now is in the store
     await h.console.incident.sampleAll();

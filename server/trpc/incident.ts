@@ -6,7 +6,10 @@
 // namespaces whose PodProtectors the person may list).
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { exportMarkdown, exportWindow, incidentExport } from '../../lib/incident/export.js';
+import { MAX_TIMELINE_LIMIT } from '../../lib/history/filter.js';
 import { protectorKey } from '../../lib/protection/types.js';
+import { storeOf, visibleEntries } from './history.js';
 import {
   allow,
   clusterInput as cluster,
@@ -50,6 +53,43 @@ export const incidentRouter = router({
     if (!incidents.allowed) delete view.incident;
     return view;
   }),
+  /**
+   * One incident for the postmortem: the record and every history entry from a minute before it
+   * began to its resolution, oldest first, as JSON or Markdown (the page downloads it).
+   */
+  export: procedure
+    .input(
+      z.object({
+        cluster,
+        name: z.string().regex(/^inc-\d{8}-\d{6}$/, 'must be an incident name like inc-20261130-045408'),
+        format: z.enum(['json', 'markdown'], { error: 'format must be json or markdown' }),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const conn = clusterOf(ctx, input.cluster);
+      await allow(ctx, conn.id, { verb: 'list', resource: 'nodes' });
+      await allow(ctx, conn.id, { verb: 'list', group: 'palisade.dev', resource: 'incidents' });
+      const incident = ctx.incident?.incidents(conn.id).find((i) => i.metadata.name === input.name);
+      if (!incident) throw new TRPCError({ code: 'NOT_FOUND', message: `incident ${input.name} not found` });
+      const store = await storeOf(ctx);
+      const now = Date.now();
+      const window = exportWindow(incident, now);
+      const entries = await store.query({ cluster: conn.id, ...window, limit: MAX_TIMELINE_LIMIT });
+      const x = incidentExport(
+        conn.id,
+        incident,
+        await visibleEntries(ctx, conn.id, entries),
+        now,
+        entries.length >= MAX_TIMELINE_LIMIT,
+      );
+      return input.format === 'json'
+        ? {
+            filename: `${input.name}.json`,
+            contentType: 'application/json',
+            body: JSON.stringify(x, null, 2),
+          }
+        : { filename: `${input.name}.md`, contentType: 'text/markdown', body: exportMarkdown(x) };
+    }),
 });
 
 /** The incident part of the API, for the page's types. */
