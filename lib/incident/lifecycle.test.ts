@@ -86,6 +86,12 @@ describe('observe: healthy or not, and how severe', () => {
       severity: 'SEV3',
     },
     {
+      name: 'the one node without a zone label down is not a zone outage',
+      i: { nodes: [node('x', 'Unknown', { zone: '' }), ...zoneB()] },
+      reasons: ['node-down'],
+      severity: 'SEV3',
+    },
+    {
       name: 'a fence under way on a node back to Ready still counts',
       i: {
         nodes: zoneB(),

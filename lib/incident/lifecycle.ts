@@ -91,7 +91,8 @@ export function observe(i: IncidentInput): Observation {
     ready,
     desired,
   }));
-  const zoneDown = headline.zones.some((z) => z.nodes > 0 && z.down === z.nodes);
+  // nodes without a zone label are not a zone: one of them down is not a zone outage
+  const zoneDown = headline.zones.some((z) => z.zone && z.nodes > 0 && z.down === z.nodes);
   const since = nodesDown.map((n) => n.since).filter((t): t is number => t !== undefined && t <= i.now);
   return {
     now: i.now,
