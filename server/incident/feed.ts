@@ -1,7 +1,7 @@
 // The incident topic of the live channel: a coalesced signal (at most every 500 ms) to the
 // cluster's watchers when anything the view reads changes — a node's readiness,
 // taints or schedulability, any pod, a workload's replicas, a NodeFence or FencePolicy, the
-// fencing controller's held list, a VolumeAttachment — or when the sampler's counts moved
+// fencing controller's held list, a VolumeAttachment, an Incident — or when the sampler's counts moved
 // (time alone turns a node suspect). The page then refetches incident.view. Nothing polls.
 import type { NodeView, PodView } from '../../lib/console/protocol.js';
 import type { FencingService } from '../fencing/service.js';
@@ -35,6 +35,11 @@ export class IncidentFeed {
       c.onViewChange(mark);
     }
     incident.onSituationChange((cluster) => this.feed.mark(cluster));
+    // the incident record: declared, followed or changed by a person (here or on another replica)
+    for (const [cluster, inf] of incident.informers) {
+      const mark = () => this.feed.mark(cluster);
+      inf.on({ add: mark, update: mark, delete: mark });
+    }
   }
 
   private follow(conn: ClusterConnection) {
