@@ -217,3 +217,42 @@ export async function runningStorefrontPod(api: k8s.CoreV1Api): Promise<k8s.V1Po
 export async function keysReady(page: Page): Promise<void> {
   await expect(page.locator('[data-keys="on"]')).toHaveCount(1, { timeout: 30_000 });
 }
+
+/**
+ * A Node no kubelet runs, unhealthy from the start (Ready=Unknown), tainted so nothing schedules
+ * there: an outage without touching the demo cluster's real nodes. Delete it with deleteFakeNode.
+ */
+export async function fakeDownNode(name: string, labels: Record<string, string> = {}): Promise<void> {
+  const api = core();
+  await api.createNode({
+    body: {
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+      spec: { unschedulable: true, taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }] },
+    },
+  });
+  // controllers write the new node too: read, change, write until it takes
+  await expect(async () => {
+    const node = await api.readNode({ name });
+    const now = new Date();
+    node.status = {
+      ...node.status,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'Unknown',
+          reason: 'NodeStatusUnknown',
+          message: 'e2e: no kubelet runs here',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+    };
+    await api.replaceNodeStatus({ name, body: node });
+  }).toPass({ timeout: 15_000 });
+}
+
+export async function deleteFakeNode(name: string): Promise<void> {
+  await core()
+    .deleteNode({ name })
+    .catch(() => undefined);
+}
