@@ -254,6 +254,18 @@ describe('followStatus', () => {
   });
 });
 
+describe('followStatus at the caps', () => {
+  it('keeps the first 1000 nodes and 500 workloads, and a second look changes nothing', () => {
+    const nodes = Array.from({ length: 1200 }, (_, k) => node(`n${k}`, 'Unknown', { zone: `z${k % 2}` }));
+    const workloads = Array.from({ length: 700 }, (_, k) => wl(`w${k}`, 1, 3));
+    const o = observe(input({ nodes, workloads }));
+    const first = followStatus(undefined, o);
+    expect(first.nodes).toHaveLength(1000);
+    expect(first.workloads).toHaveLength(500);
+    expect(followStatus(first, o)).toEqual(first);
+  });
+});
+
 describe('record', () => {
   it.each([
     [0, '0 s'],

@@ -114,14 +114,23 @@ const REASON_WORDS: Record<UnhealthyReason, string> = {
   'volume-split-brain-risk': 'a volume risks split brain',
 };
 
+/**
+ * The CRD's caps. The first ones are kept: cutting the oldest would drop spans that the next look
+ * adds again, rewriting the status every few seconds for as long as the outage is that large.
+ */
+const MAX_NODES = 1000;
+const MAX_WORKLOADS = 500;
+
 /** Each node down and each workload short, opened and closed as the observations go. */
 export function followStatus(before: IncidentStatus | undefined, o: Observation): IncidentStatus {
   const now = iso(o.now);
   const nodes: NodeDown[] = (before?.nodes ?? []).map((n) => ({ ...n }));
   const down = new Map(o.nodesDown.map((n) => [n.name, n]));
   for (const n of nodes) if (!n.upAt && !down.has(n.name)) n.upAt = now;
+  // maps of the open spans: one pass, not a search per node (5000 nodes, 50000 workloads)
+  const stillDown = new Set(nodes.filter((n) => !n.upAt).map((n) => n.name));
   for (const d of o.nodesDown) {
-    if (nodes.some((n) => n.name === d.name && !n.upAt)) continue;
+    if (stillDown.has(d.name)) continue;
     const at = d.since !== undefined && d.since <= o.now ? iso(d.since) : now;
     nodes.push({
       name: d.name,
@@ -134,8 +143,9 @@ export function followStatus(before: IncidentStatus | undefined, o: Observation)
   const key = (w: { kind: string; namespace: string; name: string }) => `${w.kind}/${w.namespace}/${w.name}`;
   const short = new Map(o.workloadsBelow.map((w) => [key(w), w]));
   for (const w of workloads) if (!w.restoredAt && !short.has(key(w))) w.restoredAt = now;
+  const stillShort = new Map(workloads.filter((w) => !w.restoredAt).map((w) => [key(w), w]));
   for (const s of o.workloadsBelow) {
-    const open = workloads.find((w) => key(w) === key(s) && !w.restoredAt);
+    const open = stillShort.get(key(s));
     if (open) {
       open.lowest = Math.min(open.lowest, s.ready);
       open.desired = s.desired;
@@ -152,8 +162,8 @@ export function followStatus(before: IncidentStatus | undefined, o: Observation)
   const healthy = o.reasons.length === 0;
   return {
     ...(healthy ? { healthySince: before?.healthySince ?? now } : {}),
-    ...(nodes.length ? { nodes: nodes.slice(-1000) } : {}),
-    ...(workloads.length ? { workloads: workloads.slice(-500) } : {}),
+    ...(nodes.length ? { nodes: nodes.slice(0, MAX_NODES) } : {}),
+    ...(workloads.length ? { workloads: workloads.slice(0, MAX_WORKLOADS) } : {}),
   };
 }
 
