@@ -14,6 +14,7 @@ const SECTIONS = [
   { file: 'bench/ha/RESULTS.md', marker: 'ha-benchmark', title: 'High' },
   { file: 'bench/image/RESULTS.md', marker: 'image-benchmark', title: 'Container' },
   { file: 'bench/history/RESULTS.md', marker: 'history-benchmark', title: 'History' },
+  { file: 'bench/incident/RESULTS.md', marker: 'incident-benchmark', title: 'Incident' },
   { file: 'bench/memory/RESULTS.md', marker: 'memory-benchmark', title: 'Memory' },
   { file: 'bench/faults/RESULTS.md', marker: 'faults-run', title: 'Randomized' },
   { file: 'bench/fuzz/RESULTS.md', marker: 'fuzz', title: 'Fuzzing' },

@@ -18,6 +18,7 @@ BENCHES=(
   "auth|npx tsx bench/auth/run.ts --quick"
   "ha|npx tsx bench/ha/run.ts --quick"
   "history|npx tsx bench/history/run.ts --quick"
+  "incident|npx tsx bench/incident/run.ts --quick"
   "memory|npx tsx bench/memory/run.ts --quick"
 )
 status=0

@@ -2,7 +2,7 @@
 # `npm run bench [-- --quick]`: the API server benchmark, then the embedded cluster at
 # scale, then the console (map render and live latency in Chromium), then the deletion storm
 # (bench/protection), then fencing's MTTR (bench/mttr, about 13 min), sign-in (bench/auth),
-# high availability (bench/ha), the history store (bench/history), then all into bench/RESULTS.md (a --quick run prints only).
+# high availability (bench/ha), the history store (bench/history), the incident tracker (bench/incident), then all into bench/RESULTS.md (a --quick run prints only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
@@ -14,4 +14,5 @@ npx tsx bench/mttr/run.ts "$@"
 npx tsx bench/auth/run.ts "$@"
 npx tsx bench/ha/run.ts "$@"
 npx tsx bench/history/run.ts "$@"
+npx tsx bench/incident/run.ts "$@"
 case " $* " in *" --quick "*) ;; *) npx tsx bench/combine.ts ;; esac
