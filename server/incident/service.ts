@@ -44,7 +44,8 @@ export class IncidentService {
       const informer = incidentInformer(conn.registry);
       this.informers.set(conn.id, informer);
       informer.start();
-      if (opts.tracker === false) continue;
+      // a read-only cluster is never written to: no tracker there (its incidents are still shown)
+      if (opts.tracker === false || conn.spec.mode === 'read-only') continue;
       const tracker = new IncidentTracker({
         conn,
         services,
