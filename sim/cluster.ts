@@ -38,6 +38,7 @@ import { type InfraApi, startInfraApi } from './infra/api.js';
 import { installBmcSecret, installDemoFencePolicy } from './fencing/demoPolicy.js';
 import { type Bmcs, startBmcs } from './infra/ipmi/bmcs.js';
 import { Infrastructure } from './infra/infrastructure.js';
+import { recordInfraEvents } from './infra/nodeEvents.js';
 import { KubeletFleet } from './kubelet/fleet.js';
 import {
   durationsOf,
@@ -264,6 +265,8 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
 
   const infra = new Infrastructure();
   const checker = new SafetyChecker(infra.truth);
+  // every fault and recovery as an Event on its Node, whoever caused it (the history records it)
+  const stopInfraEvents = recordInfraEvents(kc, infra.truth);
   const context = makeContext(kc, durations);
   const controllers = backend === 'real' ? controllersBesideRealControlPlane() : allControllers();
   for (const c of controllers) c.register(context);
@@ -349,6 +352,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
       await protection.stop();
       await context.informers.stopAll();
       checker.stop();
+      stopInfraEvents();
       infra.stop();
       await apiserver.stop();
       if (ownState) await rm(ownState, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // taken from the Kubernetes fact (an Event's uid and count, a Ready transition's time, a fence
 // step's phase and time, a workload's resourceVersion), so every replica — and every restart —
 // derives the same id for the same fact and the store keeps one row.
+import { INFRA_COMPONENT, infraVerbOf } from '../console/infraEvents.js';
 import type { Refusal } from '../protection/verdict.js';
 import { z } from 'zod';
 import { CONSOLE_COMPONENT, simulatedVerbOf } from '../console/actionEvents.js';
@@ -91,6 +92,17 @@ export function eventEntry(cluster: string, e: EventView, auditKey?: Buffer): Hi
       },
     };
   }
+  // the embedded cluster's infrastructure: a fault or recovery, whoever caused it (an Event anyone
+  // who may create Events could write too, so it names no person: "infrastructure")
+  const verb = e.source === INFRA_COMPONENT ? infraVerbOf(e.reason) : undefined;
+  if (verb)
+    return {
+      ...base,
+      kind: 'fault',
+      severity: e.type === 'Warning' ? 'warning' : 'info',
+      actor: 'infrastructure',
+      details: { ...details, verb },
+    };
   // an Event that claims to be the console's without its seal: nobody's record, not even a warning
   if (e.type !== 'Warning' || e.source === CONSOLE_COMPONENT) return undefined;
   return { ...base, kind: 'warning-event', severity: 'warning', details };

@@ -261,6 +261,31 @@ describe('entries from facts', () => {
       ev({ source: 'kubelet', reason: 'BackOff', message: 'back-off' }),
       { kind: 'warning-event', id: 'event:u1:1' },
     ],
+    [
+      'a power cut the embedded infrastructure reports, whoever caused it',
+      ev({
+        source: 'palisade-embedded-infrastructure',
+        reason: 'InfraPowerOff',
+        message: 'node a2-1 powered off',
+      }),
+      {
+        kind: 'fault',
+        actor: 'infrastructure',
+        severity: 'warning',
+        id: 'event:u1:1',
+        details: expect.objectContaining({ verb: 'power-off' }),
+      },
+    ],
+    [
+      'its recovery, a Normal Event, is recorded too',
+      ev({
+        source: 'palisade-embedded-infrastructure',
+        type: 'Normal',
+        reason: 'InfraPowerOn',
+        message: 'on',
+      }),
+      { kind: 'fault', severity: 'info', details: expect.objectContaining({ verb: 'power-on' }) },
+    ],
   ])('%s', (_, e, want) => {
     expect(eventEntry('c1', sealed(e), KEY)).toMatchObject(want);
   });

@@ -72,6 +72,8 @@ describe('the incident history', () => {
         const { entries } = await trpc.history.timeline.query({ ...window(), q: NODE });
         const kinds = entries.map((e) => `${e.kind}:${e.reason}`);
         expect(kinds).toContain('fault:SimulatedPartition');
+        // ...and what the infrastructure itself reports, as it would for a fault from its API or CLI
+        expect(kinds).toContain('fault:InfraPartition');
         expect(kinds).toContain('node-condition:Unknown');
         return true;
       },
