@@ -11,7 +11,7 @@ export default defineConfig({
   testDir: '.',
   testMatch: 'zone-outage.spec.ts',
   outputDir: demo.playwrightDir,
-  timeout: 480_000,
+  timeout: 720_000,
   expect: { timeout: 20_000 },
   fullyParallel: false,
   workers: 1,

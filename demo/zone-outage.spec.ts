@@ -1,4 +1,5 @@
-// Demo flow "zone-outage": zone-b of the demo cluster loses power. Its four nodes go Unknown
+// Demo flow "zone-outage": zone-b of the demo cluster (zone-a when no database pod landed in
+// zone-b) loses power. Its four nodes go Unknown
 // together; the demo FencePolicy (here with `maxUnhealthy: 2`, as a site that fears a partition on
 // the control plane's side more than dead nodes would set it) holds every fence: four nodes
 // unhealthy are more than its budget. The incident commander opens the incident view from the
@@ -9,10 +10,14 @@
 // fence is announced — "fenced automatically in N s unless cancelled" — for its warning window
 // before the agent runs. The fences release the nodes, the StatefulSets' pods start elsewhere,
 // and the incident view names the next human step: power on or repair the nodes still off.
+// Power comes back to the whole zone: the nodes boot, their fences recover, and once the cluster
+// has been healthy for 20 s Palisade resolves the Incident it declared at the outage — the view
+// says when and how long it lasted, the recap lists the four nodes, and the Markdown export holds
+// every fault (the infrastructure's power cuts) before the fence steps, oldest first.
 // Then the console is restarted on the same state directory and the timeline still tells the
 // whole story: the history store outlives the console (and the cluster's one-hour Events).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
@@ -27,9 +32,12 @@ import { demoPaths } from './paths.js';
 
 const paths = demoPaths('zone-outage');
 const ROOT = resolve(import.meta.dirname, '..');
-const ZONE = 'zone-b';
+/** the zone that loses power: zone-b, unless the scheduler put no database pod there (then zone-a) */
+let ZONE = 'zone-b';
 /** the rack whose power comes back first */
-const RESTORED_RACK = 'b1';
+let RESTORED_RACK = 'b1';
+/** the StatefulSets on zone-local storage (zone-a and zone-b): the outage must catch one of their pods */
+const DATABASES = ['orders-db', 'queue'];
 const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 const shot = (page: Page, file: string) =>
   page.screenshot({ path: resolve(paths.results, file), fullPage: true });
@@ -54,6 +62,9 @@ async function startConsole(port: number): Promise<Console> {
       paths.kubeconfig,
       '--state-dir',
       paths.stateDir,
+      // the incident tracker resolves 20 s after the cluster is healthy (60 s by default)
+      '--config',
+      resolve(paths.stateDirAbs, 'palisade.yaml'),
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
   );
@@ -105,10 +116,11 @@ async function signIn(page: Page, url: string) {
 test('zone-outage: a zone loses power; the incident view shows what is broken, at risk, being done and safe next', async ({
   page,
 }) => {
-  test.setTimeout(480_000);
+  test.setTimeout(720_000);
   await rm(paths.stateDirAbs, { recursive: true, force: true });
   await mkdir(paths.results, { recursive: true });
   await mkdir(paths.stateDirAbs, { recursive: true });
+  await writeFile(resolve(paths.stateDirAbs, 'palisade.yaml'), 'incidents:\n  resolveAfter: 20s\n');
   const marks: Record<string, number> = {};
 
   const c = await test.step('the embedded demo cluster, its FencePolicy with a budget of two', async () => {
@@ -135,11 +147,36 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
   });
   const core = c.kc.makeApiClient(k8s.CoreV1Api);
   const custom = c.kc.makeApiClient(k8s.CustomObjectsApi);
-  const zoneNodes = (await core.listNode()).items
+  const nodes = (await core.listNode()).items;
+  const zoneOf = (node: string) =>
+    nodes.find((n) => n.metadata?.name === node)?.metadata?.labels?.['topology.kubernetes.io/zone'];
+  // where the scheduler put the databases' six pods decides the zone (it spread them over zone-a
+  // and zone-b in most runs, all into zone-a in some: the story needs one in the dark zone)
+  const dbZones = await test.step('the databases scheduled', async () => {
+    let zones: string[] = [];
+    await expect
+      .poll(
+        async () => {
+          const pods = (await core.listNamespacedPod({ namespace: 'shop' })).items.filter((p) =>
+            DATABASES.some((d) => p.metadata?.name?.startsWith(`${d}-`)),
+          );
+          zones = pods
+            .map((p) => (p.spec?.nodeName ? zoneOf(p.spec.nodeName) : undefined))
+            .filter((z) => !!z) as string[];
+          return zones.length;
+        },
+        { timeout: 120_000 },
+      )
+      .toBe(6);
+    return zones;
+  });
+  if (!dbZones.includes(ZONE)) ZONE = 'zone-a';
+  const zoneNodes = nodes
     .filter((n) => n.metadata?.labels?.['topology.kubernetes.io/zone'] === ZONE)
     .map((n) => n.metadata!.name!)
     .sort();
   expect(zoneNodes).toHaveLength(4);
+  RESTORED_RACK = zoneNodes[0].split('-')[0];
   const restored = zoneNodes.filter((n) => n.startsWith(`${RESTORED_RACK}-`));
   const dark = zoneNodes.filter((n) => !restored.includes(n));
   const port = await freePort();
@@ -227,6 +264,41 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await shot(page, '06-incident-next-steps.png');
   });
 
+  await test.step('power returns to the whole zone: Palisade resolves the incident; its recap and export', async () => {
+    for (const n of dark) c.infra.powerOn(n);
+    await page.goto(`${url}/incident`);
+    const record = page.getByTestId('incident-record');
+    // the nodes boot, their fences recover, the cluster stays healthy for 20 s: resolved
+    await expect(record.getByTestId('incident-lifecycle')).toContainText(
+      /^resolved at \d\d:\d\d:\d\d by Palisade, lasted \d+ (s|min)/,
+      { timeout: 300_000 },
+    );
+    marks.resolved = Date.now();
+    await expect(record.getByTestId('incident-recap')).toHaveAttribute('open', '');
+    for (const n of zoneNodes)
+      await expect(
+        record.getByTestId('recap-nodes').getByRole('cell', { name: n, exact: true }),
+      ).toBeVisible();
+    await shot(page, '06b-incident-resolved.png');
+    // the postmortem's export: every fault, fence step and action, oldest first
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      record.getByRole('button', { name: 'Export Markdown' }).click(),
+    ]);
+    const file = resolve(paths.results, 'incident.md');
+    await download.saveAs(file);
+    const md = await readFile(file, 'utf8');
+    const rows = md.split('\n').filter((l) => /^\| \d{4}-/.test(l));
+    for (const n of zoneNodes)
+      expect(rows.some((r) => r.includes(`| fault | Node ${n} |`) && r.includes('InfraPowerOff'))).toBe(true);
+    for (const n of dark) expect(rows.some((r) => r.includes('| fence-step |') && r.includes(n))).toBe(true);
+    const firstFault = rows.findIndex((r) => r.includes('InfraPowerOff'));
+    const firstFence = rows.findIndex((r) => r.includes('| fence-step |'));
+    expect(firstFault).toBeGreaterThanOrEqual(0);
+    expect(firstFault).toBeLessThan(firstFence);
+    expect(md).toContain('- Resolved: ');
+  });
+
   await test.step('the timeline afterwards, and again after a restart of the console', async () => {
     await page.goto(`${url}/timeline`);
     await expect(page.getByRole('heading', { level: 1, name: /Timeline/ })).toBeVisible();
@@ -265,12 +337,14 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
       held: secs('held'),
       announced: secs('announced'),
       released: secs('released'),
+      resolved: secs('resolved'),
     },
     violations,
   };
   const text = [
     `zone-outage demo: ${ZONE} (${zoneNodes.join(', ')}) lost power; the headline named it ${summary.secondsAfterPowerOff.headline} s after; the budget (maxUnhealthy 2) held every fence`,
     `  power back on ${restored.join(', ')}; ${dark.join(', ')} announced ${summary.secondsAfterPowerOff.announced} s, released ${summary.secondsAfterPowerOff.released} s after the outage`,
+    `  power back on the whole zone: the incident resolved ${summary.secondsAfterPowerOff.resolved} s after the outage, its export written`,
     `  timeline kept across a console restart; checker violations: ${violations.length}`,
   ].join('\n');
   console.log(text);
@@ -285,6 +359,10 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await copyFile(
       resolve(paths.results, '03b-fence-now-held-by-budget.png'),
       resolve(paths.docs, 'demo-zone-outage-fence-now.png'),
+    );
+    await copyFile(
+      resolve(paths.results, '06b-incident-resolved.png'),
+      resolve(paths.docs, 'demo-zone-outage-resolved.png'),
     );
     await copyFile(
       resolve(paths.results, '08-timeline-after-restart.png'),
