@@ -10,6 +10,7 @@ import {
   peopleText,
   quietText,
   type SpanRow,
+  who,
   workloadRows,
 } from '@/lib/incident/recap';
 import type { IncidentCard } from '@/lib/incident/record';
@@ -110,7 +111,7 @@ export function IncidentRecord({
           <ol className="mt-1 flex flex-col gap-0.5 text-xs" aria-label="Status updates">
             {c.updates.map((u) => (
               <li key={`${u.at}-${u.kind}-${u.by}`}>
-                <time dateTime={u.at}>{formatClock(Date.parse(u.at))}</time> {u.kind} · {u.by}: {u.text}
+                <time dateTime={u.at}>{formatClock(Date.parse(u.at))}</time> {u.kind} · {who(u.by)}: {u.text}
               </li>
             ))}
           </ol>

@@ -139,7 +139,7 @@ describe('trackerStep', () => {
     });
     expect(step.spec.updates?.[0]).toMatchObject({
       kind: 'Declared',
-      text: 'declared by Palisade: a node is down',
+      text: 'a node is down',
     });
     expect(step.status.nodes?.map((n) => n.name)).toEqual(['a1-1', 'a1-2', 'a2-1']);
     expect(step.status.workloads?.[0]).toMatchObject({ name: 'orders-db', lowest: 1, desired: 3 });
@@ -169,7 +169,7 @@ describe('trackerStep', () => {
     expect(step.spec).toMatchObject({ resolvedAt: iso(NOW + 60_000), resolvedBy: 'palisade' });
     expect(step.spec.updates?.at(-1)).toMatchObject({
       kind: 'Resolved',
-      text: 'resolved by Palisade: healthy for 1 min',
+      text: 'healthy for 1 min',
     });
   });
 

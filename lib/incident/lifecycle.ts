@@ -197,7 +197,7 @@ function declare(o: Observation, taken: ReadonlySet<string>): TrackerStep {
       severity: o.severity,
       startedAt: iso(startedAt),
       declaredBy: TRACKER,
-      updates: [{ at: iso(o.now), by: TRACKER, kind: 'Declared', text: `declared by Palisade: ${why}` }],
+      updates: [{ at: iso(o.now), by: TRACKER, kind: 'Declared', text: why }],
     },
     status: followStatus(undefined, o),
   };
@@ -239,7 +239,7 @@ export function trackerStep(
           at: iso(o.now),
           by: TRACKER,
           kind: 'Resolved',
-          text: `resolved by Palisade: healthy for ${durationWords(quiet)}`,
+          text: `healthy for ${durationWords(quiet)}`,
         },
       ),
       status,

@@ -6,7 +6,8 @@ import { durationWords, type IncidentCard, TRACKER } from './record';
 
 type Clock = (ms: number) => string;
 
-const who = (name: string) => (name === TRACKER ? 'Palisade' : name);
+/** "Palisade" for the tracker, else the person's name */
+export const who = (name: string) => (name === TRACKER ? 'Palisade' : name);
 
 export function lifecycleText(c: IncidentCard, now: number, clock: Clock): string {
   if (c.resolvedAt !== undefined)

@@ -79,7 +79,7 @@ function planOf(i: IncidentObject, c: IncidentChange, actor: string): Plan {
         what: `took command of incident ${name}${f.commander ? ` from ${f.commander}` : ''}`,
         kind: 'Commander',
         fields: (o) => ({ commander: o.actor.name }),
-        text: (o) => `${o.actor.name} takes command${f.commander ? ` from ${f.commander}` : ''}`,
+        text: () => (f.commander ? `takes command from ${f.commander}` : 'takes command'),
       };
     case 'postIncidentUpdate':
       return {
@@ -110,7 +110,7 @@ function planOf(i: IncidentObject, c: IncidentChange, actor: string): Plan {
           resolvedAt: o.at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
           resolvedBy: o.actor.name,
         }),
-        text: (o) => `resolved by ${o.actor.name}: ${o.reason}`,
+        text: (o) => o.reason,
       };
   }
 }
