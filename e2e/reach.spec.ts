@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { checkA11y } from './axe';
-import { E2E_KUBECONFIG, tile, budget } from './helpers';
+import { budget, E2E_KUBECONFIG, fakeDownNode, tile } from './helpers';
 
 // Issue 25, "Reach": every announced fence can be cancelled from where the commander is looking —
 // its tile on the map, the node panel, the incident view's first screen, and the sticky bar on
@@ -36,34 +36,7 @@ function clients() {
 }
 
 /** A Node no kubelet runs, unhealthy from the start (Ready=Unknown): the policy announces its fence. */
-async function downNode(name: string) {
-  const { core } = clients();
-  await core.createNode({
-    body: {
-      metadata: { name, labels: { 'kubernetes.io/hostname': name, [LABEL]: 'true' } },
-      spec: { unschedulable: true, taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }] },
-    },
-  });
-  // controllers write the new node too: read, change, write until it takes
-  await expect(async () => {
-    const node = await core.readNode({ name });
-    const now = new Date();
-    node.status = {
-      ...node.status,
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'Unknown',
-          reason: 'NodeStatusUnknown',
-          message: 'e2e: no kubelet runs here',
-          lastHeartbeatTime: now,
-          lastTransitionTime: now,
-        },
-      ],
-    };
-    await core.replaceNodeStatus({ name, body: node });
-  }).toPass({ timeout: 15_000 });
-}
+const downNode = (name: string) => fakeDownNode(name, { [LABEL]: 'true' });
 
 async function cleanUp() {
   const { core, custom } = clients();
