@@ -175,6 +175,7 @@ beforeAll(async () => {
     },
   });
   await createFences();
+  await createIncident();
   const limited = await limitedToken();
   tokens = {
     viewer: cluster.users.viewer.token,
@@ -234,6 +235,22 @@ afterAll(async () => {
   await cluster?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+/** an Incident to export (incident.export answers NOT_FOUND for any other name) */
+const INCIDENT = 'inc-20261130-045408';
+async function createIncident() {
+  await custom.createClusterCustomObject({
+    group: 'palisade.dev',
+    version: 'v1alpha1',
+    plural: 'incidents',
+    body: {
+      apiVersion: 'palisade.dev/v1alpha1',
+      kind: 'Incident',
+      metadata: { name: INCIDENT },
+      spec: { title: 'fuzz', severity: 'SEV3', startedAt: new Date().toISOString(), declaredBy: 'palisade' },
+    },
+  });
+}
 
 async function createFences() {
   await custom.createClusterCustomObject({
@@ -775,6 +792,22 @@ const GENERATORS: Record<string, Gen> = {
   'fencing.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'leadership.state': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'incident.view': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
+  'incident.export': (w, s) => {
+    const p = pools(w, s);
+    const name = p.f(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constant(INCIDENT) },
+        { weight: 1, arbitrary: fc.constantFrom('inc-20000101-000000', 'x', '', '../inc') },
+      ),
+    );
+    const format = p.f(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('json', 'markdown') },
+        { weight: 1, arbitrary: fc.constantFrom('pdf', 1, null) },
+      ),
+    );
+    return input(objectInput({ cluster: p.cluster, name, format }, s), s);
+  },
   'volumes.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'volumes.get': (w, s) => {
     const p = pools(w, s);
@@ -1097,6 +1130,11 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
       expect(mayReadAll, `${shown()}: a person limited to ${NS} read the incident view`).toBe(true);
       for (const n of Object.values(data.situation)) expect(n, shown()).toBeGreaterThanOrEqual(0);
       for (const r of data.remediation) expect(world.nodes, shown()).toContain(r.node);
+      return;
+    case 'incident.export':
+      // cluster-wide (it lists nodes): never for a person limited to one namespace
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} exported an incident`).toBe(true);
+      expect(data.filename, shown()).toMatch(new RegExp(`^${input.name}\\.(json|md)$`));
       return;
     case 'history.replay':
       expect(mayReadAll, `${shown()}: a person limited to ${NS} replayed the nodes`).toBe(true);
