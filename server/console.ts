@@ -35,6 +35,7 @@ import type { ConfigPolicySpecs } from './fencing/configPolicies.js';
 import { type FencingService, startFencing } from './fencing/service.js';
 import type { LiveServer } from './realtime/sockets.js';
 import { IncidentService } from './incident/service.js';
+import { servesIncidents } from './incident/tracker.js';
 import { instanceIdService } from './instanceIds/loops.js';
 import { Loops } from './loops.js';
 import type { InstanceIdEndpoint } from './instanceIds/endpoint.js';
@@ -125,6 +126,22 @@ export interface Console {
 }
 
 const TRPC_PREFIX = '/api/trpc';
+
+/** The clusters that serve Incidents to this console; each other one is told once, with why. */
+async function incidentClusters(
+  clusters: Map<ClusterId, ClusterConnection>,
+  log: Logger,
+): Promise<Set<string>> {
+  const served = new Set<string>();
+  await Promise.all(
+    [...clusters.values()].map(async (conn) => {
+      const ok = await servesIncidents(conn.spec.kc);
+      if (ok === true) served.add(conn.id);
+      else log.warn({ cluster: conn.id, why: ok }, 'no incident record on this cluster');
+    }),
+  );
+  return served;
+}
 
 function displayHost(host: string) {
   return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -248,7 +265,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   const incident = new IncidentService(
     clusters,
     { fencing, protection },
-    { logger: root, history, tracker: opts.incidents },
+    { logger: root, history, tracker: opts.incidents, served: await incidentClusters(clusters, root) },
   );
   loops.add(incident.loopEntries);
   const auth = new ConsoleAuth({

@@ -64,7 +64,8 @@ describe('incident.view', () => {
     const calm = await eventually(
       async () => {
         const v = await api.view({ cluster: CLUSTER });
-        return v.calm && v.situation.workloadsBelowDesired === 0 ? v : undefined;
+        // every watch the view reads has listed once (the Incident watch starts a moment after the others)
+        return v.calm && v.situation.workloadsBelowDesired === 0 && !v.freshness.stale ? v : undefined;
       },
       'a calm cluster with web-0 running',
       60_000,

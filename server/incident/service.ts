@@ -37,10 +37,14 @@ export class IncidentService {
       history?: HistoryService;
       /** the incident tracker (declares and resolves Incidents while this process leads); false: off */
       tracker?: { quietMs?: number } | false;
+      /** the clusters that serve Incidents (servesIncidents); default: every one */
+      served?: ReadonlySet<string>;
     } = {},
   ) {
     this.log = component('incident', {}, opts.logger ?? rootLogger);
     for (const conn of clusters.values()) {
+      // a cluster that does not serve Incidents to this console (console.ts asked) gets no watch
+      if (opts.served && !opts.served.has(conn.id)) continue;
       const informer = incidentInformer(conn.registry);
       this.informers.set(conn.id, informer);
       informer.start();

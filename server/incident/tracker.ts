@@ -55,6 +55,26 @@ export function incidentInformer(registry: InformerRegistry) {
 }
 export type IncidentInformer = ReturnType<typeof incidentInformer>;
 
+/**
+ * Whether the cluster serves Incidents to this console: true, or why not. Without the CRD (an
+ * install from before it) or the right to list them, the watch would never sync and the incident
+ * view would call its data stale for ever: no watch, no tracker, no record there instead.
+ */
+export async function servesIncidents(kc: k8s.KubeConfig): Promise<true | string> {
+  try {
+    await kc.makeApiClient(k8s.CustomObjectsApi).listClusterCustomObject({
+      group: INCIDENT_GROUP,
+      version: INCIDENT_VERSION,
+      plural: INCIDENT_PLURAL,
+      limit: 1,
+    });
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return 'the Incident CRD is not installed (kubectl apply -f deploy/crds/)';
+    return errorText(e);
+  }
+}
+
 /** The valid Incidents the informer holds. */
 export function incidentsOf(inf: IncidentInformer): IncidentObject[] {
   return [...inf.values()].map((c) => c.value).filter((v): v is IncidentObject => !!v);
