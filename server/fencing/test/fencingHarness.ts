@@ -155,7 +155,7 @@ export async function startFencing(
       }
     },
     /** Waits for one of the phases; on timeout says where the fence is and what the controller logged. */
-    async fenceIn(node: string, phases: string[], timeoutMs = 30_000) {
+    async fenceIn(node: string, phases: string[], timeoutMs = 60_000) {
       try {
         return await eventually(
           async () => {
