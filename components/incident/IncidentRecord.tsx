@@ -13,7 +13,7 @@ import {
   who,
   workloadRows,
 } from '@/lib/incident/recap';
-import type { IncidentCard } from '@/lib/incident/record';
+import { type IncidentCard, SEVERITIES } from '@/lib/incident/record';
 import { IncidentActionButton, SetSeverityButton } from '../actions/GuardedActionButtons';
 import { useNow } from '../console/clock';
 import { ExportButtons } from './ExportButtons';
@@ -75,17 +75,9 @@ export function IncidentRecord({
             disabled={readOnly}
           />
           <span className="text-xs text-dim">Severity:</span>
-          {(['SEV1', 'SEV2', 'SEV3'] as const)
-            .filter((s) => s !== c.severity)
-            .map((s) => (
-              <SetSeverityButton
-                key={s}
-                cluster={cluster}
-                incident={c.name}
-                severity={s}
-                disabled={readOnly}
-              />
-            ))}
+          {SEVERITIES.filter((s) => s !== c.severity).map((s) => (
+            <SetSeverityButton key={s} cluster={cluster} incident={c.name} severity={s} disabled={readOnly} />
+          ))}
           <IncidentActionButton
             cluster={cluster}
             incident={c.name}

@@ -12,6 +12,7 @@ import {
   type IncidentSpec,
   type IncidentStatus,
   incidentName,
+  isoSeconds,
   MAX_UPDATES,
   type NodeDown,
   TRACKER,
@@ -40,7 +41,6 @@ export interface Observation {
   workloadsBelow: { kind: string; namespace: string; name: string; ready: number; desired: number }[];
 }
 
-const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 const utcClock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 
 function reasonsOf(i: IncidentInput, nodesDown: number): UnhealthyReason[] {
@@ -123,7 +123,7 @@ const MAX_WORKLOADS = 500;
 
 /** Each node down and each workload short, opened and closed as the observations go. */
 export function followStatus(before: IncidentStatus | undefined, o: Observation): IncidentStatus {
-  const now = iso(o.now);
+  const now = isoSeconds(o.now);
   const nodes: NodeDown[] = (before?.nodes ?? []).map((n) => ({ ...n }));
   const down = new Map(o.nodesDown.map((n) => [n.name, n]));
   for (const n of nodes) if (!n.upAt && !down.has(n.name)) n.upAt = now;
@@ -131,7 +131,7 @@ export function followStatus(before: IncidentStatus | undefined, o: Observation)
   const stillDown = new Set(nodes.filter((n) => !n.upAt).map((n) => n.name));
   for (const d of o.nodesDown) {
     if (stillDown.has(d.name)) continue;
-    const at = d.since !== undefined && d.since <= o.now ? iso(d.since) : now;
+    const at = d.since !== undefined && d.since <= o.now ? isoSeconds(d.since) : now;
     nodes.push({
       name: d.name,
       ...(d.zone ? { zone: d.zone } : {}),
@@ -195,9 +195,9 @@ function declare(o: Observation, taken: ReadonlySet<string>): TrackerStep {
     spec: {
       title: o.title,
       severity: o.severity,
-      startedAt: iso(startedAt),
+      startedAt: isoSeconds(startedAt),
       declaredBy: TRACKER,
-      updates: [{ at: iso(o.now), by: TRACKER, kind: 'Declared', text: why }],
+      updates: [{ at: isoSeconds(o.now), by: TRACKER, kind: 'Declared', text: why }],
     },
     status: followStatus(undefined, o),
   };
@@ -215,7 +215,12 @@ function escalated(open: IncidentObject, o: Observation): IncidentSpec | undefin
   if (spec.updates?.some((u) => u.kind === 'Severity' && u.by !== TRACKER)) return undefined;
   return withUpdate(
     { ...spec, severity: o.severity },
-    { at: iso(o.now), by: TRACKER, kind: 'Severity', text: `${spec.severity} → ${o.severity}: ${o.title}` },
+    {
+      at: isoSeconds(o.now),
+      by: TRACKER,
+      kind: 'Severity',
+      text: `${spec.severity} → ${o.severity}: ${o.title}`,
+    },
   );
 }
 
@@ -234,9 +239,9 @@ export function trackerStep(
     return {
       kind: 'resolve',
       spec: withUpdate(
-        { ...open.spec, resolvedAt: iso(o.now), resolvedBy: TRACKER },
+        { ...open.spec, resolvedAt: isoSeconds(o.now), resolvedBy: TRACKER },
         {
-          at: iso(o.now),
+          at: isoSeconds(o.now),
           by: TRACKER,
           kind: 'Resolved',
           text: `healthy for ${durationWords(quiet)}`,

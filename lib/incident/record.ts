@@ -83,9 +83,13 @@ export const incidentObject = z.object({
 });
 export type IncidentObject = z.infer<typeof incidentObject>;
 
+/** An ISO time to the second, as every time in an Incident is written: 2026-11-30T04:54:08Z */
+export const isoSeconds = (ms: number) =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
 /** inc-YYYYMMDD-HHMMSS (UTC) of the moment it began: one outage, one name, whoever declares it */
 export function incidentName(startedAt: number): string {
-  const iso = new Date(Math.floor(startedAt / 1000) * 1000).toISOString();
+  const iso = isoSeconds(startedAt);
   return `inc-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}`;
 }
 

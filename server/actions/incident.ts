@@ -20,6 +20,7 @@ import {
   type IncidentSeverity,
   type IncidentSpec,
   incidentObject,
+  isoSeconds,
   MAX_UPDATES,
   type UpdateKind,
 } from '../../lib/incident/record.js';
@@ -107,7 +108,7 @@ function planOf(i: IncidentObject, c: IncidentChange, actor: string): Plan {
         what: `resolved incident ${name}`,
         kind: 'Resolved',
         fields: (o) => ({
-          resolvedAt: o.at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          resolvedAt: isoSeconds(o.at.getTime()),
           resolvedBy: o.actor.name,
         }),
         text: (o) => o.reason,
@@ -139,7 +140,7 @@ export async function loadIncidentChange(
     what: plan.what,
     write: async (o: WriteOptions) => {
       const update = {
-        at: o.at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        at: isoSeconds(o.at.getTime()),
         by: o.actor.name,
         kind: plan.kind,
         text: plan.text(o).slice(0, 2000),
