@@ -46,6 +46,9 @@ export function auditRowOfEntry(e: HistoryEntry): AuditRow | undefined {
       reasons: strs(d.reasons),
     };
   }
+  // what the infrastructure reported is no one's action, and its Event carries no seal: the
+  // history shows it, the audit (who did what) does not
+  if (e.kind === 'fault' && d.reportedBy === 'infrastructure') return undefined;
   if (e.kind === 'fault')
     return {
       ...base,

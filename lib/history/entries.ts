@@ -101,7 +101,7 @@ export function eventEntry(cluster: string, e: EventView, auditKey?: Buffer): Hi
       kind: 'fault',
       severity: e.type === 'Warning' ? 'warning' : 'info',
       actor: 'infrastructure',
-      details: { ...details, verb },
+      details: { ...details, verb, reportedBy: 'infrastructure' },
     };
   // an Event that claims to be the console's without its seal: nobody's record, not even a warning
   if (e.type !== 'Warning' || e.source === CONSOLE_COMPONENT) return undefined;

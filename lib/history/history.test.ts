@@ -273,7 +273,7 @@ describe('entries from facts', () => {
         actor: 'infrastructure',
         severity: 'warning',
         id: 'event:u1:1',
-        details: expect.objectContaining({ verb: 'power-off' }),
+        details: expect.objectContaining({ verb: 'power-off', reportedBy: 'infrastructure' }),
       },
     ],
     [
@@ -491,6 +491,15 @@ describe('audit rows from the history', () => {
   });
   it('lists no Warning Event or node condition', () => {
     expect(auditRowOfEntry(entry({ id: 'w' }))).toBeUndefined();
+  });
+  it('lists no fault the infrastructure reported: it is no one’s action, and unsealed', () => {
+    const infra = entry({
+      id: 'i',
+      kind: 'fault',
+      actor: 'infrastructure',
+      details: { eventUid: 'e3', verb: 'partition', reportedBy: 'infrastructure' },
+    });
+    expect(auditRowOfEntry(infra)).toBeUndefined();
   });
   it('merges one row per record, the store first', () => {
     const row = auditRowOfEntry(entry({ id: 's', kind: 'fault', details: { eventUid: 'e2' } }))!;

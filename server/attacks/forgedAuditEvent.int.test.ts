@@ -23,6 +23,9 @@ let admin: ReturnType<typeof trpcClient>;
 /** may create Events in shop, and nothing else of note */
 let forger: k8s.CoreV1Api;
 
+/** a fresh suffix per try, so a retried test does not meet its first try's Event */
+const attempt = () => Date.now().toString(36);
+
 const forgedBody = (name: string, over: Partial<k8s.CoreV1Event> = {}): k8s.CoreV1Event => ({
   metadata: { name, namespace: 'shop' },
   involvedObject: { kind: 'Pod', apiVersion: 'v1', namespace: 'shop', name: 'web-0', uid: 'u-web-0' },
@@ -78,16 +81,19 @@ afterAll(() => h?.stop());
 
 describe('an Event anyone may create', () => {
   it('never becomes an audit row or an audit entry; Palisade’s own record does', async () => {
+    // this try's records only (a retry meets the first try's)
+    const started = Date.now() - 1_000;
     await forger.createNamespacedEvent({
       namespace: 'shop',
-      body: forgedBody('web-0.palisade-forcedeletepod-forged'),
+      body: forgedBody(`web-0.palisade-forcedeletepod-forged-${attempt()}`),
     });
     // a real action of the console, recorded (and sealed) by Palisade: the audit must show it
     await admin.infra.act.mutate({ cluster: CLUSTER, node: 'f1-1', verb: 'partition' });
     await admin.infra.act.mutate({ cluster: CLUSTER, node: 'f1-1', verb: 'heal' });
     const real = await eventually(async () => {
       const rows = await admin.actions.audit.query({ cluster: CLUSTER });
-      return rows.filter((r) => r.action === 'simulation').length === 2 ? rows : undefined;
+      const mine = rows.filter((r) => (r.at ?? 0) >= started);
+      return mine.filter((r) => r.action === 'simulation').length === 2 ? mine : undefined;
     }, 'the console’s own records in the audit');
     expect(real.some((r) => r.action === 'forceDeletePod')).toBe(false);
     expect(real.filter((r) => r.action !== 'simulation')).toEqual([]);
@@ -95,12 +101,14 @@ describe('an Event anyone may create', () => {
     // and in the history store, once the recorder has written the real ones
     const window = {
       cluster: CLUSTER,
-      from: new Date(0).toISOString(),
+      from: new Date(started).toISOString(),
       to: new Date(Date.now() + 60_000).toISOString(),
     };
     const entries = await eventually(async () => {
       const { entries } = await admin.history.timeline.query(window);
-      return entries.filter((e) => e.kind === 'fault').length === 2 ? entries : undefined;
+      // the console's two sealed records, beside what the infrastructure itself reported
+      const asked = entries.filter((e) => e.kind === 'fault' && e.actor !== 'infrastructure');
+      return asked.length === 2 ? entries : undefined;
     }, 'the faults in the history');
     expect(entries.filter((e) => e.kind === 'guarded-action')).toEqual([]);
     // nor as an ordinary warning: an Event that claims to be the console's without its seal is nobody's record
@@ -113,11 +121,15 @@ describe('an Event anyone may create', () => {
       (e) => e.metadata?.annotations?.[SEAL_ANNOTATION],
     )!;
     expect(sealed).toBeDefined();
+    const copied = `web-0.palisade-forcedeletepod-copied-${attempt()}`;
+    const before = (await admin.actions.audit.query({ cluster: CLUSTER })).filter(
+      (x) => x.action === 'simulation',
+    ).length;
     await forger.createNamespacedEvent({
       namespace: 'shop',
-      body: forgedBody('web-0.palisade-forcedeletepod-copied', {
+      body: forgedBody(copied, {
         metadata: {
-          name: 'web-0.palisade-forcedeletepod-copied',
+          name: copied,
           namespace: 'shop',
           annotations: { [SEAL_ANNOTATION]: sealed.metadata!.annotations![SEAL_ANNOTATION] },
         },
@@ -127,7 +139,7 @@ describe('an Event anyone may create', () => {
     await admin.infra.act.mutate({ cluster: CLUSTER, node: 'f1-1', verb: 'heal' });
     const rows = await eventually(async () => {
       const r = await admin.actions.audit.query({ cluster: CLUSTER });
-      return r.filter((x) => x.action === 'simulation').length === 4 ? r : undefined;
+      return r.filter((x) => x.action === 'simulation').length === before + 2 ? r : undefined;
     }, 'the second pair of faults in the audit');
     expect(rows.some((r) => r.action === 'forceDeletePod')).toBe(false);
   });
