@@ -3,6 +3,7 @@
 // own words. The write itself still goes to the API server as the person: this is the
 // explanation, the cluster stays the authority.
 // - the Kubernetes verb the write needs (delete pods, delete volumeattachments, patch nodes,
+//   create pods/eviction to drain,
 //   patch nodefences, patch fencepolicies to pause or resume one);
 // - pausing or resuming a FencePolicy also needs the custom verb pause on
 //   fencepolicies.palisade.dev (Palisade's webhook enforces it; any other change needs configure);
@@ -26,6 +27,9 @@ export type ActionTarget =
   | { action: 'fenceNode'; node: string }
   | { action: 'pauseFencePolicy'; policy: string }
   | { action: 'resumeFencePolicy'; policy: string }
+  | { action: 'cordonNode'; node: string }
+  | { action: 'uncordonNode'; node: string }
+  | { action: 'drainNode'; node: string }
   | { action: 'takeIncidentCommand'; incident: string }
   | { action: 'postIncidentUpdate'; incident: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity }
@@ -46,7 +50,15 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
     case 'detachVolume':
       return [{ verb: 'delete', group: 'storage.k8s.io', resource: 'volumeattachments', name: t.attachment }];
     case 'removeOutOfServiceTaint':
+    case 'cordonNode':
+    case 'uncordonNode':
       return [{ verb: 'patch', resource: 'nodes', name: t.node }];
+    // the cordon, then an Eviction per pod, in whichever namespace it runs
+    case 'drainNode':
+      return [
+        { verb: 'patch', resource: 'nodes', name: t.node },
+        { verb: 'create', resource: 'pods', subresource: 'eviction' },
+      ];
     case 'approveFence':
       return [fence('patch', t.fence), fence('approve', t.fence)];
     case 'cancelFence':

@@ -19,6 +19,11 @@ export const GUARDED_ACTIONS = {
     label: 'Resume fence policy',
     destructive: true,
   },
+  // the node's schedulability, as kubectl cordon/uncordon/drain (issue 25: the node panel's actions)
+  cordonNode: { reason: 'PalisadeNodeCordoned', label: 'Cordon node', destructive: false },
+  uncordonNode: { reason: 'PalisadeNodeUncordoned', label: 'Uncordon node', destructive: false },
+  // evicts every pod kubectl drain would: counted down like any destructive action
+  drainNode: { reason: 'PalisadeNodeDrained', label: 'Drain node', destructive: true },
   // the incident record (issue 25): changes to the record, not to the cluster
   takeIncidentCommand: { reason: 'PalisadeIncidentCommand', label: 'Take command', destructive: false },
   postIncidentUpdate: { reason: 'PalisadeIncidentUpdate', label: 'Post a status update', destructive: false },

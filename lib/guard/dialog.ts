@@ -91,6 +91,11 @@ export const REASON_CHOICES: Partial<Record<GuardedAction, readonly string[]>> =
     'mitigated: the follow-up is in the postmortem',
     'not an incident: planned maintenance or a false alarm',
   ],
+  drainNode: [
+    'planned maintenance on this node',
+    'the node misbehaves: move its workloads off it',
+    'decommissioning the node',
+  ],
   fenceNode: [
     'the node is down and its workloads must move',
     'the node is dead: release its pods and volumes now',

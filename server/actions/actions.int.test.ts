@@ -558,3 +558,127 @@ describe('the incident record: take command, post an update, set the severity, r
     );
   });
 });
+
+describe('cordon, uncordon and drain a node (the Eviction API: budgets decide)', () => {
+  let target: string;
+  const apps = () => c.kc.makeApiClient(k8s.AppsV1Api);
+  const policy = () => c.kc.makeApiClient(k8s.PolicyV1Api);
+  const onNode = async () =>
+    (await c.core.listNamespacedPod({ namespace: NS, fieldSelector: `spec.nodeName=${target}` })).items;
+  const unschedulable = async () => (await c.core.readNode({ name: target })).spec?.unschedulable === true;
+
+  beforeAll(async () => {
+    // a Ready node other than the partitioned one
+    const nodes = (await c.core.listNode()).items;
+    target = nodes.find((n) => n.metadata!.name !== node && readyCondition(n)?.status === 'True')!.metadata!
+      .name!;
+    const labels = { app: 'drainme' };
+    await apps().createNamespacedDeployment({
+      namespace: NS,
+      body: {
+        metadata: { name: 'drainme' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              nodeSelector: { 'kubernetes.io/hostname': target },
+              containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }],
+            },
+          },
+        },
+      },
+    });
+    // one of the two may go at a time: the second eviction is the budget's 429
+    await policy().createNamespacedPodDisruptionBudget({
+      namespace: NS,
+      body: { metadata: { name: 'drainme' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
+    });
+    // a pod no controller re-creates: draining it needs an override
+    await c.core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: { name: 'bare' },
+        spec: { nodeName: target, containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] },
+      },
+    });
+    await eventually(
+      async () => {
+        const pods = await onNode();
+        const running = pods.filter((p) => p.status?.phase === 'Running');
+        const pdb = await policy().readNamespacedPodDisruptionBudget({ namespace: NS, name: 'drainme' });
+        return running.length >= 3 && pdb.status?.disruptionsAllowed === 1;
+      },
+      'drainme x2 and bare running, the budget allowing one disruption',
+      60_000,
+    );
+  }, 90_000);
+
+  it('cordon: safe, a patch of spec.unschedulable, recorded; cordoning again is refused', async () => {
+    const p = await trpc.actions.preview.query({ action: 'cordonNode', cluster: CLUSTER, node: target });
+    expect(p.verdict.safe).toBe(true);
+    expect(p.dryRun, p.dryRun.message).toMatchObject({ ran: true, ok: true });
+    expect(await unschedulable()).toBe(false);
+    const done = await trpc.actions.perform.mutate({ action: 'cordonNode', cluster: CLUSTER, node: target });
+    expect(done.outcome).toBe(`node ${target} was cordoned`);
+    expect(await unschedulable()).toBe(true);
+    const again = await trpc.actions.preview.query({ action: 'cordonNode', cluster: CLUSTER, node: target });
+    expect(again.refusal).toMatch(/already cordoned/);
+    const un = await trpc.actions.perform.mutate({ action: 'uncordonNode', cluster: CLUSTER, node: target });
+    expect(un.outcome).toBe(`node ${target} was uncordoned`);
+    expect(await unschedulable()).toBe(false);
+    const reasons = await eventually(async () => {
+      const evs = await c.core.listNamespacedEvent({ namespace: 'default' });
+      const mine = evs.items.filter((e) => e.involvedObject.name === target).map((e) => e.reason);
+      return mine.includes('PalisadeNodeUncordoned') ? mine : undefined;
+    }, 'the cordon and uncordon Events');
+    expect(reasons).toContain('PalisadeNodeCordoned');
+  });
+
+  it('drain: a bare pod makes it unsafe; confirmed, it cordons and evicts, and the budget refuses one', async () => {
+    const p = await trpc.actions.preview.query({ action: 'drainNode', cluster: CLUSTER, node: target });
+    expect(p.verdict.safe).toBe(false);
+    expect(p.verdict.safe ? [] : p.verdict.reasons).toEqual([
+      expect.stringMatching(/pod shop\/bare has no controller: evicted, it is gone for good/),
+    ]);
+    // the dry run asks the API server for every eviction and changes nothing
+    expect(p.dryRun.ok).toBe(true);
+    // (web-0 may be there too, by now)
+    expect(p.dryRun.message).toMatch(/(\d) of \1 pods would be evicted \(server-side dry run/);
+    expect(await unschedulable()).toBe(false);
+    await expect(
+      trpc.actions.perform.mutate({ action: 'drainNode', cluster: CLUSTER, node: target }),
+    ).rejects.toThrow(/Drain node .* is unsafe: \(1\) pod shop\/bare has no controller/);
+
+    const done = await trpc.actions.perform.mutate({
+      action: 'drainNode',
+      cluster: CLUSTER,
+      node: target,
+      confirm: target,
+      reason: 'rack maintenance',
+    });
+    expect(done.overridden).toBe(true);
+    expect(done.outcome).toMatch(
+      new RegExp(
+        `^node ${target} was cordoned; \\d of \\d pods evicted; shop/drainme-\\S+ not evicted: .*disruption budget`,
+      ),
+    );
+    expect(await unschedulable()).toBe(true);
+    // the record says what the drain did, refusal included
+    const ev = await eventually(async () => {
+      const evs = await c.core.listNamespacedEvent({ namespace: 'default' });
+      return evs.items.find((e) => e.involvedObject.name === target && e.reason === 'PalisadeNodeDrained');
+    }, 'the drain Event');
+    expect(ev.message).toMatch(/drained node .*: node .* was cordoned; \d of \d pods evicted; .*not evicted/);
+    // the bare pod is gone; one drainme pod still runs there (its budget held it)
+    await eventually(
+      async () => {
+        const left = (await onNode()).filter((x) => !x.metadata?.deletionTimestamp);
+        return left.length === 1 && left[0]!.metadata!.name!.startsWith('drainme-');
+      },
+      'one drainme pod left on the node',
+      30_000,
+    );
+  });
+});

@@ -18,6 +18,9 @@ export type ActionRequest =
   | { action: 'fenceNode'; node: string; reason?: string }
   | { action: 'pauseFencePolicy'; policy: string; reason?: string }
   | { action: 'resumeFencePolicy'; policy: string; reason?: string }
+  | { action: 'cordonNode'; node: string }
+  | { action: 'uncordonNode'; node: string }
+  | { action: 'drainNode'; node: string; reason?: string }
   | { action: 'takeIncidentCommand'; incident: string }
   | { action: 'postIncidentUpdate'; incident: string; reason?: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity; reason?: string }
@@ -32,6 +35,9 @@ export function targetName(r: ActionRequest): string {
       return r.attachment;
     case 'removeOutOfServiceTaint':
     case 'fenceNode':
+    case 'cordonNode':
+    case 'uncordonNode':
+    case 'drainNode':
       return r.node;
     case 'pauseFencePolicy':
     case 'resumeFencePolicy':
@@ -100,6 +106,8 @@ export interface Loaded {
    * (perform.ts, as client-go's RetryOnConflict).
    */
   rebase?: boolean;
+  /** the record says what the write answered too (a drain: which pods were evicted, which refused) */
+  recordOutcome?: boolean;
   /** performs the write; answers what the API server did (or would do, on a dry run) */
   write(o: WriteOptions): Promise<string>;
 }

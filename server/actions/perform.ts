@@ -19,6 +19,7 @@ import { forceDetachOf } from '../kube/forceDetach.js';
 import { type DialogNeeds, needsOf } from '../../lib/guard/dialog.js';
 import { type Actor, type ActionApis, apisFor } from './actor.js';
 import { loadDetach } from './detach.js';
+import { loadCordon, loadDrain } from './drain.js';
 import { ActionError, fromApi } from './errors.js';
 import { loadApproveFence, loadCancelFence } from './fence.js';
 import { loadFenceNode } from './fenceNode.js';
@@ -84,6 +85,12 @@ function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise
       return loadPausePolicy(apis, r.policy, true);
     case 'resumeFencePolicy':
       return loadPausePolicy(apis, r.policy, false);
+    case 'cordonNode':
+      return loadCordon(apis, r.node, true);
+    case 'uncordonNode':
+      return loadCordon(apis, r.node, false);
+    case 'drainNode':
+      return loadDrain(apis, r.node);
     case 'takeIncidentCommand':
     case 'postIncidentUpdate':
     case 'resolveIncident':
@@ -155,7 +162,18 @@ export async function preview(ctx: ActionContext, r: ActionRequest): Promise<Pre
   };
 }
 
-async function dryRun(ctx: ActionContext, loaded: Loaded, r: ActionRequest) {
+async function dryRun(ctx: ActionContext, first: Loaded, r: ActionRequest) {
+  let loaded = first;
+  // a rebased decision (Loaded.rebase) met a write in between, as the real one may: read again
+  for (let attempt = 1; attempt < REBASE_ATTEMPTS && loaded.rebase; attempt++) {
+    const tried = await dryRunOnce(ctx, loaded, r);
+    if (tried.ok || tried.code !== 'CONFLICT') return tried.shown;
+    loaded = await loadLive(ctx, r);
+  }
+  return (await dryRunOnce(ctx, loaded, r)).shown;
+}
+
+async function dryRunOnce(ctx: ActionContext, loaded: Loaded, r: ActionRequest) {
   try {
     const message = await loaded.write({
       dryRun: true,
@@ -164,13 +182,10 @@ async function dryRun(ctx: ActionContext, loaded: Loaded, r: ActionRequest) {
       reason: ('reason' in r && r.reason) || '(preview)',
       at: new Date(),
     });
-    return { ran: true, ok: true, message };
+    return { ok: true, shown: { ran: true, ok: true, message } };
   } catch (e) {
-    return {
-      ran: true,
-      ok: false,
-      message: fromApi(e, `${loaded.target.kind} ${loaded.target.name}`).message,
-    };
+    const err = fromApi(e, `${loaded.target.kind} ${loaded.target.name}`);
+    return { ok: false, code: err.code, shown: { ran: true, ok: false, message: err.message } };
   }
 }
 
@@ -261,7 +276,10 @@ async function performUnlogged(
   }
   const base = { action: loaded.action, dryRun, target: t, verdict: loaded.verdict, overridden, outcome };
   if (dryRun) return { ...base, recorded: false };
-  return { ...base, ...(await record(ctx.conn, rec)) };
+  const said = loaded.recordOutcome
+    ? { ...rec, loaded: { ...loaded, what: `${loaded.what}: ${outcome}` } }
+    : rec;
+  return { ...base, ...(await record(ctx.conn, said)) };
 }
 
 function refuseByMode(conn: ClusterConnection, name: string, s: Submission) {

@@ -51,6 +51,9 @@ const on = {
   fenceNode: { action: z.literal('fenceNode'), cluster, node: objectName },
   pauseFencePolicy: { action: z.literal('pauseFencePolicy'), cluster, policy: objectName },
   resumeFencePolicy: { action: z.literal('resumeFencePolicy'), cluster, policy: objectName },
+  cordonNode: { action: z.literal('cordonNode'), cluster, node: objectName },
+  uncordonNode: { action: z.literal('uncordonNode'), cluster, node: objectName },
+  drainNode: { action: z.literal('drainNode'), cluster, node: objectName },
   takeIncidentCommand: { action: z.literal('takeIncidentCommand'), cluster, incident: objectName },
   postIncidentUpdate: { action: z.literal('postIncidentUpdate'), cluster, incident: objectName },
   setIncidentSeverity: {
@@ -74,6 +77,9 @@ export const previewInput = z.discriminatedUnion(
     z.object({ ...on.fenceNode, reason: reasonText.optional() }),
     z.object({ ...on.pauseFencePolicy, reason: reasonText.optional() }),
     z.object(on.resumeFencePolicy),
+    z.object(on.cordonNode),
+    z.object(on.uncordonNode),
+    z.object({ ...on.drainNode, reason: reasonText.optional() }),
     z.object(on.takeIncidentCommand),
     z.object({ ...on.postIncidentUpdate, reason: reasonText.optional() }),
     z.object({ ...on.setIncidentSeverity, reason: reasonText.optional() }),
@@ -108,6 +114,9 @@ export const performInput = z.discriminatedUnion(
       reason: reasonText.trim().min(1, 'a reason is required to pause a fence policy'),
     }),
     z.object({ ...on.resumeFencePolicy, ...submission }),
+    z.object({ ...on.cordonNode, ...submission }),
+    z.object({ ...on.uncordonNode, ...submission }),
+    z.object({ ...on.drainNode, ...submission }),
     z.object({ ...on.takeIncidentCommand, ...submission }),
     // the update's text is the reason field: it goes into the record
     z.object({

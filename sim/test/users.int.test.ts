@@ -131,6 +131,19 @@ describe('demo users', () => {
     }
   });
 
+  it('SelfSubjectAccessReviews: the operator and admin cordon and drain a node; the viewer may not', async () => {
+    const cordon = { verb: 'patch', resource: 'nodes', name: 'a1-1' };
+    const evict = { verb: 'create', resource: 'pods', subresource: 'eviction', namespace: 'shop' };
+    await eventually(
+      async () => (await ssar(as.operator!, evict))?.allowed,
+      'operator evicts (palisade-operator aggregated)',
+    );
+    for (const role of ['viewer', 'operator', 'admin'] as const) {
+      expect((await ssar(as[role]!, cordon)).allowed, `${role} cordon`).toBe(role !== 'viewer');
+      expect((await ssar(as[role]!, evict)).allowed, `${role} evict`).toBe(role !== 'viewer');
+    }
+  });
+
   it("the webhook client certificate is CN=kube-apiserver-webhook-client, signed by the kubeconfig's CA", async () => {
     const cert = new X509Certificate(c.webhookClient.certPem);
     expect(cert.subject).toBe('CN=kube-apiserver-webhook-client');
