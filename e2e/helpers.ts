@@ -256,3 +256,69 @@ export async function deleteFakeNode(name: string): Promise<void> {
     .deleteNode({ name })
     .catch(() => undefined);
 }
+
+/**
+ * A Node no kubelet runs, kept Ready while the test needs it (its Lease renewed every 2 s), tainted
+ * so that nothing the scheduler places lands there; `inUse` fills status.volumesInUse. Cordoned
+ * unless `schedulable`. The returned function stops the renewal and deletes the Node and its Lease.
+ */
+export async function fakeReadyNode(
+  name: string,
+  inUse: string[] = [],
+  o: { schedulable?: boolean } = {},
+): Promise<() => Promise<void>> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(E2E_KUBECONFIG);
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+  const lease = () => ({
+    metadata: { name, namespace: 'kube-node-lease' },
+    spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new k8s.V1MicroTime() },
+  });
+  await coordination.deleteNamespacedLease({ namespace: 'kube-node-lease', name }).catch(() => undefined);
+  await coordination.createNamespacedLease({ namespace: 'kube-node-lease', body: lease() as k8s.V1Lease });
+  await api.createNode({
+    body: {
+      metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+      // nothing may land on it: no kubelet runs there
+      spec: {
+        unschedulable: !o.schedulable,
+        taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }],
+      },
+    },
+  });
+  // controllers write the new node too: read, change, write until it takes
+  await expect(async () => {
+    const node = await api.readNode({ name });
+    const now = new Date();
+    node.status = {
+      ...node.status,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+      volumesInUse: inUse,
+    };
+    await api.replaceNodeStatus({ name, body: node });
+  }).toPass({ timeout: 15_000 });
+  const renew = setInterval(async () => {
+    const l = await coordination
+      .readNamespacedLease({ namespace: 'kube-node-lease', name })
+      .catch(() => undefined);
+    if (!l) return;
+    l.spec = { ...l.spec, renewTime: new k8s.V1MicroTime() };
+    await coordination
+      .replaceNamespacedLease({ namespace: 'kube-node-lease', name, body: l })
+      .catch(() => undefined);
+  }, 2_000);
+  return async () => {
+    clearInterval(renew);
+    await coordination.deleteNamespacedLease({ namespace: 'kube-node-lease', name }).catch(() => undefined);
+    await api.deleteNode({ name }).catch(() => undefined);
+  };
+}

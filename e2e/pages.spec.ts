@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { clusterId, E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, budget } from './helpers';
+import { budget, clusterId, E2E_KUBECONFIG, fakeReadyNode, infra, infraEndpoint, RESERVED } from './helpers';
 
 const ref = { group: 'palisade.dev', version: 'v1alpha1' };
 const POLICY = 'e2e-pages';
@@ -142,63 +142,6 @@ test('finding 6: detaching a healthy volume asks for no 68-character name', asyn
 });
 
 /** A Node with no kubelet, kept Ready by renewing its Lease, that reports `inUse` mounted. */
-async function fakeReadyNode(name: string, inUse: string[]) {
-  const { core, coordination } = { ...clients(), coordination: coordinationClient() };
-  const lease = () => ({
-    metadata: { name, namespace: 'kube-node-lease' },
-    spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new k8s.V1MicroTime() },
-  });
-  await coordination.deleteNamespacedLease({ namespace: 'kube-node-lease', name }).catch(() => undefined);
-  await coordination.createNamespacedLease({ namespace: 'kube-node-lease', body: lease() as k8s.V1Lease });
-  await core.createNode({
-    body: {
-      metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-      // nothing may land on it: no kubelet runs there
-      spec: { unschedulable: true, taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }] },
-    },
-  });
-  // controllers write the new node too: read, change, write until it takes
-  await expect(async () => {
-    const node = await core.readNode({ name });
-    const now = new Date();
-    node.status = {
-      ...node.status,
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'KubeletReady',
-          lastHeartbeatTime: now,
-          lastTransitionTime: now,
-        },
-      ],
-      volumesInUse: inUse,
-    };
-    await core.replaceNodeStatus({ name, body: node });
-  }).toPass({ timeout: 15_000 });
-  const renew = setInterval(async () => {
-    const l = await coordination
-      .readNamespacedLease({ namespace: 'kube-node-lease', name })
-      .catch(() => undefined);
-    if (!l) return;
-    l.spec = { ...l.spec, renewTime: new k8s.V1MicroTime() };
-    await coordination
-      .replaceNamespacedLease({ namespace: 'kube-node-lease', name, body: l })
-      .catch(() => undefined);
-  }, 2_000);
-  return async () => {
-    clearInterval(renew);
-    await coordination.deleteNamespacedLease({ namespace: 'kube-node-lease', name }).catch(() => undefined);
-    await core.deleteNode({ name }).catch(() => undefined);
-  };
-}
-
-function coordinationClient() {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(E2E_KUBECONFIG);
-  return kc.makeApiClient(k8s.CoordinationV1Api);
-}
-
 test('finding 6: a healthy node still unmounting the volume asks for one tick, not the name', async ({
   page,
 }) => {

@@ -119,6 +119,36 @@ export function FenceNodeButton(p: ButtonProps & { node: string }) {
   );
 }
 
+/** Cordon a node (no new pod is scheduled there), or uncordon it: kubectl cordon/uncordon. */
+export function CordonButton(p: ButtonProps & { node: string; cordoned: boolean }) {
+  const action = p.cordoned ? 'uncordonNode' : 'cordonNode';
+  return (
+    <GuardedActionButton
+      {...p}
+      danger={false}
+      target={{ action, cluster: p.cluster, node: p.node }}
+      label={p.cordoned ? 'Uncordon…' : 'Cordon…'}
+      title={
+        p.cordoned
+          ? `Uncordon ${p.node}: the scheduler may place pods there again`
+          : `Cordon ${p.node}: the scheduler places no new pod there; what runs keeps running`
+      }
+    />
+  );
+}
+
+/** Drain a node: cordon it, then evict its pods through the Eviction API (budgets decide). */
+export function DrainButton(p: ButtonProps & { node: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'drainNode', cluster: p.cluster, node: p.node }}
+      label="Drain…"
+      title={`Drain ${p.node}: cordon it and evict its pods as kubectl drain does; PodDisruptionBudgets and PodProtectors may refuse some`}
+    />
+  );
+}
+
 /** Pause a FencePolicy (no new fence; detected ones held before their agent), or resume it. */
 export function PausePolicyButton(p: ButtonProps & { policy: string; paused: boolean; label?: string }) {
   const action = p.paused ? 'resumeFencePolicy' : 'pauseFencePolicy';

@@ -2,7 +2,12 @@
 import type { FenceRow } from '../fencing/live';
 import { NodeFenceSection } from './NodeFenceSection';
 import { PhaseBadge } from '../fencing/PhaseBadge';
-import { RemoveTaintButton } from '../actions/GuardedActionButtons';
+import {
+  CordonButton,
+  DrainButton,
+  FenceNodeButton,
+  RemoveTaintButton,
+} from '../actions/GuardedActionButtons';
 import { Progress } from '../fencing/Progress';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
@@ -117,6 +122,13 @@ export function NodePanel({
             </dd>
           </dl>
 
+          <NodeActions
+            cluster={cluster}
+            node={node}
+            fenced={!!fence}
+            readOnly={current?.mode === 'read-only'}
+          />
+
           <section aria-label="Conditions">
             <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-dim">Conditions</h3>
             <table className="w-full text-xs">
@@ -196,6 +208,33 @@ export function NodePanel({
         </div>
       )}
     </aside>
+  );
+}
+
+/**
+ * The node's own actions, each through the guarded-action dialog: cordon or uncordon, drain (the
+ * Eviction API, so budgets and protectors decide), and Fence now for a node that is down with no
+ * fence of its own yet (the fencing section offers it once a fence exists).
+ */
+function NodeActions({
+  cluster,
+  node,
+  fenced,
+  readOnly,
+}: {
+  cluster: string;
+  node: NodeView;
+  fenced: boolean;
+  readOnly: boolean;
+}) {
+  return (
+    <section aria-label="Node actions" className="flex flex-wrap gap-2" data-testid="node-actions">
+      <CordonButton cluster={cluster} node={node.name} cordoned={node.unschedulable} disabled={readOnly} />
+      <DrainButton cluster={cluster} node={node.name} disabled={readOnly} />
+      {node.ready !== 'Ready' && !fenced && (
+        <FenceNodeButton cluster={cluster} node={node.name} disabled={readOnly} />
+      )}
+    </section>
   );
 }
 

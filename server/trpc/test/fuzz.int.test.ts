@@ -238,8 +238,10 @@ afterAll(async () => {
 
 /** an Incident to export (incident.export answers NOT_FOUND for any other name) */
 const INCIDENT = 'inc-20261130-045408';
+/** its uid: the incident actions' target */
+let incidentUid: string | undefined;
 async function createIncident() {
-  await custom.createClusterCustomObject({
+  const made = await custom.createClusterCustomObject({
     group: 'palisade.dev',
     version: 'v1alpha1',
     plural: 'incidents',
@@ -250,6 +252,7 @@ async function createIncident() {
       spec: { title: 'fuzz', severity: 'SEV3', startedAt: new Date().toISOString(), declaredBy: 'palisade' },
     },
   });
+  incidentUid = (made as { metadata?: { uid?: string } }).metadata?.uid;
 }
 
 async function createFences() {
@@ -602,6 +605,13 @@ const GUARDED = [
   'fenceNode',
   'pauseFencePolicy',
   'resumeFencePolicy',
+  'cordonNode',
+  'uncordonNode',
+  'drainNode',
+  'takeIncidentCommand',
+  'postIncidentUpdate',
+  'setIncidentSeverity',
+  'resolveIncident',
 ];
 
 function pools(w: World, s: Mode) {
@@ -633,6 +643,8 @@ function pools(w: World, s: Mode) {
     attachment: f(named(...w.attachments.keys(), 'va-nope')),
     fence: f(named(OPEN_FENCE, DONE_FENCE, 'a1-1')),
     policy: f(named('no-such-policy')),
+    incident: f(named(INCIDENT, 'inc-20200101-000000')),
+    severity: f(fc.constantFrom('SEV1', 'SEV2', 'SEV3', 'SEV4', 'sev1', '')),
     protectorNs: f(named(...w.protectors.map((p) => p.split('/')[0]), 'default')),
     protectorName: f(named(...w.protectors.map((p) => p.split('/')[1]), 'nope')),
     reason: f(
@@ -694,6 +706,46 @@ function target(w: World, s: Mode, extra: Record<string, fc.Arbitrary<unknown>> 
       s,
     ),
     objectInput({ action: p.action('resumeFencePolicy'), cluster: p.cluster, policy: p.policy, ...extra }, s),
+    objectInput(
+      { action: p.action('takeIncidentCommand'), cluster: p.cluster, incident: p.incident, ...extra },
+      s,
+    ),
+    objectInput(
+      {
+        action: p.action('postIncidentUpdate'),
+        cluster: p.cluster,
+        incident: p.incident,
+        reason: p.reason,
+        ...extra,
+      },
+      s,
+    ),
+    objectInput(
+      {
+        action: p.action('setIncidentSeverity'),
+        cluster: p.cluster,
+        incident: p.incident,
+        severity: p.severity,
+        ...extra,
+      },
+      s,
+    ),
+    objectInput(
+      {
+        action: p.action('resolveIncident'),
+        cluster: p.cluster,
+        incident: p.incident,
+        reason: p.reason,
+        ...extra,
+      },
+      s,
+    ),
+    objectInput({ action: p.action('cordonNode'), cluster: p.cluster, node: p.node, ...extra }, s),
+    objectInput({ action: p.action('uncordonNode'), cluster: p.cluster, node: p.node, ...extra }, s),
+    objectInput(
+      { action: p.action('drainNode'), cluster: p.cluster, node: p.node, reason: p.reason, ...extra },
+      s,
+    ),
     objectInput(
       {
         action: p.f(fc.constantFrom('simulatedFault', 'deleteNamespace', 'FORCEDELETEPOD', '', 'cordon')),
@@ -1005,7 +1057,15 @@ function targetUid(w: World, t: any): string | undefined {
       return w.attachments.get(t.attachment);
     case 'removeOutOfServiceTaint':
     case 'fenceNode':
+    case 'cordonNode':
+    case 'uncordonNode':
+    case 'drainNode':
       return w.nodeUids.get(t.node);
+    case 'takeIncidentCommand':
+    case 'postIncidentUpdate':
+    case 'setIncidentSeverity':
+    case 'resolveIncident':
+      return t.incident === INCIDENT ? incidentUid : undefined;
     // a fence only announced (no NodeFence of that name): cancelling it is about the Node
     case 'cancelFence':
       return w.fences.get(t.fence) ?? w.nodeUids.get(t.fence);
@@ -1014,7 +1074,7 @@ function targetUid(w: World, t: any): string | undefined {
   }
 }
 const targetName = (t: any): string =>
-  t.action === 'forceDeletePod' ? t.name : (t.attachment ?? t.node ?? t.fence);
+  t.action === 'forceDeletePod' ? t.name : (t.attachment ?? t.node ?? t.incident ?? t.fence);
 
 /** What a successful answer must say: about the object asked for, within what the caller may do. */
 function checkSuccess(path: string, who: Who, input: any, data: any, shown: () => string) {
