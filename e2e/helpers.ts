@@ -265,7 +265,7 @@ export async function deleteFakeNode(name: string): Promise<void> {
 export async function fakeReadyNode(
   name: string,
   inUse: string[] = [],
-  o: { schedulable?: boolean } = {},
+  o: { schedulable?: boolean; labels?: Record<string, string> } = {},
 ): Promise<() => Promise<void>> {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(E2E_KUBECONFIG);
@@ -279,7 +279,7 @@ export async function fakeReadyNode(
   await coordination.createNamespacedLease({ namespace: 'kube-node-lease', body: lease() as k8s.V1Lease });
   await api.createNode({
     body: {
-      metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, ...o.labels } },
       // nothing may land on it: no kubelet runs there
       spec: {
         unschedulable: !o.schedulable,

@@ -1,4 +1,4 @@
-// The node panel's own actions (issue 25, 5): Cordon, Drain and Uncordon, each through the
+// The node panel's own actions (issue 25, 5): Cordon, Drain and Uncordon, then the zone's Cordon, each through the
 // guarded dialog and the one seam, on a Node of the test's own (no kubelet runs there, kept
 // Ready) so no other spec's workloads move. Its one pod has no controller: the drain is judged
 // unsafe (kubectl drain wants --force), so the dialog asks for the name and a reason, counts
@@ -10,13 +10,18 @@ import { budget, core, fakeReadyNode, tile } from './helpers';
 const DOCS = resolve(import.meta.dirname, '..', 'docs');
 const NODE = 'e2e-drain-1';
 const POD = 'e2e-drain-bare';
+/** the node's own zone: cordoning the zone touches no other spec's node */
+const ZONE = 'e2e-drain-zone';
 const REASON = `e2e: drain before maintenance (${Date.now().toString(36)})`;
 
 test('cordon, drain and uncordon a node from its panel, recorded in the audit', async ({ page }) => {
   test.setTimeout(budget(120_000));
   const api = core();
   await api.deleteNode({ name: NODE }).catch(() => undefined);
-  const remove = await fakeReadyNode(NODE, [], { schedulable: true });
+  const remove = await fakeReadyNode(NODE, [], {
+    schedulable: true,
+    labels: { 'topology.kubernetes.io/zone': ZONE, 'palisade.dev/rack': 'e2e-drain-r1' },
+  });
   try {
     // bound by name: the scheduler never places anything on the fake node
     await api.createNamespacedPod({
@@ -75,6 +80,26 @@ test('cordon, drain and uncordon a node from its panel, recorded in the audit', 
     await expect(page.getByTestId('guarded-result')).toContainText(`node ${NODE} was uncordoned`);
     await dialog.getByRole('button', { name: 'Close' }).last().click();
     await expect(panel).not.toContainText('no (cordoned)');
+
+    // the zone, from its header on the map: one cordonNode per node, one reason for all
+    await panel.getByRole('button', { name: 'Close node panel' }).click();
+    await page.getByTestId(`cordon-group-zone-${ZONE}`).click();
+    const bulk = page.getByTestId('cordon-group-dialog');
+    await expect(bulk).toContainText(`Cordon zone ${ZONE}: 1 node`);
+    await bulk.getByTestId('cordon-group-submit').click();
+    await expect(bulk.getByTestId(`cordon-group-item-${NODE}`)).toContainText(
+      `done: node ${NODE} was cordoned`,
+    );
+    await bulk.getByRole('button', { name: 'Close' }).last().click();
+    // all cordoned: the same button uncordons the zone
+    await expect(page.getByTestId(`cordon-group-zone-${ZONE}`)).toHaveText('Uncordon…');
+    await page.getByTestId(`cordon-group-zone-${ZONE}`).click();
+    await bulk.getByTestId('cordon-group-submit').click();
+    await expect(bulk.getByTestId(`cordon-group-item-${NODE}`)).toContainText(
+      `done: node ${NODE} was uncordoned`,
+    );
+    await bulk.getByRole('button', { name: 'Close' }).last().click();
+    await expect(page.getByTestId(`cordon-group-zone-${ZONE}`)).toHaveText('Cordon…');
 
     await page.goto('/audit');
     const row = page.getByTestId('audit-table').locator('tr', { hasText: REASON });

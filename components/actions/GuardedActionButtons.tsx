@@ -31,7 +31,7 @@ function GuardedActionButton({
   const [open, setOpen] = useState(false);
   const { cluster, ...what } = target;
   // an action the person may not take shows disabled, saying why (the cluster's RBAC)
-  const may = useMay(cluster, what as Parameters<typeof useMay>[1]);
+  const may = useMay(cluster, what);
   const denied = may.allowed === false;
   return (
     <>

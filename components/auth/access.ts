@@ -3,18 +3,11 @@
 // action they may not take is shown disabled with the reason before they try. Requests from
 // one render batch into one HTTP call (tRPC's batch link); answers are kept for a short time.
 import { useQuery } from '@tanstack/react-query';
+import type { AccessTarget } from '@/server/trpc/access';
 import { useTRPC } from '../console/trpc';
 
-export type MayTarget =
-  | { action: 'forceDeletePod'; namespace: string; name: string }
-  | { action: 'detachVolume'; attachment: string }
-  | { action: 'removeOutOfServiceTaint'; node: string }
-  | { action: 'approveFence'; fence: string }
-  | { action: 'cancelFence'; fence: string }
-  | { action: 'fenceNode'; node: string }
-  | { action: 'pauseFencePolicy'; policy: string }
-  | { action: 'resumeFencePolicy'; policy: string }
-  | { action: 'simulatedFault'; node: string };
+/** the server's own schema of what may be asked (server/trpc/access.ts), type-only */
+export type MayTarget = AccessTarget;
 
 export interface May {
   /** undefined while asking */

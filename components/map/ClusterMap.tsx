@@ -9,6 +9,7 @@ import { NODE_DISPLAY_STATES, NODE_STATE_LABEL, POD_DOT_CLASS, POD_STATES } from
 import { type Density, type DensityChoice, effectiveDensity, parseDensity } from '@/lib/console/ui/density';
 import { matchesSearch } from '@/lib/console/ui/table';
 import { groupByZoneRack, type RackGroup, reuseGroups, type ZoneGroup } from '@/lib/console/ui/topology';
+import { CordonGroupButton } from '../actions/CordonGroupButton';
 import { useCluster } from '../console/cluster';
 import { useConnection, useNodes, usePods, useSelectedHealth } from '../console/live';
 import { CLOSE_EVENT } from '../shell/Shell';
@@ -156,6 +157,7 @@ export function ClusterMap() {
                       of={z.count}
                       testId={`zone-down-${z.zone}`}
                     />
+                    <CordonGroupButton scope={`zone ${z.zone}`} nodes={z.racks.flatMap((r) => r.nodes)} />
                   </h2>
                   <div className="flex flex-wrap gap-2">
                     {z.racks.map((r) => (
@@ -249,6 +251,9 @@ const Rack = memo(function Rack({
       <div className="mb-1 flex gap-1 font-mono text-[10px] text-dim">
         rack {rack.rack}
         <DownCount nodes={rack.nodes} of={rack.nodes.length} testId={`rack-down-${rack.rack}`} />
+        <span className="ml-auto">
+          <CordonGroupButton scope={`rack ${rack.rack}`} nodes={rack.nodes} />
+        </span>
       </div>
       <div
         className={`flex flex-wrap ${compact ? 'gap-[3px]' : 'gap-1.5'}`}

@@ -1,7 +1,7 @@
 'use client';
 import { FenceBar } from '../fencing/FenceBar';
 import { IncidentTitle } from './IncidentTitle';
-import { CancelAllHost } from '../actions/CancelAllDialog';
+import { BulkActionHost } from '../actions/BulkActionDialog';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
@@ -138,7 +138,7 @@ export function Shell({ children }: { children: ReactNode }) {
       <ModeFrame mode={mode}>{children}</ModeFrame>
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
       <GuardedActionHost />
-      <CancelAllHost />
+      <BulkActionHost />
     </div>
   );
 }
