@@ -176,18 +176,20 @@ describe('the warning window', { timeout: 240_000 }, () => {
 
   it('a paused policy holds a detected fence past its window; Pause and Resume go through the seam', async () => {
     t = await startFencing(fencingScenario());
-    await t.policy('brake', quickPolicy({ type: 'power' }, { warningWindow: '3s' }));
+    // a window the pause lands in even at load 15 (at 3 s a CI run's pause came after it closed)
+    await t.policy('brake', quickPolicy({ type: 'power' }, { warningWindow: '12s' }));
     const node = await dbNode(t);
     t.cluster.infra.partition(node);
-    await t.fenceIn(node, ['Detected'], 30_000);
+    const detected = await t.fenceIn(node, ['Detected'], 30_000);
     const paused = await perform(adminSeam(t), {
       action: 'pauseFencePolicy',
       policy: 'brake',
       reason: 'storm in zone a',
     });
     expect(paused).toMatchObject({ recorded: true });
-    // held well past the window, no agent run
-    await new Promise((r) => setTimeout(r, 6_000));
+    // held well past the window, no agent run: wait until the window has been over for 3 s
+    const over = Date.parse(detected.status.fenceAt!) + 3_000;
+    await eventually(() => Date.now() > over, 'the warning window over for 3 s', 30_000);
     const held = await t.fence(node);
     expect(held?.status.phase).toBe('Detected');
     expect(held?.status.attempts).toEqual([]);
