@@ -128,15 +128,32 @@ describe('incident.view', () => {
       expect(rem.volumeAttachments).toHaveLength(1);
       expect(rem.volumeAttachments[0].pv).toBe(row.volumes[0]);
       expect(rem.since).toBeLessThanOrEqual(Date.now());
+      // its headless Service lost its one endpoint: web-0 marked NotReady with its node
+      const hit = await eventually(
+        async () =>
+          (await api.view({ cluster: CLUSTER })).services.find(
+            (x) => x.namespace === 'shop' && x.service === 'web',
+          ),
+        'shop/web in the service impact',
+        30_000,
+      );
+      expect(hit).toEqual({
+        namespace: 'shop',
+        service: 'web',
+        ready: 0,
+        endpoints: 1,
+        notReady: [{ pod: 'shop/web-0', node, nodeDown: true }],
+      });
       await eventually(() => pushes.includes(CLUSTER), 'an incident signal', 10_000);
       // the tracker declared an Incident, named after the node's Ready change, following it
       const declared = await eventually(
         async () => {
           // created, then its status written: two writes
           const i = (await api.view({ cluster: CLUSTER })).incident;
-          return i?.nodes.some((n) => n.name === node) ? i : undefined;
+          // declared SEV3 for the node, raised as web goes 0/1 (moments later on a loaded machine)
+          return i?.nodes.some((n) => n.name === node) && i.severity !== 'SEV3' ? i : undefined;
         },
-        'an Incident declared, following the node',
+        'an Incident declared, following the node, raised as web goes 0/1',
         30_000,
       );
       expect(declared).toMatchObject({

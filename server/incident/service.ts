@@ -26,7 +26,9 @@ export class IncidentService {
   private readonly listeners: ((cluster: string) => void)[] = [];
   private readonly timer: NodeJS.Timeout;
   private readonly log: Logger;
-  private sampling = false;
+  /** the samples taken or queued, one after another */
+  private queue: Promise<void> = Promise.resolve();
+  private queued = 0;
 
   constructor(
     private readonly clusters: Map<string, ClusterConnection>,
@@ -60,7 +62,11 @@ export class IncidentService {
       this.loopEntries.push(...loopsOn('incidents', conn.spec, [tracker.loop]));
     }
     this.history = opts.history;
-    this.timer = setInterval(() => void this.sampleAll(), opts.sampleEveryMs ?? SAMPLE_EVERY_MS);
+    // the timer skips a beat while a sample is still being taken (a slow API): no pile-up
+    this.timer = setInterval(
+      () => this.queued === 0 && void this.sampleAll(),
+      opts.sampleEveryMs ?? SAMPLE_EVERY_MS,
+    );
     this.timer.unref();
     this.restored = this.restore();
   }
@@ -115,14 +121,21 @@ export class IncidentService {
   }
 
   /** One sample of every cluster (a sample still running is not started again). */
-  async sampleAll() {
-    if (this.sampling) return;
-    this.sampling = true;
-    try {
-      for (const conn of this.clusters.values()) await this.sample(conn);
-    } finally {
-      this.sampling = false;
-    }
+  /**
+   * Sample every cluster now, after any sample already under way (whose reading may predate what
+   * the caller just saw): when it resolves, the newest sample was taken after the call.
+   */
+  sampleAll(): Promise<void> {
+    this.queued++;
+    const run = this.queue.then(async () => {
+      try {
+        for (const conn of this.clusters.values()) await this.sample(conn);
+      } finally {
+        this.queued--;
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private async sample(conn: ClusterConnection) {
