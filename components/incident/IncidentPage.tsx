@@ -12,6 +12,7 @@ import { IncidentRecord } from './IncidentRecord';
 import { useIncident } from './live';
 import { Placement } from './Placement';
 import { RemediationTable } from './RemediationTable';
+import { ServiceImpact } from './ServiceImpact';
 import { Situation } from './Situation';
 import { ZoneRollups } from './Zones';
 
@@ -53,6 +54,7 @@ export function IncidentPage() {
             </p>
           )}
           <ZoneRollups headline={data.headline} />
+          <ServiceImpact cluster={cluster} data={data} />
           <Situation data={data} />
           <AtRiskList cluster={cluster} data={data} readOnly={readOnly} />
           <RemediationTable cluster={cluster} data={data} readOnly={readOnly} />

@@ -1,6 +1,8 @@
 // The incident view's shapes: what the server gathers from its memory (IncidentInput) and what
 // the page shows (IncidentView). Plain data, times in ms since the epoch; decisions are typed
 // codes, the sentences are made from them (text.ts), never parsed back.
+import type { EndpointSliceView } from '../console/endpoints';
+import type { ServiceImpact } from './services';
 import type { NodeView, PodView } from '../console/protocol.js';
 import type { WorkloadView } from '../console/views.js';
 import type { Phase } from '../fencing/types.js';
@@ -102,6 +104,8 @@ export interface IncidentInput {
   fencing: FencingInput;
   volumes: VolumeGlance[];
   watches: WatchActivity[];
+  /** the EndpointSlices: which Services lost ready endpoints (services.ts) */
+  services?: EndpointSliceView[];
   /** the nodes' heartbeat interval (Lease renewals), 10 s by Kubernetes' default */
   heartbeatIntervalMs?: number;
 }
@@ -268,6 +272,10 @@ export interface IncidentView {
   remediation: Remediation[];
   /** replicas one node, rack or zone failure would take together (after recovery, say) */
   spread: SpreadWarning[];
+  /** each Service with endpoints not ready, the worst first (services.ts) */
+  services: ServiceImpact[];
+  /** Services beyond that list */
+  servicesMore: number;
   /** true when nothing is unhealthy: the calm state */
   calm: boolean;
 }

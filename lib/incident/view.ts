@@ -2,6 +2,7 @@
 import { atRiskOf } from './atRisk.js';
 import { freshnessOf } from './freshness.js';
 import { headlineOf } from './headline.js';
+import { serviceImpactOf } from './services.js';
 import { spreadOf } from './spread.js';
 import { remediationOf } from './remediation.js';
 import { isCalm, situationOf } from './situation.js';
@@ -18,6 +19,7 @@ export function incidentView(
   const situation = situationOf(i);
   const { rows, more } = atRiskOf(i);
   const remediation = remediationOf(i);
+  const services = serviceImpactOf(i);
   return {
     now: i.now,
     headline: headlineOf(i),
@@ -34,6 +36,8 @@ export function incidentView(
     atRiskMore: more,
     remediation,
     spread: spreadOf(i),
+    services: services.rows,
+    servicesMore: services.more,
     calm: isCalm(situation) && rows.length === 0 && remediation.length === 0,
   };
 }

@@ -136,5 +136,6 @@ export async function gather(svc: IncidentServices, conn: ClusterConnection): Pr
     fencing: fencingOf(svc, conn),
     volumes: await volumesOf(svc, conn),
     watches: conn.watchActivity(),
+    services: [...conn.informers.endpointSlices.values()],
   };
 }
