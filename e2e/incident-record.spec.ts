@@ -65,6 +65,10 @@ test('an incident from declaration to resolution, run from the incident view', a
 
   await act(page, 'Take command…');
   await expect(record.getByTestId('incident-people')).toContainText('commander: admin');
+  // the commander is offered no Take command of their own
+  await expect(
+    page.getByTestId('incident-actions').getByRole('button', { name: 'Take command…' }),
+  ).toHaveCount(0);
   await act(page, 'Post update…', 'e2e: the node is a fake; waiting for it to be removed');
   await expect(record.getByRole('list', { name: 'Status updates' })).toContainText(
     'Status · admin: e2e: the node is a fake',

@@ -12,6 +12,8 @@ export interface ClusterSummary {
   embedded: boolean;
   mode: ClusterMode;
   health: ClusterHealth;
+  /** who the person is on this cluster (null: not signed in there) */
+  user?: { name: string; groups: string[] } | null;
 }
 
 export interface NodeDetail {

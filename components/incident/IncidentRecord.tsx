@@ -16,6 +16,7 @@ import {
 import { type IncidentCard, SEVERITIES } from '@/lib/incident/record';
 import { IncidentActionButton, SetSeverityButton } from '../actions/GuardedActionButtons';
 import { useNow } from '../console/clock';
+import { useCluster } from '../console/cluster';
 import { ExportButtons } from './ExportButtons';
 
 const SEVERITY_TONE: Record<IncidentCard['severity'], string> = {
@@ -34,6 +35,7 @@ export function IncidentRecord({
   readOnly: boolean;
 }) {
   const now = useNow();
+  const me = useCluster().current?.user?.name;
   const resolved = c.resolvedAt !== undefined;
   const quiet = quietText(c, now, formatClock);
   const nodes = nodeRows(c, now);
@@ -62,12 +64,15 @@ export function IncidentRecord({
       </div>
       {!resolved && (
         <div className="mt-1 flex flex-wrap items-center gap-2" data-testid="incident-actions">
-          <IncidentActionButton
-            cluster={cluster}
-            incident={c.name}
-            action="takeIncidentCommand"
-            disabled={readOnly}
-          />
+          {/* the commander has command: the button would only be refused */}
+          {!(me && c.commander === me) && (
+            <IncidentActionButton
+              cluster={cluster}
+              incident={c.name}
+              action="takeIncidentCommand"
+              disabled={readOnly}
+            />
+          )}
           <IncidentActionButton
             cluster={cluster}
             incident={c.name}
