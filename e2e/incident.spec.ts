@@ -1,7 +1,10 @@
+import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
 import { core, E2E_KUBECONFIG, healAndWait, infra, RESERVED, tile, withNode, budget } from './helpers';
 import { checkA11y } from './axe';
+
+const DOCS = resolve(import.meta.dirname, '..', 'docs');
 
 /**
  * The node this spec breaks: one of the zone-c nodes other specs reserve (zone c runs no
@@ -53,6 +56,11 @@ async function podsPinnedTo(node: string): Promise<string[]> {
         },
       },
     },
+  });
+  // its Service: the incident view's service impact names it once its endpoints are not ready
+  await api.createNamespacedService({
+    namespace: NS,
+    body: { metadata: { name: NAME }, spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] } },
   });
   let running: string[] = [];
   await expect(async () => {
@@ -136,6 +144,16 @@ async function incidentOn(page: Page, node: string, pods: string[]): Promise<voi
     const pre = row.getByRole('list', { name: 'Preconditions' });
     await expect(pre).toContainText('a FencePolicy covers the node: not yet');
     await expect(pre).toContainText('the node is fenced (powered off or cut from its storage): not yet');
+    // the Service whose two pods sit on the node: no ready endpoint left
+    const service = page
+      .getByTestId('incident-services')
+      .getByTestId('incident-service')
+      .filter({ hasText: NAME });
+    await expect(service).toContainText('0 of 2', { timeout: budget(30_000) });
+    await expect(service).toContainText(`(${node}, down)`);
+    await page
+      .getByTestId('incident-services')
+      .screenshot({ path: resolve(DOCS, 'console-incident-services.png') });
     await checkA11y(page, 'incident view during an incident');
 
     // the guarded dialog, the existing one, explains why a force delete is not safe yet
