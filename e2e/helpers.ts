@@ -223,29 +223,45 @@ export async function keysReady(page: Page): Promise<void> {
  * there: an outage without touching the demo cluster's real nodes. Delete it with deleteFakeNode.
  */
 export async function fakeDownNode(name: string, labels: Record<string, string> = {}): Promise<void> {
-  const api = core();
+  await createFakeNode(
+    core(),
+    name,
+    { labels, unschedulable: true },
+    {
+      status: 'Unknown',
+      reason: 'NodeStatusUnknown',
+      message: 'e2e: no kubelet runs here',
+    },
+  );
+}
+
+/**
+ * A Node with the fake taint (nothing the scheduler places lands there) and the Ready condition
+ * given, written until it takes (controllers write the new node too: read, change, write).
+ */
+async function createFakeNode(
+  api: k8s.CoreV1Api,
+  name: string,
+  o: { labels?: Record<string, string>; unschedulable: boolean },
+  ready: { status: string; reason: string; message?: string },
+  status: Partial<k8s.V1NodeStatus> = {},
+): Promise<void> {
   await api.createNode({
     body: {
-      metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
-      spec: { unschedulable: true, taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }] },
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, ...o.labels } },
+      spec: {
+        unschedulable: o.unschedulable,
+        taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }],
+      },
     },
   });
-  // controllers write the new node too: read, change, write until it takes
   await expect(async () => {
     const node = await api.readNode({ name });
     const now = new Date();
     node.status = {
       ...node.status,
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'Unknown',
-          reason: 'NodeStatusUnknown',
-          message: 'e2e: no kubelet runs here',
-          lastHeartbeatTime: now,
-          lastTransitionTime: now,
-        },
-      ],
+      conditions: [{ type: 'Ready', ...ready, lastHeartbeatTime: now, lastTransitionTime: now }],
+      ...status,
     };
     await api.replaceNodeStatus({ name, body: node });
   }).toPass({ timeout: 15_000 });
@@ -277,35 +293,14 @@ export async function fakeReadyNode(
   });
   await coordination.deleteNamespacedLease({ namespace: 'kube-node-lease', name }).catch(() => undefined);
   await coordination.createNamespacedLease({ namespace: 'kube-node-lease', body: lease() as k8s.V1Lease });
-  await api.createNode({
-    body: {
-      metadata: { name, labels: { 'kubernetes.io/hostname': name, ...o.labels } },
-      // nothing may land on it: no kubelet runs there
-      spec: {
-        unschedulable: !o.schedulable,
-        taints: [{ key: 'e2e.palisade.dev/fake', effect: 'NoSchedule' }],
-      },
-    },
-  });
-  // controllers write the new node too: read, change, write until it takes
-  await expect(async () => {
-    const node = await api.readNode({ name });
-    const now = new Date();
-    node.status = {
-      ...node.status,
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'KubeletReady',
-          lastHeartbeatTime: now,
-          lastTransitionTime: now,
-        },
-      ],
-      volumesInUse: inUse,
-    };
-    await api.replaceNodeStatus({ name, body: node });
-  }).toPass({ timeout: 15_000 });
+  // nothing may land on it: no kubelet runs there
+  await createFakeNode(
+    api,
+    name,
+    { labels: o.labels, unschedulable: !o.schedulable },
+    { status: 'True', reason: 'KubeletReady' },
+    { volumesInUse: inUse },
+  );
   const renew = setInterval(async () => {
     const l = await coordination
       .readNamespacedLease({ namespace: 'kube-node-lease', name })
