@@ -37,7 +37,9 @@ beforeAll(async () => {
     name: 'ids-endpoint',
     rack: 'e',
     count: 2,
-    console: { instanceIdNamespaces: [NS] },
+    // the collector would drop stopped holders beside the requests, moving the maps (and the
+    // compare-and-swap counts) the tests read: its own tests are collector.int.test.ts
+    console: { instanceIdNamespaces: [NS], instanceIdSweepMs: 3_600_000 },
   });
   core = h.cluster.kc.makeApiClient(k8s.CoreV1Api);
   apps = h.cluster.kc.makeApiClient(k8s.AppsV1Api);
@@ -313,6 +315,8 @@ describe('only workloads that opted in, where palisade.yaml allows, as far as Pa
 });
 
 describe('the map', () => {
+  let staleTries = 0;
+
   it('entries at or above a shrunk replica count are released; stale entries make room once their pods are known to have stopped', async () => {
     // running pods: an unscheduled one runs nowhere, and its entry would count as stopped at once
     await apps.createNamespacedDeployment({
@@ -354,28 +358,31 @@ describe('the map', () => {
   });
 
   it('when no ID is free, drops the entries of pods known to have stopped, and has the others wait', async () => {
+    // a name per try: a retry must not meet its first try's Deployment
+    const W = `stale-${++staleTries}`;
+    const HELD = `${W}-held`;
     await apps.createNamespacedDeployment({
       namespace: NS,
-      body: deployment(NS, 'stale', 2, { runs: true }),
+      body: deployment(NS, W, 2, { runs: true }),
     });
-    const [p, q] = await livePods(core, NS, 'stale', 2);
+    const [p, q] = await livePods(core, NS, W, 2);
     // a pod held by a finalizer stays, terminating, after its deletion: never scheduled, it ran nowhere
     await core.createNamespacedPod({
       namespace: NS,
       body: {
-        metadata: { name: 'stale-held', labels: { app: 'stale' }, finalizers: ['palisade.dev/test-hold'] },
+        metadata: { name: HELD, labels: { app: W }, finalizers: ['palisade.dev/test-hold'] },
         spec: { nodeSelector: NOWHERE, containers: [{ name: 'app', image: 'registry.example/app:1.0' }] },
       },
     });
-    await core.deleteNamespacedPod({ namespace: NS, name: 'stale-held' });
+    await core.deleteNamespacedPod({ namespace: NS, name: HELD });
     // "gone-pod": a name nothing is known of (no pod, no departure seen, no node recorded)
-    await setMap('stale', '{"0":"gone-pod","1":"stale-held"}');
+    await setMap(W, `{"0":"gone-pod","1":"${HELD}"}`);
     const cas = h.console.instanceIds.cas.values().next().value!;
     const reads = cas.stats.liveReads;
     const conflicts = cas.stats.conflicts;
     const first = await ask(url, 'acquire', await podToken(core, p), { namespace: NS, pod: nameOf(p) });
     expect(first.body.id).toBe(1);
-    expect(await mapOf(apps, NS, 'stale')).toBe(`{"0":"gone-pod","1":"${nameOf(p)}"}`);
+    expect(await mapOf(apps, NS, W)).toBe(`{"0":"gone-pod","1":"${nameOf(p)}"}`);
     // one live judgement per try: a write that lost the compare-and-swap (the Deployment's
     // status moved under it) reads, judges and writes again
     const retried = cas.stats.conflicts - conflicts;
@@ -386,7 +393,7 @@ describe('the map', () => {
       status: 409,
       body: {
         code: 'holder_not_stopped',
-        error: `Deployment ${NS}/stale: every instance ID is held, and no holder that stopped running is confirmed stopped yet (ID 0 held by gone-pod: gone from the API, and where it ran is not known: nothing confirms it stopped): an ID is given back once its pod's kubelet confirms the end from a Ready node, or its node is fenced`,
+        error: `Deployment ${NS}/${W}: every instance ID is held, and no holder that stopped running is confirmed stopped yet (ID 0 held by gone-pod: gone from the API, and where it ran is not known: nothing confirms it stopped): an ID is given back once its pod's kubelet confirms the end from a Ready node, or its node is fenced`,
         waiting: [
           {
             id: 0,
@@ -399,24 +406,24 @@ describe('the map', () => {
     });
     expect(cas.stats.liveReads).toBe(reads + 2 + retried);
     // a person who made sure it stopped removes the entry; q then takes 0
-    await setMap('stale', `{"1":"${nameOf(p)}"}`);
+    await setMap(W, `{"1":"${nameOf(p)}"}`);
     expect(
       (await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) })).body.id,
     ).toBe(0);
     expect(cas.stats.liveReads).toBe(reads + 2 + retried);
     // a stale entry while IDs are free stays: nothing is rewritten that need not be
-    await setMap('stale', `{"0":"${nameOf(p)}","5":"stale-held"}`);
+    await setMap(W, `{"0":"${nameOf(p)}","5":"${HELD}"}`);
     await apps.patchNamespacedDeploymentScale(
-      { namespace: NS, name: 'stale', body: { spec: { replicas: 2 } } },
+      { namespace: NS, name: W, body: { spec: { replicas: 2 } } },
       merge,
     );
     expect(
       (await ask(url, 'acquire', await podToken(core, q), { namespace: NS, pod: nameOf(q) })).body.id,
     ).toBe(1);
     // 5 is out of range: released with that write
-    expect(await mapOf(apps, NS, 'stale')).toBe(`{"0":"${nameOf(p)}","1":"${nameOf(q)}"}`);
+    expect(await mapOf(apps, NS, W)).toBe(`{"0":"${nameOf(p)}","1":"${nameOf(q)}"}`);
     await core.patchNamespacedPod(
-      { namespace: NS, name: 'stale-held', body: { metadata: { finalizers: null } } },
+      { namespace: NS, name: HELD, body: { metadata: { finalizers: null } } },
       merge,
     );
   });
