@@ -160,6 +160,32 @@ describe('judgeForceDelete', () => {
     );
   });
 
+  it.each<[string, ForceDeleteInput['protectors'], RegExp | undefined]>([
+    ['no protector selects the pod', [], undefined],
+    [
+      'a protector with room to spare says nothing',
+      [{ key: 'shop/db', minAvailable: 2, available: 3 }],
+      undefined,
+    ],
+    [
+      'a protector at its floor is named, with its numbers',
+      [{ key: 'shop/db', minAvailable: 2, available: 2 }],
+      /^PodProtector shop\/db is at its floor \(2 available, minAvailable 2\): the workload can lose no other pod now; the deletion webhook admits this one only if the pod no longer counts as available \(the dry run asks it\)$/,
+    ],
+    [
+      'below its floor says below',
+      [{ key: 'shop/db', minAvailable: 2, available: 1 }],
+      /^PodProtector shop\/db is below its floor \(1 available/,
+    ],
+  ])("the pod's protector: %s (issue 25, finding 7)", (_, protectors, note) => {
+    for (const nodeFence of [undefined, fence('Fenced')]) {
+      const v = judgeForceDelete({ pod: pod(), node: node(), nodeFence, protectors });
+      const floor = v.notes.filter((n) => n.startsWith('PodProtector'));
+      if (note) expect(floor).toEqual([expect.stringMatching(note)]);
+      else expect(floor).toEqual([]);
+    }
+  });
+
   it('on a fenced node, says the StatefulSet replacement comes at once', () => {
     const v = judgeForceDelete({ pod: pod(), node: node(), nodeFence: fence('Fenced') });
     expect(v.notes.join('\n')).toMatch(/StatefulSet db will create the replacement at once/);

@@ -44,6 +44,16 @@ export interface ForceDeleteInput {
   outlook?: FenceOutlook;
   /** the cluster's force-detach setting, the one the Volumes page shows */
   forceDetach?: ForceDetachFacts;
+  /** the PodProtectors that select the pod (Podseidon's deletion protection) */
+  protectors?: ProtectorFloor[];
+}
+
+/** A PodProtector's standing: the lower of its aggregated and estimated available counts. */
+export interface ProtectorFloor {
+  /** namespace/name */
+  key: string;
+  minAvailable: number;
+  available: number;
 }
 
 /** kube-controller-manager's maxWaitForUnmountDuration, when nothing better is known. */
@@ -55,8 +65,15 @@ export const DEFAULT_FORCE_DETACH: ForceDetachFacts = {
 
 const WARNINGS = [KUBECTL_FORCE_DELETE_WARNING];
 
-export function judgeForceDelete({ pod, node, nodeFence, outlook, forceDetach }: ForceDeleteInput): Verdict {
-  const notes = terminatingNote(pod);
+export function judgeForceDelete({
+  pod,
+  node,
+  nodeFence,
+  outlook,
+  forceDetach,
+  protectors = [],
+}: ForceDeleteInput): Verdict {
+  const notes = [...terminatingNote(pod), ...protectors.flatMap(floorNote)];
   // the rule that also frees an instance ID (lib/guard/stopped.ts): nothing can run any more
   const stop = holderStopped({
     name: `pod ${pod.name}`,
@@ -134,6 +151,19 @@ function unsafeReasons(pod: PodFacts, node: NodeFacts, fd: ForceDetachFacts): st
       `ReadWriteOnce volume ${v.pv} (claim ${v.claim}) is still attached to ${node.name}: once the pod is gone it can be detached (${forceDetachWords(fd)}) and attached to a replacement elsewhere while the old copy still writes to it`,
     );
   return reasons;
+}
+
+/**
+ * A protector with no disruption left (issue 25, finding 7): the commander must know that the
+ * workload cannot lose another pod now. Whether this deletion is admitted is the webhook's call
+ * (does this pod still count as available?): the dialog's dry run asks it.
+ */
+function floorNote(p: ProtectorFloor): string[] {
+  if (p.available > p.minAvailable) return [];
+  const where = p.available < p.minAvailable ? 'below' : 'at';
+  return [
+    `PodProtector ${p.key} is ${where} its floor (${p.available} available, minAvailable ${p.minAvailable}): the workload can lose no other pod now; the deletion webhook admits this one only if the pod no longer counts as available (the dry run asks it)`,
+  ];
 }
 
 function terminatingNote(pod: PodFacts): string[] {

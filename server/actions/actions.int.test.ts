@@ -140,6 +140,36 @@ describe('force delete of a StatefulSet pod on a partitioned node', () => {
     expect((await readPod('web-0'))?.metadata?.uid).toBe(web0.metadata!.uid);
   });
 
+  it('preview: names a PodProtector of the pod that is at or below its floor (issue 25, finding 7)', async () => {
+    const custom = c.kc.makeApiClient(k8s.CustomObjectsApi);
+    const api = {
+      group: 'podseidon.kubewharf.io',
+      version: 'v1alpha1',
+      namespace: NS,
+      plural: 'podprotectors',
+    };
+    // no aggregation yet: nothing counts as available, below a floor of 1
+    await custom.createNamespacedCustomObject({
+      ...api,
+      body: {
+        apiVersion: 'podseidon.kubewharf.io/v1alpha1',
+        kind: 'PodProtector',
+        metadata: { name: 'web-floor' },
+        spec: { minAvailable: 1, selector: { matchLabels: web0.metadata!.labels } },
+      },
+    });
+    try {
+      const p = await trpc.actions.preview.query(force);
+      expect(p.verdict.notes).toContain(
+        `PodProtector ${NS}/web-floor is below its floor (0 available, minAvailable 1): the workload can lose no other pod now; the deletion webhook admits this one only if the pod no longer counts as available (the dry run asks it)`,
+      );
+    } finally {
+      await custom.deleteNamespacedCustomObject({ ...api, name: 'web-floor' });
+    }
+    const p = await trpc.actions.preview.query(force);
+    expect(p.verdict.notes.filter((n) => n.startsWith('PodProtector'))).toEqual([]);
+  });
+
   it('without confirmation it is refused, listing the reasons, and the pod still exists', async () => {
     await expect(trpc.actions.perform.mutate(force)).rejects.toThrow(
       /Force delete pod web-0 is unsafe: \(1\) node .* not fenced.*\(2\) .*StatefulSet web.*type "web-0" to confirm; give a reason/,

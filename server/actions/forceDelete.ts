@@ -1,7 +1,8 @@
 // Force delete a pod: DELETE with gracePeriodSeconds 0 and preconditions {uid, resourceVersion},
 // everything in the DeleteOptions body (kube-apiserver reads query parameters only when there is
 // no body). The guard decides on the pod, its node, the node's fence and the RWO attachments,
-// all read live — and whether a fence is coming for the node (the safe path: wait for it).
+// all read live — and whether a fence is coming for the node (the safe path: wait for it) and
+// whether a PodProtector that selects the pod is at its floor.
 import { judgeForceDelete } from '../../lib/guard/forceDelete.js';
 import type { ForceDetachFacts } from '../../lib/guard/types.js';
 import type { ActionApis } from './actor.js';
@@ -9,6 +10,7 @@ import { ActionError, orMissing } from './errors.js';
 import { deletionOutcome, type Loaded, nodeSummary } from './kind.js';
 import { attachedRwo, fenceOfNode, nodeFacts, readNode } from './live.js';
 import { type BudgetOf, readOutlook } from './outlook.js';
+import { protectorFloors } from './protectors.js';
 
 export async function loadForceDelete(
   apis: ActionApis,
@@ -21,10 +23,11 @@ export async function loadForceDelete(
   const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
   if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
   const nodeName = pod.spec?.nodeName;
-  const [node, fence, rwo] = await Promise.all([
+  const [node, fence, rwo, protectors] = await Promise.all([
     nodeName ? readNode(apis, nodeName) : undefined,
     nodeName ? fenceOfNode(apis, nodeName) : undefined,
     attachedRwo(apis, pod),
+    protectorFloors(apis, pod),
   ]);
   const outlook = node && nodeName ? await readOutlook(apis, node, budgetOf) : undefined;
   const owner = pod.metadata?.ownerReferences?.find((r) => r.controller);
@@ -44,6 +47,7 @@ export async function loadForceDelete(
     nodeFence: fence,
     outlook,
     forceDetach,
+    protectors,
   });
   const on = nodeName ? ` on node ${nodeName}` : '';
   return {
