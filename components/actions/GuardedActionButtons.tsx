@@ -149,6 +149,18 @@ export function DrainButton(p: ButtonProps & { node: string }) {
   );
 }
 
+/** Evict one pod through the Eviction API (budgets decide): the Placement's rebalance. */
+export function EvictButton(p: ButtonProps & { namespace: string; name: string }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      target={{ action: 'evictPod', cluster: p.cluster, namespace: p.namespace, name: p.name }}
+      label={`Evict ${p.name}…`}
+      title={`Evict ${p.namespace}/${p.name} through the Eviction API: PodDisruptionBudgets and PodProtectors decide; its controller creates a replacement`}
+    />
+  );
+}
+
 /** Pause a FencePolicy (no new fence; detected ones held before their agent), or resume it. */
 export function PausePolicyButton(p: ButtonProps & { policy: string; paused: boolean; label?: string }) {
   const action = p.paused ? 'resumeFencePolicy' : 'pauseFencePolicy';

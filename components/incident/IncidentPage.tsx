@@ -58,7 +58,7 @@ export function IncidentPage() {
           <Situation data={data} />
           <AtRiskList cluster={cluster} data={data} readOnly={readOnly} />
           <RemediationTable cluster={cluster} data={data} readOnly={readOnly} />
-          <Placement cluster={cluster} data={data} />
+          <Placement cluster={cluster} data={data} readOnly={readOnly} />
         </>
       )}
     </div>

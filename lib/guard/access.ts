@@ -3,7 +3,7 @@
 // own words. The write itself still goes to the API server as the person: this is the
 // explanation, the cluster stays the authority.
 // - the Kubernetes verb the write needs (delete pods, delete volumeattachments, patch nodes,
-//   create pods/eviction to drain,
+//   create pods/eviction to drain or to evict one pod,
 //   patch nodefences, patch fencepolicies to pause or resume one);
 // - pausing or resuming a FencePolicy also needs the custom verb pause on
 //   fencepolicies.palisade.dev (Palisade's webhook enforces it; any other change needs configure);
@@ -30,6 +30,7 @@ export type ActionTarget =
   | { action: 'cordonNode'; node: string }
   | { action: 'uncordonNode'; node: string }
   | { action: 'drainNode'; node: string }
+  | { action: 'evictPod'; namespace: string; name: string }
   | { action: 'takeIncidentCommand'; incident: string }
   | { action: 'postIncidentUpdate'; incident: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity }
@@ -58,6 +59,10 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
       return [
         { verb: 'patch', resource: 'nodes', name: t.node },
         { verb: 'create', resource: 'pods', subresource: 'eviction' },
+      ];
+    case 'evictPod':
+      return [
+        { verb: 'create', resource: 'pods', subresource: 'eviction', namespace: t.namespace, name: t.name },
       ];
     case 'approveFence':
       return [fence('patch', t.fence), fence('approve', t.fence)];

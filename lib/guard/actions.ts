@@ -24,6 +24,8 @@ export const GUARDED_ACTIONS = {
   uncordonNode: { reason: 'PalisadeNodeUncordoned', label: 'Uncordon node', destructive: false },
   // evicts every pod kubectl drain would: counted down like any destructive action
   drainNode: { reason: 'PalisadeNodeDrained', label: 'Drain node', destructive: true },
+  // one pod, through the Eviction API: the Placement's rebalance (issue 25)
+  evictPod: { reason: 'PalisadePodEvicted', label: 'Evict pod', destructive: true },
   // the incident record (issue 25): changes to the record, not to the cluster
   takeIncidentCommand: { reason: 'PalisadeIncidentCommand', label: 'Take command', destructive: false },
   postIncidentUpdate: { reason: 'PalisadeIncidentUpdate', label: 'Post a status update', destructive: false },

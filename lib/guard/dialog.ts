@@ -91,6 +91,10 @@ export const REASON_CHOICES: Partial<Record<GuardedAction, readonly string[]>> =
     'mitigated: the follow-up is in the postmortem',
     'not an incident: planned maintenance or a false alarm',
   ],
+  evictPod: [
+    'rebalance: replicas of one workload share a node, rack or zone',
+    'the pod misbehaves on this node: let the scheduler place it again',
+  ],
   drainNode: [
     'planned maintenance on this node',
     'the node misbehaves: move its workloads off it',

@@ -712,3 +712,95 @@ describe('cordon, uncordon and drain a node (the Eviction API: budgets decide)',
     );
   });
 });
+
+describe('evict one pod (the Placement rebalance: the Eviction API, budgets decide)', () => {
+  const apps = () => c.kc.makeApiClient(k8s.AppsV1Api);
+  const policy = () => c.kc.makeApiClient(k8s.PolicyV1Api);
+  const labels = { app: 'evictme' };
+  const pods = async () =>
+    (await c.core.listNamespacedPod({ namespace: NS, labelSelector: 'app=evictme' })).items.filter(
+      (p) => !p.metadata?.deletionTimestamp,
+    );
+
+  beforeAll(async () => {
+    // a Ready, schedulable node other than the partitioned one
+    const there = (await c.core.listNode()).items.find(
+      (n) => n.metadata!.name !== node && readyCondition(n)?.status === 'True' && !n.spec?.unschedulable,
+    )!.metadata!.name!;
+    await apps().createNamespacedDeployment({
+      namespace: NS,
+      body: {
+        metadata: { name: 'evictme' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              nodeSelector: { 'kubernetes.io/hostname': there },
+              containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }],
+            },
+          },
+        },
+      },
+    });
+    // no disruption allowed at first: the eviction's 429
+    await policy().createNamespacedPodDisruptionBudget({
+      namespace: NS,
+      body: { metadata: { name: 'evictme' }, spec: { minAvailable: 2, selector: { matchLabels: labels } } },
+    });
+    await eventually(
+      async () => {
+        const ready = (await pods()).filter((p) => readyCondition(p as never)?.status === 'True');
+        const pdb = await policy().readNamespacedPodDisruptionBudget({ namespace: NS, name: 'evictme' });
+        const rs = (await apps().listNamespacedReplicaSet({ namespace: NS, labelSelector: 'app=evictme' }))
+          .items;
+        return ready.length === 2 && pdb.status?.currentHealthy === 2 && rs[0]?.status?.readyReplicas === 2;
+      },
+      'evictme x2 ready, its budget counting them',
+      60_000,
+    );
+  }, 90_000);
+
+  it('at full strength it is safe; the budget refuses it in the dry run and for real, in its words', async () => {
+    const [p] = await pods();
+    const name = p!.metadata!.name!;
+    const evict = { action: 'evictPod' as const, cluster: CLUSTER, namespace: NS, name };
+    const preview = await trpc.actions.preview.query(evict);
+    expect(preview.verdict.safe).toBe(true);
+    expect(preview.target).toMatchObject({ kind: 'Pod', uid: p!.metadata!.uid });
+    expect(preview.verdict.notes).toContainEqual(expect.stringMatching(/^the Eviction API decides/));
+    expect(preview.dryRun).toMatchObject({ ran: true, ok: false });
+    expect(preview.dryRun.message).toMatch(/refused for now: .*disruption budget/);
+    await expect(trpc.actions.perform.mutate(evict)).rejects.toThrow(/refused for now: .*disruption budget/);
+    expect((await pods()).map((x) => x.metadata!.uid)).toContain(p!.metadata!.uid);
+  });
+
+  it('once the budget allows one, it is evicted, recorded, and its ReplicaSet replaces it', async () => {
+    await untilNoConflict(async () => {
+      const pdb = await policy().readNamespacedPodDisruptionBudget({ namespace: NS, name: 'evictme' });
+      pdb.spec!.minAvailable = 1;
+      return policy().replaceNamespacedPodDisruptionBudget({ namespace: NS, name: 'evictme', body: pdb });
+    }, 'the budget allowing one');
+    const [p] = await pods();
+    const name = p!.metadata!.name!;
+    const evict = { action: 'evictPod' as const, cluster: CLUSTER, namespace: NS, name };
+    const done = await eventually(
+      // until the disruption controller has counted the new budget
+      () => trpc.actions.perform.mutate(evict).catch(() => undefined),
+      'the eviction admitted',
+      30_000,
+    );
+    expect(done.outcome).toBe(`pod ${NS}/${name} was evicted: it is Terminating, with its grace period`);
+    expect(done.overridden).toBe(false);
+    await eventually(async () => {
+      const now = await pods();
+      return now.length === 2 && !now.some((x) => x.metadata!.uid === p!.metadata!.uid);
+    }, 'a replacement in its place');
+    const ev = await eventually(async () => {
+      const evs = await c.core.listNamespacedEvent({ namespace: NS });
+      return evs.items.find((e) => e.involvedObject.name === name && e.reason === 'PalisadePodEvicted');
+    }, 'the eviction Event');
+    expect(ev.message).toMatch(new RegExp(`evicted pod ${NS}/${name} from node \\S+ \\(Eviction API\\)`));
+  });
+});

@@ -40,6 +40,8 @@ export interface ActionApis {
   custom: k8s.CustomObjectsApi;
   /** node Leases, for whether a fence is coming (server/actions/outlook.ts) */
   coordination: k8s.CoordinationV1Api;
+  /** a pod's controller, for how many replicas it has ready (server/actions/evict.ts) */
+  apps: k8s.AppsV1Api;
 }
 
 const cache = new WeakMap<ClusterConnection, Map<string, ActionApis>>();
@@ -56,6 +58,7 @@ export function apisFor(conn: ClusterConnection, actor: Actor): ActionApis {
       storage: makeClientAs(kc, actor.credential, k8s.StorageV1Api),
       custom: makeClientAs(kc, actor.credential, k8s.CustomObjectsApi),
       coordination: makeClientAs(kc, actor.credential, k8s.CoordinationV1Api),
+      apps: makeClientAs(kc, actor.credential, k8s.AppsV1Api),
     };
     byActor.set(key, apis);
   }

@@ -75,7 +75,7 @@ export async function loadCordon(apis: ActionApis, name: string, cordon: boolean
   };
 }
 
-function drainPod(p: k8s.V1Pod): DrainPod {
+export function drainPod(p: k8s.V1Pod): DrainPod {
   const m = p.metadata ?? {};
   return {
     namespace: m.namespace ?? '',

@@ -21,6 +21,7 @@ export type ActionRequest =
   | { action: 'cordonNode'; node: string }
   | { action: 'uncordonNode'; node: string }
   | { action: 'drainNode'; node: string; reason?: string }
+  | { action: 'evictPod'; namespace: string; name: string; reason?: string }
   | { action: 'takeIncidentCommand'; incident: string }
   | { action: 'postIncidentUpdate'; incident: string; reason?: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity; reason?: string }
@@ -30,6 +31,7 @@ export type ActionRequest =
 export function targetName(r: ActionRequest): string {
   switch (r.action) {
     case 'forceDeletePod':
+    case 'evictPod':
       return r.name;
     case 'detachVolume':
       return r.attachment;

@@ -20,6 +20,7 @@ import { type DialogNeeds, needsOf } from '../../lib/guard/dialog.js';
 import { type Actor, type ActionApis, apisFor } from './actor.js';
 import { loadDetach } from './detach.js';
 import { loadCordon, loadDrain } from './drain.js';
+import { loadEvict } from './evict.js';
 import { ActionError, fromApi } from './errors.js';
 import { loadApproveFence, loadCancelFence } from './fence.js';
 import { loadFenceNode } from './fenceNode.js';
@@ -91,6 +92,8 @@ function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise
       return loadCordon(apis, r.node, false);
     case 'drainNode':
       return loadDrain(apis, r.node);
+    case 'evictPod':
+      return loadEvict(apis, r.namespace, r.name);
     case 'takeIncidentCommand':
     case 'postIncidentUpdate':
     case 'resolveIncident':

@@ -54,6 +54,7 @@ const on = {
   cordonNode: { action: z.literal('cordonNode'), cluster, node: objectName },
   uncordonNode: { action: z.literal('uncordonNode'), cluster, node: objectName },
   drainNode: { action: z.literal('drainNode'), cluster, node: objectName },
+  evictPod: { action: z.literal('evictPod'), cluster, namespace: objectName, name: objectName },
   takeIncidentCommand: { action: z.literal('takeIncidentCommand'), cluster, incident: objectName },
   postIncidentUpdate: { action: z.literal('postIncidentUpdate'), cluster, incident: objectName },
   setIncidentSeverity: {
@@ -80,6 +81,7 @@ export const previewInput = z.discriminatedUnion(
     z.object(on.cordonNode),
     z.object(on.uncordonNode),
     z.object({ ...on.drainNode, reason: reasonText.optional() }),
+    z.object({ ...on.evictPod, reason: reasonText.optional() }),
     z.object(on.takeIncidentCommand),
     z.object({ ...on.postIncidentUpdate, reason: reasonText.optional() }),
     z.object({ ...on.setIncidentSeverity, reason: reasonText.optional() }),
@@ -117,6 +119,7 @@ export const performInput = z.discriminatedUnion(
     z.object({ ...on.cordonNode, ...submission }),
     z.object({ ...on.uncordonNode, ...submission }),
     z.object({ ...on.drainNode, ...submission }),
+    z.object({ ...on.evictPod, ...submission }),
     z.object({ ...on.takeIncidentCommand, ...submission }),
     // the update's text is the reason field: it goes into the record
     z.object({
