@@ -4,6 +4,7 @@
 // session of theirs).
 import { useEffect, useRef, useState } from 'react';
 import { useCluster } from '../console/cluster';
+import { NotifyToggle } from '../shell/NotifyToggle';
 import { signOut, useSession } from './session';
 
 const METHOD: Record<string, string> = {
@@ -78,6 +79,7 @@ export function UserMenu() {
           <p className="mb-2 break-all text-dim" data-testid="replica">
             served by Palisade replica {s.replica}
           </p>
+          <NotifyToggle className="mb-2" />
           <div className="flex gap-2">
             <button
               type="button"

@@ -5,6 +5,7 @@
 import { formatClock } from '@/lib/console/ui/format';
 import { headlineText } from '@/lib/incident/headline';
 import { useCluster } from '../console/cluster';
+import { NotifyToggle } from '../shell/NotifyToggle';
 import { AnnouncedFences } from './Announced';
 import { AtRiskList } from './AtRiskList';
 import { FreshnessNote, StaleBanner } from './Freshness';
@@ -35,6 +36,7 @@ export function IncidentPage() {
             {statusText(data)}
           </p>
         )}
+        <NotifyToggle className="ml-auto" />
       </header>
       {query.error && (
         <p role="alert" className="px-3 py-2 text-sm text-crit">

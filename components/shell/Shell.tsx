@@ -1,5 +1,6 @@
 'use client';
 import { FenceBar } from '../fencing/FenceBar';
+import { FenceNotifier } from './FenceNotifier';
 import { IncidentTitle } from './IncidentTitle';
 import { BulkActionHost } from '../actions/BulkActionDialog';
 import Link from 'next/link';
@@ -132,6 +133,7 @@ export function Shell({ children }: { children: ReactNode }) {
         Skip to the page
       </a>
       <IncidentTitle />
+      <FenceNotifier />
       <FenceBar />
       <ConnectionBanner />
       <ClusterProblemBanner />
