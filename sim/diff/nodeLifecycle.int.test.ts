@@ -5,6 +5,7 @@
 // DisruptionTarget / deletion) and the set of events about them; timing is not compared.
 // Then every node is cut off at once: the zone-disruption rule decides what stays tainted.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../apiserver/test/harness.js';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../cluster.js';
@@ -63,7 +64,8 @@ const both = async <T>(f: (s: Side) => Promise<T>) => {
     mkdirSync(process.env.DIFF_DUMP, { recursive: true });
     writeFileSync(
       `${process.env.DIFF_DUMP}/nodeLifecycle-${Date.now()}.json`,
-      JSON.stringify({ embedded, real }, null, 2),
+      // the event sets are read when dumped
+      JSON.stringify({ embedded, real }, (k, v) => (k === 'events' && typeof v === 'function' ? v() : v), 2),
     );
   }
   return { embedded, real };
@@ -142,8 +144,9 @@ async function partitionAndHeal({ cluster, b }: Side) {
     const node = last?.ready?.status === 'True' && last.taints.length === 0;
     return gone && node && told('TaintManagerEviction') && told('Killing');
   }, `${b.name}: watches caught up`);
-  for (const r of recs) r.stop();
-  const [nodes, podEvents, events] = recs.map((r) => r.events);
+  // the event watch stays open: the other side may have recorded one more by now
+  for (const r of recs.slice(0, 2)) r.stop();
+  const [nodes, podEvents] = recs.map((r) => r.events);
   const aliases: Record<string, string> = { [NODE]: NODE };
   for (const p of onNode)
     aliases[p.metadata.name] = p.metadata.ownerReferences[0].kind === 'StatefulSet' ? 'db-0' : 'web-pod';
@@ -153,20 +156,34 @@ async function partitionAndHeal({ cluster, b }: Side) {
     pods: podSteps(podEvents, uids),
     // not the StatefulSet's replacement, which takes the same name (the taint manager's
     // events name a pod without its uid)
-    events: eventSet(events, aliases, (o) => o.kind === 'Node' || !o.uid || uids.includes(o.uid)),
+    events: () =>
+      eventSet(eventRec.events, aliases, (o) => o.kind === 'Node' || !o.uid || uids.includes(o.uid)),
+    stopEvents: () => eventRec.stop(),
   };
 }
 
 describe('a partitioned node', () => {
   it('goes through the same conditions, taints, pod evictions and events, then recovers', async () => {
     const r = await both(partitionAndHeal);
-    expect(r.embedded.registered).toEqual(r.real.registered);
-    // the embedded controller always writes the NoSchedule taint change first; the real one
-    // usually does (see withEffectOrderSwapped)
-    expect(withEffectOrderSwapped(r.embedded.node)).toContainEqual(r.real.node);
-    expect(r.embedded.pods).toEqual(r.real.pods);
-    expect(r.embedded.events).toEqual(r.real.events);
-  }, 60_000);
+    try {
+      expect(r.embedded.registered).toEqual(r.real.registered);
+      // the embedded controller always writes the NoSchedule taint change first; the real one
+      // usually does (see withEffectOrderSwapped)
+      expect(withEffectOrderSwapped(r.embedded.node)).toContainEqual(r.real.node);
+      expect(r.embedded.pods).toEqual(r.real.pods);
+      // events are recorded best effort, after the fact, and one side may be a step behind the
+      // other (seen once in CI: 9 against 10): wait a while for the two sets to agree, then compare
+      await eventually(
+        () => isDeepStrictEqual(r.embedded.events(), r.real.events()),
+        'the same events on both sides',
+        20_000,
+      ).catch(() => undefined);
+      expect(r.embedded.events()).toEqual(r.real.events());
+    } finally {
+      r.embedded.stopEvents();
+      r.real.stopEvents();
+    }
+  }, 90_000);
 
   // Every zone fully disrupted: the controller assumes it is the one cut off ("master
   // disruption mode") and takes the NoExecute taints off every node. Two nodes are cut off
