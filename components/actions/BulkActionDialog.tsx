@@ -4,12 +4,15 @@
 // (preview), refused there if it no longer makes sense, sent conditional on what was read,
 // recorded with who and why — one after the other, each line saying what happened. A target the
 // guard judges unsafe, or whose cluster asks for its name typed (a protected cluster), is left to
-// its own dialog: one reason for many never overrides a guard.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+// its own dialog: one reason for many never overrides a guard — unless the spec offers a bulk
+// override (fence all held, lib/guard/bulk.ts): then each target's live verdict is shown on its
+// line and a typed phrase naming the whole set confirms them all, each with its own name.
+import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useId, useRef, useState, useSyncExternalStore } from 'react';
 import type { GuardedAction } from '@/lib/guard/actions';
+import { bulkStep } from '@/lib/guard/bulk';
 import { useModal } from '../console/useModal';
-import { type ActionTarget, useActionsApi } from './api';
+import { type ActionTarget, type Preview, useActionsApi } from './api';
 import { ReasonChoices } from './ReasonChoices';
 
 type Outcome = { state: 'sending' } | { state: 'done' | 'failed'; text: string };
@@ -34,12 +37,23 @@ export interface BulkSpec {
   reasonRequired: boolean;
   /** words: "cancelling…", "cancelled", "not cancelled", "Keep them", "Cancel 3 fences" */
   words: { doing: string; done: string; notDone: string; keep: string; submit: string };
+  /** a bulk override: the phrase that confirms every target the guard wants confirmed */
+  override?: { phrase: string; what: string };
 }
 
 export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: () => void }) {
   const api = useActionsApi();
   const qc = useQueryClient();
   const [reason, setReason] = useState('');
+  const [typed, setTyped] = useState('');
+  const phraseId = useId();
+  // with an override on offer, each line shows its verdict before anything is typed
+  const previews = useQueries({
+    queries: spec.items.map((item) => ({
+      ...api.preview.queryOptions(item.target),
+      enabled: !!spec.override,
+    })),
+  });
   const [outcomes, setOutcomes] = useState<Map<string, Outcome>>(new Map());
   const [busy, setBusy] = useState(false);
   const box = useRef<HTMLDivElement>(null);
@@ -54,13 +68,18 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
     try {
       const pv = await qc.fetchQuery({ ...api.preview.queryOptions(item.target), staleTime: 0 });
       if (pv.refusal) return set(item.key, { state: 'failed', text: pv.refusal });
-      if (pv.needs.typedName || pv.needs.acknowledge)
-        return set(item.key, {
-          state: 'failed',
-          text: `${item.label} needs its own confirmation${pv.verdict.safe ? '' : ` (${pv.verdict.reasons[0]})`}: use its own dialog`,
-        });
+      const step = bulkStep({
+        needs: pv.needs,
+        reason: pv.verdict.safe ? undefined : pv.verdict.reasons[0],
+        label: item.label,
+        phrase: spec.override?.phrase,
+        typed,
+      });
+      if (!step.send) return set(item.key, { state: 'failed', text: step.why });
       const r = await perform.mutateAsync({
         ...item.target,
+        ...(step.confirm ? { confirm: step.confirm } : {}),
+        ...(step.acknowledged ? { acknowledged: true } : {}),
         ...(reason.trim() ? { reason: reason.trim() } : {}),
         expect: { uid: pv.target.uid, resourceVersion: pv.target.resourceVersion },
       } as Parameters<typeof perform.mutateAsync>[0]);
@@ -76,7 +95,12 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
     void qc.invalidateQueries({ queryKey: api.audit.pathKey() });
   };
   const sent = outcomes.size > 0;
-  const blocker = spec.reasonRequired && !reason.trim() ? 'give a reason' : undefined;
+  const blocker =
+    spec.reasonRequired && !reason.trim()
+      ? 'give a reason'
+      : spec.override && typed !== spec.override.phrase
+        ? `type "${spec.override.phrase}" to confirm`
+        : undefined;
 
   return (
     <div className="fixed inset-0 z-50 flex items-center justify-center p-4">
@@ -109,6 +133,9 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
             >
               <span className="font-mono font-semibold">{item.label}</span>
               {item.detail}
+              {spec.override && !outcomes.has(item.key) && (
+                <VerdictText q={previews[spec.items.indexOf(item)]} />
+              )}
               <OutcomeText o={outcomes.get(item.key)} words={spec.words} />
             </li>
           ))}
@@ -128,6 +155,23 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
               onChange={(e) => setReason(e.target.value)}
               className="rounded border border-line bg-bg px-1.5 py-1"
             />
+            {spec.override && (
+              <>
+                <label htmlFor={phraseId} className="mt-1">
+                  Type <span className="font-mono font-semibold">{spec.override.phrase}</span>{' '}
+                  {spec.override.what}
+                </label>
+                <input
+                  id={phraseId}
+                  data-testid={`${spec.testId}-phrase`}
+                  value={typed}
+                  autoComplete="off"
+                  spellCheck={false}
+                  onChange={(e) => setTyped(e.target.value)}
+                  className="rounded border border-line bg-bg px-1.5 py-1 font-mono"
+                />
+              </>
+            )}
           </div>
         )}
         <div className="flex items-center gap-2">
@@ -155,6 +199,16 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
       </div>
     </div>
   );
+}
+
+/** A target's live verdict, before sending: what the typed phrase would override. */
+function VerdictText({ q }: { q?: { data?: Preview; error: unknown } }) {
+  const p = q?.data;
+  if (q?.error) return <span className="text-crit">cannot read it: {(q.error as Error).message}</span>;
+  if (!p) return <span className="text-dim">reading…</span>;
+  if (p.refusal) return <span className="text-crit">refused: {p.refusal}</span>;
+  if (p.verdict.safe) return <span className="text-ok">safe</span>;
+  return <span className="text-crit">unsafe: {p.verdict.reasons.join('; ')}</span>;
 }
 
 function OutcomeText({ o, words }: { o?: Outcome; words: BulkSpec['words'] }) {

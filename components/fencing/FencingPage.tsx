@@ -7,6 +7,7 @@
 import Link from 'next/link';
 import { releasedText } from '@/lib/fencing/view';
 import { CancelFenceButton, FenceNodeButton, PausePolicyButton } from '../actions/GuardedActionButtons';
+import { FenceAllHeldButton } from './FenceAllHeld';
 import { useCluster } from '../console/cluster';
 import { AgeCell } from '../lists/cells';
 import { podHref } from '../map/NodePanel';
@@ -87,9 +88,12 @@ function Held({ held }: { held: { node: string; why: string }[] }) {
         {held.length} unhealthy node{held.length === 1 ? '' : 's'} not fenced yet: the fencing budget holds{' '}
         {held.length === 1 ? 'it' : 'them'}
       </p>
-      <p className="text-xs text-dim">
+      <p className="flex flex-wrap items-center gap-2 text-xs text-dim">
         When many nodes look down at once the control plane may be the one cut off. Fence a node by hand once
         you know it is down.
+        {cluster && (
+          <FenceAllHeldButton cluster={cluster} held={held} disabled={current?.mode === 'read-only'} />
+        )}
       </p>
       <ul className="text-xs">
         {held.map((h) => (

@@ -8,6 +8,8 @@ import { NODE_STATE_LABEL } from '@/lib/console/ui/states';
 import { countdownText, humanStepText, secondsUntil } from '@/lib/incident/text';
 import type { GuardedTarget, Remediation } from '@/lib/incident/types';
 import { useNow } from '../console/clock';
+import { FenceAllHeldButton } from '../fencing/FenceAllHeld';
+import { useFencing } from '../fencing/live';
 import { GuardedFor } from './GuardedFor';
 import type { IncidentData } from './live';
 import { FENCING_HREF, nodeHref, VOLUMES_HREF } from './links';
@@ -133,9 +135,12 @@ export function RemediationTable({
       data-testid="incident-remediation"
       className="border-t border-line"
     >
-      <h2 id="incident-remediation-h" className="px-3 pt-2 text-sm font-semibold">
-        Remediation per failed node ({data.remediation.length})
-      </h2>
+      <div className="flex flex-wrap items-center gap-2 px-3 pt-2">
+        <h2 id="incident-remediation-h" className="text-sm font-semibold">
+          Remediation per failed node ({data.remediation.length})
+        </h2>
+        <FenceAllHeld cluster={cluster} readOnly={readOnly} />
+      </div>
       {data.remediation.length === 0 ? (
         <p className="px-3 py-2 text-sm text-dim">No node has failed.</p>
       ) : (
@@ -170,4 +175,11 @@ export function RemediationTable({
       )}
     </section>
   );
+}
+
+/** The nodes the fencing budget holds, fenced at once (the Fencing page has the same button). */
+function FenceAllHeld({ cluster, readOnly }: { cluster: string; readOnly: boolean }) {
+  const { data } = useFencing();
+  const held = data?.enabled ? data.held : [];
+  return <FenceAllHeldButton cluster={cluster} held={held} disabled={readOnly} />;
 }
