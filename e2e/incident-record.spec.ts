@@ -114,3 +114,59 @@ test('an incident from declaration to resolution, run from the incident view', a
     await expect(record.getByTestId('incident-actions')).toHaveCount(0);
   }
 });
+
+test('with none open, a person declares one and commands it', async ({ page }) => {
+  test.setTimeout(budget(120_000));
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(E2E_KUBECONFIG);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const api = { group: 'palisade.dev', version: 'v1alpha1', plural: 'incidents' };
+  // another spec's outage may have left one open: resolved here, as a person would
+  await expect(async () => {
+    const open = ((await custom.listClusterCustomObject(api)) as { items: any[] }).items.filter(
+      (i) => !i.spec.resolvedAt,
+    );
+    for (const i of open)
+      await custom.patchClusterCustomObject(
+        {
+          ...api,
+          name: i.metadata.name,
+          body: { spec: { resolvedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), resolvedBy: 'e2e' } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    expect(open).toEqual([]);
+  }).toPass({ timeout: budget(60_000) });
+
+  await page.goto('/incident');
+  const declare = page.getByTestId('incident-declare');
+  await expect(declare).toContainText('No incident is open');
+  await declare.getByRole('button', { name: 'Declare a SEV2 incident' }).click();
+  const dialog = page.getByTestId('guarded-dialog');
+  await expect(dialog.getByTestId('guarded-verdict')).toHaveText('Safe');
+  await expect(dialog.getByTestId('guarded-dry-run')).toContainText(
+    /Incident inc-\d{8}-\d{6} would be declared/,
+  );
+  await dialog.getByTestId('guarded-reason-input').fill('e2e: users report checkout errors');
+  await dialog.getByTestId('guarded-submit').click();
+  await expect(dialog.getByTestId('guarded-result')).toContainText(
+    /Done: .*is declared \(SEV2\), with you as its commander/,
+    {
+      timeout: 20_000,
+    },
+  );
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+
+  const record = page.getByTestId('incident-record');
+  await expect(record).toContainText('e2e: users report checkout errors');
+  await expect(record.getByTestId('incident-people')).toContainText('commander: admin');
+  await expect(record.getByTestId('incident-lifecycle')).toContainText(/^open for \d+/);
+  await expect(page.getByTestId('incident-declare')).toHaveCount(0);
+  // a person declared it: they resolve it
+  await page.getByTestId('incident-actions').getByRole('button', { name: 'Resolve…' }).click();
+  await dialog.getByTestId('reason-choices').getByRole('button').first().click();
+  await dialog.getByTestId('guarded-submit').click();
+  await expect(dialog.getByTestId('guarded-result')).toContainText('Done:', { timeout: 20_000 });
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  await expect(page.getByTestId('incident-declare')).toBeVisible();
+});

@@ -214,6 +214,20 @@ export function IncidentActionButton(
   );
 }
 
+/** Declare an incident by hand (none is open), at a severity: the person commands it. */
+export function DeclareIncidentButton(p: ButtonProps & { severity: 'SEV1' | 'SEV2' | 'SEV3' }) {
+  return (
+    <GuardedActionButton
+      {...p}
+      danger={false}
+      target={{ action: 'declareIncident', cluster: p.cluster, severity: p.severity }}
+      label={`${p.severity}…`}
+      title={`Declare a ${p.severity} incident, commanded by you`}
+      ariaLabel={`Declare a ${p.severity} incident`}
+    />
+  );
+}
+
 export function SetSeverityButton(p: ButtonProps & { incident: string; severity: 'SEV1' | 'SEV2' | 'SEV3' }) {
   return (
     <GuardedActionButton

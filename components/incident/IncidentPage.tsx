@@ -9,7 +9,7 @@ import { NotifyToggle } from '../shell/NotifyToggle';
 import { AnnouncedFences } from './Announced';
 import { AtRiskList } from './AtRiskList';
 import { FreshnessNote, StaleBanner } from './Freshness';
-import { IncidentRecord } from './IncidentRecord';
+import { DeclareIncident, IncidentRecord } from './IncidentRecord';
 import { useIncident } from './live';
 import { Placement } from './Placement';
 import { RemediationTable } from './RemediationTable';
@@ -49,6 +49,10 @@ export function IncidentPage() {
           <StaleBanner data={data} />
           <AnnouncedFences cluster={cluster} readOnly={readOnly} />
           {data.incident && <IncidentRecord incident={data.incident} cluster={cluster} readOnly={readOnly} />}
+          {/* none open: a person may declare one (the tracker declares its own when a node goes down) */}
+          {(!data.incident || data.incident.resolvedAt !== undefined) && (
+            <DeclareIncident cluster={cluster} readOnly={readOnly} />
+          )}
           {data.calm && (
             <p className="px-3 py-3 text-sm" data-testid="incident-calm">
               Nothing is broken. Every node is Ready, every workload has its replicas, no fence is under way

@@ -14,7 +14,11 @@ import {
   workloadRows,
 } from '@/lib/incident/recap';
 import { type IncidentCard, SEVERITIES } from '@/lib/incident/record';
-import { IncidentActionButton, SetSeverityButton } from '../actions/GuardedActionButtons';
+import {
+  DeclareIncidentButton,
+  IncidentActionButton,
+  SetSeverityButton,
+} from '../actions/GuardedActionButtons';
 import { useNow } from '../console/clock';
 import { useCluster } from '../console/cluster';
 import { ExportButtons } from './ExportButtons';
@@ -144,5 +148,24 @@ function Spans({ caption, rows, testId }: { caption: string; rows: SpanRow[]; te
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Declare an incident by hand (issue 25, item 3): when none is open — a customer-facing problem
+ * the tracker cannot see (it declares one when a node goes down). The person commands it.
+ */
+export function DeclareIncident({ cluster, readOnly }: { cluster: string; readOnly: boolean }) {
+  return (
+    <section
+      aria-label="Declare an incident"
+      data-testid="incident-declare"
+      className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm"
+    >
+      <span className="text-dim">No incident is open. Declare one, commanded by you:</span>
+      {SEVERITIES.map((s) => (
+        <DeclareIncidentButton key={s} cluster={cluster} severity={s} disabled={readOnly} />
+      ))}
+    </section>
   );
 }

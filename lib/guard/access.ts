@@ -31,6 +31,7 @@ export type ActionTarget =
   | { action: 'uncordonNode'; node: string }
   | { action: 'drainNode'; node: string }
   | { action: 'evictPod'; namespace: string; name: string }
+  | { action: 'declareIncident'; severity: IncidentSeverity }
   | { action: 'takeIncidentCommand'; incident: string }
   | { action: 'postIncidentUpdate'; incident: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity }
@@ -85,6 +86,9 @@ export function accessForWrite(t: ActionTarget): AccessAttributes[] {
     case 'setIncidentSeverity':
     case 'resolveIncident':
       return [{ verb: 'patch', group: PALISADE_GROUP, resource: 'incidents', name: t.incident }];
+    // a new one, named after the moment: no name to check before it exists
+    case 'declareIncident':
+      return [{ verb: 'create', group: PALISADE_GROUP, resource: 'incidents' }];
   }
 }
 

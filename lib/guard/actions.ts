@@ -27,6 +27,7 @@ export const GUARDED_ACTIONS = {
   // one pod, through the Eviction API: the Placement's rebalance (issue 25)
   evictPod: { reason: 'PalisadePodEvicted', label: 'Evict pod', destructive: true },
   // the incident record (issue 25): changes to the record, not to the cluster
+  declareIncident: { reason: 'PalisadeIncidentDeclared', label: 'Declare an incident', destructive: false },
   takeIncidentCommand: { reason: 'PalisadeIncidentCommand', label: 'Take command', destructive: false },
   postIncidentUpdate: { reason: 'PalisadeIncidentUpdate', label: 'Post a status update', destructive: false },
   setIncidentSeverity: { reason: 'PalisadeIncidentSeverity', label: 'Set severity', destructive: false },

@@ -8,7 +8,8 @@ const REASON_ALWAYS: ReadonlySet<GuardedAction> = new Set([
   'cancelFence',
   'pauseFencePolicy',
   'fenceNode',
-  // the update's text, and why an incident is over: both go into its record
+  // the update's text, why an incident is over, what a declared one is about: all go into its record
+  'declareIncident',
   'postIncidentUpdate',
   'resolveIncident',
 ]);
@@ -90,6 +91,11 @@ export const REASON_CHOICES: Partial<Record<GuardedAction, readonly string[]>> =
     'the cluster is healthy and every workload has its replicas',
     'mitigated: the follow-up is in the postmortem',
     'not an incident: planned maintenance or a false alarm',
+  ],
+  declareIncident: [
+    'users see errors or slowness: cause not known yet',
+    'a zone, rack or the network looks unhealthy',
+    'a risky change is under way and needs one commander',
   ],
   evictPod: [
     'rebalance: replicas of one workload share a node, rack or zone',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type IncidentFacts,
+  judgeDeclare,
   judgePostUpdate,
   judgeResolve,
   judgeSetSeverity,
@@ -45,5 +46,24 @@ describe('incident verdicts', () => {
       /^still down: a1-1 — Palisade declares a new incident/,
     );
     expect(judgeResolve(done)).toMatchObject({ reasons: ['incident inc-1 is already resolved'] });
+  });
+});
+
+describe('declaring an incident by hand', () => {
+  it('with none open: safe, the person commands it and resolves it', () => {
+    const v = judgeDeclare(undefined, 'ana');
+    expect(v.safe).toBe(true);
+    expect(v.notes).toEqual([
+      'a new Incident is declared by ana, who commands it; your reason is its title and first update',
+      'Palisade follows it (nodes down, workloads short) and never resolves it by itself: you, or whoever commands it, resolve it',
+    ]);
+  });
+
+  it('with one open: refused, saying where to write instead', () => {
+    const v = judgeDeclare({ name: 'inc-20261130-045408', startedAt: '2026-11-30T04:54:08Z' }, 'ana');
+    expect(v).toMatchObject({ safe: false, overridable: false });
+    expect(v.safe ? [] : v.reasons).toEqual([
+      'incident inc-20261130-045408 is open (since 2026-11-30T04:54:08Z): post a status update to it, or take command of it',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-// A person's changes to an Incident (issue 25): take command, post a status update, set the
-// severity, resolve. None is destructive — they change the record, not the cluster — but each goes
+// A person's changes to an Incident (issue 25): declare one by hand, take command, post a status
+// update, set the severity, resolve. None is destructive — they change the record, not the cluster — but each goes
 // through the guarded seam so it is done as the person, conditional on the version they saw, and
 // recorded. Refused when the incident is already resolved or the change would change nothing;
 // resolving while nodes are still down is allowed with a warning (the tracker declares anew).
@@ -48,4 +48,25 @@ export function judgeResolve(i: IncidentFacts): Verdict {
         ]
       : [],
   );
+}
+
+/** The open incident when a person asks to declare one; undefined when none is open. */
+export interface OpenIncidentFacts {
+  name: string;
+  startedAt: string;
+}
+
+/**
+ * Declare an incident by hand (issue 25, item 3): one open incident at a time — the tracker and
+ * every view follow the open one — so a second is refused with where to write instead.
+ */
+export function judgeDeclare(open: OpenIncidentFacts | undefined, actor: string): Verdict {
+  if (open)
+    return refused(
+      `incident ${open.name} is open (since ${open.startedAt}): post a status update to it, or take command of it`,
+    );
+  return safe([
+    `a new Incident is declared by ${actor}, who commands it; your reason is its title and first update`,
+    'Palisade follows it (nodes down, workloads short) and never resolves it by itself: you, or whoever commands it, resolve it',
+  ]);
 }

@@ -589,6 +589,65 @@ describe('the incident record: take command, post an update, set the severity, r
   });
 });
 
+describe('declare an incident by hand', () => {
+  const API = { group: 'palisade.dev', version: 'v1alpha1', plural: 'incidents' };
+  const custom = () => c.kc.makeApiClient(k8s.CustomObjectsApi);
+  const declare = { action: 'declareIncident' as const, cluster: CLUSTER, severity: 'SEV2' as const };
+  const open = async () =>
+    ((await custom().listClusterCustomObject(API)) as { items: any[] }).items.filter(
+      (i) => !i.spec.resolvedAt,
+    );
+
+  it('with none open: safe, created with the person as declarer and commander, the reason its title', async () => {
+    // the record's own test resolved its incident: none is open
+    expect(await open()).toEqual([]);
+    const p = await trpc.actions.preview.query(declare);
+    expect(p.verdict.safe).toBe(true);
+    expect(p.needs).toMatchObject({ reason: true, typedName: false });
+    expect(p.dryRun).toMatchObject({ ran: true, ok: true });
+    expect(p.dryRun.message).toMatch(/^Incident inc-\d{8}-\d{6} would be declared \(server-side dry run/);
+    expect(await open()).toEqual([]);
+    await expect(trpc.actions.perform.mutate({ ...declare, reason: '  ' })).rejects.toThrow(
+      /a reason is required to declare/,
+    );
+    const done = await trpc.actions.perform.mutate({
+      ...declare,
+      reason: 'checkout errors reported by users\nno node is down',
+    });
+    expect(done.outcome).toMatch(
+      /^Incident (inc-\d{8}-\d{6}) is declared \(SEV2\), with you as its commander$/,
+    );
+    const name = done.outcome.split(' ')[1]!;
+    expect(done.target).toMatchObject({ kind: 'Incident', name, uid: expect.stringMatching(/.+/) });
+    const [i] = await open();
+    expect(i.metadata.name).toBe(name);
+    expect(i.spec).toMatchObject({
+      title: 'checkout errors reported by users',
+      severity: 'SEV2',
+      declaredBy: ADMIN,
+      commander: ADMIN,
+      updates: [{ by: ADMIN, kind: 'Declared', text: 'checkout errors reported by users\nno node is down' }],
+    });
+    const ev = await eventually(async () => {
+      const evs = await c.core.listNamespacedEvent({ namespace: 'default' });
+      return evs.items.find((e) => e.involvedObject.name === name && e.reason === 'PalisadeIncidentDeclared');
+    }, 'the declaration Event');
+    expect(ev.involvedObject).toMatchObject({ kind: 'Incident', uid: i.metadata.uid });
+
+    // one open at a time: a second is refused, naming where to write
+    const again = await trpc.actions.preview.query(declare);
+    expect(again.refusal).toMatch(
+      new RegExp(`^incident ${name} is open \\(since .*\\): post a status update to it`),
+    );
+    await trpc.actions.perform.mutate({
+      action: 'resolveIncident',
+      cluster: CLUSTER,
+      incident: name,
+      reason: 'done',
+    });
+  });
+});
+
 describe('cordon, uncordon and drain a node (the Eviction API: budgets decide)', () => {
   let target: string;
   const apps = () => c.kc.makeApiClient(k8s.AppsV1Api);

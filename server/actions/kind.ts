@@ -7,6 +7,7 @@ import { fenceState } from '../../lib/guard/fenced.js';
 import type { FenceFacts, ReadyStatus, Verdict } from '../../lib/guard/types.js';
 import type { IncidentSeverity } from '../../lib/incident/record.js';
 import type { Actor } from './actor.js';
+import { DECLARE_TARGET } from './declare.js';
 import { nodeFacts } from './live.js';
 
 export type ActionRequest =
@@ -22,6 +23,7 @@ export type ActionRequest =
   | { action: 'uncordonNode'; node: string }
   | { action: 'drainNode'; node: string; reason?: string }
   | { action: 'evictPod'; namespace: string; name: string; reason?: string }
+  | { action: 'declareIncident'; severity: IncidentSeverity; reason?: string }
   | { action: 'takeIncidentCommand'; incident: string }
   | { action: 'postIncidentUpdate'; incident: string; reason?: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity; reason?: string }
@@ -44,6 +46,8 @@ export function targetName(r: ActionRequest): string {
     case 'pauseFencePolicy':
     case 'resumeFencePolicy':
       return r.policy;
+    case 'declareIncident':
+      return DECLARE_TARGET;
     case 'takeIncidentCommand':
     case 'postIncidentUpdate':
     case 'setIncidentSeverity':

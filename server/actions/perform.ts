@@ -20,6 +20,7 @@ import { type DialogNeeds, needsOf } from '../../lib/guard/dialog.js';
 import { type Actor, type ActionApis, apisFor } from './actor.js';
 import { loadDetach } from './detach.js';
 import { loadCordon, loadDrain } from './drain.js';
+import { loadDeclare } from './declare.js';
 import { loadEvict } from './evict.js';
 import { ActionError, fromApi } from './errors.js';
 import { loadApproveFence, loadCancelFence } from './fence.js';
@@ -94,6 +95,8 @@ function loader(ctx: ActionContext, apis: ActionApis, r: ActionRequest): Promise
       return loadDrain(apis, r.node);
     case 'evictPod':
       return loadEvict(apis, r.namespace, r.name);
+    case 'declareIncident':
+      return loadDeclare(apis, r.severity, ctx.actor.name);
     case 'takeIncidentCommand':
     case 'postIncidentUpdate':
     case 'resolveIncident':

@@ -29,6 +29,7 @@ const target = z.discriminatedUnion('action', [
   z.object({ action: z.literal('uncordonNode'), node: objectName }),
   z.object({ action: z.literal('drainNode'), node: objectName }),
   z.object({ action: z.literal('evictPod'), namespace: objectName, name: objectName }),
+  z.object({ action: z.literal('declareIncident'), severity: z.enum(SEVERITIES) }),
   z.object({ action: z.literal('takeIncidentCommand'), incident: objectName }),
   z.object({ action: z.literal('postIncidentUpdate'), incident: objectName }),
   z.object({ action: z.literal('setIncidentSeverity'), incident: objectName, severity: z.enum(SEVERITIES) }),

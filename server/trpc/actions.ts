@@ -55,6 +55,11 @@ const on = {
   uncordonNode: { action: z.literal('uncordonNode'), cluster, node: objectName },
   drainNode: { action: z.literal('drainNode'), cluster, node: objectName },
   evictPod: { action: z.literal('evictPod'), cluster, namespace: objectName, name: objectName },
+  declareIncident: {
+    action: z.literal('declareIncident'),
+    cluster,
+    severity: z.enum(SEVERITIES, { error: `severity must be one of ${SEVERITIES.join(', ')}` }),
+  },
   takeIncidentCommand: { action: z.literal('takeIncidentCommand'), cluster, incident: objectName },
   postIncidentUpdate: { action: z.literal('postIncidentUpdate'), cluster, incident: objectName },
   setIncidentSeverity: {
@@ -82,6 +87,7 @@ export const previewInput = z.discriminatedUnion(
     z.object(on.uncordonNode),
     z.object({ ...on.drainNode, reason: reasonText.optional() }),
     z.object({ ...on.evictPod, reason: reasonText.optional() }),
+    z.object({ ...on.declareIncident, reason: reasonText.optional() }),
     z.object(on.takeIncidentCommand),
     z.object({ ...on.postIncidentUpdate, reason: reasonText.optional() }),
     z.object({ ...on.setIncidentSeverity, reason: reasonText.optional() }),
@@ -120,6 +126,12 @@ export const performInput = z.discriminatedUnion(
     z.object({ ...on.uncordonNode, ...submission }),
     z.object({ ...on.drainNode, ...submission }),
     z.object({ ...on.evictPod, ...submission }),
+    // what the incident is about: its title and first update
+    z.object({
+      ...on.declareIncident,
+      ...submission,
+      reason: reasonText.trim().min(1, 'a reason is required to declare an incident: it is its title'),
+    }),
     z.object({ ...on.takeIncidentCommand, ...submission }),
     // the update's text is the reason field: it goes into the record
     z.object({

@@ -610,6 +610,7 @@ const GUARDED = [
   'uncordonNode',
   'drainNode',
   'evictPod',
+  'declareIncident',
   'takeIncidentCommand',
   'postIncidentUpdate',
   'setIncidentSeverity',
@@ -710,6 +711,16 @@ function target(w: World, s: Mode, extra: Record<string, fc.Arbitrary<unknown>> 
     objectInput({ action: p.action('resumeFencePolicy'), cluster: p.cluster, policy: p.policy, ...extra }, s),
     objectInput(
       { action: p.action('takeIncidentCommand'), cluster: p.cluster, incident: p.incident, ...extra },
+      s,
+    ),
+    objectInput(
+      {
+        action: p.action('declareIncident'),
+        cluster: p.cluster,
+        severity: p.severity,
+        reason: p.reason,
+        ...extra,
+      },
       s,
     ),
     objectInput(
@@ -1092,6 +1103,15 @@ const targetName = (t: any): string =>
     ? t.name
     : (t.attachment ?? t.node ?? t.incident ?? t.fence);
 
+/** A declaration names the Incident it would create (after this moment), which has no uid yet. */
+function expectNewIncident(data: any, shown: () => string) {
+  expect(data.target, shown()).toMatchObject({
+    kind: 'Incident',
+    name: expect.stringMatching(/^inc-\d{8}-\d{6}$/),
+    uid: '',
+  });
+}
+
 /** What a successful answer must say: about the object asked for, within what the caller may do. */
 function checkSuccess(path: string, who: Who, input: any, data: any, shown: () => string) {
   const mayReadAll = !READ_ONE_NAMESPACE.has(who);
@@ -1158,12 +1178,14 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
       }
       return;
     case 'actions.preview':
+      if (input.action === 'declareIncident') return expectNewIncident(data, shown);
       expect(data.target.name, shown()).toBe(targetName(input));
       expect(data.target.uid, `${shown()}: not the object asked for`).toBe(targetUid(world, input));
       return;
     case 'actions.perform':
       expect(WRITERS.has(who), `${shown()}: ${who} performed an action`).toBe(true);
       expect(data.dryRun, `${shown()}: acted for real`).toBe(true);
+      if (input.action === 'declareIncident') return expectNewIncident(data, shown);
       expect(data.target.uid, `${shown()}: not the object asked for`).toBe(targetUid(world, input));
       return;
     case 'infra.act':
