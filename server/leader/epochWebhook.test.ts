@@ -3,16 +3,16 @@ import { handleEpochReview, type StaleWrite } from './epochWebhook.js';
 
 const lease = { namespace: 'kube-system', name: 'palisade-controller', transitions: 5, holder: 'b' };
 
-function review(fieldManager?: string) {
+function review(fieldManager?: string, resource = 'nodefences', name = 'a1-1') {
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
     request: {
       uid: 'u1',
       operation: 'UPDATE',
-      resource: { group: 'palisade.dev', version: 'v1alpha1', resource: 'nodefences' },
+      resource: { group: 'palisade.dev', version: 'v1alpha1', resource },
       subResource: 'status',
-      name: 'a1-1',
+      name,
       options: {
         kind: 'UpdateOptions',
         apiVersion: 'meta.k8s.io/v1',
@@ -58,6 +58,20 @@ describe('handleEpochReview', () => {
       what: 'UPDATE nodefences/status.palisade.dev a1-1',
       user: 'palisade',
     });
+  });
+
+  it("refuses a deposed leader's incident tracker, counted under incidents/status", async () => {
+    const seen: string[] = [];
+    const [, body] = await handleEpochReview(
+      review('palisade-leader-e4', 'incidents', 'inc-20261130-045408'),
+      {
+        ...deps,
+        reviewed: (r) => seen.push(r.resource),
+      },
+    );
+    expect(body).toMatchObject({ response: { allowed: false, status: { code: 409 } } });
+    expect(seen).toEqual(['incidents/status']);
+    expect(refused.at(-1)?.what).toBe('UPDATE incidents/status.palisade.dev inc-20261130-045408');
   });
 
   it('refuses a leader write when the Lease cannot be read', async () => {

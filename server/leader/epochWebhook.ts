@@ -1,5 +1,6 @@
 // The admission side of epoch fencing: every write to Palisade-owned state — NodeFences and
-// their status, PodProtectors and their status, the taints on Nodes — is reviewed here (POST
+// their status, Incidents and their status, PodProtectors and their status, the taints on
+// Nodes — is reviewed here (POST
 // /epochs/<cellID> on Palisade's webhook listener). A write whose fieldManager names a leader's
 // epoch (lib/leader/epoch.ts) is compared with the cluster's controller Lease, read live (not
 // from a cache: a cache could be as stale as the paused leader); an older epoch is refused with
@@ -77,6 +78,8 @@ const REVIEWED = new Set([
   'nodes',
   'nodefences',
   'nodefences/status',
+  'incidents',
+  'incidents/status',
   'podprotectors',
   'podprotectors/status',
 ]);
@@ -158,6 +161,18 @@ export function epochWebhookConfiguration(url: string, caPem: string): k8s.V1Val
           apiVersions: ['*'],
           operations: ops,
           resources: ['nodefences', 'nodefences/status'],
+          scope: 'Cluster',
+        },
+        'Fail',
+      ),
+      // the incident tracker's declarations, status and resolutions (the console's are people's)
+      hook(
+        'incident-epochs.palisade.dev',
+        {
+          apiGroups: ['palisade.dev'],
+          apiVersions: ['*'],
+          operations: ops,
+          resources: ['incidents', 'incidents/status'],
           scope: 'Cluster',
         },
         'Fail',

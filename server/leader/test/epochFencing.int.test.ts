@@ -186,6 +186,28 @@ describe('a write of an older epoch than the Lease', () => {
       (await cluster.core.readNode({ name: node.metadata!.name! })).spec?.taints ?? [],
     ).not.toContainEqual(expect.objectContaining({ key: 'x' }));
 
+    // the incident tracker's record (palisade.dev incidents)
+    const incident = await failure(
+      custom.createClusterCustomObject({
+        group: 'palisade.dev',
+        version: 'v1alpha1',
+        plural: 'incidents',
+        body: {
+          apiVersion: 'palisade.dev/v1alpha1',
+          kind: 'Incident',
+          metadata: { name: 'inc-20261130-045408' },
+          spec: {
+            title: 'stale',
+            severity: 'SEV3',
+            startedAt: '2026-11-30T04:54:08Z',
+            declaredBy: 'palisade',
+          },
+        },
+        fieldManager: `palisade-leader-e${old}`,
+      }),
+    );
+    expect(isStaleEpochRefusal(incident), text(incident)).toBe(true);
+
     // the current epoch, and a write that carries none, pass
     expect(await failure(writeStatus(`palisade-leader-e${old + 1}`))).toBeUndefined();
     expect(await failure(writeStatus())).toBeUndefined();
