@@ -110,7 +110,11 @@ describe.skipIf(!haproxyAvailable())('a leader paused past its Lease, then woken
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('every write it attempts is refused by the epoch check, none lands, and it steps down', async () => {
+  // What is asserted: nothing it writes after the pause lands, and it steps down. Whether the woken
+  // leader attempts a write at all before it sees the Lease is a race (it often does not): the
+  // refusal of a stale epoch itself is asserted, deterministically, in
+  // server/leader/test/epochFencing.int.test.ts; here the refusals are counted and printed.
+  it('none of its writes lands after the pause, and it steps down', async () => {
     const first = await eventually(
       async () => {
         const l = await lease().catch(() => undefined);
