@@ -20,8 +20,6 @@ import type { ActionApis } from './actor.js';
 import type { Loaded, Target, WriteOptions } from './kind.js';
 
 const API = { group: INCIDENT_GROUP, version: INCIDENT_VERSION, plural: INCIDENT_PLURAL } as const;
-/** what a protected cluster asks to be typed: there is no name before the incident exists */
-export const DECLARE_TARGET = 'incident';
 
 const titleOf = (reason: string) => reason.split('\n')[0]!.trim().slice(0, 500);
 

@@ -7,7 +7,6 @@ import { fenceState } from '../../lib/guard/fenced.js';
 import type { FenceFacts, ReadyStatus, Verdict } from '../../lib/guard/types.js';
 import type { IncidentSeverity } from '../../lib/incident/record.js';
 import type { Actor } from './actor.js';
-import { DECLARE_TARGET } from './declare.js';
 import { nodeFacts } from './live.js';
 
 export type ActionRequest =
@@ -28,6 +27,9 @@ export type ActionRequest =
   | { action: 'postIncidentUpdate'; incident: string; reason?: string }
   | { action: 'setIncidentSeverity'; incident: string; severity: IncidentSeverity; reason?: string }
   | { action: 'resolveIncident'; incident: string; reason?: string };
+
+/** what a protected cluster asks to be typed to declare an incident: it has no name before it exists */
+export const DECLARE_TARGET = 'incident';
 
 /** The name a person types to confirm (protected clusters, unsafe actions). */
 export function targetName(r: ActionRequest): string {
