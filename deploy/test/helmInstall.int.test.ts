@@ -12,6 +12,7 @@
 // Real control plane only: helm 3.22's client-go (v0.37) writes its release Secret as protobuf,
 // which the embedded API server does not decode (it speaks JSON, as kubectl and client-node do);
 // the embedded cluster is covered by kubectl apply --server-side in manifests.int.test.ts.
+import { epochWebhookConfiguration } from '../../server/leader/epochWebhook.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -274,8 +275,9 @@ describe.skipIf(!onRealControlPlane)('helm install, upgrade, uninstall (real con
     expect(hook.webhooks![0].timeoutSeconds).toBe(5);
     // an upgrade does not switch enforcement off (the chart looks the policy in force up)
     expect(hook.webhooks![0].failurePolicy).toBe('Fail');
-    // pod deletions + self-probe, fences + FencePolicies, four epoch hooks
-    expect((await caBundles()).flat()).toEqual(Array(8).fill(CA));
+    // pod deletions + self-probe, fences + FencePolicies, and each epoch hook (the code's list)
+    const epochHooks = epochWebhookConfiguration('https://x', 'CA').webhooks!.length;
+    expect((await caBundles()).flat()).toEqual(Array(4 + epochHooks).fill(CA));
   });
 
   it('uninstalls after the webhook configurations are deleted, keeping the CRDs', async () => {
