@@ -12,10 +12,10 @@ import {
   fitErrorMessage,
   type NodeView,
   type PodDemand,
-  podRequests,
   unfitReasons,
   type VolumeConstraint,
 } from '../rules/kube/scheduling.js';
+import { podRequests } from '../../lib/kube/resources.js';
 import { errorText, podSubject, splitKey, writePodStatus } from './pods.js';
 import { countsOnNode, NodeUsage, NodeViews } from './schedulerCache.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';

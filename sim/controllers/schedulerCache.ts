@@ -2,13 +2,8 @@
 // on each node (including pods it has just assumed onto one), and each node's view for
 // the filters, parsed once per node version.
 import type * as k8s from '@kubernetes/client-node';
-import {
-  milliValue,
-  type NodeView,
-  podRequests,
-  type Resources,
-  wholeValue,
-} from '../rules/kube/scheduling.js';
+import { milliValue, podRequests, type Resources, wholeValue } from '../../lib/kube/resources.js';
+import type { NodeView } from '../rules/kube/scheduling.js';
 import { isTerminal, nodeReady, podKey } from './runtime/conventions.js';
 
 /** the kubelet's default maxPods, for nodes that do not report allocatable pods */

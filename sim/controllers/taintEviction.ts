@@ -8,7 +8,8 @@
 // webhook) answers slowly never delays another pod's eviction past its deadline.
 import type * as k8s from '@kubernetes/client-node';
 import { setPodCondition, toMillis } from '../../lib/kube/conditions.js';
-import { noExecutePlan, type Taint } from '../rules/kube/tolerations.js';
+import type { Taint } from '../../lib/kube/tolerations.js';
+import { noExecutePlan } from '../rules/kube/taintManager.js';
 import { errorText, PodsByNode, splitKey, writePodStatus } from './pods.js';
 import { type Controller, type ControllerContext, statusCode } from './runtime/context.js';
 import { podKey } from './runtime/conventions.js';

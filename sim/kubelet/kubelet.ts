@@ -21,7 +21,7 @@ import {
   isTerminal,
   uniqueVolumeName,
 } from '../controllers/runtime/conventions.js';
-import { type Taint, type Toleration, untoleratedTaint } from '../rules/kube/tolerations.js';
+import { type Taint, type Toleration, untoleratedTaint } from '../../lib/kube/tolerations.js';
 import { INSTANCE_IDS_URL_ENV } from '../../lib/instanceIds/types.js';
 import type { AccessMode, Process, ProcessVolume, TerminationStep } from '../infra/groundTruth.js';
 import type { KubeletFleet } from './fleet.js';

@@ -12,7 +12,7 @@ import {
   zoneKey,
   zoneState,
 } from './nodeHealth.js';
-import type { Taint } from './tolerations.js';
+import type { Taint } from '../../../lib/kube/tolerations.js';
 
 const now = Date.parse('2026-01-01T00:10:00Z');
 const ago = (s: number) => new Date(now - s * 1000).toISOString().replace('.000Z', 'Z');

@@ -3,7 +3,7 @@
 // so disrupted that NoExecute tainting stops. Wording follows kube-controller-manager.
 // Pure: no I/O.
 import { type Time, rfc3339, toMillis, wireTime } from '../../../lib/kube/conditions.js';
-import { sameTaint, type Taint } from './tolerations.js';
+import { sameTaint, type Taint } from '../../../lib/kube/tolerations.js';
 
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';

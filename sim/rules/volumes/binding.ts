@@ -2,8 +2,9 @@
 // findMatchingVolume in kube-controller-manager. Pure.
 import type * as k8s from '@kubernetes/client-node';
 import { labelSelectorMatches } from '../../../lib/kube/labelSelector.js';
-import { type NodeInfo, volumeReachableFrom } from './nodeAffinity.js';
-import { parseQuantity } from '../kube/quantity.js';
+import type { NodeInfo } from '../../../lib/kube/nodeSelector.js';
+import { volumeReachableFrom } from './nodeAffinity.js';
+import { parseQuantity } from '../../../lib/kube/quantity.js';
 
 export function claimKey(namespace: string | undefined, name: string | undefined): string {
   return `${namespace ?? ''}/${name ?? ''}`;

@@ -1,28 +1,6 @@
 import type * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { requirementMatches, topologyTermMatches, volumeReachableFrom } from './nodeAffinity.js';
-
-describe('requirementMatches', () => {
-  const labels = { zone: 'a', cpus: '8' };
-  it.each([
-    ['In', ['a', 'b'], true],
-    ['In', ['b'], false],
-    ['NotIn', ['b'], true],
-    ['NotIn', ['a'], false],
-    ['Exists', [], true],
-    ['DoesNotExist', [], false],
-    ['Gt', ['4'], true],
-    ['Lt', ['4'], false],
-  ])('zone/cpus %s %j', (operator, values, want) => {
-    const key = operator === 'Gt' || operator === 'Lt' ? 'cpus' : 'zone';
-    expect(requirementMatches({ key, operator, values }, labels)).toBe(want);
-  });
-  it('treats a missing label like Kubernetes', () => {
-    expect(requirementMatches({ key: 'rack', operator: 'NotIn', values: ['r1'] }, labels)).toBe(true);
-    expect(requirementMatches({ key: 'rack', operator: 'DoesNotExist' }, labels)).toBe(true);
-    expect(requirementMatches({ key: 'rack', operator: 'Gt', values: ['1'] }, labels)).toBe(false);
-  });
-});
+import { topologyTermMatches, volumeReachableFrom } from './nodeAffinity.js';
 
 describe('volumeReachableFrom', () => {
   const pv = (terms?: k8s.V1NodeSelectorTerm[]): k8s.V1PersistentVolume => ({

@@ -1,58 +1,10 @@
 // Node selector terms as PersistentVolume node affinity and StorageClass allowed
 // topologies use them: which nodes can reach a volume. Pure.
 import type * as k8s from '@kubernetes/client-node';
-
-export type Labels = Record<string, string>;
-
-/** The parts of a Node that topology decisions need. */
-export interface NodeInfo {
-  name: string;
-  labels: Labels;
-}
+import { type Labels, type NodeInfo, nodeSelectorTermMatches } from '../../../lib/kube/nodeSelector.js';
 
 export function nodeInfo(node: k8s.V1Node): NodeInfo {
   return { name: node.metadata?.name ?? '', labels: node.metadata?.labels ?? {} };
-}
-
-function integer(s: string | undefined): number | undefined {
-  return s !== undefined && /^-?\d+$/.test(s) ? Number(s) : undefined;
-}
-
-/** v1.NodeSelectorRequirement against a label set (NotIn and DoesNotExist match a missing label). */
-export function requirementMatches(r: k8s.V1NodeSelectorRequirement, labels: Labels): boolean {
-  const has = Object.hasOwn(labels, r.key);
-  const v = labels[r.key];
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return has && values.includes(v);
-    case 'NotIn':
-      return !has || !values.includes(v);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-    case 'Gt':
-    case 'Lt': {
-      const [a, b] = [integer(v), integer(values[0])];
-      if (a === undefined || b === undefined || values.length !== 1) return false;
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-}
-
-/** One term: all its requirements hold. An empty term matches no node, as in Kubernetes. */
-export function nodeSelectorTermMatches(term: k8s.V1NodeSelectorTerm, node: NodeInfo): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (exprs.length === 0 && fields.length === 0) return false;
-  const fieldLabels = { 'metadata.name': node.name };
-  return (
-    exprs.every((r) => requirementMatches(r, node.labels)) &&
-    fields.every((r) => r.key === 'metadata.name' && requirementMatches(r, fieldLabels))
-  );
 }
 
 /** Whether a PV's spec.nodeAffinity admits the node (terms are ORed; no affinity admits all). */

@@ -4,13 +4,9 @@
 // WaitForFirstConsumer class). Pure: the caller creates the object.
 import type * as k8s from '@kubernetes/client-node';
 import { ANN_PROVISIONED_BY } from '../../../lib/volumes/names.js';
-import {
-  type NodeInfo,
-  describeTopology,
-  topologyTermMatches,
-  topologyToNodeSelectorTerm,
-} from './nodeAffinity.js';
-import { parseQuantity } from '../kube/quantity.js';
+import type { NodeInfo } from '../../../lib/kube/nodeSelector.js';
+import { describeTopology, topologyTermMatches, topologyToNodeSelectorTerm } from './nodeAffinity.js';
+import { parseQuantity } from '../../../lib/kube/quantity.js';
 
 /** Access modes the simulated driver can serve. */
 export const SUPPORTED_ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany'];

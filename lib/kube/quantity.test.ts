@@ -15,9 +15,15 @@ describe('parseQuantity', () => {
     ['250m', 0.25],
     ['42', 42],
     [7, 7],
+    ['0.1', 0.1],
+    ['.5', 0.5],
+    ['1M', 1e6],
+    ['128Mi', 128 * 2 ** 20],
+    ['1E-3', 0.001],
+    ['100n', 1e-7],
   ])('%s', (q, want) => expect(parseQuantity(q)).toBeCloseTo(want as number));
 
-  it.each([['abc'], ['1Gb'], [''], [undefined], ['Gi']])('rejects %s', (q) =>
+  it.each([['abc'], ['1Gb'], ['1Xi'], [''], [undefined], ['Gi']])('rejects %s', (q) =>
     expect(parseQuantity(q)).toBeUndefined(),
   );
 });
