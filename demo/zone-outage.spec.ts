@@ -7,9 +7,12 @@
 // is being done (nothing: the budget holds the fences, and says why) and what is safe next (a
 // person may Fence now by hand, past the budget: the dialog says what that risks).
 // Power comes back to rack b1; the two nodes still dark are within the budget now, and each
-// fence is announced — "fenced automatically in N s unless cancelled" — for its warning window
-// before the agent runs. The fences release the nodes, the StatefulSets' pods start elsewhere,
-// and the incident view names the next human step: power on or repair the nodes still off.
+// fence is announced — "fenced automatically in N s unless cancelled" — in the sticky bar on top
+// of every page. The commander cancels both from that bar within 3 s of the announcement (the
+// power crew is on the phone), hears that the rest of the zone stays dark, and fences both by hand
+// (Fence now: no window, recorded with their name). The fences release the nodes, the
+// StatefulSets' pods start elsewhere, and the incident view names the next human step: power on
+// or repair the nodes still off.
 // Power comes back to the whole zone: the nodes boot, their fences recover, and once the cluster
 // has been healthy for 20 s Palisade resolves the Incident it declared at the outage — the view
 // says when and how long it lasted, the recap lists the four nodes, and the Markdown export holds
@@ -21,6 +24,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
+import { budget } from '../e2e/helpers.js';
 import { demoToken } from '../e2e/signin.js';
 import { FENCE_PLURAL, GROUP, parseNodeFence, POLICY_PLURAL, VERSION } from '../lib/fencing/types.js';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../sim/cluster.js';
@@ -139,7 +143,9 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
         version: VERSION,
         plural: POLICY_PLURAL,
         name: DEMO_POLICY,
-        body: { spec: { maxUnhealthy: 2 } },
+        // a 30 s window: the sticky bar's Cancel must land inside it on a loaded CI machine too
+        // (the 3 s the commander takes are measured and asserted on their own)
+        body: { spec: { maxUnhealthy: 2, warningWindow: '30s' } },
       },
       merge,
     );
@@ -231,28 +237,71 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await expect(dialog).toBeHidden();
   });
 
-  await test.step(`power returns to rack ${RESTORED_RACK}: the two dark nodes are within the budget, and each fence is announced`, async () => {
+  await test.step(`power returns to rack ${RESTORED_RACK}: the two dark nodes are within the budget; their fences are announced and cancelled from the sticky bar`, async () => {
     for (const n of restored) c.infra.powerOn(n);
     await page.goto(`${url}/incident`);
-    for (const n of dark)
-      await expect(page.getByTestId(`incident-remediation-${n}`)).toContainText(
-        /fenced automatically in \d+ s unless cancelled/,
-        { timeout: 120_000 },
-      );
+    // the sticky bar says it on every page, with Cancel all and Pause at hand
+    const bar = page.getByRole('region', { name: 'Announced fences' });
+    await expect(bar.getByTestId('fence-bar-text')).toHaveText(/^2 fences in \d+ s/, { timeout: 120_000 });
     marks.announced = Date.now();
-    // the sticky bar says it on every page, with Cancel and Pause at hand
-    await expect(
-      page.getByRole('region', { name: 'Announced fences' }).getByTestId('fence-bar-text'),
-    ).toHaveText(/fences? (in \d+ s|due now)/);
-    await shot(page, '04-incident-warning-window.png');
-    await page.goto(`${url}/fencing`);
-    await expect(page.getByTestId(`fence-${dark[0]}`)).toContainText(
-      /fenced automatically in \d+ s unless cancelled/,
-    );
-    await shot(page, '05-fencing-warning-window.png');
+    // the commander's part, timed: Cancel all, a reason from the list, Cancel them
+    const all = page.getByRole('dialog', { name: 'Cancel all 2 announced fences' });
+    await bar.getByTestId('fence-bar-cancel-all').click();
+    await all.getByTestId('reason-choices').getByRole('button').first().click();
+    await all.getByTestId('cancel-all-submit').click();
+    marks.sent = Date.now();
+    for (const n of dark)
+      await expect(all.getByTestId(`cancel-all-item-${n}`)).toContainText('cancelled:', { timeout: 30_000 });
+    marks.cancelled = Date.now();
+    await all.screenshot({ path: resolve(paths.results, '04-cancel-all-from-the-bar.png') });
+    await all.getByRole('button', { name: 'Close' }).click();
+    await expect(bar).toHaveCount(0);
+    for (const n of dark) {
+      const f = parseNodeFence(
+        await custom.getClusterCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: FENCE_PLURAL,
+          name: n,
+        }),
+      );
+      expect(f.ok && f.value.spec.cancelRequested?.by).toMatch(/admin/);
+      // no agent ran: the cancel landed inside the window
+      expect(f.ok && (f.value.status.attempts ?? []).length).toBe(0);
+    }
+    // the remediation rows say cancelled, and offer Fence now
+    for (const n of dark)
+      await expect(page.getByTestId(`incident-remediation-${n}`)).toContainText(/Cancelled/, {
+        timeout: 60_000,
+      });
+    await shot(page, '04b-incident-fences-cancelled.png');
+    // the commander's reach: within 3 s of the bar showing the announcement, the cancel is sent
+    // (issue 25's definition of done; three times that on CI, whose lanes load 2 cores to 15);
+    // that it landed in time is the no-agent check above
+    expect(marks.sent - marks.announced).toBeLessThan(budget(3_000));
+  });
+
+  await test.step('the rest of the zone stays dark: the commander fences both nodes by hand (Fence now)', async () => {
+    const dialog = page.getByTestId('guarded-dialog');
+    for (const n of dark) {
+      await page.getByTestId(`incident-remediation-${n}`).getByTestId('guarded-open-fenceNode').click();
+      await expect(dialog.getByTestId('guarded-verdict')).toHaveText(/Safe/, { timeout: 30_000 });
+      await dialog
+        .getByTestId('reason-choices')
+        .getByRole('button', { name: 'the node is dead: release its pods and volumes now' })
+        .click();
+      if (n === dark[0]) await dialog.screenshot({ path: resolve(paths.results, '05-fence-now.png') });
+      // Fence now is destructive: a 5 s countdown that can still be stopped, then it is sent
+      await dialog.getByTestId('guarded-submit').click();
+      await expect(dialog.getByTestId('guarded-result')).toContainText('Done:', { timeout: 30_000 });
+      await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+      await expect(dialog).toBeHidden();
+    }
+    marks.fencedByHand = Date.now();
   });
 
   await test.step('the fences run and release the nodes; the next human step is named', async () => {
+    await page.goto(`${url}/fencing`);
     for (const n of dark)
       await expect(page.getByTestId(`fence-${n}`).getByTestId('fence-phase')).toContainText('Released', {
         timeout: 180_000,
@@ -296,6 +345,13 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     const firstFence = rows.findIndex((r) => r.includes('| fence-step |'));
     expect(firstFault).toBeGreaterThanOrEqual(0);
     expect(firstFault).toBeLessThan(firstFence);
+    // what people did: for each dark node the cancel from the bar and the Fence now, with a name
+    for (const n of dark) {
+      const acts = rows.filter((r) => r.includes('| guarded-action |') && r.includes(n));
+      expect(acts.length, `the cancel and the Fence now of ${n} in the export`).toBeGreaterThanOrEqual(2);
+      expect(acts.every((r) => /admin/.test(r))).toBe(true);
+    }
+    expect(rows.findIndex((r) => r.includes('| guarded-action |'))).toBeGreaterThan(firstFault);
     expect(md).toContain('- Resolved: ');
   });
 
@@ -336,6 +392,8 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
       headline: secs('headline'),
       held: secs('held'),
       announced: secs('announced'),
+      cancelledFromTheBar: secs('cancelled'),
+      fencedByHand: secs('fencedByHand'),
       released: secs('released'),
       resolved: secs('resolved'),
     },
@@ -343,7 +401,8 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
   };
   const text = [
     `zone-outage demo: ${ZONE} (${zoneNodes.join(', ')}) lost power; the headline named it ${summary.secondsAfterPowerOff.headline} s after; the budget (maxUnhealthy 2) held every fence`,
-    `  power back on ${restored.join(', ')}; ${dark.join(', ')} announced ${summary.secondsAfterPowerOff.announced} s, released ${summary.secondsAfterPowerOff.released} s after the outage`,
+    `  power back on ${restored.join(', ')}; ${dark.join(', ')} announced ${summary.secondsAfterPowerOff.announced} s after the outage, cancelled from the sticky bar: sent ${Math.round((marks.sent - marks.announced) / 100) / 10} s after the bar showed them, both cancelled ${Math.round((marks.cancelled - marks.announced) / 100) / 10} s after`,
+    `  fenced by hand (Fence now) ${summary.secondsAfterPowerOff.fencedByHand} s, released ${summary.secondsAfterPowerOff.released} s after the outage`,
     `  power back on the whole zone: the incident resolved ${summary.secondsAfterPowerOff.resolved} s after the outage, its export written`,
     `  timeline kept across a console restart; checker violations: ${violations.length}`,
   ].join('\n');
@@ -353,8 +412,12 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
   expect(violations).toEqual([]);
   if (process.env.PALISADE_DEMO_DOCS === '1') {
     await copyFile(
-      resolve(paths.results, '04-incident-warning-window.png'),
+      resolve(paths.results, '03-incident-held-by-budget.png'),
       resolve(paths.docs, 'demo-zone-outage.png'),
+    );
+    await copyFile(
+      resolve(paths.results, '04-cancel-all-from-the-bar.png'),
+      resolve(paths.docs, 'demo-zone-outage-cancel-all.png'),
     );
     await copyFile(
       resolve(paths.results, '03b-fence-now-held-by-budget.png'),

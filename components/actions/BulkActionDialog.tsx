@@ -2,7 +2,7 @@
 // One guarded action on many targets with one reason: cancel every announced fence, cordon a zone
 // or a rack. Each target is still its own guarded action through the one seam — read live
 // (preview), refused there if it no longer makes sense, sent conditional on what was read,
-// recorded with who and why — one after the other, each line saying what happened. A target the
+// recorded with who and why — a few at a time, each line saying what happened. A target the
 // guard judges unsafe, or whose cluster asks for its name typed (a protected cluster), is left to
 // its own dialog: one reason for many never overrides a guard — unless the spec offers a bulk
 // override (fence all held, lib/guard/bulk.ts): then each target's live verdict is shown on its
@@ -14,6 +14,9 @@ import { bulkStep } from '@/lib/guard/bulk';
 import { useModal } from '../console/useModal';
 import { type ActionTarget, type Preview, useActionsApi } from './api';
 import { ReasonChoices } from './ReasonChoices';
+
+/** targets sent at once: enough for a zone's fences, few enough not to flood the API server */
+const BULK_CONCURRENCY = 4;
 
 type Outcome = { state: 'sending' } | { state: 'done' | 'failed'; text: string };
 
@@ -90,7 +93,13 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
   };
   const send = async () => {
     setBusy(true);
-    for (const item of spec.items) await doOne(item);
+    // a few at a time, not one after the other: inside a 10-second warning window the second
+    // cancel must not wait for the first one's round trips (each is still its own action)
+    const queue = [...spec.items];
+    const worker = async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) await doOne(item);
+    };
+    await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, queue.length) }, worker));
     setBusy(false);
     void qc.invalidateQueries({ queryKey: api.audit.pathKey() });
   };
@@ -132,7 +141,8 @@ export function BulkActionDialog({ spec, onClose }: { spec: BulkSpec; onClose: (
               className="flex flex-wrap gap-2"
             >
               <span className="font-mono font-semibold">{item.label}</span>
-              {item.detail}
+              {/* once done, its live detail (a countdown to a fence now cancelled) would mislead */}
+              {outcomes.get(item.key)?.state !== 'done' && item.detail}
               {spec.override && !outcomes.has(item.key) && (
                 <VerdictText q={previews[spec.items.indexOf(item)]} />
               )}
