@@ -221,6 +221,17 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await expect(page.getByTestId('incident-remediation')).toContainText(/budget/i, { timeout: 90_000 });
     // which StatefulSets' pods ran in the zone is the scheduler's choice: orders-db, queue or both
     await expect(page.getByTestId('incident-at-risk')).toContainText('StatefulSet identity stuck');
+    // capacity: the dark zone has no room; a database pod there can start again only in the other
+    // zone its storage reaches (the SAN serves zones a and b, not c), once its node is fenced
+    const capacity = page.getByTestId('incident-capacity');
+    await expect(capacity.getByTestId(`incident-capacity-zone-${ZONE}`)).toHaveText(
+      `${ZONE}: 0 of 4 nodes up: no room`,
+    );
+    const db = capacity.getByTestId('incident-replacement').filter({ hasText: /(orders-db|queue)-\d/ });
+    await expect(db.first()).toContainText(
+      `can start again in ${ZONE === 'zone-b' ? 'zone-a' : 'zone-b'} (4 nodes)`,
+    );
+    await expect(db.first()).not.toContainText('zone-c');
     marks.held = Date.now();
     await shot(page, '03-incident-held-by-budget.png');
     // the commander could fence a held node by hand (Fence now): the dialog says why the budget

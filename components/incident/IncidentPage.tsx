@@ -8,6 +8,7 @@ import { useCluster } from '../console/cluster';
 import { NotifyToggle } from '../shell/NotifyToggle';
 import { AnnouncedFences } from './Announced';
 import { AtRiskList } from './AtRiskList';
+import { Capacity } from './Capacity';
 import { FreshnessNote, StaleBanner } from './Freshness';
 import { DeclareIncident, IncidentRecord } from './IncidentRecord';
 import { useIncident } from './live';
@@ -60,6 +61,7 @@ export function IncidentPage() {
             </p>
           )}
           <ZoneRollups headline={data.headline} />
+          <Capacity data={data} />
           <ServiceImpact cluster={cluster} data={data} />
           <Situation data={data} />
           <AtRiskList cluster={cluster} data={data} readOnly={readOnly} />

@@ -1,6 +1,8 @@
 // The contract between Palisade's server and its browser UI: the trimmed views the UI
 // shows, and the socket.io protocol that keeps them live. Pure types and helpers: both
 // sides import this file, so a change here is a change to the wire.
+import type { SelectorTerm } from '../kube/nodeSelector.js';
+import type { Toleration } from '../kube/tolerations.js';
 
 /** Every query key and room carries the cluster it is about. */
 export type ClusterId = string;
@@ -49,6 +51,19 @@ export interface PodView {
   claims: string[];
   podIP?: string;
   resourceVersion: string;
+  /** effective requests as the scheduler counts them (millicores, bytes), when any */
+  requests?: { milliCpu: number; memory: number };
+  /** where it may run, when it says more than "anywhere" (the incident view's capacity) */
+  constraints?: PodConstraints;
+}
+
+/** A pod's own scheduling constraints: nodeSelector, required node affinity, tolerations. */
+export interface PodConstraints {
+  nodeSelector?: Record<string, string>;
+  /** requiredDuringSchedulingIgnoredDuringExecution's terms (ORed) */
+  affinity?: SelectorTerm[];
+  /** its tolerations but the two every pod gets (not-ready and unreachable, NoExecute) */
+  tolerations?: Toleration[];
 }
 
 export type Kind = 'nodes' | 'pods';

@@ -1,6 +1,7 @@
 // Pure functions that turn Kubernetes objects into the trimmed views the console keeps
 // in memory and sends to browsers. Only what the UI reads survives: no managedFields,
-// no specs, no annotations but a workload's instance-ID map. client-node hands out Date
+// no specs but a pod's requests and scheduling constraints and a volume's node affinity (the
+// incident view's capacity), no annotations but a workload's instance-ID map. client-node hands out Date
 // objects from typed lists but strings from watch events, so every time goes through toMillis.
 import {
   INSTANCE_ID_NODES_ANNOTATION,
@@ -10,7 +11,9 @@ import {
 import type * as k8s from '@kubernetes/client-node';
 import { toMillis } from '../kube/conditions.js';
 import { LABEL_RACK, LABEL_ZONE } from '../kube/wellKnown.js';
-import type { NodeState, NodeView, PodState, PodView } from './protocol.js';
+import type { SelectorTerm } from '../kube/nodeSelector.js';
+import { milliValue, podRequests, wholeValue } from '../kube/resources.js';
+import type { NodeState, NodeView, PodConstraints, PodState, PodView } from './protocol.js';
 
 const LEGACY_ZONE = 'failure-domain.beta.kubernetes.io/zone';
 
@@ -25,6 +28,23 @@ function nodeState(status: string | undefined): NodeState {
   if (status === 'True') return 'Ready';
   if (status === 'False') return 'NotReady';
   return 'Unknown';
+}
+
+/** What a node offers a pod, for the incident view's capacity: its labels and allocatable. */
+export interface NodeRoom {
+  name: string;
+  labels: Record<string, string>;
+  /** millicores, bytes, pod slots; absent when the node does not say */
+  allocatable: { milliCpu?: number; memory?: number; pods?: number };
+}
+
+export function nodeRoom(node: k8s.V1Node): NodeRoom {
+  const a = node.status?.allocatable ?? node.status?.capacity ?? {};
+  const allocatable: NodeRoom['allocatable'] = {};
+  if (a.cpu !== undefined) allocatable.milliCpu = milliValue(a.cpu);
+  if (a.memory !== undefined) allocatable.memory = wholeValue(a.memory);
+  if (a.pods !== undefined) allocatable.pods = wholeValue(a.pods);
+  return { name: node.metadata?.name ?? '', labels: { ...(node.metadata?.labels ?? {}) }, allocatable };
 }
 
 /** The Ready condition's own heartbeat, kept apart so a Lease renewal can be folded in later. */
@@ -122,7 +142,27 @@ export function podView(pod: k8s.V1Pod): PodView {
     view.terminationGracePeriodSeconds = pod.spec.terminationGracePeriodSeconds;
   if (owner) view.owner = owner;
   if (pod.status?.podIP) view.podIP = pod.status.podIP;
+  const requests = podRequests(pod.spec);
+  if (requests.milliCpu > 0 || requests.memory > 0) view.requests = requests;
+  const constraints = constraintsOf(pod.spec);
+  if (constraints) view.constraints = constraints;
   return view;
+}
+
+/** the NoExecute tolerations the DefaultTolerationSeconds admission plugin gives every pod */
+const DEFAULT_TOLERATIONS = new Set(['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']);
+
+function constraintsOf(spec: k8s.V1PodSpec | undefined): PodConstraints | undefined {
+  const c: PodConstraints = {};
+  if (spec?.nodeSelector && Object.keys(spec.nodeSelector).length) c.nodeSelector = { ...spec.nodeSelector };
+  const terms =
+    spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (terms?.length) c.affinity = terms;
+  const tolerations = (spec?.tolerations ?? []).filter(
+    (t) => !(t.effect === 'NoExecute' && t.key && DEFAULT_TOLERATIONS.has(t.key) && t.operator === 'Exists'),
+  );
+  if (tolerations.length) c.tolerations = tolerations;
+  return Object.keys(c).length ? c : undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -150,16 +190,20 @@ export interface VolumeView {
   /** PV: the claim bound to it ("ns/name"); PVC: the volume it is bound to */
   boundTo?: string;
   storageClass?: string;
+  /** PV: the nodes that can reach it (spec.nodeAffinity.required's terms), when it says */
+  affinity?: SelectorTerm[];
 }
 
 export function pvView(pv: k8s.V1PersistentVolume): VolumeView {
   const ref = pv.spec?.claimRef;
+  const terms = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
   return {
     name: pv.metadata?.name ?? '',
     phase: pv.status?.phase,
     accessModes: pv.spec?.accessModes ?? [],
     boundTo: ref ? `${ref.namespace}/${ref.name}` : undefined,
     storageClass: pv.spec?.storageClassName,
+    ...(terms?.length ? { affinity: terms } : {}),
   };
 }
 

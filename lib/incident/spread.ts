@@ -13,7 +13,7 @@ import type { IncidentInput, SpreadCode, SpreadWarning } from './types.js';
 export type { SpreadCode, SpreadWarning } from './types.js';
 
 /** The workload a pod belongs to: its StatefulSet, or the Deployment of its ReplicaSet. */
-function workloadOf(p: PodView, byKey: Map<string, WorkloadView>): WorkloadView | undefined {
+export function workloadOf(p: PodView, byKey: Map<string, WorkloadView>): WorkloadView | undefined {
   if (!p.owner) return undefined;
   if (p.owner.kind === 'StatefulSet') return byKey.get(`StatefulSet/${p.namespace}/${p.owner.name}`);
   if (p.owner.kind !== 'ReplicaSet') return undefined;

@@ -8,6 +8,7 @@ import type { WorkloadView } from '../console/views.js';
 import type { Phase } from '../fencing/types.js';
 import type { NodeDisplayState } from '../console/ui/states.js';
 import type { Risk } from '../volumes/rwoTypes.js';
+import type { Capacity, PlacementInput } from './capacity.js';
 import type { IncidentCard } from './record.js';
 
 /** One NodeFence as the incident view needs it. */
@@ -108,6 +109,8 @@ export interface IncidentInput {
   services?: EndpointSliceView[];
   /** the nodes' heartbeat interval (Lease renewals), 10 s by Kubernetes' default */
   heartbeatIntervalMs?: number;
+  /** the nodes' labels and allocatable, and the volumes only some nodes reach (capacity.ts) */
+  placement?: PlacementInput;
 }
 
 export const SITUATION_KEYS = [
@@ -276,6 +279,8 @@ export interface IncidentView {
   services: ServiceImpact[];
   /** Services beyond that list */
   servicesMore: number;
+  /** room per zone, and where each stuck workload's replacement can start (capacity.ts) */
+  capacity?: Capacity;
   /** true when nothing is unhealthy: the calm state */
   calm: boolean;
 }

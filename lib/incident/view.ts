@@ -1,5 +1,6 @@
 // The incident view from the server's memory and the situation samples. Pure.
 import { atRiskOf } from './atRisk.js';
+import { capacityOf } from './capacity.js';
 import { freshnessOf } from './freshness.js';
 import { headlineOf } from './headline.js';
 import { serviceImpactOf } from './services.js';
@@ -20,6 +21,7 @@ export function incidentView(
   const { rows, more } = atRiskOf(i);
   const remediation = remediationOf(i);
   const services = serviceImpactOf(i);
+  const capacity = capacityOf(i);
   return {
     now: i.now,
     headline: headlineOf(i),
@@ -38,6 +40,7 @@ export function incidentView(
     spread: spreadOf(i),
     services: services.rows,
     servicesMore: services.more,
+    ...(capacity ? { capacity } : {}),
     calm: isCalm(situation) && rows.length === 0 && remediation.length === 0,
   };
 }

@@ -9,6 +9,7 @@ import type {
   ProtectorGlance,
   VolumeGlance,
 } from '../../lib/incident/types.js';
+import type { PlacementInput, VolumePin } from '../../lib/incident/capacity.js';
 import { durationMs, type NodeFence } from '../../lib/fencing/types.js';
 import { cellsOf, summarize } from '../../lib/protection/status.js';
 import { protectorKey } from '../../lib/protection/types.js';
@@ -137,5 +138,18 @@ export async function gather(svc: IncidentServices, conn: ClusterConnection): Pr
     volumes: await volumesOf(svc, conn),
     watches: conn.watchActivity(),
     services: [...conn.informers.endpointSlices.values()],
+    placement: placementOf(conn),
   };
+}
+
+/** The nodes' labels and allocatable, and each bound volume that only some nodes reach. */
+function placementOf(conn: ClusterConnection): PlacementInput {
+  const { nodes, persistentVolumes } = conn.informers;
+  const pins: VolumePin[] = [];
+  for (const pv of persistentVolumes.values()) {
+    const [namespace, name] = pv.boundTo?.split('/') ?? [];
+    if (pv.affinity && namespace && name)
+      pins.push({ pv: pv.name, claim: { namespace, name }, terms: pv.affinity });
+  }
+  return { rooms: [...nodes.values()].map((n) => n.room), pins };
 }

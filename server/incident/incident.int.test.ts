@@ -119,6 +119,13 @@ describe('incident.view', () => {
           { code: 'node-fenced', met: false, subject: node },
         ]),
       );
+      // capacity: the room the up nodes have (from their allocatable), and web-0's replacement
+      const capacity = broken.capacity!;
+      expect(capacity.zones.some((z) => z.up < z.nodes)).toBe(true);
+      expect(capacity.zones.some((z) => (z.milliCpu?.total ?? 0) > 0)).toBe(true);
+      expect(capacity.replacements.find((r) => r.stuck.includes('web-0'))).toMatchObject({
+        workload: { kind: 'StatefulSet', namespace: 'shop', name: 'web' },
+      });
       const rem = broken.remediation.find((r) => r.node === node)!;
       expect(rem).toMatchObject({
         state: 'unknown',

@@ -6,6 +6,7 @@ import {
   attachmentView,
   eventView,
   leaseView,
+  nodeRoom,
   nodeView,
   podView,
   pvcView,
@@ -54,7 +55,7 @@ function specs(kc: k8s.KubeConfig) {
       kind: 'nodes',
       path: '/api/v1/nodes',
       list: (p) => core.listNode(p),
-      project: (n) => ({ view: nodeView(n), heartbeat: readyHeartbeat(n) }),
+      project: (n) => ({ view: nodeView(n), heartbeat: readyHeartbeat(n), room: nodeRoom(n) }),
     } satisfies InformerSpec<k8s.V1Node, unknown>,
     leases: {
       kind: 'leases',
