@@ -8,59 +8,29 @@
 // and topology spread constraints, which the text says. Pure.
 import type { PodView } from '../console/protocol.js';
 import type { NodeRoom } from '../console/views.js';
-import { type NodeInfo, nodeSelectorTermMatches, type SelectorTerm } from '../kube/nodeSelector.js';
+import { type NodeInfo, nodeSelectorTermMatches } from '../kube/nodeSelector.js';
 import { untoleratedTaint } from '../kube/tolerations.js';
 import { failedNodes, isLive } from './nodes.js';
 import { workloadOf } from './spread.js';
-import type { IncidentInput } from './types.js';
+import type {
+  Amount,
+  Capacity,
+  IncidentInput,
+  PlacementInput,
+  Replacement,
+  UnfitCode,
+  VolumePin,
+  ZoneCapacity,
+} from './types.js';
 
-/** A PersistentVolume that only some nodes reach, and the claim bound to it. */
-export interface VolumePin {
-  pv: string;
-  claim: { namespace: string; name: string };
-  terms: SelectorTerm[];
-}
-
-export interface PlacementInput {
-  rooms: NodeRoom[];
-  pins: VolumePin[];
-}
-
-interface Amount {
-  free: number;
-  total: number;
-}
-
-export interface ZoneCapacity {
-  zone: string;
-  nodes: number;
-  /** Ready and schedulable: where a pod can start now */
-  up: number;
-  milliCpu?: Amount;
-  memory?: Amount;
-  pods?: Amount;
-}
-
-/** Why a node cannot take the replacement, in the scheduler's filter order. */
-export type UnfitCode = 'node-affinity' | 'taint' | 'volume-node-affinity' | 'insufficient-resources';
-
-export interface Replacement {
-  workload: { kind: string; namespace: string; name: string };
-  /** its pods on failed nodes, by name */
-  stuck: string[];
-  requests?: { milliCpu: number; memory: number };
-  /** zones with a node that can take one now, and how many nodes there can */
-  fits: { zone: string; nodes: number }[];
-  /** when none can: how many up nodes each filter ruled out (the first that failed on each) */
-  unfit: Partial<Record<UnfitCode, number>>;
-  /** the zones its volumes' node affinity admits (any node state), when a volume pins it */
-  volumeZones?: string[];
-}
-
-export interface Capacity {
-  zones: ZoneCapacity[];
-  replacements: Replacement[];
-}
+export type {
+  Capacity,
+  PlacementInput,
+  Replacement,
+  UnfitCode,
+  VolumePin,
+  ZoneCapacity,
+} from './types.js';
 
 type Used = { milliCpu: number; memory: number; pods: number };
 

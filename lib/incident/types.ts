@@ -8,7 +8,8 @@ import type { WorkloadView } from '../console/views.js';
 import type { Phase } from '../fencing/types.js';
 import type { NodeDisplayState } from '../console/ui/states.js';
 import type { Risk } from '../volumes/rwoTypes.js';
-import type { Capacity, PlacementInput } from './capacity.js';
+import type { SelectorTerm } from '../kube/nodeSelector.js';
+import type { NodeRoom } from '../console/views.js';
 import type { IncidentCard } from './record.js';
 
 /** One NodeFence as the incident view needs it. */
@@ -341,4 +342,54 @@ export interface SpreadWarning {
   evict: { namespace: string; name: string };
   /** evicting is safe only while the workload is at full strength (ready = desired) */
   fullStrength: boolean;
+}
+
+// ---- capacity (capacity.ts): here, as IncidentInput and IncidentView hold them
+
+/** A PersistentVolume that only some nodes reach, and the claim bound to it. */
+export interface VolumePin {
+  pv: string;
+  claim: { namespace: string; name: string };
+  terms: SelectorTerm[];
+}
+
+export interface PlacementInput {
+  rooms: NodeRoom[];
+  pins: VolumePin[];
+}
+
+export interface Amount {
+  free: number;
+  total: number;
+}
+
+export interface ZoneCapacity {
+  zone: string;
+  nodes: number;
+  /** Ready and schedulable: where a pod can start now */
+  up: number;
+  milliCpu?: Amount;
+  memory?: Amount;
+  pods?: Amount;
+}
+
+/** Why a node cannot take the replacement, in the scheduler's filter order. */
+export type UnfitCode = 'node-affinity' | 'taint' | 'volume-node-affinity' | 'insufficient-resources';
+
+export interface Replacement {
+  workload: { kind: string; namespace: string; name: string };
+  /** its pods on failed nodes, by name */
+  stuck: string[];
+  requests?: { milliCpu: number; memory: number };
+  /** zones with a node that can take one now, and how many nodes there can */
+  fits: { zone: string; nodes: number }[];
+  /** when none can: how many up nodes each filter ruled out (the first that failed on each) */
+  unfit: Partial<Record<UnfitCode, number>>;
+  /** the zones its volumes' node affinity admits (any node state), when a volume pins it */
+  volumeZones?: string[];
+}
+
+export interface Capacity {
+  zones: ZoneCapacity[];
+  replacements: Replacement[];
 }
