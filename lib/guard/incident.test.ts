@@ -28,7 +28,7 @@ describe('incident verdicts', () => {
     ],
     ['take command of a resolved incident', judgeTakeCommand(done, 'alice'), false, false],
     ['post an update', judgePostUpdate(open), true, false],
-    ['post an update to a resolved incident', judgePostUpdate(done), false, false],
+    ['post a note to a resolved incident (for the postmortem)', judgePostUpdate(done), true, false],
     ['raise the severity', judgeSetSeverity(open, 'SEV1'), true, false],
     ['the same severity', judgeSetSeverity(open, 'SEV2'), false, false],
     ['resolve', judgeResolve(open), true, false],

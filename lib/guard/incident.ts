@@ -1,7 +1,8 @@
 // A person's changes to an Incident (issue 25): declare one by hand, take command, post a status
 // update, set the severity, resolve. None is destructive — they change the record, not the cluster — but each goes
 // through the guarded seam so it is done as the person, conditional on the version they saw, and
-// recorded. Refused when the incident is already resolved or the change would change nothing;
+// recorded. Refused when the incident is already resolved (but for a note, an update posted
+// after resolution) or the change would change nothing;
 // resolving while nodes are still down is allowed with a warning (the tracker declares anew).
 import type { IncidentSeverity } from '../incident/record';
 import { refused, safe, type Verdict } from './types.js';
@@ -27,7 +28,12 @@ export function judgeTakeCommand(i: IncidentFacts, actor: string): Verdict {
 }
 
 export function judgePostUpdate(i: IncidentFacts): Verdict {
-  if (i.resolved) return closed(i);
+  // after resolution an update is a note for the postmortem (the timeline's "Add note"): it
+  // changes the record, not the incident's state
+  if (i.resolved)
+    return safe([
+      `incident ${i.name} is resolved: the note is added to its record for the postmortem, with your name and the time; it stays resolved`,
+    ]);
   return safe([`the update is added to incident ${i.name}'s record, with your name and the time`]);
 }
 

@@ -540,7 +540,7 @@ describe('the incident record: take command, post an update, set the severity, r
     ]);
   });
 
-  it('set the severity, then resolve with a reason; a resolved incident refuses more', async () => {
+  it('set the severity, then resolve with a reason; a resolved incident refuses changes but takes a note', async () => {
     await trpc.actions.perform.mutate({
       action: 'setIncidentSeverity',
       cluster: CLUSTER,
@@ -567,16 +567,31 @@ describe('the incident record: take command, post an update, set the severity, r
     expect(spec.updates?.map((u) => u.kind)).toEqual(['Commander', 'Status', 'Severity', 'Resolved']);
     await expect(
       trpc.actions.perform.mutate({
-        action: 'postIncidentUpdate',
+        action: 'setIncidentSeverity',
         cluster: CLUSTER,
         incident: INC,
+        severity: 'SEV3',
         reason: 'x',
       }),
     ).rejects.toThrow(/is resolved: declare a new one/);
+    // a note for the postmortem (the timeline's Add note): added, and the incident stays resolved
+    await trpc.actions.perform.mutate({
+      action: 'postIncidentUpdate',
+      cluster: CLUSTER,
+      incident: INC,
+      reason: 'postmortem: the rack PDU failed first',
+    });
+    const after = (await read()).spec;
+    expect(after.resolvedAt).toBe(spec.resolvedAt);
+    expect(after.updates?.at(-1)).toMatchObject({
+      kind: 'Status',
+      by: ADMIN,
+      text: 'postmortem: the rack PDU failed first',
+    });
     const events = await eventually(async () => {
       const evs = await c.core.listNamespacedEvent({ namespace: 'default' });
       const mine = evs.items.filter((e) => e.involvedObject.name === INC).map((e) => e.reason);
-      return mine.length >= 4 ? mine : undefined;
+      return mine.length >= 5 ? mine : undefined;
     }, 'an Event per incident action');
     expect(events).toEqual(
       expect.arrayContaining([
