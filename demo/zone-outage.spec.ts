@@ -18,7 +18,8 @@
 // says when and how long it lasted, the recap lists the four nodes, and the Markdown export holds
 // every fault (the infrastructure's power cuts) before the fence steps, oldest first.
 // Then the console is restarted on the same state directory and the timeline still tells the
-// whole story: the history store outlives the console (and the cluster's one-hour Events).
+// whole story, grouped by the incident in lanes (nodes, fences, people): the history store
+// outlives the console (and the cluster's one-hour Events).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -376,6 +377,16 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
     await signIn(page, palisade.url);
     await page.goto(`${palisade.url}/timeline`);
     for (const n of dark) await expect(page.getByText(n).first()).toBeVisible({ timeout: 30_000 });
+    // grouped by the incident: its window in lanes — the zone's nodes, the fences, the people
+    const picker = page.getByRole('combobox', { name: 'Incident' });
+    const name = await picker.locator('option').nth(1).getAttribute('value');
+    expect(name).toMatch(/^inc-\d{8}-\d{6}$/);
+    await picker.selectOption(name!);
+    const lanes = page.getByRole('region', { name: 'Lanes' });
+    for (const n of zoneNodes)
+      await expect(lanes.getByTestId(`lane-nodes-${n}`)).toBeVisible({ timeout: 30_000 });
+    for (const n of dark) await expect(lanes.getByTestId(`lane-fences-${n}`)).toBeVisible();
+    await expect(lanes.getByTestId('lane-people-admin')).toBeVisible();
     await page.screenshot({ path: resolve(paths.results, '08-timeline-after-restart.png') });
   });
 

@@ -113,6 +113,54 @@ test('an incident from declaration to resolution, run from the incident view', a
     await expect(record.getByTestId('incident-recap')).toHaveAttribute('open', '');
     await expect(record.getByTestId('incident-actions')).toHaveCount(0);
   }
+
+  // the postmortem on the timeline: the incident's window in lanes, a note added after resolution,
+  // and the replay scrubbed to a moment of the outage
+  await page.goto('/timeline');
+  await page.getByRole('combobox', { name: 'Incident' }).selectOption(name);
+  await expect(page).toHaveURL(new RegExp(`incident=${name}`));
+  const lanes = page.getByRole('region', { name: 'Lanes' });
+  await expect(lanes.getByTestId(`lane-nodes-${NODE}`)).toBeVisible({ timeout: 30_000 });
+  await expect(
+    lanes.getByTestId(`lane-nodes-${NODE}`).locator('[data-state="Unknown"]').first(),
+  ).toBeAttached();
+  // each of the commander's actions, as a mark on their lane (the update text in its title)
+  await expect(
+    lanes.getByTestId('lane-people-admin').locator('[title*="e2e: the node is a fake"]').first(),
+  ).toBeAttached();
+  const picker = page.getByTestId('timeline-incident');
+  await picker.getByRole('button', { name: 'Add note…' }).click();
+  await expect(dialog.getByTestId('guarded-verdict')).toHaveText('Safe');
+  await expect(dialog).toContainText('it stays resolved');
+  await dialog.getByTestId('guarded-reason-input').fill('postmortem: the fake node never had a kubelet');
+  await dialog.getByTestId('guarded-submit').click();
+  await expect(dialog.getByTestId('guarded-result')).toContainText('Done:', { timeout: 20_000 });
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  // on the commander's lane while inside the incident's window (resolution + 5 s), else listed under
+  // the lanes as written later, never drawn past the axis
+  await expect(
+    lanes
+      .getByTestId('lane-people-admin')
+      .locator('[title*="postmortem: the fake node"]')
+      .or(
+        lanes
+          .getByRole('list', { name: 'Notes added after this window' })
+          .getByText(/admin: postmortem: the fake node/),
+      )
+      .first(),
+  ).toBeAttached({ timeout: 20_000 });
+  expect((await read(name)).spec.updates?.at(-1)?.text).toBe('postmortem: the fake node never had a kubelet');
+  // scrub: the keyboard moves the replay time, the replay shows the nodes at that moment
+  const scrubber = lanes.getByRole('slider', { name: 'Replay time' });
+  await scrubber.focus();
+  await page.keyboard.press('End');
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowLeft');
+  await expect(page).toHaveURL(/[?&]at=/, { timeout: 10_000 });
+  await expect(page.getByRole('list', { name: /^Nodes at / })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId(`replay-node-${NODE}`)).toBeVisible();
+  await checkA11y(page, 'timeline of an incident, in lanes, replaying');
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: resolve(DOCS, 'console-timeline-lanes.png') });
 });
 
 test('with none open, a person declares one and commands it', async ({ page }) => {

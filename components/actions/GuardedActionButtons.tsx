@@ -196,13 +196,17 @@ export function IncidentActionButton(
   p: ButtonProps & {
     incident: string;
     action: 'takeIncidentCommand' | 'postIncidentUpdate' | 'resolveIncident';
+    /** other words for the button ("Add note…" on the timeline) */
+    words?: [label: string, title: string];
   },
 ) {
-  const words = {
-    takeIncidentCommand: ['Take command…', `Become the commander of incident ${p.incident}`],
-    postIncidentUpdate: ['Post update…', `Add a status update to incident ${p.incident}'s record`],
-    resolveIncident: ['Resolve…', `Close incident ${p.incident}, saying why`],
-  }[p.action];
+  const words =
+    p.words ??
+    {
+      takeIncidentCommand: ['Take command…', `Become the commander of incident ${p.incident}`],
+      postIncidentUpdate: ['Post update…', `Add a status update to incident ${p.incident}'s record`],
+      resolveIncident: ['Resolve…', `Close incident ${p.incident}, saying why`],
+    }[p.action];
   return (
     <GuardedActionButton
       {...p}

@@ -10,6 +10,8 @@ import { decodeTimelineLink, encodeTimelineLink, type TimelineView } from '@/lib
 import { useCluster } from '../console/cluster';
 import { useHistoryLive } from './live';
 import { useTRPC } from '../console/trpc';
+import { IncidentPicker, useIncidents } from './IncidentPicker';
+import { Lanes } from './Lanes';
 import { ReplayGrid } from './ReplayGrid';
 import { TimelineFilters } from './TimelineFilters';
 import { TimelineTable } from './TimelineTable';
@@ -73,6 +75,8 @@ function Timeline({ view, onChange }: { view: TimelineView; onChange: (v: Timeli
   });
   // the server says when entries were recorded: a window that reaches now fills in as things happen
   useHistoryLive(cluster);
+  const incidents = useIncidents(cluster);
+  const incident = incidents.data?.find((i) => i.name === view.incident);
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-2 p-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -83,7 +87,16 @@ function Timeline({ view, onChange }: { view: TimelineView; onChange: (v: Timeli
         <CopyLink link={link} />
       </div>
       <TimelineFilters key={link} view={view} onApply={onChange} />
+      <IncidentPicker cluster={cluster} view={view} onChange={onChange} incident={incident} />
       {timeline.isError && <p className="text-crit">Cannot read the timeline: {timeline.error.message}</p>}
+      <Lanes
+        entries={timeline.data?.entries ?? []}
+        from={view.from}
+        to={view.to}
+        updates={incident?.updates}
+        at={view.at}
+        onScrub={(at) => onChange({ ...view, at })}
+      />
       <Replay cluster={cluster} view={view} onChange={onChange} />
       <div className="min-h-0 flex-1 overflow-auto rounded border border-line">
         <TimelineTable
@@ -130,6 +143,8 @@ function Replay({
 }) {
   const trpc = useTRPC();
   const [draft, setDraft] = useState(view.at ?? view.to);
+  // the lanes' scrubber moves `at`: the typed field follows it
+  useEffect(() => setDraft(view.at ?? view.to), [view.at, view.to]);
   const replay = useQuery({
     ...trpc.history.replay.queryOptions({ cluster, at: view.at ?? '' }),
     enabled: !!cluster && !!view.at,

@@ -185,6 +185,7 @@ describe('shareable link', () => {
     kinds: ['fault' as const, 'fence-step' as const],
     q: 'a2-1 power',
     at: at(300),
+    incident: 'inc-20261130-045408',
   };
   it('round-trips', () => {
     const link = encodeTimelineLink(view);
@@ -200,6 +201,7 @@ describe('shareable link', () => {
     ['to=2026-13-45T00:00:00Z', 'to'],
     ['kinds=fault,gossip', 'kinds'],
     ['at=noon', 'at'],
+    ['incident=../../etc', 'incident'],
     [`from=${at(60)}&to=${at(0)}`, 'to'],
   ])('%s: an error naming %s', (q, field) => {
     const d = decodeTimelineLink(q, T0);

@@ -1,5 +1,6 @@
-// The timeline's shareable link: /timeline?cluster=…&from=<ISO>&to=<ISO>&kinds=a,b&q=… — an
-// absolute window, so the link shows the same entries whoever opens it, whenever.
+// The timeline's shareable link: /timeline?cluster=…&from=<ISO>&to=<ISO>&kinds=a,b&q=…&incident=… —
+// an absolute window, so the link shows the same entries whoever opens it, whenever; an incident
+// named in it lays the window out in its lanes with its notes.
 import { HISTORY_KINDS, type HistoryKind } from './types';
 
 export const TIMELINE_PATH = '/timeline';
@@ -14,7 +15,11 @@ export interface TimelineView {
   q: string;
   /** the replay's time T, when one is chosen */
   at?: string;
+  /** the incident the window is about (inc-YYYYMMDD-HHMMSS): its lanes show its notes */
+  incident?: string;
 }
+
+const INCIDENT_NAME = /^inc-\d{8}-\d{6}$/;
 
 export type Decoded =
   | { ok: true; view: TimelineView }
@@ -28,6 +33,7 @@ export function encodeTimelineLink(v: TimelineView): string {
   if (v.kinds.length) p.set('kinds', v.kinds.join(','));
   if (v.q.trim()) p.set('q', v.q.trim());
   if (v.at) p.set('at', v.at);
+  if (v.incident) p.set('incident', v.incident);
   return `${TIMELINE_PATH}?${p.toString()}`;
 }
 
@@ -61,6 +67,12 @@ export function decodeTimelineLink(search: string | URLSearchParams, now: number
       field: 'kinds',
       message: `unknown kind(s) ${unknown.join(', ')}: use ${HISTORY_KINDS.join(', ')}`,
     });
+  const incident = p.get('incident') || undefined;
+  if (incident && !INCIDENT_NAME.test(incident))
+    errors.push({
+      field: 'incident',
+      message: `must be an incident name like inc-20261130-045408, got ${JSON.stringify(incident)}`,
+    });
   if (!errors.length && Date.parse(from) > Date.parse(to))
     errors.push({ field: 'to', message: 'must not be before from' });
   if (errors.length) return { ok: false, errors };
@@ -74,6 +86,7 @@ export function decodeTimelineLink(search: string | URLSearchParams, now: number
       kinds: kinds as HistoryKind[],
       q: p.get('q') ?? '',
       ...(at ? { at } : {}),
+      ...(incident ? { incident } : {}),
     },
   };
 }

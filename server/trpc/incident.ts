@@ -54,6 +54,27 @@ export const incidentRouter = router({
     return view;
   }),
   /**
+   * The cluster's incidents, newest first (the open one and the resolved ones kept as objects):
+   * the timeline groups its window by one of them, and shows its notes in the people's lanes.
+   */
+  list: procedure.input(z.object({ cluster })).query(async ({ ctx, input }) => {
+    const conn = clusterOf(ctx, input.cluster);
+    await allow(ctx, conn.id, { verb: 'list', resource: 'nodes' });
+    await allow(ctx, conn.id, { verb: 'list', group: 'palisade.dev', resource: 'incidents' });
+    const now = Date.now();
+    return (ctx.incident?.incidents(conn.id) ?? [])
+      .map((i) => ({
+        name: i.metadata.name,
+        title: i.spec.title,
+        severity: i.spec.severity,
+        startedAt: i.spec.startedAt,
+        ...(i.spec.resolvedAt ? { resolvedAt: i.spec.resolvedAt } : {}),
+        window: exportWindow(i, now),
+        updates: i.spec.updates ?? [],
+      }))
+      .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+  }),
+  /**
    * One incident for the postmortem: the record and every history entry from a minute before it
    * began to its resolution, oldest first, as JSON or Markdown (the page downloads it).
    */
