@@ -8,19 +8,18 @@ import { podRef } from '../../lib/guard/drain.js';
 import { type ControllerStrength, judgeEvict } from '../../lib/guard/evict.js';
 import type { ActionApis } from './actor.js';
 import { drainPod } from './drain.js';
-import { ActionError, orMissing, statusOf } from './errors.js';
+import { statusOf } from './errors.js';
 import { type Loaded, nodeSummary } from './kind.js';
-import { fenceOfNode, nodeFacts, readNode } from './live.js';
+import { nodeFacts, readPodOnNode } from './live.js';
 
 export async function loadEvict(apis: ActionApis, namespace: string, name: string): Promise<Loaded> {
-  const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
-  if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
-  const nodeName = pod.spec?.nodeName;
-  const [node, fence, controller] = await Promise.all([
-    nodeName ? readNode(apis, nodeName) : undefined,
-    nodeName ? fenceOfNode(apis, nodeName) : undefined,
-    strengthOf(apis, pod),
-  ]);
+  const {
+    pod,
+    nodeName,
+    node,
+    fence,
+    extra: controller,
+  } = await readPodOnNode(apis, namespace, name, (p) => strengthOf(apis, p));
   const facts = drainPod(pod);
   const ref = podRef(facts);
   const uid = pod.metadata!.uid!;

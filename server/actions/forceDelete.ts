@@ -6,9 +6,8 @@
 import { judgeForceDelete } from '../../lib/guard/forceDelete.js';
 import type { ForceDetachFacts } from '../../lib/guard/types.js';
 import type { ActionApis } from './actor.js';
-import { ActionError, orMissing } from './errors.js';
 import { deletionOutcome, type Loaded, nodeSummary } from './kind.js';
-import { attachedRwo, fenceOfNode, nodeFacts, readNode } from './live.js';
+import { attachedRwo, nodeFacts, readPodOnNode } from './live.js';
 import { type BudgetOf, readOutlook } from './outlook.js';
 import { protectorFloors } from './protectors.js';
 
@@ -20,15 +19,10 @@ export async function loadForceDelete(
   /** the fencing controller's budget count over a policy's nodes (undefined: not counted here) */
   budgetOf?: BudgetOf,
 ): Promise<Loaded> {
-  const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
-  if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
-  const nodeName = pod.spec?.nodeName;
-  const [node, fence, rwo, protectors] = await Promise.all([
-    nodeName ? readNode(apis, nodeName) : undefined,
-    nodeName ? fenceOfNode(apis, nodeName) : undefined,
-    attachedRwo(apis, pod),
-    protectorFloors(apis, pod),
-  ]);
+  const { pod, nodeName, node, fence, extra } = await readPodOnNode(apis, namespace, name, (p) =>
+    Promise.all([attachedRwo(apis, p), protectorFloors(apis, p)]),
+  );
+  const [rwo, protectors] = extra;
   const outlook = node && nodeName ? await readOutlook(apis, node, budgetOf) : undefined;
   const owner = pod.metadata?.ownerReferences?.find((r) => r.controller);
   const uid = pod.metadata!.uid!;

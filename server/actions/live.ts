@@ -115,3 +115,24 @@ export async function podsUsingClaim(
 export function mountedOn(node: k8s.V1Node | undefined, driver: string, handle: string): boolean {
   return (node?.status?.volumesInUse ?? []).includes(`kubernetes.io/csi/${driver}^${handle}`);
 }
+
+/**
+ * A pod read live, with its node and that node's NodeFence (undefined when it has none), and
+ * whatever else the action needs about the pod (`more`), read beside them.
+ */
+export async function readPodOnNode<X>(
+  apis: ActionApis,
+  namespace: string,
+  name: string,
+  more: (pod: k8s.V1Pod) => Promise<X>,
+) {
+  const pod = await orMissing(apis.core.readNamespacedPod({ namespace, name }));
+  if (!pod) throw new ActionError('NOT_FOUND', `pod ${namespace}/${name} not found`);
+  const nodeName = pod.spec?.nodeName;
+  const [node, fence, extra] = await Promise.all([
+    nodeName ? readNode(apis, nodeName) : undefined,
+    nodeName ? fenceOfNode(apis, nodeName) : undefined,
+    more(pod),
+  ]);
+  return { pod, nodeName, node, fence, extra };
+}
