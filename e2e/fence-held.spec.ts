@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
 import { checkA11y } from './axe';
-import { budget, deleteFakeNode, E2E_KUBECONFIG, fakeDownNode } from './helpers';
+import { budget, createFencePolicy, deleteFakeNode, E2E_KUBECONFIG, fakeDownNode } from './helpers';
 
 const DOCS = resolve(import.meta.dirname, '..', 'docs');
 const POLICY = 'e2e-fence-held';
@@ -41,22 +41,7 @@ test('fence all held: one dialog, each verdict shown, a typed phrase, one Fence 
   page,
 }) => {
   test.setTimeout(budget(120_000));
-  await custom().createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name: POLICY },
-      spec: {
-        nodeSelector: { matchLabels: { [LABEL]: 'true' } },
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '1s' }],
-        maxUnhealthy: 0,
-        agent: { type: 'power', action: 'off' },
-        warningWindow: '600s',
-      },
-    },
-  });
+  await createFencePolicy(POLICY, { selects: { [LABEL]: 'true' }, maxUnhealthy: 0, warningWindow: '600s' });
   for (const n of NODES) await fakeDownNode(n, { [LABEL]: 'true' });
 
   await page.goto('/incident');

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
-import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile, budget } from './helpers';
+import { budget, createFencePolicy, E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile } from './helpers';
 
 // The fencing flow in the console: a partitioned node running an orders-db pod (StatefulSet,
 // RWO volume) is detected, fenced over IPMI with fence_ipmilan (the built-in power agent where
@@ -67,22 +67,13 @@ test('a partitioned node is fenced over IPMI, released, and its database pod run
   test.setTimeout(budget(240_000));
   const { core, custom } = clients();
   const { node, pod } = await ordersDbNode(core);
-  await custom.createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name: POLICY },
-      spec: {
-        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': node } },
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '5s' }],
-        // the policy covers one node: the default budget (51% healthy) would hold it for ever
-        maxUnhealthy: 1,
-        agent: agentFor(node),
-        timeout: '30s',
-      },
-    },
+  await createFencePolicy(POLICY, {
+    selects: { 'kubernetes.io/hostname': node },
+    unhealthyFor: '5s',
+    // the policy covers one node: the default budget (51% healthy) would hold it for ever
+    maxUnhealthy: 1,
+    agent: agentFor(node),
+    timeout: '30s',
   });
   try {
     await page.goto('/fencing');

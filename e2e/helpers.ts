@@ -317,3 +317,46 @@ export async function fakeReadyNode(
     await api.deleteNode({ name }).catch(() => undefined);
   };
 }
+
+export interface FencePolicyOptions {
+  /** the nodes it covers (a nodeSelector's matchLabels) */
+  selects: Record<string, string>;
+  /** how long Ready=Unknown must last before a fence */
+  unhealthyFor?: string;
+  maxUnhealthy: number;
+  /** the power agent of the embedded cluster unless given */
+  agent?: Record<string, unknown>;
+  warningWindow?: string;
+  approval?: 'Automatic' | 'Manual';
+  timeout?: string;
+}
+
+/** A FencePolicy as the specs create it: Ready=Unknown for `unhealthyFor` (1 s) selects a node. */
+export function fencePolicy(name: string, o: FencePolicyOptions) {
+  return {
+    apiVersion: 'palisade.dev/v1alpha1',
+    kind: 'FencePolicy',
+    metadata: { name },
+    spec: {
+      nodeSelector: { matchLabels: o.selects },
+      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: o.unhealthyFor ?? '1s' }],
+      maxUnhealthy: o.maxUnhealthy,
+      ...(o.approval ? { approval: o.approval } : {}),
+      agent: o.agent ?? { type: 'power', action: 'off' },
+      ...(o.warningWindow ? { warningWindow: o.warningWindow } : {}),
+      ...(o.timeout ? { timeout: o.timeout } : {}),
+    },
+  };
+}
+
+/** Create it on the e2e cluster. */
+export function createFencePolicy(name: string, o: FencePolicyOptions) {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(E2E_KUBECONFIG);
+  return kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({
+    group: 'palisade.dev',
+    version: 'v1alpha1',
+    plural: 'fencepolicies',
+    body: fencePolicy(name, o),
+  });
+}

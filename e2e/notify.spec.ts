@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { budget, deleteFakeNode, E2E_KUBECONFIG, fakeDownNode } from './helpers';
+import { budget, deleteFakeNode, E2E_KUBECONFIG, fakeDownNode, fencePolicy } from './helpers';
 
 // Issue 25, item 3: browser notifications for announced and held fences, opt-in. The page's
 // Notification is a stand-in that records what the console shows (a headless browser displays
@@ -20,19 +20,9 @@ function custom() {
   return kc.makeApiClient(k8s.CustomObjectsApi);
 }
 
-const policy = (name: string, value: string, maxUnhealthy: number) => ({
-  apiVersion: 'palisade.dev/v1alpha1',
-  kind: 'FencePolicy',
-  metadata: { name },
-  spec: {
-    nodeSelector: { matchLabels: { [LABEL]: value } },
-    unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '1s' }],
-    maxUnhealthy,
-    agent: { type: 'power', action: 'off' },
-    // never runs during the spec, whatever the load
-    warningWindow: '600s',
-  },
-});
+// never runs during the spec, whatever the load
+const policy = (name: string, value: string, maxUnhealthy: number) =>
+  fencePolicy(name, { selects: { [LABEL]: value }, maxUnhealthy, warningWindow: '600s' });
 
 async function cleanUp() {
   const api = custom();

@@ -7,7 +7,16 @@
 import { createHash } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { budget, clusterId, E2E_KUBECONFIG, fakeReadyNode, infra, infraEndpoint, RESERVED } from './helpers';
+import {
+  budget,
+  clusterId,
+  createFencePolicy,
+  E2E_KUBECONFIG,
+  fakeReadyNode,
+  infra,
+  infraEndpoint,
+  RESERVED,
+} from './helpers';
 
 const ref = { group: 'palisade.dev', version: 'v1alpha1' };
 const POLICY = 'e2e-pages';
@@ -268,24 +277,14 @@ test('findings 2 and 6: on a node a policy is about to fence, the dialog says wa
   await custom
     .deleteClusterCustomObject({ ...ref, plural: 'fencepolicies', name: POLICY })
     .catch(() => undefined);
-  await custom.createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name: POLICY },
-      spec: {
-        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': node } },
-        // long enough to open the dialog in the window, short enough for the test
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '30s' }],
-        maxUnhealthy: 1,
-        // Manual: the fence waits for approval, so the pod stays for the dialog to follow
-        approval: 'Manual',
-        agent: { type: 'power', action: 'off' },
-        timeout: '30s',
-      },
-    },
+  await createFencePolicy(POLICY, {
+    selects: { 'kubernetes.io/hostname': node },
+    // long enough to open the dialog in the window, short enough for the test
+    unhealthyFor: '30s',
+    maxUnhealthy: 1,
+    // Manual: the fence waits for approval, so the pod stays for the dialog to follow
+    approval: 'Manual',
+    timeout: '30s',
   });
   try {
     await infra(node, 'partition');

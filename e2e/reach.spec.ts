@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { checkA11y } from './axe';
-import { budget, E2E_KUBECONFIG, fakeDownNode, tile } from './helpers';
+import { budget, createFencePolicy, E2E_KUBECONFIG, fakeDownNode, tile } from './helpers';
 
 // Issue 25, "Reach": every announced fence can be cancelled from where the commander is looking —
 // its tile on the map, the node panel, the incident view's first screen, and the sticky bar on
@@ -81,21 +81,10 @@ const took: Record<string, number> = {};
 test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   await cleanUp();
-  await clients().custom.createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name: POLICY },
-      spec: {
-        nodeSelector: { matchLabels: { [LABEL]: 'true' } },
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: '1s' }],
-        maxUnhealthy: Object.keys(NODES).length,
-        agent: { type: 'power', action: 'off' },
-        warningWindow: `${WINDOW_S}s`,
-      },
-    },
+  await createFencePolicy(POLICY, {
+    selects: { [LABEL]: 'true' },
+    maxUnhealthy: Object.keys(NODES).length,
+    warningWindow: `${WINDOW_S}s`,
   });
 });
 test.afterAll(async () => {

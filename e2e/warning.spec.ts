@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
-import { E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile, budget } from './helpers';
+import { budget, createFencePolicy, E2E_KUBECONFIG, infra, infraEndpoint, RESERVED, tile } from './helpers';
 
 // Issue 18, finding 1: every automatic fence is announced and cancellable for its window. The
 // e2e server runs with --fence-policy none, so this spec installs a FencePolicy that covers its
@@ -30,27 +30,12 @@ async function powerOn(node: string) {
 }
 
 /** A FencePolicy that covers NODE only: the built-in power agent, off after `unhealthyFor` of Ready=Unknown. */
-function createPolicy(
-  custom: k8s.CustomObjectsApi,
-  name: string,
-  unhealthyFor: string,
-  warningWindow: string,
-) {
-  return custom.createClusterCustomObject({
-    ...ref,
-    plural: 'fencepolicies',
-    body: {
-      apiVersion: 'palisade.dev/v1alpha1',
-      kind: 'FencePolicy',
-      metadata: { name },
-      spec: {
-        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': NODE } },
-        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', duration: unhealthyFor }],
-        maxUnhealthy: 1,
-        agent: { type: 'power', action: 'off' },
-        warningWindow,
-      },
-    },
+function createPolicy(name: string, unhealthyFor: string, warningWindow: string) {
+  return createFencePolicy(name, {
+    selects: { 'kubernetes.io/hostname': NODE },
+    unhealthyFor,
+    maxUnhealthy: 1,
+    warningWindow,
   });
 }
 
@@ -80,7 +65,7 @@ test('an automatic fence is announced, counts down, can be paused and is cancell
   test.setTimeout(budget(180_000));
   const { core, custom } = clients();
   // long enough to watch it, pause it, resume it and cancel it on 2 shared cores
-  await createPolicy(custom, POLICY, '2s', '120s');
+  await createPolicy(POLICY, '2s', '120s');
   try {
     await page.goto('/fencing');
     await expect(page.getByTestId(`policy-${POLICY}`)).toContainText('announced 120s before the agent runs');
@@ -190,7 +175,7 @@ test('a second incident is announced over the first one’s cancelled fence, and
   await custom.deleteClusterCustomObject({ ...ref, plural: 'nodefences', name: NODE }).catch(() => undefined);
   await ready();
   // announced for long enough to act on it twice on 2 shared cores
-  await createPolicy(custom, policy, '120s', '10s');
+  await createPolicy(policy, '120s', '10s');
   try {
     await page.goto('/fencing');
     const upcoming = page.getByTestId(`upcoming-${NODE}`);
