@@ -441,6 +441,27 @@ describe('decide', () => {
       { kind: 'adopt', why: 'fence requested by ana: zone b is down', fenceAt: NOW },
     ],
     [
+      'created, its first status never written: detected now, announced for the whole window',
+      { fence: fence('Detected', unstamped), policy: policy({ warningWindow: '10s' }) },
+      { kind: 'adopt', fenceAt: NOW + 10_000 },
+    ],
+    [
+      'created with a cancel and no status (the console cancelled an announcement): Cancelled',
+      {
+        fence: fence('Detected', {
+          ...unstamped,
+          spec: { cancelRequested: { by: 'ana', at: iso(NOW), reason: '' } },
+        }),
+        policy: policy({ warningWindow: '10s' }),
+      },
+      { kind: 'phase', to: 'Cancelled', reason: 'CancelledByUser' },
+    ],
+    [
+      'created, no status, and the node healthy again: Cancelled',
+      { fence: fence('Detected', unstamped), node: up },
+      { kind: 'phase', to: 'Cancelled', reason: 'NodeRecovered' },
+    ],
+    [
       'requested while the budget holds automatic fences: adopt all the same',
       { fence: fence('Detected', { ...requested, ...unstamped }), budget: held },
       { kind: 'adopt' },

@@ -66,7 +66,10 @@ export type WaitReason =
 export type Decision =
   | { kind: 'wait'; reason: WaitReason; why: string; recheckMs?: number }
   | { kind: 'create'; why: string }
-  /** a person's "Fence now" (spec.requestedBy): record it as Detected, pinning the node's uid and bootID */
+  /**
+   * a person's "Fence now" (spec.requestedBy), or a fence created without its first status: record
+   * it as Detected, pinning the node's uid and bootID, the agent to run no earlier than fenceAt
+   */
   | { kind: 'adopt'; why: string; fenceAt: number }
   /** a finished fence of an earlier incident: replace it with a new one */
   | { kind: 'replace'; why: string }
@@ -106,7 +109,11 @@ export function decide(w: FenceWorld): Decision {
   switch (f.status.phase) {
     case 'Detected':
     case 'AwaitingApproval':
-      return gone ?? (f.spec.requestedBy && !f.status.detectedAt ? adopt(w) : beforeFencing(w));
+      if (gone) return gone;
+      if (f.status.detectedAt) return beforeFencing(w);
+      // no status written yet (it parses as Detected): a person's Fence now, or a fence whose first
+      // status write failed after its create — detected now, its warning window from now
+      return f.spec.requestedBy ? adopt(w) : (stopBeforeAgent(w) ?? detectNow(w));
     case 'Fencing':
       return gone ?? fencing(w);
     // a node back (booted again, Ready, heartbeating) before its release ended runs its pods
@@ -161,6 +168,20 @@ function adopt(w: FenceWorld): Decision {
     kind: 'adopt',
     why: `fence requested by ${r.by}${r.reason ? `: ${r.reason}` : ''}`,
     fenceAt: w.now,
+  };
+}
+
+/**
+ * A NodeFence with no status: the controller created it, and the write of its first status failed
+ * (a timeout, a webhook that did not answer). It must not run at once for lack of a recorded
+ * window: it is detected now and announced for the policy's whole warning window (x30, real
+ * control plane at load 15: a fence went from no status to Fencing, with no Detected step).
+ */
+function detectNow(w: FenceWorld): Decision {
+  return {
+    kind: 'adopt',
+    why: 'detected again: its first status was never written',
+    fenceAt: fenceAtFor(w.policy, w.now),
   };
 }
 

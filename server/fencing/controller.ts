@@ -363,8 +363,13 @@ export class FencingController {
     const live = await this.api.liveNode(f.spec.nodeName);
     if (!live) return AGAIN_LATER; // the next pass cancels it: NodeNotFound
     const now = Date.now();
-    const next = await this.api.writeStatus(detected(f, live.facts, d.why, now, Math.max(now, d.fenceAt)));
-    await this.event(next, 'FenceDetected', `${d.why}; policy ${f.spec.policy}: fenced at once`, true);
+    const fenceAt = Math.max(now, d.fenceAt);
+    const next = await this.api.writeStatus(detected(f, live.facts, d.why, now, fenceAt));
+    const when =
+      fenceAt > now
+        ? `fenced automatically at ${isoNow(fenceAt)} (in ${Math.round((fenceAt - now) / 1000)} s) unless cancelled`
+        : 'fenced at once';
+    await this.event(next, 'FenceDetected', `${d.why}; policy ${f.spec.policy}: ${when}`, true);
     return next;
   }
 
