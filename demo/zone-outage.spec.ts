@@ -185,6 +185,12 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
   expect(zoneNodes).toHaveLength(4);
   RESTORED_RACK = zoneNodes[0].split('-')[0];
   const restored = zoneNodes.filter((n) => n.startsWith(`${RESTORED_RACK}-`));
+  // a database pod the outage catches: the replay afterwards must show it where it ran
+  const caught = (await core.listNamespacedPod({ namespace: 'shop' })).items.find(
+    (p) =>
+      DATABASES.some((d) => p.metadata?.name?.startsWith(`${d}-`)) &&
+      zoneNodes.includes(p.spec?.nodeName ?? ''),
+  )!;
   const dark = zoneNodes.filter((n) => !restored.includes(n));
   const port = await freePort();
   palisade = await startConsole(port);
@@ -387,6 +393,14 @@ test('zone-outage: a zone loses power; the incident view shows what is broken, a
       await expect(lanes.getByTestId(`lane-nodes-${n}`)).toBeVisible({ timeout: 30_000 });
     for (const n of dark) await expect(lanes.getByTestId(`lane-fences-${n}`)).toBeVisible();
     await expect(lanes.getByTestId('lane-people-admin')).toBeVisible();
+    // replay a moment of the outage: the dark node, and the database pod that ran on it then
+    await page.getByRole('textbox', { name: 'Replay time' }).fill(new Date(marks.held).toISOString());
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    const tile = page.getByTestId(`replay-node-${caught.spec!.nodeName}`);
+    await expect(tile.getByTestId('replay-state')).toHaveText('Unknown', { timeout: 30_000 });
+    await expect(tile.getByRole('list', { name: `Pods on ${caught.spec!.nodeName}` })).toContainText(
+      caught.metadata!.name!,
+    );
     await page.screenshot({ path: resolve(paths.results, '08-timeline-after-restart.png') });
   });
 

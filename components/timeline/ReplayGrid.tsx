@@ -1,8 +1,8 @@
 'use client';
 // Replay: the map's nodes as the history says they were at time T, each tile naming its state
-// in words (Ready, Unknown, NotReady, or "no record" — never guessed), the fence phase then and
-// the last simulated fault.
-import type { Replay, ReplayNode } from '@/lib/history/replay';
+// in words (Ready, Unknown, NotReady, or "no record" — never guessed), the fence phase then, the
+// last simulated fault and the pods that ran there.
+import type { Replay, ReplayNode, ReplayPod } from '@/lib/history/replay';
 
 const TILE: Record<ReplayNode['ready'], string> = {
   Ready: 'border-ok/50',
@@ -37,8 +37,32 @@ export function ReplayGrid({ replay }: { replay: Replay }) {
           </span>
           {n.fence && <span className="block text-dim">fence: {n.fence.phase}</span>}
           {n.fault && <span className="block text-dim">last fault: {n.fault.verb}</span>}
+          {n.pods && n.pods.length > 0 && <Pods pods={n.pods} node={n.node} />}
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** pods listed per tile before "and N more" */
+const PODS_SHOWN = 6;
+
+function Pods({ pods, node }: { pods: ReplayPod[]; node: string }) {
+  return (
+    <ul aria-label={`Pods on ${node}`} className="mt-0.5 border-t border-line pt-0.5">
+      {pods.slice(0, PODS_SHOWN).map((p) => (
+        <li
+          key={`${p.namespace}/${p.name}`}
+          title={`${p.namespace}/${p.name}`}
+          className={`truncate font-mono text-[10px] ${p.terminating ? 'text-warn' : ''}`}
+        >
+          {p.name}
+          {p.terminating ? ' (terminating)' : ''}
+        </li>
+      ))}
+      {pods.length > PODS_SHOWN && (
+        <li className="text-[10px] text-dim">and {pods.length - PODS_SHOWN} more</li>
+      )}
     </ul>
   );
 }

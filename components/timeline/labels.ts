@@ -10,6 +10,7 @@ export const KIND_LABEL: Record<HistoryKind, string> = {
   'guarded-action': 'Guarded action',
   workload: 'Workload',
   'warning-event': 'Warning event',
+  pod: 'Pod placement',
 };
 
 export const SEVERITY_CLASS: Record<Severity, string> = {

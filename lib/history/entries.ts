@@ -266,3 +266,55 @@ export function workloadEntry(
     },
   };
 }
+
+// ---- pod placements (replay's pods)
+
+/** What a pod placement entry needs of a pod (a PodView fits). */
+export interface PodFact {
+  uid: string;
+  namespace: string;
+  name: string;
+  node?: string;
+  createdAt?: number;
+  deletionTimestamp?: number;
+  deletionGracePeriodSeconds?: number;
+  owner?: { kind: string; name: string };
+}
+
+function podPlacement(cluster: string, p: PodFact, reason: 'Bound' | 'Terminating' | 'Deleted', at: number) {
+  const node = p.node!;
+  const what = { Bound: 'runs on', Terminating: 'is terminating on', Deleted: 'is gone from' }[reason];
+  return {
+    id: `pod:${p.uid}:${reason}${reason === 'Bound' ? `:${node}` : ''}`,
+    cluster,
+    at: iso(at),
+    kind: 'pod' as const,
+    severity: 'info' as const,
+    subject: { kind: 'Pod', namespace: p.namespace, name: p.name, uid: p.uid },
+    reason,
+    message: `pod ${p.namespace}/${p.name} ${what} node ${node}`,
+    details: { node, ...(p.owner ? { owner: `${p.owner.kind}/${p.owner.name}` } : {}) },
+  };
+}
+
+/**
+ * Where a pod ran, for replay: bound to a node (first seen there: its creation time when the
+ * watch lists it, else now), terminating (when its deletion was asked for), deleted (now). A pod
+ * not yet on a node has none. Each fact has one id, whoever observes it, whenever.
+ */
+export function podEntries(
+  cluster: string,
+  next: PodFact | undefined,
+  old: PodFact | undefined,
+  observedAt: number,
+): HistoryEntry[] {
+  const out: HistoryEntry[] = [];
+  if (next?.node && next.node !== old?.node)
+    out.push(podPlacement(cluster, next, 'Bound', old ? observedAt : (next.createdAt ?? observedAt)));
+  if (next?.node && next.deletionTimestamp !== undefined && old?.deletionTimestamp === undefined) {
+    const askedAt = next.deletionTimestamp - (next.deletionGracePeriodSeconds ?? 0) * 1000;
+    out.push(podPlacement(cluster, next, 'Terminating', Math.min(askedAt, observedAt)));
+  }
+  if (!next && old?.node) out.push(podPlacement(cluster, old, 'Deleted', observedAt));
+  return out;
+}

@@ -4,6 +4,11 @@ import { z } from 'zod';
 import { HISTORY_KINDS, type HistoryEntry, type HistoryKind, historyKind } from './types';
 
 export const MAX_TIMELINE_LIMIT = 5000;
+/**
+ * The kinds a filter without kinds asks for: all but pod placements, which are there for replay
+ * (one per pod start, end and move: boot alone writes one per pod) and shown when asked for.
+ */
+export const DEFAULT_KINDS: readonly HistoryKind[] = HISTORY_KINDS.filter((k) => k !== 'pod');
 export const DEFAULT_TIMELINE_LIMIT = 1000;
 
 const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO time like 2026-01-02T03:04:05Z' });
@@ -38,7 +43,7 @@ export function searchText(e: HistoryEntry): string {
 export function matches(e: HistoryEntry, f: Omit<ParsedTimelineFilter, 'limit'>): boolean {
   const at = Date.parse(e.at);
   if (e.cluster !== f.cluster || at < Date.parse(f.from) || at > Date.parse(f.to)) return false;
-  if (f.kinds?.length && !f.kinds.includes(e.kind as HistoryKind)) return false;
+  if (!(f.kinds?.length ? f.kinds : DEFAULT_KINDS).includes(e.kind as HistoryKind)) return false;
   const q = f.q?.trim().toLowerCase();
   return !q || searchText(e).includes(q);
 }

@@ -1,5 +1,6 @@
 // Replay: the nodes of the map as they were at time T, reconstructed from the history alone —
-// the last Ready transition at or before T, the fence phase then, the last simulated fault.
+// the last Ready transition at or before T, the fence phase then, the last simulated fault, and
+// the pods that ran there (each pod's last placement entry: bound, terminating; deleted ones gone).
 // A node with no entry before T is "unrecorded", never guessed Ready.
 import type { NodeState } from '../console/protocol';
 import type { HistoryEntry } from './types';
@@ -15,6 +16,14 @@ export interface ReplayNode {
   fence?: { phase: string; since: string; name: string };
   /** the last simulated fault at or before T (partition, heal, power-off...) */
   fault?: { verb: string; at: string };
+  /** the pods on it at T, by name (those recorded: see the pod kind) */
+  pods?: ReplayPod[];
+}
+
+export interface ReplayPod {
+  namespace: string;
+  name: string;
+  terminating: boolean;
 }
 
 export interface Replay {
@@ -33,10 +42,27 @@ export function nodeOf(e: HistoryEntry): string | undefined {
 }
 
 type Acc = Map<string, ReplayNode>;
+type Placed = Map<string, { node: string; pod: ReplayPod }>;
 
-function apply(acc: Acc, e: HistoryEntry) {
+/** A pod placement entry: where the pod (by uid) is after it. */
+function place(placed: Placed, e: HistoryEntry, node: string) {
+  const uid = e.subject.uid ?? `${e.subject.namespace}/${e.subject.name}`;
+  if (e.reason === 'Deleted') placed.delete(uid);
+  else
+    placed.set(uid, {
+      node,
+      pod: {
+        namespace: e.subject.namespace ?? '',
+        name: e.subject.name,
+        terminating: e.reason === 'Terminating',
+      },
+    });
+}
+
+function apply(acc: Acc, e: HistoryEntry, placed: Placed) {
   const node = nodeOf(e);
   if (!node) return;
+  if (e.kind === 'pod') return place(placed, e, node);
   const n = acc.get(node) ?? { node, ready: 'unrecorded' as ReplayReady };
   if (e.kind === 'node-condition' && READY_STATES.has(e.reason)) {
     n.ready = e.reason as NodeState;
@@ -65,7 +91,17 @@ export function replayNodes(
   const before = entries
     .filter((e) => e.cluster === cluster && Date.parse(e.at) <= t)
     .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : 1));
-  for (const e of before) apply(acc, e);
+  const placed: Placed = new Map();
+  for (const e of before) apply(acc, e, placed);
+  for (const { node, pod } of placed.values()) {
+    const n = acc.get(node) ?? { node, ready: 'unrecorded' as ReplayReady };
+    n.pods = [...(n.pods ?? []), pod];
+    acc.set(node, n);
+  }
+  for (const n of acc.values())
+    n.pods?.sort((a, b) =>
+      `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`, 'en', { numeric: true }),
+    );
   return {
     cluster,
     at: new Date(t).toISOString(),

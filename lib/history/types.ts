@@ -1,6 +1,6 @@
 // The history store's entries: one fact about a cluster at one time (a node condition that
 // changed, a simulated fault, a fence step, an admission denial, a guarded action, a workload's
-// replicas, a Warning Event). The id is a natural key built from the Kubernetes fact itself
+// replicas, a Warning Event, a pod placed on a node or leaving it). The id is a natural key built from the Kubernetes fact itself
 // (uid, resourceVersion, transition time), so two replicas recording the same fact, or one
 // replica re-reading it after a restart, write one row.
 import { z } from 'zod';
@@ -14,6 +14,8 @@ export const HISTORY_KINDS = [
   'guarded-action',
   'workload',
   'warning-event',
+  // where pods ran (bound, terminating, deleted): for replay; the timeline shows them on request
+  'pod',
 ] as const;
 export type HistoryKind = (typeof HISTORY_KINDS)[number];
 

@@ -43,6 +43,13 @@ export const MIGRATIONS: { version: number; statements: string[] }[] = [
       )`,
     ],
   },
+  {
+    // replay's pods: each pod's last placement entry at or before T
+    version: 3,
+    statements: [
+      'create index if not exists history_entries_pods on history_entries (cluster, kind, subject_uid, at desc)',
+    ],
+  },
 ];
 
 /** pg_advisory_lock's key for the migrations (any constant both back ends agree on) */

@@ -7,7 +7,7 @@ import { HistoryRecorder } from './recorder.js';
 import type { HistoryService } from './service.js';
 import type { HistoryStore } from './store.js';
 
-type Handler = { add?: (v: any) => void; update?: (v: any, old: any) => void };
+type Handler = { add?: (v: any) => void; update?: (v: any, old: any) => void; delete?: (old: any) => void };
 
 class FakeInformer {
   handlers: Handler[] = [];
@@ -32,6 +32,9 @@ class FakeInformer {
   update(v: any, old: any) {
     for (const h of this.handlers) h.update?.(v, old);
   }
+  delete(old: any) {
+    for (const h of this.handlers) h.delete?.(old);
+  }
 }
 
 const node = (ready: string, since: number) => ({
@@ -41,11 +44,12 @@ const node = (ready: string, since: number) => ({
 function setup(opts: { failWrites?: number } = {}) {
   const nodes = new FakeInformer();
   const events = new FakeInformer();
+  const pods = new FakeInformer();
   const made = new Map<string, FakeInformer>();
   const conn = {
     id: 'c1',
     spec: { kc: { makeApiClient: () => ({}) } },
-    informers: { nodes, events },
+    informers: { nodes, events, pods },
     registry: {
       informer: (spec: { kind: string }) => {
         const i = new FakeInformer(spec.kind);
@@ -89,6 +93,7 @@ function setup(opts: { failWrites?: number } = {}) {
     r,
     nodes,
     events,
+    pods,
     made,
     written,
     recorded,
@@ -130,7 +135,7 @@ describe('the recorder', () => {
         {
           id: 'c1',
           spec: { kc: { makeApiClient: () => ({}) } },
-          informers: { nodes: s.nodes, events: s.events },
+          informers: { nodes: s.nodes, events: s.events, pods: s.pods },
           registry: { informer: () => new FakeInformer() },
         } as never,
       ],
@@ -176,6 +181,24 @@ describe('the recorder', () => {
     s.deny({ ...d, at: 5, allowed: true, verdict: 'forced' as const, code: 200 });
     await s.r.flush();
     expect(s.written.map((e) => [e.kind, e.cluster, e.actor])).toEqual([['admission-denial', 'c1', 'alice']]);
+  });
+
+  it('records where pods run: bound, terminating, deleted (from the pod watch of the console)', async () => {
+    const s = setup();
+    const pod = { uid: 'u1', namespace: 'shop', name: 'db-0', node: 'a1-1', createdAt: 1_000 };
+    s.pods.add({ ...pod, node: undefined });
+    s.pods.update(pod, { ...pod, node: undefined });
+    s.pods.update(pod, pod);
+    s.pods.update({ ...pod, deletionTimestamp: 40_000, deletionGracePeriodSeconds: 30 }, pod);
+    s.pods.delete(pod);
+    s.openStore();
+    await s.r.flush();
+    expect(s.written.map((e) => `${e.kind}:${e.reason}:${e.details?.node}`)).toEqual([
+      'pod:Bound:a1-1',
+      'pod:Terminating:a1-1',
+      'pod:Deleted:a1-1',
+    ]);
+    await s.r.stop();
   });
 
   it('records replica changes of workloads and fence steps from projections of the shared watches', async () => {

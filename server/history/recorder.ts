@@ -13,6 +13,8 @@ import {
   eventEntry,
   fenceEntries,
   nodeConditionEntry,
+  type PodFact,
+  podEntries,
   type WorkloadFact,
   workloadEntry,
 } from '../../lib/history/entries.js';
@@ -90,9 +92,18 @@ export class HistoryRecorder {
     conn.informers.nodes.on({ add: node, update: node });
     const event = (e: Parameters<typeof eventEntry>[1]) => this.record([eventEntry(id, e, this.o.auditKey)]);
     conn.informers.events.on({ add: event, update: event });
+    // where pods run, for replay (the console's own pod watch)
+    const pod = (next: PodFact | undefined, old: PodFact | undefined) =>
+      this.record(podEntries(id, next, old, Date.now()));
+    conn.informers.pods.on({
+      add: (p) => pod(p, undefined),
+      update: (next, old) => pod(next, old),
+      delete: (old) => pod(undefined, old),
+    });
     // the console's watches may have listed already: what they hold is recorded too (ids dedupe)
     for (const n of conn.informers.nodes.values()) node(n);
     for (const e of conn.informers.events.values()) event(e);
+    for (const p of conn.informers.pods.values()) pod(p, undefined);
     // the same paths as the console's and the loops' watches: projections of them, not new watches
     const apps = conn.spec.kc.makeApiClient(k8s.AppsV1Api);
     const fact =

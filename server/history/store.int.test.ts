@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeConditionEntry } from '../../lib/history/entries.js';
+import { nodeConditionEntry, podEntries } from '../../lib/history/entries.js';
 import type { HistoryEntry } from '../../lib/history/types.js';
 import { input } from '../../lib/incident/fixtures.test-helpers.js';
 import { situationOf } from '../../lib/incident/situation.js';
@@ -185,6 +185,47 @@ describe.each(backends)('the history store on $make.name', ({ make, skip }) => {
     expect((await states(70))['a1-1']).toMatchObject({ ready: 'Ready', fault: { verb: 'heal' } });
     expect((await states(70))['a1-2']).toMatchObject({ ready: 'Ready' });
   });
+
+  it.skipIf(skip)(
+    'replays where pods ran at T, from the last placement of each; the timeline leaves them out',
+    async () => {
+      const db = { uid: 'p-db', namespace: 'shop', name: 'orders-db-2', node: 'a1-1', createdAt: T0 };
+      await store.append([
+        ...podEntries('c1', db, undefined, T0),
+        ...podEntries(
+          'c1',
+          { ...db, deletionTimestamp: T0 + 40_000, deletionGracePeriodSeconds: 30 },
+          db,
+          T0 + 12_000,
+        ),
+        ...podEntries('c1', undefined, db, T0 + 45_000),
+        ...podEntries(
+          'c1',
+          { ...db, uid: 'p-db2', node: 'a1-2', createdAt: T0 + 46_000 },
+          undefined,
+          T0 + 47_000,
+        ),
+      ]);
+      const pods = async (s: number) =>
+        Object.fromEntries(
+          (await store.replay('c1', at(s))).nodes.map((n) => [
+            n.node,
+            (n.pods ?? []).map((p) => [p.name, p.terminating]),
+          ]),
+        );
+      expect(await pods(5)).toMatchObject({ 'a1-1': [['orders-db-2', false]], 'a1-2': [] });
+      expect(await pods(20)).toMatchObject({ 'a1-1': [['orders-db-2', true]] });
+      expect(await pods(50)).toMatchObject({ 'a1-1': [], 'a1-2': [['orders-db-2', false]] });
+      const base = { cluster: 'c1', from: at(0), to: at(100) };
+      expect((await store.query({ ...base, kinds: ['pod'] })).map((e) => e.reason).sort()).toEqual([
+        'Bound',
+        'Bound',
+        'Deleted',
+        'Terminating',
+      ]);
+      expect((await store.query(base)).some((e) => e.kind === 'pod')).toBe(false);
+    },
+  );
 
   it.skipIf(skip)('keeps the situation samples the trend needs, and no more', async () => {
     const counts = (n: number) => ({ ...situationOf(input()), nodesNotReady: n });

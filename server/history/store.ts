@@ -2,6 +2,7 @@
 // NOTHING, so replicas recording one Kubernetes fact write one row), the timeline's query, replay
 // of node states at T and bounded retention — the same SQL on PGlite and PostgreSQL.
 import {
+  DEFAULT_KINDS,
   type ParsedTimelineFilter,
   searchText,
   type TimelineFilter,
@@ -150,10 +151,8 @@ export class SqlHistoryStore implements HistoryStore {
     const f: ParsedTimelineFilter = timelineFilter.parse(filter);
     const params: unknown[] = [f.cluster, f.from, f.to];
     let where = 'cluster = $1 and at >= $2 and at <= $3';
-    if (f.kinds?.length) {
-      params.push(f.kinds);
-      where += ` and kind = any($${params.length}::text[])`;
-    }
+    params.push(f.kinds?.length ? f.kinds : [...DEFAULT_KINDS]);
+    where += ` and kind = any($${params.length}::text[])`;
     const q = f.q?.trim().toLowerCase();
     if (q) {
       params.push(q);
@@ -175,7 +174,14 @@ export class SqlHistoryStore implements HistoryStore {
        order by kind, node, at desc, id desc`,
       [cluster, [...REPLAY_KINDS], at],
     );
-    return replayNodes(cluster, r.rows.map(entryOf), at, nodes);
+    // each pod's last placement entry at or before T: where it ran then, unless it was deleted
+    const pods = await this.sql.query<Row>(
+      `select distinct on (subject_uid) ${COLUMNS.join(', ')} from history_entries
+       where cluster = $1 and kind = 'pod' and subject_uid is not null and at <= $2
+       order by subject_uid, at desc, id desc`,
+      [cluster, at],
+    );
+    return replayNodes(cluster, [...r.rows.map(entryOf), ...pods.rows.map(entryOf)], at, nodes);
   }
 
   async prune(before: Date, max: number): Promise<number> {
