@@ -8,7 +8,7 @@ import type { IncidentData } from './live';
 
 export function Capacity({ data }: { data: IncidentData }) {
   const c = data.capacity;
-  if (!c || !c.zones.some((z) => z.up < z.nodes)) return null;
+  if (!c?.zones.some((z) => z.up < z.nodes)) return null;
   return (
     <section aria-labelledby="incident-capacity-h" data-testid="incident-capacity" className="px-3 py-2">
       <h2 id="incident-capacity-h" className="mb-1 text-sm font-semibold">
@@ -35,6 +35,7 @@ export function Capacity({ data }: { data: IncidentData }) {
           ))}
         </ul>
       )}
+      {c.more > 0 && <p className="text-xs text-dim">and {c.more} more</p>}
       <p className="mt-1 text-xs text-dim">
         The scheduler's node selector, affinity, taint, volume and resource filters on what the console sees
         now; pod affinity and topology spread are not counted.

@@ -185,6 +185,17 @@ describe('capacityOf: where each stuck replacement can start', () => {
     expect(c.replacements.map((r) => r.stuck[0])).toEqual(['db-1', 'web-1']);
   });
 
+  it('judges alike pods once, and lists the first 25 (nowhere-to-go first), counting the rest', () => {
+    const many = Array.from({ length: 40 }, (_, k) => dbPod(`db-${k}`, k % 2 ? 'b1' : 'b2'));
+    const pins = many.map((p, k) => zonePin(`data-${p.name}`, k < 5 ? 'zone-b' : 'zone-a'));
+    const c = capacity(many, pins);
+    expect(c.replacements).toHaveLength(25);
+    expect(c.more).toBe(15);
+    // the five whose volume lives in the dark zone come first
+    expect(c.replacements.slice(0, 5).every((r) => r.fits.length === 0)).toBe(true);
+    expect(c.replacements[5]!.fits).toEqual([{ zone: 'zone-a', nodes: 2 }]);
+  });
+
   it('with every node down, says so', () => {
     const dark = nodes.map((n) => ({ ...n, ready: 'Unknown' as const }));
     const c = capacity([webPod('web-1', 'b1')], [], { nodes: dark });

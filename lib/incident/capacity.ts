@@ -7,7 +7,7 @@
 // NodeResourcesFit) on the cache's facts; it does not score, and it ignores pod (anti-)affinity
 // and topology spread constraints, which the text says. Pure.
 import type { PodView } from '../console/protocol.js';
-import type { NodeRoom } from '../console/views.js';
+import type { NodeRoom, WorkloadView } from '../console/views.js';
 import { type NodeInfo, nodeSelectorTermMatches } from '../kube/nodeSelector.js';
 import { untoleratedTaint } from '../kube/tolerations.js';
 import { failedNodes, isLive } from './nodes.js';
@@ -31,6 +31,11 @@ export type {
   VolumePin,
   ZoneCapacity,
 } from './types.js';
+
+const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** replacements listed (nowhere-to-go first); the rest are counted */
+export const MAX_REPLACEMENTS = 25;
 
 type Used = { milliCpu: number; memory: number; pods: number };
 
@@ -122,28 +127,41 @@ function pinnedZones(pins: VolumePin[], rooms: NodeRoom[], zoneOf: Map<string, s
   return [...zones].sort();
 }
 
-function replacementOf(pods: PodView[], candidates: Candidate[], i: IncidentInput, place: PlacementInput) {
-  const pinBy = new Map(place.pins.map((p) => [`${p.claim.namespace}/${p.claim.name}`, p]));
+/** What every stuck group shares: the candidates, the pins and zones by name, and the verdicts so far. */
+interface Judging {
+  candidates: Candidate[];
+  pinBy: Map<string, VolumePin>;
+  zoneOf: Map<string, string>;
+  rooms: NodeRoom[];
+  /** by the pod's requests, constraints and pins: a zone of thousands of alike pods is judged once */
+  memo: Map<string, Omit<Replacement, 'workload' | 'stuck'>>;
+}
+
+function replacementOf(pods: PodView[], j: Judging): Omit<Replacement, 'workload' | 'stuck'> {
   // the largest request among the stuck pods: a node that takes that one takes any of them
   const pod = pods.reduce((a, b) => ((b.requests?.milliCpu ?? 0) > (a.requests?.milliCpu ?? 0) ? b : a));
-  const pins = pinsOf(pod, pinBy);
+  const pins = pinsOf(pod, j.pinBy);
+  const key = JSON.stringify([pod.requests ?? null, pod.constraints ?? null, pins.map((p) => p.terms)]);
+  const known = j.memo.get(key);
+  if (known) return known;
   const fits = new Map<string, number>();
   const unfit: Partial<Record<UnfitCode, number>> = {};
-  for (const c of candidates) {
+  for (const c of j.candidates) {
     const code = unfitOn(pod, c, pins);
     if (code) unfit[code] = (unfit[code] ?? 0) + 1;
     else fits.set(c.zone, (fits.get(c.zone) ?? 0) + 1);
   }
-  const zoneOf = new Map(i.nodes.map((n) => [n.name, n.zone]));
-  return {
+  const judged = {
     ...(pod.requests ? { requests: pod.requests } : {}),
     fits: [...fits].map(([zone, nodes]) => ({ zone, nodes })).sort((a, b) => a.zone.localeCompare(b.zone)),
     unfit: fits.size ? {} : unfit,
-    ...(pins.length ? { volumeZones: pinnedZones(pins, place.rooms, zoneOf) } : {}),
+    ...(pins.length ? { volumeZones: pinnedZones(pins, j.rooms, j.zoneOf) } : {}),
   };
+  j.memo.set(key, judged);
+  return judged;
 }
 
-type Stuck = { w: Replacement['workload']; pods: PodView[] };
+type Stuck = { w: WorkloadView; pods: PodView[] };
 
 /**
  * The failed nodes' live pods by what replaces them: each StatefulSet pod on its own (its
@@ -152,17 +170,25 @@ type Stuck = { w: Replacement['workload']; pods: PodView[] };
  */
 function stuckOf(i: IncidentInput, failed: Map<string, unknown>): Stuck[] {
   const byKey = new Map(i.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w]));
-  const stuck = new Map<string, Stuck>();
+  const out: Stuck[] = [];
+  const deployments = new Map<WorkloadView, Stuck>();
   for (const p of i.pods) {
     if (!p.node || !failed.has(p.node) || !isLive(p)) continue;
     const w = workloadOf(p, byKey);
     if (!w) continue;
-    const key = `${w.kind}/${w.namespace}/${w.name}${w.kind === 'StatefulSet' ? `/${p.name}` : ''}`;
-    const s = stuck.get(key) ?? { w: { kind: w.kind, namespace: w.namespace, name: w.name }, pods: [] };
-    s.pods.push(p);
-    stuck.set(key, s);
+    if (w.kind === 'StatefulSet') {
+      out.push({ w, pods: [p] });
+      continue;
+    }
+    const s = deployments.get(w);
+    if (s) s.pods.push(p);
+    else {
+      const fresh = { w, pods: [p] };
+      deployments.set(w, fresh);
+      out.push(fresh);
+    }
   }
-  return [...stuck.values()];
+  return out;
 }
 
 /** The up nodes a pod can start on now: Ready, schedulable, with what is left of each. */
@@ -194,18 +220,28 @@ export function capacityOf(i: IncidentInput): Capacity | undefined {
   if (!place) return undefined;
   const failed = failedNodes(i.nodes, i.now);
   const candidates = candidatesOf(i, place, failed);
-  const replacements = stuckOf(i, failed)
-    .map(({ w, pods }) => ({
-      workload: w,
-      stuck: pods.map((p) => p.name).sort(),
-      ...replacementOf(pods, candidates, i, place),
-    }))
-    // nowhere to go first: that is what the commander must know before fencing
-    .sort(
-      (a, b) =>
-        a.fits.length - b.fits.length ||
-        a.workload.name.localeCompare(b.workload.name) ||
-        a.stuck[0]!.localeCompare(b.stuck[0]!),
-    );
-  return { zones: zonesOf(i, candidates), replacements };
+  const judging: Judging = {
+    candidates,
+    pinBy: new Map(place.pins.map((p) => [`${p.claim.namespace}/${p.claim.name}`, p])),
+    zoneOf: new Map(i.nodes.map((n) => [n.name, n.zone])),
+    rooms: place.rooms,
+    memo: new Map(),
+  };
+  // judged light (a zone of a 150,000-pod cluster has tens of thousands stuck), then only the
+  // listed ones are spelled out; nowhere to go first: what the commander must know before fencing
+  const all = stuckOf(i, failed).map((s) => ({
+    s,
+    first: s.pods.length === 1 ? s.pods[0]!.name : s.pods.map((p) => p.name).sort()[0]!,
+    judged: replacementOf(s.pods, judging),
+  }));
+  all.sort(
+    (a, b) =>
+      a.judged.fits.length - b.judged.fits.length || order(a.s.w.name, b.s.w.name) || order(a.first, b.first),
+  );
+  const replacements = all.slice(0, MAX_REPLACEMENTS).map(({ s, judged }) => ({
+    workload: { kind: s.w.kind, namespace: s.w.namespace, name: s.w.name },
+    stuck: s.pods.map((p) => p.name).sort(),
+    ...judged,
+  }));
+  return { zones: zonesOf(i, candidates), replacements, more: all.length - replacements.length };
 }

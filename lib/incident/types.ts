@@ -392,4 +392,6 @@ export interface Replacement {
 export interface Capacity {
   zones: ZoneCapacity[];
   replacements: Replacement[];
+  /** replacements beyond the list */
+  more: number;
 }
