@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type PodFact, podEntries } from './entries.js';
 import { matches } from './filter.js';
-import { replayNodes } from './replay.js';
+import { replayLayout, replayNodes } from './replay.js';
 import { type HistoryEntry, historyEntry } from './types.js';
 
 const T0 = Date.parse('2026-11-27T10:00:00Z');
@@ -96,5 +96,33 @@ describe('the timeline without kinds', () => {
     const f = { cluster: 'c1', from: at(-10), to: at(10) };
     expect(matches(bound!, f)).toBe(false);
     expect(matches(bound!, { ...f, kinds: ['pod'] })).toBe(true);
+  });
+});
+
+describe('replayLayout: the replay laid out as the map', () => {
+  it('groups by zone, then rack, nodes gone since last', () => {
+    const n = (node: string, zone?: string, rack?: string) => ({
+      node,
+      ready: 'Ready' as const,
+      ...(zone ? { zone, rack } : {}),
+    });
+    const layout = replayLayout([
+      n('b1-1', 'zone-b', 'b1'),
+      n('gone-1'),
+      n('a2-1', 'zone-a', 'a2'),
+      n('a1-1', 'zone-a', 'a1'),
+      n('a1-2', 'zone-a', 'a1'),
+    ]);
+    expect(layout.map((z) => [z.zone, z.racks.map((r) => [r.rack, r.nodes.map((x) => x.node)])])).toEqual([
+      [
+        'zone-a',
+        [
+          ['a1', ['a1-1', 'a1-2']],
+          ['a2', ['a2-1']],
+        ],
+      ],
+      ['zone-b', [['b1', ['b1-1']]]],
+      ['', [['', ['gone-1']]]],
+    ]);
   });
 });

@@ -18,6 +18,30 @@ export interface ReplayNode {
   fault?: { verb: string; at: string };
   /** the pods on it at T, by name (those recorded: see the pod kind) */
   pods?: ReplayPod[];
+  /** where it sits, as the map groups it (from the live Node; absent for a node gone since) */
+  zone?: string;
+  rack?: string;
+}
+
+/** The replay's nodes grouped as the map groups them: zone, then rack; nodes gone since last. */
+export function replayLayout(
+  nodes: ReplayNode[],
+): { zone: string; racks: { rack: string; nodes: ReplayNode[] }[] }[] {
+  const zones = new Map<string, Map<string, ReplayNode[]>>();
+  for (const n of nodes) {
+    const z = n.zone ?? '';
+    const racks = zones.get(z) ?? new Map<string, ReplayNode[]>();
+    racks.set(n.rack ?? '', [...(racks.get(n.rack ?? '') ?? []), n]);
+    zones.set(z, racks);
+  }
+  const last = (a: string, b: string) =>
+    a === '' ? 1 : b === '' ? -1 : a.localeCompare(b, 'en', { numeric: true });
+  return [...zones]
+    .sort(([a], [b]) => last(a, b))
+    .map(([zone, racks]) => ({
+      zone,
+      racks: [...racks].sort(([a], [b]) => last(a, b)).map(([rack, ns]) => ({ rack, nodes: ns })),
+    }));
 }
 
 export interface ReplayPod {

@@ -55,10 +55,18 @@ export const historyRouter = router({
     const conn = clusterOf(ctx, input.cluster);
     await allow(ctx, conn.id, { verb: 'list', resource: 'nodes' });
     const store = await storeOf(ctx);
-    return store.replay(
+    const live = conn.cache.nodeList();
+    const replay = await store.replay(
       conn.id,
       input.at,
-      conn.cache.nodeList().map((n) => n.name),
+      live.map((n) => n.name),
     );
+    // laid out as the map lays it out: each node's zone and rack as the live Node says
+    const where = new Map(live.map((n) => [n.name, n]));
+    for (const n of replay.nodes) {
+      const w = where.get(n.node);
+      if (w) Object.assign(n, { zone: w.zone, rack: w.rack });
+    }
+    return replay;
   }),
 });
