@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeView, PodView } from '../console/protocol.js';
 import type { NodeRoom, WorkloadView } from '../console/views.js';
-import { type Capacity, capacityOf, type VolumePin } from './capacity.js';
+import { capacityOf } from './capacity.js';
+import type { Capacity, VolumePin } from './types.js';
 import { replacementSubject, replacementText, zoneText } from './capacityText.js';
 import { input, node, pod } from './fixtures.test-helpers.js';
 

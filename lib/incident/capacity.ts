@@ -23,15 +23,6 @@ import type {
   ZoneCapacity,
 } from './types.js';
 
-export type {
-  Capacity,
-  PlacementInput,
-  Replacement,
-  UnfitCode,
-  VolumePin,
-  ZoneCapacity,
-} from './types.js';
-
 const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** replacements listed (nowhere-to-go first); the rest are counted */

@@ -1,5 +1,5 @@
 // The capacity section's sentences, made from capacity.ts's typed results. Pure.
-import type { Replacement, UnfitCode, ZoneCapacity } from './capacity.js';
+import type { Replacement, UnfitCode, ZoneCapacity } from './types.js';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;

@@ -4,12 +4,13 @@
 // rows' ground-truth read on the embedded cluster.
 import type {
   FenceGlance,
+  PlacementInput,
+  VolumePin,
   FencingInput,
   IncidentInput,
   ProtectorGlance,
   VolumeGlance,
 } from '../../lib/incident/types.js';
-import type { PlacementInput, VolumePin } from '../../lib/incident/capacity.js';
 import { durationMs, type NodeFence } from '../../lib/fencing/types.js';
 import { cellsOf, summarize } from '../../lib/protection/status.js';
 import { protectorKey } from '../../lib/protection/types.js';
