@@ -868,6 +868,7 @@ const GENERATORS: Record<string, Gen> = {
   'fencing.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'leadership.state': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'incident.view': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
+  'incident.list': (w, s) => input(objectInput({ cluster: pools(w, s).cluster }, s), s),
   'incident.export': (w, s) => {
     const p = pools(w, s);
     const name = p.f(
@@ -1228,6 +1229,11 @@ function checkSuccess(path: string, who: Who, input: any, data: any, shown: () =
       expect(mayReadAll, `${shown()}: a person limited to ${NS} read the incident view`).toBe(true);
       for (const n of Object.values(data.situation)) expect(n, shown()).toBeGreaterThanOrEqual(0);
       for (const r of data.remediation) expect(world.nodes, shown()).toContain(r.node);
+      return;
+    case 'incident.list':
+      // cluster-wide (it lists nodes and Incidents): never for a person limited to one namespace
+      expect(mayReadAll, `${shown()}: a person limited to ${NS} listed the incidents`).toBe(true);
+      for (const i of data) expect(i.name, shown()).toMatch(/^inc-\d{8}-\d{6}$/);
       return;
     case 'incident.export':
       // cluster-wide (it lists nodes): never for a person limited to one namespace
