@@ -3,7 +3,7 @@
 // decide again), Node taints by resourceVersion, force deletes with uid + resourceVersion
 // preconditions, and one Event per step on the Node so `kubectl describe node` tells the story.
 import * as k8s from '@kubernetes/client-node';
-import { isNotFound } from '../../lib/kube/errorText.js';
+import { isConflict, isNotFound } from '../../lib/kube/errorText.js';
 import { microTime } from '../../lib/protection/buckets.js';
 import {
   FENCE_PLURAL,
@@ -132,6 +132,20 @@ export class FencingApi {
       eventTime: microTime(at) as unknown as k8s.V1MicroTime,
       count: 1,
     };
-    await this.core.createNamespacedEvent({ namespace: 'default', body });
+    // a busy API server may time out a create it then applies: tried again under the same name
+    // (once), an AlreadyExists means it was recorded (x31: an Event of a fence never came)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.core.createNamespacedEvent({ namespace: 'default', body });
+        return;
+      } catch (e) {
+        if (isConflict(e)) return;
+        if (attempt >= EVENT_ATTEMPTS) throw e;
+        await new Promise((r) => setTimeout(r, EVENT_RETRY_MS));
+      }
+    }
   }
 }
+
+const EVENT_ATTEMPTS = 2;
+const EVENT_RETRY_MS = 500;

@@ -89,14 +89,20 @@ describe('fencing controller', { timeout: 240_000 }, () => {
       'OutOfServiceTaintAdded',
       'FenceReleased',
     ];
+    let seen = new Set<string | undefined>();
     await eventually(
       async () => {
-        const reasons = new Set((await t!.nodeEvents(node)).map((e) => e.reason));
-        return want.every((r) => reasons.has(r));
+        seen = new Set((await t!.nodeEvents(node)).map((e) => e.reason));
+        return want.every((r) => seen.has(r));
       },
       `the fence's Events (${want.join(', ')})`,
       60_000,
-    );
+    ).catch((e: Error) => {
+      // say which: x31 timed out here once, without saying which Event never came
+      throw new Error(
+        `${e.message}; missing: ${want.filter((r) => !seen.has(r)).join(', ')}; seen: ${[...seen].join(', ')}`,
+      );
+    });
 
     // the node comes back: powered on, heartbeating (partition healed) -> taint off, Recovered
     t.cluster.infra.heal(node);
