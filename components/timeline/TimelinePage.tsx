@@ -89,14 +89,17 @@ function Timeline({ view, onChange }: { view: TimelineView; onChange: (v: Timeli
       <TimelineFilters key={link} view={view} onApply={onChange} />
       <IncidentPicker cluster={cluster} view={view} onChange={onChange} incident={incident} />
       {timeline.isError && <p className="text-crit">Cannot read the timeline: {timeline.error.message}</p>}
-      <Lanes
-        entries={timeline.data?.entries ?? []}
-        from={view.from}
-        to={view.to}
-        updates={incident?.updates}
-        at={view.at}
-        onScrub={(at) => onChange({ ...view, at })}
-      />
+      {/* lanes for an incident's own window: an arbitrary hour is mostly boot and quiet */}
+      {incident && (
+        <Lanes
+          entries={timeline.data?.entries ?? []}
+          from={view.from}
+          to={view.to}
+          updates={incident.updates}
+          at={view.at}
+          onScrub={(at) => onChange({ ...view, at })}
+        />
+      )}
       <Replay cluster={cluster} view={view} onChange={onChange} />
       <div className="min-h-0 flex-1 overflow-auto rounded border border-line">
         <TimelineTable
