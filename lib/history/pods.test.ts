@@ -82,6 +82,18 @@ describe('replay with pods', () => {
     expect(podsAt(s)).toEqual(want);
   });
 
+  it('a newer pod of the same name replaces one whose deletion went unrecorded', () => {
+    const ghosted = [
+      ...podEntries('c1', pod({ uid: 'old', node: 'b2-1' }), undefined, T0),
+      // the cluster rebuilt (or the console down): no Deleted for 'old'
+      ...podEntries('c1', pod({ uid: 'new', node: 'a1-1', createdAt: T0 + 60_000 }), undefined, T0 + 60_000),
+    ];
+    const r = replayNodes('c1', ghosted, at(90), []);
+    expect(r.nodes.flatMap((n) => (n.pods ?? []).map((p) => `${n.node}:${p.name}`))).toEqual([
+      'a1-1:orders-db-2',
+    ]);
+  });
+
   it('reads entries in any order (the store gives each pod its last one)', () => {
     const last = replayNodes('c1', [...history].reverse(), at(40), []);
     expect(last.nodes.find((n) => n.node === 'a1-2')?.pods).toEqual([

@@ -66,21 +66,33 @@ export function nodeOf(e: HistoryEntry): string | undefined {
 }
 
 type Acc = Map<string, ReplayNode>;
-type Placed = Map<string, { node: string; pod: ReplayPod }>;
+/** each pod's node by uid, and which uid holds each namespace/name */
+type Placed = { byUid: Map<string, { node: string; pod: ReplayPod }>; byName: Map<string, string> };
 
-/** A pod placement entry: where the pod (by uid) is after it. */
+/**
+ * A pod placement entry: where the pod (by uid) is after it. A namespace and name is one pod at a
+ * time, so a newer pod of that name replaces an older one whose deletion went unrecorded (the
+ * console was down, or the cluster was rebuilt under the same id): no ghost beside its successor.
+ */
 function place(placed: Placed, e: HistoryEntry, node: string) {
-  const uid = e.subject.uid ?? `${e.subject.namespace}/${e.subject.name}`;
-  if (e.reason === 'Deleted') placed.delete(uid);
-  else
-    placed.set(uid, {
-      node,
-      pod: {
-        namespace: e.subject.namespace ?? '',
-        name: e.subject.name,
-        terminating: e.reason === 'Terminating',
-      },
-    });
+  const name = `${e.subject.namespace ?? ''}/${e.subject.name}`;
+  const uid = e.subject.uid ?? name;
+  if (e.reason === 'Deleted') {
+    placed.byUid.delete(uid);
+    if (placed.byName.get(name) === uid) placed.byName.delete(name);
+    return;
+  }
+  const other = placed.byName.get(name);
+  if (other !== undefined && other !== uid) placed.byUid.delete(other);
+  placed.byName.set(name, uid);
+  placed.byUid.set(uid, {
+    node,
+    pod: {
+      namespace: e.subject.namespace ?? '',
+      name: e.subject.name,
+      terminating: e.reason === 'Terminating',
+    },
+  });
 }
 
 function apply(acc: Acc, e: HistoryEntry, placed: Placed) {
@@ -115,9 +127,9 @@ export function replayNodes(
   const before = entries
     .filter((e) => e.cluster === cluster && Date.parse(e.at) <= t)
     .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : 1));
-  const placed: Placed = new Map();
+  const placed: Placed = { byUid: new Map(), byName: new Map() };
   for (const e of before) apply(acc, e, placed);
-  for (const { node, pod } of placed.values()) {
+  for (const { node, pod } of placed.byUid.values()) {
     const n = acc.get(node) ?? { node, ready: 'unrecorded' as ReplayReady };
     n.pods = [...(n.pods ?? []), pod];
     acc.set(node, n);
