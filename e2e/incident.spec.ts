@@ -1,3 +1,4 @@
+import { pinnedDeployment } from '../testenv/fixtures/deployment';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, type Page, test } from '@playwright/test';
@@ -41,21 +42,10 @@ async function podsPinnedTo(node: string): Promise<string[]> {
   const labels = { app: NAME };
   await apps().createNamespacedDeployment({
     namespace: NS,
-    body: {
-      metadata: { name: NAME, namespace: NS },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            nodeSelector: { 'kubernetes.io/hostname': node },
-            terminationGracePeriodSeconds: 2,
-            containers: [{ name: 'app', image: 'registry.example/probe:1' }],
-          },
-        },
-      },
-    },
+    body: pinnedDeployment(NAME, node, {
+      terminationGracePeriodSeconds: 2,
+      image: 'registry.example/probe:1',
+    }),
   });
   // its Service: the incident view's service impact names it once its endpoints are not ready
   await api.createNamespacedService({

@@ -3,6 +3,7 @@
 // one seam — the Eviction API, so budgets decide — and its ReplicaSet replaces the pod. The
 // Deployment is the spec's own, in a namespace of its own, pinned to one Ready node of the demo
 // cluster: nothing of another spec moves.
+import { pinnedDeployment } from '../testenv/fixtures/deployment';
 import { resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
@@ -48,24 +49,7 @@ test('two replicas on one node are flagged, and Evict moves one through the Evic
   );
   const node = (nodes.find((n) => n.metadata!.name === 'a2-2') ?? nodes[0]!).metadata!.name!;
   await core.createNamespace({ body: { metadata: { name: NS } } });
-  const labels = { app: NAME };
-  await apps.createNamespacedDeployment({
-    namespace: NS,
-    body: {
-      metadata: { name: NAME },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            nodeSelector: { 'kubernetes.io/hostname': node },
-            containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }],
-          },
-        },
-      },
-    },
-  });
+  await apps.createNamespacedDeployment({ namespace: NS, body: pinnedDeployment(NAME, node) });
 
   await page.goto('/incident');
   const row = page.getByTestId('incident-spread').filter({ hasText: `${NAME}:` });

@@ -2,6 +2,7 @@
 // etcd + kube-apiserver + kube-controller-manager): seed 000's story — a StatefulSet pod with an
 // RWO volume on a partitioned node — driven through actions.preview / actions.perform over HTTP,
 // with the cluster's modes, optimistic concurrency, dry runs, Events and the audit list.
+import { pinnedDeployment } from '../../testenv/fixtures/deployment.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -677,23 +678,7 @@ describe('cordon, uncordon and drain a node (the Eviction API: budgets decide)',
     target = nodes.find((n) => n.metadata!.name !== node && readyCondition(n)?.status === 'True')!.metadata!
       .name!;
     const labels = { app: 'drainme' };
-    await apps().createNamespacedDeployment({
-      namespace: NS,
-      body: {
-        metadata: { name: 'drainme' },
-        spec: {
-          replicas: 2,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              nodeSelector: { 'kubernetes.io/hostname': target },
-              containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }],
-            },
-          },
-        },
-      },
-    });
+    await apps().createNamespacedDeployment({ namespace: NS, body: pinnedDeployment('drainme', target) });
     // one of the two may go at a time: the second eviction is the budget's 429
     await policy().createNamespacedPodDisruptionBudget({
       namespace: NS,
@@ -801,23 +786,7 @@ describe('evict one pod (the Placement rebalance: the Eviction API, budgets deci
     const there = (await c.core.listNode()).items.find(
       (n) => n.metadata!.name !== node && readyCondition(n)?.status === 'True' && !n.spec?.unschedulable,
     )!.metadata!.name!;
-    await apps().createNamespacedDeployment({
-      namespace: NS,
-      body: {
-        metadata: { name: 'evictme' },
-        spec: {
-          replicas: 2,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              nodeSelector: { 'kubernetes.io/hostname': there },
-              containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }],
-            },
-          },
-        },
-      },
-    });
+    await apps().createNamespacedDeployment({ namespace: NS, body: pinnedDeployment('evictme', there) });
     // no disruption allowed at first: the eviction's 429
     await policy().createNamespacedPodDisruptionBudget({
       namespace: NS,
