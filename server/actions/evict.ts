@@ -9,7 +9,7 @@ import { type ControllerStrength, judgeEvict } from '../../lib/guard/evict.js';
 import type { ActionApis } from './actor.js';
 import { drainPod } from './drain.js';
 import { statusOf } from './errors.js';
-import { type Loaded, nodeSummary } from './kind.js';
+import { type Loaded, nodeSummary, podTarget } from './kind.js';
 import { nodeFacts, readPodOnNode } from './live.js';
 
 export async function loadEvict(apis: ActionApis, namespace: string, name: string): Promise<Loaded> {
@@ -25,14 +25,7 @@ export async function loadEvict(apis: ActionApis, namespace: string, name: strin
   const uid = pod.metadata!.uid!;
   return {
     action: 'evictPod',
-    target: {
-      kind: 'Pod',
-      apiVersion: 'v1',
-      namespace,
-      name,
-      uid,
-      resourceVersion: pod.metadata!.resourceVersion!,
-    },
+    target: podTarget(pod),
     verdict: judgeEvict({ pod: { ...facts, nodeName }, node: node && nodeFacts(node), controller }),
     will: [
       `POST an Eviction (policy/v1) for pod ${ref}, with preconditions {uid, resourceVersion}: PodDisruptionBudgets and PodProtectors decide; admitted, the pod is deleted with its grace period`,

@@ -6,7 +6,7 @@
 import { judgeForceDelete } from '../../lib/guard/forceDelete.js';
 import type { ForceDetachFacts } from '../../lib/guard/types.js';
 import type { ActionApis } from './actor.js';
-import { deletionOutcome, type Loaded, nodeSummary } from './kind.js';
+import { deletionOutcome, type Loaded, nodeSummary, podTarget } from './kind.js';
 import { attachedRwo, nodeFacts, readPodOnNode } from './live.js';
 import { type BudgetOf, readOutlook } from './outlook.js';
 import { protectorFloors } from './protectors.js';
@@ -46,14 +46,7 @@ export async function loadForceDelete(
   const on = nodeName ? ` on node ${nodeName}` : '';
   return {
     action: 'forceDeletePod',
-    target: {
-      kind: 'Pod',
-      apiVersion: 'v1',
-      namespace,
-      name,
-      uid,
-      resourceVersion: pod.metadata!.resourceVersion!,
-    },
+    target: podTarget(pod),
     verdict,
     will: [
       `DELETE pod ${namespace}/${name} with gracePeriodSeconds 0 and preconditions {uid, resourceVersion}: it leaves the API at once, without waiting for its containers to stop`,

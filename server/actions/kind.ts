@@ -131,6 +131,18 @@ export function nodeTarget(node: k8s.V1Node): Target {
   };
 }
 
+/** A Pod as an action's target (its uid and resourceVersion as just read). */
+export function podTarget(pod: k8s.V1Pod): Target {
+  return {
+    kind: 'Pod',
+    apiVersion: 'v1',
+    namespace: pod.metadata!.namespace!,
+    name: pod.metadata!.name!,
+    uid: pod.metadata!.uid!,
+    resourceVersion: pod.metadata!.resourceVersion!,
+  };
+}
+
 export function nodeSummary(name: string, node: k8s.V1Node | undefined, fence?: FenceFacts): NodeSummary {
   const facts = node && nodeFacts(node);
   const s = fenceState(facts, name, fence);
