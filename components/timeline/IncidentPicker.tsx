@@ -29,9 +29,11 @@ export function IncidentPicker(p: {
   cluster: string;
   view: TimelineView;
   onChange: (v: TimelineView) => void;
+  /** the page's useIncidents (one query and one live subscription for the page) */
+  incidents: ReturnType<typeof useIncidents>;
   incident?: Incidents[number];
 }) {
-  const incidents = useIncidents(p.cluster);
+  const { incidents } = p;
   const { current } = useCluster();
   if (incidents.isError) return <p className="text-xs text-dim">Incidents: {incidents.error.message}</p>;
   const list = incidents.data ?? [];

@@ -87,7 +87,13 @@ function Timeline({ view, onChange }: { view: TimelineView; onChange: (v: Timeli
         <CopyLink link={link} />
       </div>
       <TimelineFilters key={link} view={view} onApply={onChange} />
-      <IncidentPicker cluster={cluster} view={view} onChange={onChange} incident={incident} />
+      <IncidentPicker
+        cluster={cluster}
+        view={view}
+        onChange={onChange}
+        incidents={incidents}
+        incident={incident}
+      />
       {timeline.isError && <p className="text-crit">Cannot read the timeline: {timeline.error.message}</p>}
       {/* lanes for an incident's own window: an arbitrary hour is mostly boot and quiet */}
       {incident && (
