@@ -123,6 +123,8 @@ export interface Console {
   /** the socket.io server (its sockets, rooms and handlers: what the socket fuzz inspects) */
   io: LiveServer;
   stop(): Promise<void>;
+  /** the step stop() is in ('' before it began): what a stop past its grace names */
+  stopStep(): string;
 }
 
 const TRPC_PREFIX = '/api/trpc';
@@ -309,6 +311,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
   io.bind(engine);
   // SIGTERM: not ready at once (the endpoints controller takes the replica out), still serving
   let stopping = false;
+  let stopStep = '';
   const router = consoleRouter({
     auth,
     signIn: signIn.signIn,
@@ -346,8 +349,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
     history,
     recorder,
     io,
+    stopStep: () => stopStep,
     async stop() {
       stopping = true;
+      // each step named as it starts: a stop past its grace says which one held it (main.ts)
+      const step = async (name: string, run: () => unknown) => {
+        stopStep = name;
+        await run();
+      };
       // the webhook keeps answering (each answer closing its connection) until this replica's
       // endpoints are gone, while everything else stops
       const drained = protection?.drain();
@@ -356,20 +365,23 @@ export async function startConsole(opts: ConsoleOptions): Promise<Console> {
       signIn.stop();
       feeds.stop();
       incident.stop();
-      await fencing?.stop();
+      await step('fencing', () => fencing?.stop());
       // every loop stopped, each controller Lease released: another replica leads at once
-      await runtime.stop();
-      await drained;
-      await protection?.stop();
-      io.disconnectSockets(true);
-      engine.close();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await step('controller runtime (releasing Leases)', () => runtime.stop());
+      await step('webhook drain', () => drained);
+      await step('protection', () => protection?.stop());
+      await step('HTTP server', () => {
+        io.disconnectSockets(true);
+        engine.close();
+        server.closeAllConnections();
+        return new Promise<void>((r) => server.close(() => r()));
+      });
       // what the recorder holds is written before the store closes
-      await recorder?.stop();
-      await history?.stop();
-      await Promise.all([...clusters.values()].map((c) => c.stop()));
-      await ui?.close().catch(() => undefined);
+      await step('history recorder', () => recorder?.stop());
+      await step('history store', () => history?.stop());
+      await step('cluster connections', () => Promise.all([...clusters.values()].map((c) => c.stop())));
+      await step('UI', () => ui?.close().catch(() => undefined));
+      stopStep = 'done';
     },
   };
 }

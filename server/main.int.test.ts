@@ -112,7 +112,7 @@ describe('the compiled server (npm run build:server)', () => {
       const res = await fetch(`${c.url}/healthz`);
       expect(res.status).toBe(200);
       c.child.kill('SIGTERM');
-      expect(await c.exited).toBe(0);
+      expect(await c.exited, c.output()).toBe(0);
       // stopped with the console
       await eventually(() => (alive(c.cluster!) ? undefined : true), 30_000, c.output);
     } finally {

@@ -373,11 +373,14 @@ async function main() {
     // unregistration retry against it): after a grace period, leave anyway
     // (the webhook's drain comes first: its own bound on top)
     const graceMs = STOP_GRACE_MS + (config.protection?.webhook.drainTimeout ?? 0);
-    setTimeout(() => {
-      log.error({ signal, graceMs }, 'not stopped in time: exiting anyway');
+    const grace = setTimeout(() => {
+      log.error({ signal, graceMs, step: console_.stopStep() }, 'not stopped in time: exiting anyway');
       process.exit(1);
     }, graceMs).unref();
     await console_.stop();
+    // the embedded cluster's process has its own bound (SIGKILL 30 s after SIGTERM,
+    // server/kube/clusterProcess.ts): stopping it is not the console hanging
+    clearTimeout(grace);
     await embedded?.stop();
     process.exit(0);
   };
