@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries (etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler) from the wrapper modules in
-# testenv/etcd and testenv/kube into a cache outside the repo.
+# kube-controller-manager, kube-scheduler) and the real nodes' kubelet and kube-proxy
+# (testenv/nodes/) from the wrapper modules in testenv/etcd and testenv/kube into a cache
+# outside the repo.
 #
 #   testenv/build.sh                     # everything
 #   testenv/build.sh etcd kube-apiserver # only these
@@ -98,7 +99,7 @@ build_one() {
     build etcd etcd go.etcd.io/etcd/server/v3 "$etcd_bin" \
       "${etcd_version#v}" "-s -w"
     ;;
-  kube-apiserver | kube-controller-manager | kube-scheduler)
+  kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy)
     build "$1" kube "k8s.io/kubernetes/cmd/$1" "$kube_bin" \
       "$kube_version" "$(kube_ldflags)"
     ;;

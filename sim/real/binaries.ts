@@ -35,15 +35,27 @@ let built: Promise<Binaries> | undefined;
 export function ensureBinaries(log: (msg: string) => void = () => undefined): Promise<Binaries> {
   const given = fromEnvironment();
   if (given) return Promise.resolve(given);
-  built ??= build(log).catch((e) => {
-    built = undefined;
-    throw e;
-  });
+  built ??= build(NEEDED, log)
+    .then((dirs) => ({
+      etcd: `${dirs.ETCD_BIN_DIR}/etcd`,
+      kubeApiserver: `${dirs.KUBE_BIN_DIR}/kube-apiserver`,
+      kubeControllerManager: `${dirs.KUBE_BIN_DIR}/kube-controller-manager`,
+    }))
+    .catch((e) => {
+      built = undefined;
+      throw e;
+    });
   return built;
 }
 
-async function build(log: (msg: string) => void): Promise<Binaries> {
-  const child = spawn('bash', [BUILD_SCRIPT, ...NEEDED], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** The real-node tier's kubelet and kube-proxy (testenv/nodes/), from the same module as the API server. */
+export async function ensureNodeBinaries(log: (msg: string) => void = () => undefined) {
+  const dirs = await build(['kubelet', 'kube-proxy'], log);
+  return { kubelet: `${dirs.KUBE_BIN_DIR}/kubelet`, kubeProxy: `${dirs.KUBE_BIN_DIR}/kube-proxy` };
+}
+
+async function build(names: string[], log: (msg: string) => void): Promise<Record<string, string>> {
+  const child = spawn('bash', [BUILD_SCRIPT, ...names], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderrTail: string[] = [];
   const started = Date.now();
@@ -82,9 +94,5 @@ async function build(log: (msg: string) => void): Promise<Binaries> {
   );
   if (!dirs.ETCD_BIN_DIR || !dirs.KUBE_BIN_DIR)
     throw new BuildError(`testenv/build.sh printed no ETCD_BIN_DIR/KUBE_BIN_DIR: ${stdout}`);
-  return {
-    etcd: `${dirs.ETCD_BIN_DIR}/etcd`,
-    kubeApiserver: `${dirs.KUBE_BIN_DIR}/kube-apiserver`,
-    kubeControllerManager: `${dirs.KUBE_BIN_DIR}/kube-controller-manager`,
-  };
+  return dirs;
 }
