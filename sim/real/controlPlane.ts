@@ -41,6 +41,10 @@ export interface RealControlPlaneOptions {
   ca?: CertificateAuthority;
   /** JWT (OpenID Connect) authenticators, written to <state>/authentication-config.yaml */
   authentication?: AuthenticationConfigInput;
+  /** where kube-apiserver listens (default 127.0.0.1): the real-node tier's nodes reach it on their bridge */
+  bindAddress?: string;
+  /** more kube-apiserver flags (the real-node tier's kubelet client certificate) */
+  apiserverArgs?: (state: string) => string[];
 }
 
 export interface RealControlPlane {
@@ -95,6 +99,7 @@ async function writeSecrets(state: string, token: string, opts: RealControlPlane
   const ca = opts.ca ?? (await createCertificateAuthority('palisade-real-ca'));
   const more = opts.tokenAuthFile ? await readFile(opts.tokenAuthFile, 'utf8') : '';
   const serving = await ca.issueServing('kube-apiserver', [
+    ...(opts.bindAddress && opts.bindAddress !== '127.0.0.1' ? [opts.bindAddress] : []),
     '127.0.0.1',
     'localhost',
     'kubernetes',
@@ -157,12 +162,13 @@ async function startOnce(
     durations: opts.durations ?? realDurations,
     defaultTolerationSeconds: opts.defaultTolerationSeconds ?? 300,
     admissionControlConfigFile: opts.admissionControlConfigFile,
+    bindAddress: opts.bindAddress,
   };
   if (opts.authentication) {
     inputs.authenticationConfig = join(state, 'authentication-config.yaml');
     await writeFile(inputs.authenticationConfig, authenticationConfigYaml(opts.authentication));
   }
-  const url = `https://127.0.0.1:${ports.apiserver}`;
+  const url = `https://${opts.bindAddress ?? '127.0.0.1'}:${ports.apiserver}`;
   const kubeconfig = kubeconfigYaml(url, caPem, token, undefined, opts.contextName);
   await writeKubeconfig(join(state, 'controller-manager.kubeconfig'), kubeconfig);
   const procs: GuardedProcess[] = [];
@@ -179,7 +185,11 @@ async function startOnce(
     procs.push(etcd);
     await waitEtcd(ports.etcdClient, etcd);
     log(`etcd ready on 127.0.0.1:${ports.etcdClient}`);
-    const apiArgs = [...apiserverArgs(inputs), ...authenticationArgs(inputs)];
+    const apiArgs = [
+      ...apiserverArgs(inputs),
+      ...authenticationArgs(inputs),
+      ...(opts.apiserverArgs?.(state) ?? []),
+    ];
     const api = new GuardedProcess('kube-apiserver', bins.kubeApiserver, apiArgs, state);
     procs.push(api);
     await waitHealthy(`${url}/readyz`, api, token);

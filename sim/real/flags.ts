@@ -21,6 +21,8 @@ export interface FlagInputs {
   admissionControlConfigFile?: string;
   /** an AuthenticationConfiguration file (JWT authenticators), beside the static token file */
   authenticationConfig?: string;
+  /** where kube-apiserver listens and what it advertises (default 127.0.0.1; the real-node tier's bridge) */
+  bindAddress?: string;
 }
 
 /**
@@ -59,11 +61,12 @@ export function apiserverArgs({
   ports,
   defaultTolerationSeconds,
   admissionControlConfigFile,
+  bindAddress = '127.0.0.1',
 }: FlagInputs): string[] {
   return [
     `--etcd-servers=http://127.0.0.1:${ports.etcdClient}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
+    `--bind-address=${bindAddress}`,
+    `--advertise-address=${bindAddress}`,
     `--secure-port=${ports.apiserver}`,
     `--tls-cert-file=${join(state, 'serving.crt')}`,
     `--tls-private-key-file=${join(state, 'serving.key')}`,
