@@ -19,7 +19,7 @@ export default defineConfig({
             'testenv/**/*.test.ts',
             'deploy/**/*.test.ts',
           ],
-          exclude: ['**/*.int.test.ts', 'node_modules/**', '.scratch/**'],
+          exclude: ['**/*.int.test.ts', '**/*.nodes.test.ts', 'node_modules/**', '.scratch/**'],
           // beside the other phases of npm test on two cores (load 15-30), a test that runs helm
           // or hashes with scrypt took just over vitest's 5 s default; a hang still fails
           testTimeout: 30_000,
@@ -46,6 +46,18 @@ export default defineConfig({
           // isolated (a process per file), unlike the unit tests: shared, a file's late work (a
           // server's last timers, a rejection after its clusters stopped) reached the next
           // file; tried, it failed the fuzz suites' clean-process checks and an instance-ID test
+        },
+      },
+      {
+        // the real-node tier (testenv/nodes/): real kubelets and containerd in network namespaces
+        // of this machine; one tier at a time (fixed names), so one file at a time, in its own lane
+        test: {
+          name: 'nodes',
+          include: ['testenv/nodes/**/*.nodes.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+          retry: process.env.CI ? 1 : 0,
         },
       },
     ],

@@ -5,7 +5,8 @@
 # check their own outcome). The integration suites of the simulated data plane and
 # controllers, the console and deletion protection run twice: on the embedded cluster and
 # on a real etcd + kube-apiserver + kube-controller-manager (testenv/, built once into a
-# cache outside the repo: ~10 min on a cold 2-core machine). Installs what it needs.
+# cache outside the repo: ~10 min on a cold 2-core machine). The real-node tier (testenv/nodes/:
+# real kubelets and containerd) runs its own suite beside them. Installs what it needs.
 #
 # The real-control-plane pass spends most of its time waiting for kube-controller-manager's
 # fixed periods (pod GC sweeps every 20 s, node monitor), so it runs beside the other phases, in
@@ -45,6 +46,15 @@ for shard in $(seq 1 "$REAL_SHARDS"); do
 done
 # stop the background passes too if this script is interrupted or a phase fails
 trap 'kill "${real_pids[@]}" 2>/dev/null || true' EXIT
+
+# the real-node tier (testenv/nodes/): real kubelets, containerd and kube-proxy in network
+# namespaces of this machine, joined to a real control plane of their own; mostly waiting on the
+# controller manager's node monitor, so beside the rest too (its kubelet and kube-proxy built first)
+phase "real-node tier in the background (testenv/nodes/; log: .palisade/test-nodes.log)"
+(bash testenv/build.sh kubelet kube-proxy >/dev/null && npx vitest run --project nodes) \
+  >.palisade/test-nodes.log 2>&1 &
+nodes_pid=$!
+real_pids+=("$nodes_pid")
 
 status=0
 failed=()
@@ -119,6 +129,13 @@ done <.palisade/test-lane.status
   status=1
   failed+=("browser lane: it stopped before every step ran|.palisade/test-lane.status")
 }
+
+phase "waiting for the real-node tier"
+nodes_status=0
+wait "$nodes_pid" || nodes_status=$?
+echo "== real-node tier (testenv/nodes/): output"
+cat .palisade/test-nodes.log
+[ "$nodes_status" -eq 0 ] || { status=1; failed+=("real-node tier|.palisade/test-nodes.log"); }
 
 phase "waiting for the real-control-plane pass"
 for shard in $(seq 1 "$REAL_SHARDS"); do
