@@ -51,7 +51,7 @@ trap 'kill "${real_pids[@]}" 2>/dev/null || true' EXIT
 # namespaces of this machine, joined to a real control plane of their own; mostly waiting on the
 # controller manager's node monitor, so beside the rest too (its kubelet and kube-proxy built first)
 phase "real-node tier in the background (testenv/nodes/; log: .palisade/test-nodes.log)"
-(bash testenv/build.sh kubelet kube-proxy >/dev/null && npx vitest run --project nodes) \
+(bash testenv/build.sh kubelet kube-proxy kube-scheduler >/dev/null && npx vitest run --project nodes) \
   >.palisade/test-nodes.log 2>&1 &
 nodes_pid=$!
 real_pids+=("$nodes_pid")

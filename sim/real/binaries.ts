@@ -48,10 +48,17 @@ export function ensureBinaries(log: (msg: string) => void = () => undefined): Pr
   return built;
 }
 
-/** The real-node tier's kubelet and kube-proxy (testenv/nodes/), from the same module as the API server. */
+/**
+ * The real-node tier's kubelet and kube-proxy (testenv/nodes/), from the same module as the API
+ * server, and kube-scheduler: real nodes' pods are placed by the real scheduler.
+ */
 export async function ensureNodeBinaries(log: (msg: string) => void = () => undefined) {
-  const dirs = await build(['kubelet', 'kube-proxy'], log);
-  return { kubelet: `${dirs.KUBE_BIN_DIR}/kubelet`, kubeProxy: `${dirs.KUBE_BIN_DIR}/kube-proxy` };
+  const dirs = await build(['kubelet', 'kube-proxy', 'kube-scheduler'], log);
+  return {
+    kubelet: `${dirs.KUBE_BIN_DIR}/kubelet`,
+    kubeProxy: `${dirs.KUBE_BIN_DIR}/kube-proxy`,
+    kubeScheduler: `${dirs.KUBE_BIN_DIR}/kube-scheduler`,
+  };
 }
 
 async function build(names: string[], log: (msg: string) => void): Promise<Record<string, string>> {

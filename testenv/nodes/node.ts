@@ -182,6 +182,11 @@ export class RealNode {
     ]);
   }
 
+  /** import an OCI archive whose index names its image (io.containerd.image.name) in full */
+  importArchive(archive: string) {
+    this.ctr(['images', 'import', archive]);
+  }
+
   private async importImages() {
     const have = this.ctr(['images', 'ls', '-q']);
     for (const archive of this.images) {

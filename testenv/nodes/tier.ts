@@ -8,10 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { createCertificateAuthority } from '../../lib/pki/certificates.js';
-import { issueClientCertificate } from '../../sim/apiserver/admission/clientCertificate.js';
+import {
+  issueClientCertificate,
+  writeWebhookClientConfig,
+} from '../../sim/apiserver/admission/clientCertificate.js';
 import { kubeconfigYaml } from '../../sim/apiserver/kubeconfig.js';
 import { ensureNodeBinaries } from '../../sim/real/binaries.js';
 import { type RealControlPlane, startRealControlPlane } from '../../sim/real/controlPlane.js';
+import { GuardedProcess } from '../../sim/real/process.js';
 import {
   bridgeDown,
   bridgeUp,
@@ -40,6 +44,10 @@ export interface RealNodeTier {
   nodes: RealNode[];
   /** a client of the tier's API server as its admin */
   kubeConfig: k8s.KubeConfig;
+  /** the admin's kubeconfig file (helm, kubectl) */
+  kubeconfigPath: string;
+  /** the cluster CA (it signs the API server's webhook client certificate too) */
+  caPem: string;
   state: string;
   stop(): Promise<void>;
 }
@@ -74,11 +82,16 @@ export async function startRealNodeTier(opts: RealNodeTierOptions = {}): Promise
   writeFileSync(join(state, 'kubelet-client.key'), kubeletClient.keyPem, { mode: 0o600 });
   const caFile = join(state, 'ca.crt');
   writeFileSync(caFile, ca.certPem);
+  // kube-apiserver presents a client certificate of the cluster CA to admission webhooks, as a
+  // kubeadm control plane configured for it does (docs/webhook-client-auth.md)
+  const webhookClient = await writeWebhookClientConfig(state, ca);
 
   bridgeUp();
   const nodes: RealNode[] = [];
   let controlPlane: RealControlPlane | undefined;
+  let scheduler: GuardedProcess | undefined;
   const stop = async () => {
+    await scheduler?.stop();
     await Promise.all(nodes.map((n) => n.powerOff().catch((e) => log(`${n.name}: ${e.message}`))));
     for (const n of plans) netnsDown(n);
     cgroupParentDown();
@@ -93,15 +106,35 @@ export async function startRealNodeTier(opts: RealNodeTierOptions = {}): Promise
       ca,
       tokenAuthFile: tokenFile,
       contextName: 'palisade-real-nodes',
+      admissionControlConfigFile: webhookClient.admissionConfigFile,
       log,
       apiserverArgs: () => [
         `--kubelet-client-certificate=${join(state, 'kubelet-client.crt')}`,
         `--kubelet-client-key=${join(state, 'kubelet-client.key')}`,
         '--kubelet-preferred-address-types=InternalIP',
+        // a webhook's Service is called at its endpoints' pod IPs, which this machine routes to;
+        // its ClusterIP exists only in the nodes' kube-proxy rules
+        '--enable-aggregator-routing=true',
       ],
     });
     const kubeConfig = new k8s.KubeConfig();
     kubeConfig.loadFromString(controlPlane.kubeconfig);
+    // the real nodes' pods are placed by the real scheduler (the embedded cluster has its own)
+    const schedulerKubeconfig = join(state, 'scheduler.kubeconfig');
+    writeFileSync(schedulerKubeconfig, controlPlane.kubeconfig, { mode: 0o600 });
+    scheduler = new GuardedProcess(
+      'kube-scheduler',
+      bins.kubeScheduler,
+      [
+        `--kubeconfig=${schedulerKubeconfig}`,
+        `--authentication-kubeconfig=${schedulerKubeconfig}`,
+        `--authorization-kubeconfig=${schedulerKubeconfig}`,
+        '--bind-address=127.0.0.1',
+        '--secure-port=0',
+        '--leader-elect=false',
+      ],
+      state,
+    );
     await grantKubeletApi(kubeConfig);
     for (const n of plans) netnsUp(n, plans);
     const write = (name: string, token: string) => {
@@ -118,7 +151,9 @@ export async function startRealNodeTier(opts: RealNodeTierOptions = {}): Promise
     for (const n of nodes) await n.powerOn();
     await waitReady(kubeConfig, plans, opts.readyTimeoutMs ?? 180_000);
     log(`${nodes.length} real nodes Ready: ${plans.map((p) => `${p.name} (${p.zone})`).join(', ')}`);
-    return { controlPlane, nodes, kubeConfig, state, stop };
+    const kubeconfigPath = join(state, 'admin.kubeconfig');
+    writeFileSync(kubeconfigPath, controlPlane.kubeconfig, { mode: 0o600 });
+    return { controlPlane, nodes, kubeConfig, kubeconfigPath, caPem: ca.certPem, state, stop };
   } catch (e) {
     await stop().catch((err) => log(`stopping after a failed start: ${err.message}`));
     throw e;

@@ -93,6 +93,25 @@ export function writeImageArchive(spec: ImageSpec, out: string): string {
   }
 }
 
+/**
+ * A copy of an OCI layout archive whose index names its image `ref` (io.containerd.image.name).
+ * `npm run image` names it `palisade:<version>`, which the CRI would read as
+ * docker.io/library/palisade; imported under that short name, the kubelet never finds it.
+ */
+export function renameArchive(src: string, dst: string, ref: string) {
+  const index = JSON.parse(execFileSync('tar', ['-xOf', src, 'index.json'], { encoding: 'utf8' }));
+  for (const m of index.manifests) m.annotations = { ...m.annotations, 'io.containerd.image.name': ref };
+  const work = mkdtempSync(join(tmpdir(), 'palisade-oci-'));
+  try {
+    copyFileSync(src, dst);
+    execFileSync('tar', ['--delete', '-f', dst, 'index.json']);
+    writeFileSync(join(work, 'index.json'), JSON.stringify(index));
+    execFileSync('tar', ['-rf', dst, '-C', work, 'index.json']);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 // `tsx oci.ts REF BINARY ENTRY OUT`
 if (process.argv[1]?.endsWith('oci.ts') && process.argv.length === 6) {
   const [ref, binary, entry, out] = process.argv.slice(2);
