@@ -197,6 +197,10 @@ fi
 
 # --- 4. app ---------------------------------------------------------------------------------
 step "the console UI: next build (when app/, components/ or lib/ changed since the last)"
+# the same lock as scripts/ensure-build.sh: npm test's browser lane may build .next meanwhile
+mkdir -p .palisade
+exec 9>.palisade/build.lock
+flock 9
 stamp=.next/BUILD_ID
 if [ -f "$stamp" ] && [ -z "$(find app components lib public next.config.mjs postcss.config.mjs package-lock.json -newer "$stamp" -print -quit 2>/dev/null)" ]; then
   done_ "up to date"
@@ -209,14 +213,16 @@ else
   done_
 fi
 step "the server: npm run build:server (esbuild)"
-node scripts/build-server.mjs
+# into a folder of its own: dist/server may be running (npm test's end-to-end tests) meanwhile
+node scripts/build-server.mjs --outdir "$work/server-build"
+exec 9>&-
 done_
 revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 step "layer 5/5 app: dist/server, deploy/crds, .next, sbom.cdx.json"
 a=$work/app/app
 mkdir -p "$a/deploy" "$a/.next" "$a/dist"
 cp package.json next.config.mjs "$a/"
-cp -r dist/server "$a/dist/"
+cp -r "$work/server-build/server" "$a/dist/"
 cp -r deploy/crds "$a/deploy/"
 [ -d public ] && cp -r public "$a/"
 # the production build without its build cache, trace or type stubs
