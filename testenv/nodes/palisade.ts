@@ -91,13 +91,15 @@ export async function replicas(tier: RealNodeTier) {
   const core = tier.kubeConfig.makeApiClient(k8s.CoreV1Api);
   const pods = await core.listNamespacedPod({
     namespace: PALISADE_NAMESPACE,
-    labelSelector: 'app.kubernetes.io/name=palisade',
+    // the Deployment's pods (the chart's probe and update-trigger pods carry the name too)
+    labelSelector: 'app.kubernetes.io/name=palisade,pod-template-hash',
   });
   return pods.items
     .filter((p) => !p.metadata?.deletionTimestamp)
     .map((p) => ({
       name: p.metadata?.name as string,
       node: p.spec?.nodeName as string,
+      ip: p.status?.podIP as string,
       ready: !!p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
       restarts: p.status?.containerStatuses?.[0]?.restartCount ?? 0,
     }));
