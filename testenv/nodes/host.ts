@@ -18,9 +18,18 @@ import { BRIDGE, BRIDGE_CIDR, CGROUP_PARENT, HOST_IP, NETNS_PREFIX, type NodePla
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
 /** run a command; its stderr in the error when it fails */
-export function run(cmd: string, args: string[], opts: { allowFail?: boolean } = {}): string {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { allowFail?: boolean; timeoutMs?: number } = {},
+): string {
   try {
-    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: opts.timeoutMs ?? 30_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (e) {
     if (opts.allowFail) return '';
     const err = e as { stderr?: string; message: string };

@@ -41,6 +41,8 @@ export interface NodeCredentials {
 
 type Power = 'on' | 'off';
 
+const IMPORT_TIMEOUT_MS = 10 * 60_000;
+
 export class RealNode {
   private holder?: GuardedProcess;
   private containerd?: GuardedProcess;
@@ -157,9 +159,10 @@ export class RealNode {
   }
 
   /** ctr against this node's containerd (namespace k8s.io, where the CRI keeps pods) */
-  ctr(args: string[], allowFail = false): string {
+  ctr(args: string[], allowFail = false, timeoutMs?: number): string {
     return run('ctr', ['--address', containerdSocket(this.plan), '--namespace', 'k8s.io', ...args], {
       allowFail,
+      timeoutMs,
     });
   }
 
@@ -184,7 +187,8 @@ export class RealNode {
 
   /** import an OCI archive whose index names its image (io.containerd.image.name) in full */
   importArchive(archive: string) {
-    this.ctr(['images', 'import', archive]);
+    // Palisade's image is 190 MB: unpacking it took past 30 s on CI's loaded machine
+    this.ctr(['images', 'import', archive], false, IMPORT_TIMEOUT_MS);
   }
 
   private async importImages() {
@@ -192,7 +196,7 @@ export class RealNode {
     for (const archive of this.images) {
       const digest = readFileSync(`${archive}.ref`, 'utf8').trim();
       if (have.includes(digest)) continue;
-      this.ctr(['images', 'import', archive]);
+      this.ctr(['images', 'import', archive], false, IMPORT_TIMEOUT_MS);
     }
   }
 
