@@ -150,6 +150,8 @@ export async function startRealNodeTier(opts: RealNodeTierOptions = {}): Promise
     // one at a time: containerd's start and the image import are the CPU-heavy part
     for (const n of nodes) await n.powerOn();
     await waitReady(kubeConfig, plans, opts.readyTimeoutMs ?? 180_000);
+    // a pod is refused (403) until the controller manager made its namespace's ServiceAccount
+    await waitDefaultServiceAccount(kubeConfig, opts.readyTimeoutMs ?? 180_000);
     log(`${nodes.length} real nodes Ready: ${plans.map((p) => `${p.name} (${p.zone})`).join(', ')}`);
     const kubeconfigPath = join(state, 'admin.kubeconfig');
     writeFileSync(kubeconfigPath, controlPlane.kubeconfig, { mode: 0o600 });
@@ -210,6 +212,23 @@ async function grantKubeletApi(kc: k8s.KubeConfig) {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: KUBELET_CLIENT_CN }],
     },
   });
+}
+
+async function waitDefaultServiceAccount(kc: k8s.KubeConfig, timeoutMs: number) {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    if (Date.now() > deadline)
+      throw new Error(`no ServiceAccount default/default after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 async function waitReady(kc: k8s.KubeConfig, plans: NodePlan[], timeoutMs: number) {
