@@ -82,12 +82,6 @@ export function heal(n: NodePlan) {
   inNetns(n.netns, 'ip', ['route', 'del', 'blackhole', `${HOST_IP}/32`], { allowFail: true });
 }
 
-export function partitioned(n: NodePlan): boolean {
-  return inNetns(n.netns, 'ip', ['route', 'show', 'type', 'blackhole'], { allowFail: true }).includes(
-    HOST_IP,
-  );
-}
-
 /**
  * The node's cgroup folders in every hierarchy: `system` for its daemons, `pods` for the
  * kubelet's cgroup root. A new cpuset folder takes no task until its cpus and mems are set.

@@ -14,7 +14,6 @@ import {
   killNode,
   nodeProcesses,
   partition,
-  partitioned,
   run,
 } from './host.js';
 import {
@@ -108,7 +107,8 @@ export class RealNode {
       '-c',
       mounts,
     ]);
-    await this.until(() => this.holderReady(), 'its mount namespace');
+    // the holder is `sleep infinity` once its mounts are bound
+    await this.until(() => this.holderPid() !== undefined, 'its mount namespace');
     this.power = 'on';
     this.containerd = this.inNode('containerd', ['containerd', '--config', join(n.disk, 'containerd.toml')]);
     await this.until(() => this.ctr(['version'], true) !== '', 'containerd');
@@ -154,10 +154,6 @@ export class RealNode {
     heal(this.plan);
   }
 
-  get partitioned() {
-    return partitioned(this.plan);
-  }
-
   /** ctr against this node's containerd (namespace k8s.io, where the CRI keeps pods) */
   ctr(args: string[], allowFail = false, timeoutMs?: number): string {
     return run('ctr', ['--address', containerdSocket(this.plan), '--namespace', 'k8s.io', ...args], {
@@ -197,16 +193,6 @@ export class RealNode {
       const digest = readFileSync(`${archive}.ref`, 'utf8').trim();
       if (have.includes(digest)) continue;
       this.ctr(['images', 'import', archive], false, IMPORT_TIMEOUT_MS);
-    }
-  }
-
-  private holderReady(): boolean {
-    const pid = this.holder && this.holderPid();
-    if (!pid) return false;
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep');
-    } catch {
-      return false;
     }
   }
 

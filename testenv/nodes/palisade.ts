@@ -108,7 +108,7 @@ export async function replicas(tier: RealNodeTier) {
 async function waitReplicas(tier: RealNodeTier, count: number, timeoutMs: number) {
   await eventually(
     async () => (await replicas(tier)).filter((r) => r.ready).length === count,
-    `${count} Ready replicas of Palisade (pods: ${JSON.stringify(await replicas(tier).catch(() => []))})`,
+    `${count} Ready replicas of Palisade`,
     timeoutMs,
   );
 }

@@ -120,15 +120,16 @@ export async function startRealNodeTier(opts: RealNodeTierOptions = {}): Promise
     const kubeConfig = new k8s.KubeConfig();
     kubeConfig.loadFromString(controlPlane.kubeconfig);
     // the real nodes' pods are placed by the real scheduler (the embedded cluster has its own)
-    const schedulerKubeconfig = join(state, 'scheduler.kubeconfig');
-    writeFileSync(schedulerKubeconfig, controlPlane.kubeconfig, { mode: 0o600 });
+    // the admin's kubeconfig: the scheduler's, and the one the tier hands out (helm, kubectl)
+    const kubeconfigPath = join(state, 'admin.kubeconfig');
+    writeFileSync(kubeconfigPath, controlPlane.kubeconfig, { mode: 0o600 });
     scheduler = new GuardedProcess(
       'kube-scheduler',
       bins.kubeScheduler,
       [
-        `--kubeconfig=${schedulerKubeconfig}`,
-        `--authentication-kubeconfig=${schedulerKubeconfig}`,
-        `--authorization-kubeconfig=${schedulerKubeconfig}`,
+        `--kubeconfig=${kubeconfigPath}`,
+        `--authentication-kubeconfig=${kubeconfigPath}`,
+        `--authorization-kubeconfig=${kubeconfigPath}`,
         '--bind-address=127.0.0.1',
         '--secure-port=0',
         '--leader-elect=false',
@@ -153,8 +154,6 @@ export async function startRealNodeTier(opts: RealNodeTierOptions = {}): Promise
     // a pod is refused (403) until the controller manager made its namespace's ServiceAccount
     await waitDefaultServiceAccount(kubeConfig, opts.readyTimeoutMs ?? 180_000);
     log(`${nodes.length} real nodes Ready: ${plans.map((p) => `${p.name} (${p.zone})`).join(', ')}`);
-    const kubeconfigPath = join(state, 'admin.kubeconfig');
-    writeFileSync(kubeconfigPath, controlPlane.kubeconfig, { mode: 0o600 });
     return { controlPlane, nodes, kubeConfig, kubeconfigPath, caPem: ca.certPem, state, stop };
   } catch (e) {
     await stop().catch((err) => log(`stopping after a failed start: ${err.message}`));

@@ -6,7 +6,8 @@
 // replica's node powered off (still a ready endpoint) and through a rolling update of the replicas.
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, VERSION } from '../../../lib/protection/types.js';
+import { message } from '../../../server/ha/fixture.js';
+import { createProtector, getProtector } from '../../../server/protection/test/protectionHarness.js';
 import { eventually } from '../../../sim/apiserver/test/harness.js';
 import { leftovers } from '../host.js';
 import { CHART } from '../../../deploy/test/helm.js';
@@ -30,11 +31,6 @@ afterAll(async () => {
   await tier?.stop();
   expect(leftovers()).toEqual([]);
 }, 180_000);
-
-const message = (e: unknown) => {
-  const body = (e as { body?: unknown }).body;
-  return typeof body === 'string' ? body : JSON.stringify(body ?? (e as Error).message);
-};
 
 describe('Palisade installed from its image and chart on real nodes', () => {
   it('runs three Ready replicas as pods, and the leader enforces the webhook reached through its Service', async () => {
@@ -155,30 +151,11 @@ async function protectedDeployment(ns: string) {
     },
   });
   const custom = tier.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-  await custom.createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    plural: PLURAL,
-    namespace: ns,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'PodProtector',
-      metadata: { name: 'web' },
-      spec: { minAvailable: FLOOR, selector: { matchLabels: { app: 'web' } } },
-    },
-  });
+  await createProtector(custom, ns, 'web', { minAvailable: FLOOR, selector: { app: 'web' } });
   await eventually(async () => (await readyPods(ns)).length === PODS, `${PODS} ready pods in ${ns}`, 300_000);
   await eventually(
     async () => {
-      const p = (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace: ns,
-        name: 'web',
-      })) as {
-        status?: { summary?: { aggregatedAvailableReplicas?: number } };
-      };
+      const p = await getProtector(custom, ns, 'web');
       return (p.status?.summary?.aggregatedAvailableReplicas ?? 0) >= PODS;
     },
     `the protector in ${ns} aggregated`,
